@@ -1,0 +1,139 @@
+// The attention core: scoring, masked softmax, value weighting and multi-head attention.
+//
+// Pure functions from inputs to a Trace of every intermediate matrix. No GL, ImGui, JSON or
+// I/O here (shared/DESIGN.md §4). Shapes follow `x·W`: rows are tokens, columns features.
+//
+// [SECTION] Problem: what to compute
+// [SECTION] Trace: what was computed
+// [SECTION] Steps, each usable and tested on its own
+// [SECTION] Entry points
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace attn {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Problem: what to compute
+//-----------------------------------------------------------------------------
+
+enum class Scoring {
+  kDot,        // q·k
+  kScaledDot,  // q·k / √d, d = the per-head key size
+  kAdditive,   // w_vᵀ tanh(W_qᵀq + W_kᵀk)   (Bahdanau)
+  kGeneral,    // qᵀ W k                      (bilinear, Luong "general")
+  kCosine,     // q·k / (|q| |k|)
+};
+
+const char* scoring_name(Scoring s);  // "dot", "scaled_dot", ...
+
+// Which (query i, key j) cells of batch item b are hidden from the softmax. A cell is masked
+// when any rule masks it.
+struct MaskSpec {
+  // Empty: no padding mask. Otherwise one entry per batch item, holding either one length
+  // for every query of that item or one length per query. Keys j >= length are masked.
+  std::vector<std::vector<int>> valid_lens;
+  bool causal = false;  // mask keys after the query (j > i)
+  int window = -1;      // >= 0: mask keys farther than `window` from the query (|i - j| > w)
+  std::vector<std::array<int, 3>> cells;  // explicit (b, i, j) cells, e.g. clicked in the UI
+  float mask_value = -1e6f;               // what masked scores become; may be -infinity
+
+  bool any() const { return !valid_lens.empty() || causal || window >= 0 || !cells.empty(); }
+};
+
+// Learned matrices. An empty (0×0) matrix means "not used".
+//  - dot, scaled_dot, cosine, general: W_q (d_q×d_model), W_k (d_k×d_model) and
+//    W_v (d_v×d_model) project the inputs; heads split the projected columns.
+//  - additive: W_q (d_q×hidden) and W_k (d_k×hidden) are the scoring network, w_v (hidden).
+//  - general: W (d_q×d_k per head), shared by every head.
+//  - W_o (concat width × d_out) projects the concatenated heads.
+struct Weights {
+  Matrix W_q, W_k, W_v, W_o, W;
+  Vector w_v;
+};
+
+struct Problem {
+  Batch queries, keys, values;  // [batch][n_q][d_q], [batch][n_k][d_k], [batch][n_k][d_v]
+  Scoring scoring = Scoring::kScaledDot;
+  float temperature = 1.0f;  // divides the scores after the √d scaling
+  int heads = 1;
+  Weights weights;
+  MaskSpec mask;
+  bool positional_encoding = false;  // add sinusoidal PE to queries, keys and values
+  float pe_base = 10000.0f;
+  bool hard = false;       // one-hot argmax weights instead of softmax
+  float dropout_p = 0.0f;  // > 0: train mode, weights dropped with probability p
+  uint64_t dropout_seed = 0;
+};
+
+//-----------------------------------------------------------------------------
+// [SECTION] Trace: what was computed
+//-----------------------------------------------------------------------------
+
+struct HeadTrace {
+  Batch q, k, v;  // this head's slice of the (projected) queries, keys and values
+  Batch scores;   // raw scores, n_q × n_k
+  Batch scaled;   // scores × scale (1/√d for scaled_dot) / temperature
+  Batch masked;   // scaled, masked cells replaced by mask_value
+  Batch weights;  // softmax (or one-hot) of masked, after dropout in train mode
+  Batch output;   // weights · v
+};
+
+struct Trace {
+  Batch queries, keys, values;   // inputs after positional encoding (if any)
+  Batch pe_queries, pe_keys;     // the positional encodings that were added (empty if none)
+  Batch q_proj, k_proj, v_proj;  // after W_q, W_k, W_v (equal to the inputs when absent)
+  std::vector<HeadTrace> heads;
+  Batch concat;  // the heads' outputs side by side (n_q × Σ d_v per head)
+  Batch output;  // concat · W_o, or concat when there is no W_o
+};
+
+//-----------------------------------------------------------------------------
+// [SECTION] Steps, each usable and tested on its own
+//-----------------------------------------------------------------------------
+
+// PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(p / base^(2i/d)).
+Matrix positional_encoding(int rows, int cols, float base = 10000.0f);
+
+Matrix score_dot(const Matrix& q, const Matrix& k);  // q · kᵀ
+Matrix score_additive(const Matrix& q, const Matrix& k, const Matrix& W_q, const Matrix& W_k,
+                      const Vector& w_v);
+Matrix score_general(const Matrix& q, const Matrix& k, const Matrix& W);  // q · W · kᵀ
+Matrix score_cosine(const Matrix& q, const Matrix& k);                    // a zero vector scores 0
+
+// The factor the raw scores are multiplied by: 1/√key_size for scaled_dot, then 1/temperature.
+float score_scale(Scoring s, int key_size, float temperature);
+
+// Keys [lo, hi) that the rules valid_lens, causal and window leave visible to query i of
+// batch item b (explicit cells are not included). lo >= hi means the row is fully masked.
+void visible_range(const MaskSpec& m, int b, int i, int n_k, int* lo, int* hi);
+bool is_masked(const MaskSpec& m, int b, int i, int j, int n_k);
+
+// Copy of `scaled` with the masked cells of batch item b set to m.mask_value.
+Matrix apply_mask(const Matrix& scaled, const MaskSpec& m, int b);
+
+// Row-wise softmax, max-subtracted. A row of -1e6 gives uniform weights; a row of -inf NaN.
+Matrix softmax_rows(const Matrix& x);
+// Row-wise one-hot at the first maximum. A row containing NaN, or all -inf, gives NaN.
+Matrix hard_rows(const Matrix& x);
+// Train-mode dropout: each weight is zeroed with probability p and survivors scaled by
+// 1/(1-p). The draw for (head, b, i, j) is uniform01(seed, ((head·B + b)·n_q + i)·n_k + j).
+void apply_dropout(Matrix* weights, float p, uint64_t seed, int head, int batch, int batch_size);
+
+//-----------------------------------------------------------------------------
+// [SECTION] Entry points
+//-----------------------------------------------------------------------------
+
+// Checks that the shapes fit together. Returns "" when they do, otherwise one line that
+// names the field the way the scenario JSON does, e.g. "W_k: has 3 rows, expected 4 (d_k)".
+std::string validate(const Problem& p);
+
+// Runs the whole pipeline. Precondition: validate(p) is "".
+Trace run(const Problem& p);
+
+}  // namespace attn
