@@ -1,0 +1,91 @@
+// attention-cli: evaluates and validates Scenario JSON from files or standard input.
+//
+//   attention-cli eval FILE|-       prints the trace JSON (shared/DESIGN.md §5)
+//   attention-cli validate FILE|-   prints "ok" if the scenario can run
+//   attention-cli normalize FILE|-  prints the scenario in canonical compact JSON
+//
+// Exit 0 on success; on bad input exit 2 with one line on stderr: "error: <field>: <problem>".
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "core/attention.h"
+#include "scenario/scenario.h"
+
+namespace {
+
+constexpr size_t kMaxInputBytes = size_t{256} << 20;
+
+const char kUsage[] =
+    "usage: attention-cli eval FILE|-       print the trace JSON of a scenario\n"
+    "       attention-cli validate FILE|-   check a scenario, print \"ok\"\n"
+    "       attention-cli normalize FILE|-  print a scenario as canonical JSON\n"
+    "FILE is Scenario JSON v1; - reads standard input. Bad input exits with 2 and one line\n"
+    "\"error: <field>: <problem>\" on standard error.\n";
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return 2;
+}
+
+// Reads a whole file, or standard input for "-". Returns false with *error set on failure.
+bool read_input(const std::string& path, std::string* text, std::string* error) {
+  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (!f) {
+    *error = path + ": cannot open (" + std::strerror(errno) + ")";
+    return false;
+  }
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    text->append(buf, n);
+    if (text->size() > kMaxInputBytes) {
+      *error = path + ": larger than " + std::to_string(kMaxInputBytes >> 20) + " MB";
+      if (f != stdin) std::fclose(f);
+      return false;
+    }
+  }
+  const bool read_error = std::ferror(f);
+  if (f != stdin) std::fclose(f);
+  if (read_error) {
+    *error = path + ": read error";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (argc != 3) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::string command = argv[1];
+  if (command != "eval" && command != "validate" && command != "normalize")
+    return fail("command: unknown command \"" + command +
+                "\" (expected eval, validate or normalize)");
+
+  std::string text, error;
+  if (!read_input(argv[2], &text, &error)) return fail(error);
+  const scenario::ParseResult parsed = scenario::parse(text);
+  if (!parsed.ok()) return fail(parsed.error);
+
+  if (command == "validate") {
+    std::puts("ok");
+  } else if (command == "normalize") {
+    std::puts(scenario::to_json(parsed.scenario).c_str());
+  } else {
+    const attn::Trace trace = attn::run(scenario::to_problem(parsed.scenario));
+    const std::string out = scenario::trace_to_json(trace);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fputc('\n', stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,702 @@
+// Scenario JSON v1 reader and writer, and the trace JSON writer.
+//
+// [SECTION] Number formatting
+// [SECTION] Reading: typed fields with JSON-path errors
+// [SECTION] Reading: the scenario
+// [SECTION] Writing
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "scenario/scenario.h"
+
+namespace scenario {
+
+using nlohmann::json;
+
+//-----------------------------------------------------------------------------
+// [SECTION] Number formatting
+//-----------------------------------------------------------------------------
+
+std::string format_float(float v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[32];
+  for (int precision = 1; precision <= 9; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(v));
+    if (std::strtof(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+namespace {
+
+void append_number(std::string* out, float v) {
+  if (std::isfinite(v)) {
+    *out += format_float(v);
+  } else {
+    *out += '"';
+    *out += format_float(v);
+    *out += '"';
+  }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Reading: typed fields with JSON-path errors
+//-----------------------------------------------------------------------------
+
+// Thrown inside the reader only; parse() turns it into ParseResult::error.
+struct FieldError {
+  std::string message;
+};
+
+[[noreturn]] void fail(const std::string& field, const std::string& problem) {
+  throw FieldError{field + ": " + problem};
+}
+
+std::string type_name(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "a boolean";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::discarded:
+      return "nothing";
+    default:
+      return "a number";
+  }
+}
+
+std::string idx(const std::string& field, size_t i) {
+  return field + "[" + std::to_string(i) + "]";
+}
+
+float read_float(const json& v, const std::string& field) {
+  if (!v.is_number()) fail(field, "must be a number, got " + type_name(v));
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) fail(field, "is not a finite number");
+  if (std::fabs(d) > std::numeric_limits<float>::max())
+    fail(field, "is " + v.dump() + ", outside the float32 range");
+  return static_cast<float>(d);
+}
+
+int64_t read_int(const json& v, const std::string& field, int64_t lo, int64_t hi) {
+  if (!v.is_number()) fail(field, "must be an integer, got " + type_name(v));
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || std::floor(d) != d) fail(field, "must be an integer, got " + v.dump());
+  if (d < static_cast<double>(lo))
+    fail(field, "is " + v.dump() + ", must be at least " + std::to_string(lo));
+  if (d > static_cast<double>(hi))
+    fail(field, "is " + v.dump() + ", must be at most " + std::to_string(hi));
+  return v.is_number_integer() ? v.get<int64_t>() : static_cast<int64_t>(d);
+}
+
+bool read_bool(const json& v, const std::string& field) {
+  if (!v.is_boolean()) fail(field, "must be true or false, got " + type_name(v));
+  return v.get<bool>();
+}
+
+std::string read_string(const json& v, const std::string& field, size_t max_bytes) {
+  if (!v.is_string()) fail(field, "must be a string, got " + type_name(v));
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.size() > max_bytes)
+    fail(field, "is " + std::to_string(s.size()) + " bytes long, more than the limit " +
+                    std::to_string(max_bytes));
+  return s;
+}
+
+const json& read_array(const json& v, const std::string& field, size_t max_size, const char* what) {
+  if (!v.is_array())
+    fail(field, std::string("must be an array of ") + what + ", got " + type_name(v));
+  if (v.empty()) fail(field, std::string("is empty, expected at least one of ") + what);
+  if (v.size() > max_size)
+    fail(field, "has " + std::to_string(v.size()) + " " + what + ", more than the limit " +
+                    std::to_string(max_size));
+  return v;
+}
+
+// A 2-D array of numbers, rows × cols, all rows the same length.
+attn::Matrix read_matrix(const json& v, const std::string& field) {
+  read_array(v, field, kMaxRows, "rows");
+  const json& first = v[0];
+  read_array(first, idx(field, 0), kMaxCols, "numbers");
+  const size_t cols = first.size();
+  attn::Matrix m(static_cast<Eigen::Index>(v.size()), static_cast<Eigen::Index>(cols));
+  for (size_t r = 0; r < v.size(); ++r) {
+    const std::string row_field = idx(field, r);
+    const json& row = v[r];
+    if (!row.is_array()) fail(row_field, "must be an array of numbers, got " + type_name(row));
+    if (row.size() != cols)
+      fail(row_field,
+           "has " + std::to_string(row.size()) + " columns, expected " + std::to_string(cols));
+    for (size_t c = 0; c < cols; ++c) m(r, c) = read_float(row[c], idx(row_field, c));
+  }
+  return m;
+}
+
+attn::Vector read_vector(const json& v, const std::string& field) {
+  read_array(v, field, kMaxCols, "numbers");
+  attn::Vector out(static_cast<Eigen::Index>(v.size()));
+  for (size_t i = 0; i < v.size(); ++i) out(i) = read_float(v[i], idx(field, i));
+  return out;
+}
+
+// A 3-D [batch][rows][cols] array, or a 2-D [rows][cols] one meaning batch 1.
+attn::Batch read_batch(const json& v, const std::string& field, bool* two_d) {
+  if (!v.is_array())
+    fail(field, "must be a 2-D [rows][cols] or 3-D [batch][rows][cols] array of numbers, got " +
+                    type_name(v));
+  if (v.empty()) fail(field, "is empty");
+  const bool nested = v[0].is_array() && !v[0].empty() && v[0][0].is_array();
+  *two_d = !nested;
+  if (!nested) return attn::Batch{read_matrix(v, field)};
+  read_array(v, field, kMaxBatch, "batch items");
+  attn::Batch out;
+  for (size_t b = 0; b < v.size(); ++b) {
+    const std::string item = idx(field, b);
+    if (!v[b].is_array() || v[b].empty() || !v[b][0].is_array())
+      fail(item, "must be a 2-D array [rows][cols] like " + field + "[0]");
+    out.push_back(read_matrix(v[b], item));
+    if (out[b].rows() != out[0].rows())
+      fail(item, "has " + std::to_string(out[b].rows()) + " rows, expected " +
+                     std::to_string(out[0].rows()) + " like " + field + "[0]");
+    if (out[b].cols() != out[0].cols())
+      fail(idx(item, 0), "has " + std::to_string(out[b].cols()) + " columns, expected " +
+                             std::to_string(out[0].cols()) + " like " + field + "[0]");
+  }
+  return out;
+}
+
+std::vector<std::string> read_token_list(const json& v, const std::string& field) {
+  read_array(v, field, kMaxRows, "tokens");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i)
+    out.push_back(read_string(v[i], idx(field, i), kMaxTokenBytes));
+  return out;
+}
+
+// [n] strings shared by every batch item, or [batch][n] strings.
+std::vector<std::vector<std::string>> read_tokens(const json& v, const std::string& field,
+                                                  bool* per_item) {
+  read_array(v, field, kMaxRows, "tokens");
+  *per_item = v[0].is_array();
+  if (!*per_item) return {read_token_list(v, field)};
+  read_array(v, field, kMaxBatch, "token lists");
+  std::vector<std::vector<std::string>> out;
+  for (size_t b = 0; b < v.size(); ++b) out.push_back(read_token_list(v[b], idx(field, b)));
+  return out;
+}
+
+void check_keys(const json& obj, const std::string& field, const std::set<std::string>& known);
+
+// "title"/"description": a string (English) or {"en": ..., "zh": ...}.
+LocalText read_text(const json& v, const std::string& field) {
+  LocalText t;
+  if (v.is_string()) {
+    t.en = read_string(v, field, 4096);
+    return t;
+  }
+  if (!v.is_object())
+    fail(field, "must be a string or {\"en\": ..., \"zh\": ...}, got " + type_name(v));
+  check_keys(v, field, {"en", "zh"});
+  if (v.contains("en")) t.en = read_string(v["en"], field + ".en", 4096);
+  if (v.contains("zh")) t.zh = read_string(v["zh"], field + ".zh", 4096);
+  return t;
+}
+
+// A key as it appears in an error: bare when it is a plain name, else JSON-quoted, so that a
+// key holding quotes or control characters cannot break the one-line error format.
+std::string printable_key(const std::string& key) {
+  for (char c : key)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+      return json(key).dump(-1, ' ', true, json::error_handler_t::replace);
+  return key.empty() ? "\"\"" : key;
+}
+
+void check_keys(const json& obj, const std::string& field, const std::set<std::string>& known) {
+  for (const auto& [key, value] : obj.items()) {
+    (void)value;
+    if (!known.count(key))
+      fail(field.empty() ? printable_key(key) : field + "." + printable_key(key), "unknown field");
+  }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Reading: the scenario
+//-----------------------------------------------------------------------------
+
+attn::Scoring read_scoring(const json& v) {
+  const std::string name = read_string(v, "scoring", 64);
+  for (attn::Scoring s : {attn::Scoring::kDot, attn::Scoring::kScaledDot, attn::Scoring::kAdditive,
+                          attn::Scoring::kGeneral, attn::Scoring::kCosine})
+    if (name == attn::scoring_name(s)) return s;
+  fail("scoring", "unknown scoring " + v.dump() +
+                      ", expected one of dot, scaled_dot, additive, general, cosine");
+}
+
+void read_valid_lens(const json& v, Scenario* s) {
+  const std::string field = "valid_lens";
+  if (v.is_number()) {
+    s->valid_lens_form = ValidLensForm::kAll;
+    s->valid_lens = {{static_cast<int>(read_int(v, field, 0, kMaxRows))}};
+    return;
+  }
+  if (!v.is_array())
+    fail(field,
+         "must be an integer, an array [batch] or an array [batch][queries], got " + type_name(v));
+  read_array(v, field, kMaxBatch, "lengths");
+  const bool per_query = v[0].is_array();
+  s->valid_lens_form = per_query ? ValidLensForm::kPerQuery : ValidLensForm::kPerSequence;
+  for (size_t b = 0; b < v.size(); ++b) {
+    const std::string item = idx(field, b);
+    if (per_query) {
+      if (!v[b].is_array())
+        fail(item, "must be an array of lengths like valid_lens[0], got " + type_name(v[b]));
+      read_array(v[b], item, kMaxRows, "lengths");
+      std::vector<int> lens;
+      for (size_t i = 0; i < v[b].size(); ++i)
+        lens.push_back(static_cast<int>(read_int(v[b][i], idx(item, i), 0, kMaxRows)));
+      s->valid_lens.push_back(lens);
+    } else {
+      s->valid_lens.push_back({static_cast<int>(read_int(v[b], item, 0, kMaxRows))});
+    }
+  }
+}
+
+void read_masked_cells(const json& v, Scenario* s) {
+  if (!v.is_array()) fail("masked_cells", "must be an array of [batch, query, key] triples");
+  if (v.size() > static_cast<size_t>(kMaxMaskedCells))
+    fail("masked_cells", "has " + std::to_string(v.size()) + " cells, more than the limit " +
+                             std::to_string(kMaxMaskedCells));
+  for (size_t c = 0; c < v.size(); ++c) {
+    const std::string item = idx("masked_cells", c);
+    if (!v[c].is_array() || v[c].size() != 3) fail(item, "must be a [batch, query, key] triple");
+    std::array<int, 3> cell{};
+    for (size_t k = 0; k < 3; ++k)
+      cell[k] = static_cast<int>(read_int(v[c][k], idx(item, k), 0, kMaxRows));
+    s->masked_cells.push_back(cell);
+  }
+}
+
+Scenario read_scenario(const json& j) {
+  if (!j.is_object()) fail("scenario", "must be a JSON object, got " + type_name(j));
+  check_keys(j, "",
+             {"version",      "title",      "description",  "x",          "queries",
+              "keys",         "values",     "query_tokens", "key_tokens", "scoring",
+              "temperature",  "heads",      "valid_lens",   "causal",     "window",
+              "masked_cells", "mask_value", "W_q",          "W_k",        "W_v",
+              "W_o",          "W",          "w_v",          "init",       "positional_encoding",
+              "hard",         "dropout"});
+  if (!j.contains("version")) fail("version", "missing; expected 1");
+  if (read_int(j["version"], "version", 0, 1 << 30) != 1)
+    fail("version", j["version"].dump() + " is not supported; this build reads version 1");
+
+  Scenario s;
+  if (j.contains("title")) s.title = read_text(j["title"], "title");
+  if (j.contains("description")) s.description = read_text(j["description"], "description");
+
+  bool two_d = false;
+  if (j.contains("x")) {
+    for (const char* other : {"queries", "keys", "values"})
+      if (j.contains(other)) fail(other, "give either x (self-attention) or queries/keys/values");
+    s.self_attention = true;
+    s.queries = read_batch(j["x"], "x", &two_d);
+    s.keys = s.queries;
+    s.values = s.queries;
+    s.batch_of_one = two_d;
+  } else {
+    for (const char* name : {"queries", "keys", "values"})
+      if (!j.contains(name))
+        fail(name, "missing; give x (self-attention), or queries, keys and values");
+    bool q2, k2, v2;
+    s.queries = read_batch(j["queries"], "queries", &q2);
+    s.keys = read_batch(j["keys"], "keys", &k2);
+    s.values = read_batch(j["values"], "values", &v2);
+    s.batch_of_one = q2 && k2 && v2;
+  }
+  bool q_per_item = false, k_per_item = false;
+  if (j.contains("query_tokens"))
+    s.query_tokens = read_tokens(j["query_tokens"], "query_tokens", &q_per_item);
+  if (j.contains("key_tokens"))
+    s.key_tokens = read_tokens(j["key_tokens"], "key_tokens", &k_per_item);
+  if (j.contains("query_tokens") && j.contains("key_tokens") && q_per_item != k_per_item)
+    fail("key_tokens", "must be [n] like query_tokens, or [batch][n] like query_tokens");
+  s.tokens_per_item = q_per_item || k_per_item;
+
+  if (j.contains("scoring")) s.scoring = read_scoring(j["scoring"]);
+  if (j.contains("temperature")) s.temperature = read_float(j["temperature"], "temperature");
+  if (j.contains("heads")) s.heads = static_cast<int>(read_int(j["heads"], "heads", 1, kMaxHeads));
+
+  if (j.contains("valid_lens") && !j["valid_lens"].is_null()) read_valid_lens(j["valid_lens"], &s);
+  if (j.contains("causal")) s.causal = read_bool(j["causal"], "causal");
+  if (j.contains("window") && !j["window"].is_null())
+    s.window = static_cast<int>(read_int(j["window"], "window", 0, kMaxRows));
+  if (j.contains("masked_cells")) read_masked_cells(j["masked_cells"], &s);
+  if (j.contains("mask_value")) {
+    const json& mv = j["mask_value"];
+    if (mv.is_string()) {
+      if (mv.get<std::string>() != "-inf")
+        fail("mask_value", "must be a negative number or the string \"-inf\", got " + mv.dump());
+      s.mask_value = -std::numeric_limits<float>::infinity();
+    } else {
+      s.mask_value = read_float(mv, "mask_value");
+    }
+  }
+
+  if (j.contains("W_q")) s.W_q = read_matrix(j["W_q"], "W_q");
+  if (j.contains("W_k")) s.W_k = read_matrix(j["W_k"], "W_k");
+  if (j.contains("W_v")) s.W_v = read_matrix(j["W_v"], "W_v");
+  if (j.contains("W_o")) s.W_o = read_matrix(j["W_o"], "W_o");
+  if (j.contains("W")) s.W = read_matrix(j["W"], "W");
+  if (j.contains("w_v")) s.w_v = read_vector(j["w_v"], "w_v");
+  if (j.contains("init")) {
+    const json& init = j["init"];
+    if (!init.is_object()) fail("init", "must be an object {\"seed\": 42, \"d_model\": 8}");
+    check_keys(init, "init", {"seed", "d_model"});
+    if (!init.contains("seed")) fail("init.seed", "missing");
+    if (!init.contains("d_model")) fail("init.d_model", "missing");
+    s.has_init = true;
+    s.init_seed = static_cast<uint64_t>(read_int(init["seed"], "init.seed", 0, int64_t{1} << 53));
+    s.init_d_model = static_cast<int>(read_int(init["d_model"], "init.d_model", 1, kMaxCols));
+  }
+
+  if (j.contains("positional_encoding")) {
+    const json& pe = j["positional_encoding"];
+    if (pe.is_boolean()) {
+      s.positional_encoding = pe.get<bool>();
+    } else if (pe.is_object()) {
+      check_keys(pe, "positional_encoding", {"kind", "base"});
+      if (pe.contains("kind") &&
+          read_string(pe["kind"], "positional_encoding.kind", 64) != "sinusoidal")
+        fail("positional_encoding.kind",
+             "unknown kind " + pe["kind"].dump() + ", expected \"sinusoidal\"");
+      s.positional_encoding = true;
+      if (pe.contains("base")) s.pe_base = read_float(pe["base"], "positional_encoding.base");
+    } else if (!pe.is_null()) {
+      fail("positional_encoding",
+           "must be {\"kind\": \"sinusoidal\", \"base\": 10000} or a "
+           "boolean, got " +
+               type_name(pe));
+    }
+  }
+  if (j.contains("hard")) s.hard = read_bool(j["hard"], "hard");
+  if (j.contains("dropout") && !j["dropout"].is_null()) {
+    const json& d = j["dropout"];
+    if (!d.is_object()) fail("dropout", "must be an object {\"p\": 0.1, \"seed\": 1}");
+    check_keys(d, "dropout", {"p", "seed"});
+    if (!d.contains("p")) fail("dropout.p", "missing");
+    s.has_dropout = true;
+    s.dropout_p = read_float(d["p"], "dropout.p");
+    if (d.contains("seed"))
+      s.dropout_seed =
+          static_cast<uint64_t>(read_int(d["seed"], "dropout.seed", 0, int64_t{1} << 53));
+  }
+  return s;
+}
+
+}  // namespace
+
+namespace {
+
+// Builds the DOM like nlohmann's own parser while tracking the JSON path of the value being
+// read, so that a number too large for a double is reported as `x[0][1]: ...`.
+class PathTrackingSax {
+ public:
+  explicit PathTrackingSax(json* root) : dom_(*root, false) {}
+
+  bool null() { return value(), dom_.null(); }
+  bool boolean(bool v) { return value(), dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return value(), dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return value(), dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const std::string& s) {
+    return value(), dom_.number_float(v, s);
+  }
+  bool string(std::string& v) { return value(), dom_.string(v); }
+  bool binary(json::binary_t& v) { return value(), dom_.binary(v); }
+  bool start_object(std::size_t n) {
+    value();
+    frames_.push_back({false, 0, ""});
+    return dom_.start_object(n);
+  }
+  bool key(std::string& k) {
+    frames_.back().key = k;
+    return dom_.key(k);
+  }
+  bool end_object() {
+    frames_.pop_back();
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) {
+    value();
+    frames_.push_back({true, 0, ""});
+    return dom_.start_array(n);
+  }
+  bool end_array() {
+    frames_.pop_back();
+    return dom_.end_array();
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
+    const std::string what = e.what();
+    if (e.id == 406) {  // a number that overflows a double, such as 1e999
+      error = next_path() + ": is not a finite number";
+    } else {
+      // "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
+      const size_t at = what.find("] ");
+      error = "json: " + (at == std::string::npos ? what : what.substr(at + 2));
+    }
+    return false;
+  }
+
+  std::string error;
+
+ private:
+  struct Frame {
+    bool array;
+    size_t count;  // values seen so far in an array
+    std::string key;
+  };
+
+  // A value (scalar or container) starts in the innermost container.
+  void value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().count;
+  }
+
+  // The path of the value about to be read.
+  std::string next_path() const {
+    std::string path;
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      const bool last = i + 1 == frames_.size();
+      if (f.array) {
+        path += "[" + std::to_string(last ? f.count : f.count - 1) + "]";
+      } else {
+        path += (path.empty() ? "" : ".") + f.key;
+      }
+    }
+    return path.empty() ? "scenario" : path;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+ParseResult parse(const std::string& json_text) {
+  ParseResult r;
+  json j;
+  PathTrackingSax sax(&j);
+  if (!json::sax_parse(json_text, &sax) || !sax.error.empty()) {
+    r.error = sax.error.empty() ? "json: parse error" : sax.error;
+    return r;
+  }
+  try {
+    r.scenario = read_scenario(j);
+  } catch (const FieldError& e) {
+    r.error = e.message;
+    return r;
+  }
+  r.error = validate(r.scenario);
+  return r;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Writing
+//-----------------------------------------------------------------------------
+
+namespace {
+
+void append_matrix(std::string* out, const attn::Matrix& m) {
+  *out += '[';
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    if (r) *out += ',';
+    *out += '[';
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      if (c) *out += ',';
+      append_number(out, m(r, c));
+    }
+    *out += ']';
+  }
+  *out += ']';
+}
+
+void append_batch(std::string* out, const attn::Batch& b, bool two_d) {
+  if (two_d && b.size() == 1) return append_matrix(out, b[0]);
+  *out += '[';
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (i) *out += ',';
+    append_matrix(out, b[i]);
+  }
+  *out += ']';
+}
+
+void append_key(std::string* out, const char* key) {
+  if (out->back() != '{') *out += ',';
+  *out += '"';
+  *out += key;
+  *out += "\":";
+}
+
+void append_string(std::string* out, const std::string& s) {
+  *out += json(s).dump();
+}
+
+void append_strings(std::string* out, const std::vector<std::string>& v) {
+  *out += '[';
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) *out += ',';
+    append_string(out, v[i]);
+  }
+  *out += ']';
+}
+
+void append_text(std::string* out, const LocalText& t) {
+  if (t.zh.empty()) return append_string(out, t.en);
+  *out += "{\"en\":";
+  append_string(out, t.en);
+  *out += ",\"zh\":";
+  append_string(out, t.zh);
+  *out += '}';
+}
+
+void append_tokens(std::string* out, const std::vector<std::vector<std::string>>& t,
+                   bool per_item) {
+  if (!per_item) return append_strings(out, t[0]);
+  *out += '[';
+  for (size_t b = 0; b < t.size(); ++b) {
+    if (b) *out += ',';
+    append_strings(out, t[b]);
+  }
+  *out += ']';
+}
+
+}  // namespace
+
+std::string to_json(const Scenario& s) {
+  std::string o = "{";
+  append_key(&o, "version");
+  o += "1";
+  if (!s.title.empty()) append_key(&o, "title"), append_text(&o, s.title);
+  if (!s.description.empty()) append_key(&o, "description"), append_text(&o, s.description);
+  if (s.self_attention) {
+    append_key(&o, "x");
+    append_batch(&o, s.queries, s.batch_of_one);
+  } else {
+    append_key(&o, "queries");
+    append_batch(&o, s.queries, s.batch_of_one);
+    append_key(&o, "keys");
+    append_batch(&o, s.keys, s.batch_of_one);
+    append_key(&o, "values");
+    append_batch(&o, s.values, s.batch_of_one);
+  }
+  if (!s.query_tokens.empty())
+    append_key(&o, "query_tokens"), append_tokens(&o, s.query_tokens, s.tokens_per_item);
+  if (!s.key_tokens.empty())
+    append_key(&o, "key_tokens"), append_tokens(&o, s.key_tokens, s.tokens_per_item);
+  append_key(&o, "scoring");
+  o += std::string("\"") + attn::scoring_name(s.scoring) + "\"";
+  if (s.temperature != 1.0f) append_key(&o, "temperature"), o += format_float(s.temperature);
+  if (s.heads != 1) append_key(&o, "heads"), o += std::to_string(s.heads);
+  switch (s.valid_lens_form) {
+    case ValidLensForm::kNone:
+      break;
+    case ValidLensForm::kAll:
+      append_key(&o, "valid_lens");
+      o += std::to_string(s.valid_lens[0][0]);
+      break;
+    case ValidLensForm::kPerSequence:
+    case ValidLensForm::kPerQuery: {
+      append_key(&o, "valid_lens");
+      o += '[';
+      for (size_t b = 0; b < s.valid_lens.size(); ++b) {
+        if (b) o += ',';
+        if (s.valid_lens_form == ValidLensForm::kPerSequence) {
+          o += std::to_string(s.valid_lens[b][0]);
+          continue;
+        }
+        o += '[';
+        for (size_t i = 0; i < s.valid_lens[b].size(); ++i)
+          o += (i ? "," : "") + std::to_string(s.valid_lens[b][i]);
+        o += ']';
+      }
+      o += ']';
+      break;
+    }
+  }
+  if (s.causal) append_key(&o, "causal"), o += "true";
+  if (s.window >= 0) append_key(&o, "window"), o += std::to_string(s.window);
+  if (!s.masked_cells.empty()) {
+    append_key(&o, "masked_cells");
+    o += '[';
+    for (size_t c = 0; c < s.masked_cells.size(); ++c) {
+      const auto& m = s.masked_cells[c];
+      o += (c ? ",[" : "[") + std::to_string(m[0]) + "," + std::to_string(m[1]) + "," +
+           std::to_string(m[2]) + "]";
+    }
+    o += ']';
+  }
+  if (s.mask_value != -1e6f) append_key(&o, "mask_value"), append_number(&o, s.mask_value);
+  const std::pair<const char*, const attn::Matrix*> mats[] = {
+      {"W_q", &s.W_q}, {"W_k", &s.W_k}, {"W_v", &s.W_v}, {"W_o", &s.W_o}, {"W", &s.W}};
+  for (const auto& [name, m] : mats)
+    if (m->size()) append_key(&o, name), append_matrix(&o, *m);
+  if (s.w_v.size()) {
+    append_key(&o, "w_v");
+    o += '[';
+    for (Eigen::Index i = 0; i < s.w_v.size(); ++i) {
+      if (i) o += ',';
+      append_number(&o, s.w_v(i));
+    }
+    o += ']';
+  }
+  if (s.has_init) {
+    append_key(&o, "init");
+    o += "{\"seed\":" + std::to_string(s.init_seed) +
+         ",\"d_model\":" + std::to_string(s.init_d_model) + "}";
+  }
+  if (s.positional_encoding) {
+    append_key(&o, "positional_encoding");
+    o += "{\"kind\":\"sinusoidal\",\"base\":" + format_float(s.pe_base) + "}";
+  }
+  if (s.hard) append_key(&o, "hard"), o += "true";
+  if (s.has_dropout) {
+    append_key(&o, "dropout");
+    o +=
+        "{\"p\":" + format_float(s.dropout_p) + ",\"seed\":" + std::to_string(s.dropout_seed) + "}";
+  }
+  o += '}';
+  return o;
+}
+
+std::string trace_to_json(const attn::Trace& t) {
+  std::string o = "{\"version\":1,\"heads\":[";
+  for (size_t h = 0; h < t.heads.size(); ++h) {
+    const attn::HeadTrace& ht = t.heads[h];
+    o += h ? ",{" : "{";
+    const std::pair<const char*, const attn::Batch*> parts[] = {{"scores", &ht.scores},
+                                                                {"scaled", &ht.scaled},
+                                                                {"masked", &ht.masked},
+                                                                {"weights", &ht.weights},
+                                                                {"output", &ht.output}};
+    for (const auto& [name, batch] : parts) append_key(&o, name), append_batch(&o, *batch, false);
+    o += '}';
+  }
+  o += ']';
+  append_key(&o, "output");
+  append_batch(&o, t.output, false);
+  o += '}';
+  return o;
+}
+
+}  // namespace scenario

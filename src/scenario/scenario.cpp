@@ -1,0 +1,149 @@
+// Scenario semantics: validation beyond the JSON shape, seeded weights, and the core Problem.
+#include "scenario/scenario.h"
+
+#include <cmath>
+#include <string>
+
+#include "core/random.h"
+
+namespace scenario {
+
+namespace {
+
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+// Streams of generated_matrix, one per weight, so that W_q and W_k of one seed differ.
+enum Stream { kStreamWq = 1, kStreamWk, kStreamWv, kStreamWo, kStreamW, kStreamwv };
+
+std::string check_valid_lens(const Scenario& s) {
+  const int B = s.batch(), n_q = s.n_queries(), n_k = s.n_keys();
+  auto check_len = [&](int len, const std::string& field) -> std::string {
+    if (len > n_k) return field + ": is " + str(len) + ", larger than the " + str(n_k) + " keys";
+    return "";
+  };
+  std::string e;
+  switch (s.valid_lens_form) {
+    case ValidLensForm::kNone:
+      return "";
+    case ValidLensForm::kAll:
+      return check_len(s.valid_lens[0][0], "valid_lens");
+    case ValidLensForm::kPerSequence:
+    case ValidLensForm::kPerQuery:
+      if (static_cast<int>(s.valid_lens.size()) != B)
+        return "valid_lens: has " + str(s.valid_lens.size()) + " entries, expected " + str(B) +
+               " (one per batch item)";
+      for (int b = 0; b < B; ++b) {
+        const std::string item = "valid_lens[" + str(b) + "]";
+        const std::vector<int>& lens = s.valid_lens[b];
+        if (s.valid_lens_form == ValidLensForm::kPerSequence) {
+          if (!(e = check_len(lens[0], item)).empty()) return e;
+          continue;
+        }
+        if (static_cast<int>(lens.size()) != n_q)
+          return item + ": has " + str(lens.size()) + " entries, expected " + str(n_q) +
+                 " (one per query)";
+        for (int i = 0; i < n_q; ++i)
+          if (!(e = check_len(lens[i], item + "[" + str(i) + "]")).empty()) return e;
+      }
+      return "";
+  }
+  return "";
+}
+
+std::string check_tokens(const std::vector<std::vector<std::string>>& tokens,
+                         const std::string& field, int B, int n, const char* what) {
+  if (tokens.empty()) return "";
+  if (tokens.size() > 1 && static_cast<int>(tokens.size()) != B)
+    return field + ": has " + str(tokens.size()) + " token lists, expected " + str(B) +
+           " (one per batch item)";
+  for (size_t b = 0; b < tokens.size(); ++b) {
+    if (static_cast<int>(tokens[b].size()) != n)
+      return (tokens.size() > 1 ? field + "[" + str(b) + "]" : field) + ": has " +
+             str(tokens[b].size()) + " tokens, expected " + str(n) + " (one per " + what + ")";
+  }
+  return "";
+}
+
+}  // namespace
+
+attn::Matrix generated_matrix(int rows, int cols, uint64_t seed, int stream) {
+  attn::Matrix m(rows, cols);
+  const double bound = std::sqrt(6.0 / (rows + cols));
+  const uint64_t stream_seed = attn::splitmix64(seed) + static_cast<uint64_t>(stream);
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      const double u = attn::uniform01(stream_seed, static_cast<uint64_t>(r) * cols + c);
+      m(r, c) = static_cast<float>(std::round((2.0 * u - 1.0) * bound * 100.0) / 100.0);
+    }
+  }
+  return m;
+}
+
+std::string validate(const Scenario& s) {
+  const int B = s.batch(), n_q = s.n_queries(), n_k = s.n_keys();
+  std::string e = check_tokens(s.query_tokens, "query_tokens", B, n_q, "query");
+  if (!e.empty()) return e;
+  if (!(e = check_tokens(s.key_tokens, "key_tokens", B, n_k, "key")).empty()) return e;
+  const int64_t cells = int64_t{B} * s.heads * n_q * n_k;
+  if (cells > kMaxScoreCells)
+    return "heads: batch " + str(B) + " × " + str(s.heads) + " heads × " + str(n_q) +
+           " queries × " + str(n_k) + " keys is " + str(cells) +
+           " score cells, more than the limit " + str(kMaxScoreCells);
+  if (!(e = check_valid_lens(s)).empty()) return e;
+  return attn::validate(to_problem(s));
+}
+
+attn::Problem to_problem(const Scenario& s) {
+  attn::Problem p;
+  p.queries = s.queries;
+  p.keys = s.keys;
+  p.values = s.values;
+  p.scoring = s.scoring;
+  p.temperature = s.temperature;
+  p.heads = s.heads;
+  if (s.valid_lens_form == ValidLensForm::kAll) {
+    p.mask.valid_lens.assign(s.queries.size(), s.valid_lens[0]);
+  } else {
+    p.mask.valid_lens = s.valid_lens;
+  }
+  p.mask.causal = s.causal;
+  p.mask.window = s.window;
+  p.mask.cells = s.masked_cells;
+  p.mask.mask_value = s.mask_value;
+  p.positional_encoding = s.positional_encoding;
+  p.pe_base = s.pe_base;
+  p.hard = s.hard;
+  if (s.has_dropout) {
+    p.dropout_p = s.dropout_p;
+    p.dropout_seed = s.dropout_seed;
+  }
+
+  attn::Weights& w = p.weights;
+  w.W_q = s.W_q;
+  w.W_k = s.W_k;
+  w.W_v = s.W_v;
+  w.W_o = s.W_o;
+  w.W = s.W;
+  w.w_v = s.w_v;
+  if (s.has_init) {
+    const int D = s.init_d_model;
+    const int d_q = attn::batch_cols(s.queries), d_k = attn::batch_cols(s.keys);
+    const int d_v = attn::batch_cols(s.values);
+    const uint64_t seed = s.init_seed;
+    if (!w.W_q.size()) w.W_q = generated_matrix(d_q, D, seed, kStreamWq);
+    if (!w.W_k.size()) w.W_k = generated_matrix(d_k, D, seed, kStreamWk);
+    if (s.scoring == attn::Scoring::kAdditive) {
+      if (!w.w_v.size()) w.w_v = generated_matrix(D, 1, seed, kStreamwv).col(0);
+    } else {
+      if (!w.W_v.size()) w.W_v = generated_matrix(d_v, D, seed, kStreamWv);
+      if (!w.W_o.size()) w.W_o = generated_matrix(D, D, seed, kStreamWo);
+      if (s.scoring == attn::Scoring::kGeneral && !w.W.size() && s.heads > 0 && D % s.heads == 0)
+        w.W = generated_matrix(D / s.heads, D / s.heads, seed, kStreamW);
+    }
+  }
+  return p;
+}
+
+}  // namespace scenario

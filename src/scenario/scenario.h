@@ -1,0 +1,134 @@
+// The scenario model (Scenario JSON v1, shared/DESIGN.md §5): parse, validate, serialize,
+// generate seeded weights, and turn a scenario into the core's Problem.
+//
+// [SECTION] Limits
+// [SECTION] Scenario
+// [SECTION] JSON
+// [SECTION] Resolution into the core
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/attention.h"
+
+namespace scenario {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Limits: checked before anything of that size is allocated.
+//-----------------------------------------------------------------------------
+
+constexpr int kMaxBatch = 64;
+constexpr int kMaxRows = 4096;  // tokens per sequence
+constexpr int kMaxCols = 1024;  // features per token, d_model, hidden
+constexpr int kMaxHeads = 64;
+constexpr int kMaxTokenBytes = 64;
+constexpr int kMaxMaskedCells = 65536;
+// batch × heads × n_q × n_k: every head's score matrix of every batch item.
+constexpr int64_t kMaxScoreCells = int64_t{1} << 27;
+
+//-----------------------------------------------------------------------------
+// [SECTION] Scenario
+//-----------------------------------------------------------------------------
+
+enum class ValidLensForm {
+  kNone,
+  kAll,          // "valid_lens": 3             one length for every sequence and query
+  kPerSequence,  // "valid_lens": [3, 5]        one per batch item
+  kPerQuery,     // "valid_lens": [[1, 2], ...] one per batch item and query
+};
+
+// A text in the UI's languages. JSON: a plain string (English) or {"en": ..., "zh": ...}.
+struct LocalText {
+  std::string en, zh;
+  bool empty() const { return en.empty() && zh.empty(); }
+  const std::string& in(const std::string& lang) const {
+    return lang == "zh" && !zh.empty() ? zh : en;
+  }
+};
+
+struct Scenario {
+  LocalText title, description;  // optional, shown by the app
+
+  // Inputs. With "x" (self-attention) queries, keys and values are all x.
+  bool self_attention = false;
+  bool batch_of_one = false;  // inputs were written as 2-D arrays
+  attn::Batch queries, keys, values;
+  // Token labels: none, one list shared by every batch item, or one list per batch item.
+  std::vector<std::vector<std::string>> query_tokens, key_tokens;
+  bool tokens_per_item = false;  // written as [batch][n] rather than [n]
+
+  attn::Scoring scoring = attn::Scoring::kScaledDot;
+  float temperature = 1.0f;
+  int heads = 1;
+
+  ValidLensForm valid_lens_form = ValidLensForm::kNone;
+  std::vector<std::vector<int>> valid_lens;  // as written: [[all]], [[b0],[b1]], [[..],[..]]
+  bool causal = false;
+  int window = -1;
+  std::vector<std::array<int, 3>> masked_cells;
+  float mask_value = -1e6f;  // or -infinity
+
+  // Weights given explicitly (empty = not given). Missing ones are generated from init.
+  attn::Matrix W_q, W_k, W_v, W_o, W;
+  attn::Vector w_v;
+  bool has_init = false;
+  uint64_t init_seed = 0;
+  int init_d_model = 0;
+
+  bool positional_encoding = false;
+  float pe_base = 10000.0f;
+  bool hard = false;
+  bool has_dropout = false;
+  float dropout_p = 0.0f;
+  uint64_t dropout_seed = 0;
+
+  int batch() const { return static_cast<int>(queries.size()); }
+  int n_queries() const { return attn::batch_rows(queries); }
+  int n_keys() const { return attn::batch_rows(keys); }
+};
+
+//-----------------------------------------------------------------------------
+// [SECTION] JSON
+//-----------------------------------------------------------------------------
+
+struct ParseResult {
+  Scenario scenario;
+  std::string error;  // "" on success, else "<field>: <problem>"
+  bool ok() const { return error.empty(); }
+};
+
+// Parses and validates Scenario JSON v1. Every error names the field (as a JSON path such as
+// `keys[0][2]`) and the problem; nothing larger than the limits above is allocated.
+ParseResult parse(const std::string& json_text);
+
+// Canonical compact JSON; parse(to_json(s)) gives back s exactly (floats are written with
+// the shortest decimal that reads back to the same float).
+std::string to_json(const Scenario& s);
+
+// Trace JSON v1: {"version":1,"heads":[{"scores","scaled","masked","weights","output"}],
+// "output"}. Non-finite numbers are written as the strings "-inf", "inf" and "nan".
+std::string trace_to_json(const attn::Trace& t);
+
+// The shortest decimal text that reads back (strtof) to exactly v.
+std::string format_float(float v);
+
+//-----------------------------------------------------------------------------
+// [SECTION] Resolution into the core
+//-----------------------------------------------------------------------------
+
+// Semantic checks beyond the JSON's shape (sizes fit, lengths in range, limits), including
+// the core's attn::validate on the resolved problem. "" when the scenario can run.
+std::string validate(const Scenario& s);
+
+// The core problem: inputs, masks and weights, with the weights that `init` generates
+// filled in where none are given explicitly.
+attn::Problem to_problem(const Scenario& s);
+
+// Weights for `init`: uniform in ±√(6 / (rows + cols)) (Glorot), rounded to 0.01 so that a
+// learner can redo the arithmetic. `stream` tells the matrices of one seed apart.
+attn::Matrix generated_matrix(int rows, int cols, uint64_t seed, int stream);
+
+}  // namespace scenario
