@@ -1,0 +1,419 @@
+// The attention core against the float64 reference, the textbook checks and its properties.
+//
+// [SECTION] Helpers
+// [SECTION] Every intermediate against the reference
+// [SECTION] The textbook checks
+// [SECTION] Masks
+// [SECTION] Properties
+// [SECTION] Positional encoding
+// [SECTION] Hard attention and dropout
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "compare.h"
+#include "core/attention.h"
+#include "reference.h"
+
+using attn::Batch;
+using attn::Matrix;
+using attn::Problem;
+using attn::Scoring;
+
+//-----------------------------------------------------------------------------
+// [SECTION] Helpers
+//-----------------------------------------------------------------------------
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+void check_trace(const Problem& p) {
+  REQUIRE(attn::validate(p) == "");
+  const attn::Trace got = attn::run(p);
+  const ref::Trace want = ref::run(p);
+  REQUIRE(got.heads.size() == want.heads.size());
+  for (size_t h = 0; h < got.heads.size(); ++h) {
+    INFO("head " << h);
+    CHECK_MATCHES(got.heads[h].scores, want.heads[h].scores);
+    CHECK_MATCHES(got.heads[h].scaled, want.heads[h].scaled);
+    CHECK_MATCHES(got.heads[h].masked, want.heads[h].masked);
+    CHECK_MATCHES(got.heads[h].weights, want.heads[h].weights);
+    CHECK_MATCHES(got.heads[h].output, want.heads[h].output);
+  }
+  CHECK_MATCHES(got.concat, want.concat);
+  CHECK_MATCHES(got.output, want.output);
+}
+
+// Self- or cross-attention with random inputs of magnitude <= `mag`.
+Problem random_problem(int batch, int n_q, int n_k, int d_q, int d_k, int d_v, double mag,
+                       uint64_t seed) {
+  Problem p;
+  p.queries = test::random_batch(batch, n_q, d_q, -mag, mag, seed);
+  p.keys = test::random_batch(batch, n_k, d_k, -mag, mag, seed + 1);
+  p.values = test::random_batch(batch, n_k, d_v, -mag, mag, seed + 2);
+  return p;
+}
+
+}  // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] Every intermediate against the reference
+//-----------------------------------------------------------------------------
+
+TEST_CASE("every scoring function matches the float64 reference at every step", "[core][ref]") {
+  const Scoring scoring = GENERATE(Scoring::kDot, Scoring::kScaledDot, Scoring::kAdditive,
+                                   Scoring::kGeneral, Scoring::kCosine);
+  const double mag = GENERATE(1.0, 10.0);
+  INFO("scoring " << attn::scoring_name(scoring) << ", inputs within ±" << mag);
+  Problem p = random_problem(2, 5, 7, 4, 4, 3, mag, 11);
+  p.scoring = scoring;
+  p.temperature = 1.5f;
+  p.mask.valid_lens = {{3}, {7}};
+  if (scoring == Scoring::kAdditive) {
+    p.weights.W_q = test::random_matrix(4, 6, -1, 1, 21);
+    p.weights.W_k = test::random_matrix(4, 6, -1, 1, 22);
+    p.weights.w_v = test::random_matrix(6, 1, -1, 1, 23).col(0);
+  }
+  if (scoring == Scoring::kGeneral) p.weights.W = test::random_matrix(4, 4, -1, 1, 24);
+  check_trace(p);
+}
+
+TEST_CASE("multi-head self-attention with projections matches the reference", "[core][ref]") {
+  const int heads = GENERATE(1, 2, 4);
+  const bool pe = GENERATE(false, true);
+  INFO(heads << " heads, positional encoding " << pe);
+  Problem p;
+  p.queries = test::random_batch(2, 6, 5, -1, 1, 31);
+  p.keys = p.queries;
+  p.values = p.queries;
+  p.heads = heads;
+  p.positional_encoding = pe;
+  p.weights.W_q = test::random_matrix(5, 8, -0.7, 0.7, 32);
+  p.weights.W_k = test::random_matrix(5, 8, -0.7, 0.7, 33);
+  p.weights.W_v = test::random_matrix(5, 8, -0.7, 0.7, 34);
+  p.weights.W_o = test::random_matrix(8, 3, -0.7, 0.7, 35);
+  p.mask.causal = true;
+  check_trace(p);
+}
+
+TEST_CASE("general scoring with heads shares one W across heads", "[core][ref]") {
+  Problem p = random_problem(1, 4, 6, 6, 6, 6, 1.0, 41);
+  p.scoring = Scoring::kGeneral;
+  p.heads = 3;
+  p.weights.W = test::random_matrix(2, 2, -1, 1, 42);
+  check_trace(p);
+}
+
+TEST_CASE("inputs of magnitude 1 agree within 1e-5 absolute everywhere", "[core][ref]") {
+  // The unscaled bound: with inputs within ±1 every intermediate stays near 1 in size.
+  Problem p = random_problem(2, 9, 9, 8, 8, 8, 1.0, 51);
+  p.heads = 2;
+  p.weights.W_q = test::random_matrix(8, 8, -0.5, 0.5, 52);
+  p.weights.W_k = test::random_matrix(8, 8, -0.5, 0.5, 53);
+  p.weights.W_v = test::random_matrix(8, 8, -0.5, 0.5, 54);
+  p.weights.W_o = test::random_matrix(8, 8, -0.5, 0.5, 55);
+  p.mask.valid_lens = {{4}, {9}};
+  const attn::Trace got = attn::run(p);
+  const ref::Trace want = ref::run(p);
+  double worst = 0.0;
+  for (size_t h = 0; h < got.heads.size(); ++h) {
+    for (auto [g, w] : {std::pair{&got.heads[h].scores, &want.heads[h].scores},
+                        std::pair{&got.heads[h].scaled, &want.heads[h].scaled},
+                        std::pair{&got.heads[h].weights, &want.heads[h].weights},
+                        std::pair{&got.heads[h].output, &want.heads[h].output}})
+      worst = std::max(worst, test::compare(*g, *w).max_abs);
+  }
+  worst = std::max(worst, test::compare(got.output, want.output).max_abs);
+  INFO("max abs difference " << worst);
+  CHECK(worst <= test::kTolerance);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The textbook checks
+//-----------------------------------------------------------------------------
+
+namespace {
+
+// Keys all ones (2×10×2), values 0..39 as 10×4 for both batch items, valid lengths [2, 6].
+Problem textbook(int query_size) {
+  Problem p;
+  p.queries = test::random_batch(2, 1, query_size, -1, 1, 61);
+  p.keys = Batch(2, Matrix::Ones(10, 2));
+  Matrix v(10, 4);
+  for (int i = 0; i < 40; ++i) v(i / 4, i % 4) = static_cast<float>(i);
+  p.values = Batch(2, v);
+  p.mask.valid_lens = {{2}, {6}};
+  return p;
+}
+
+void check_textbook_output(const attn::Trace& t) {
+  REQUIRE(t.output.size() == 2);
+  const float want[2][4] = {{2, 3, 4, 5}, {10, 11, 12, 13}};
+  for (int b = 0; b < 2; ++b) {
+    REQUIRE(t.output[b].rows() == 1);
+    REQUIRE(t.output[b].cols() == 4);
+    for (int c = 0; c < 4; ++c) CHECK(t.output[b](0, c) == Approx(want[b][c]).margin(1e-5));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("additive attention over keys of ones averages the valid values", "[core][textbook]") {
+  Problem p = textbook(20);
+  p.scoring = Scoring::kAdditive;
+  p.weights.W_q = test::random_matrix(20, 8, -0.5, 0.5, 62);
+  p.weights.W_k = test::random_matrix(2, 8, -0.5, 0.5, 63);
+  p.weights.w_v = test::random_matrix(8, 1, -0.5, 0.5, 64).col(0);
+  REQUIRE(attn::validate(p) == "");
+  check_textbook_output(attn::run(p));
+}
+
+TEST_CASE("scaled dot-product attention over keys of ones averages the valid values",
+          "[core][textbook]") {
+  Problem p = textbook(2);
+  p.scoring = Scoring::kScaledDot;
+  REQUIRE(attn::validate(p) == "");
+  const attn::Trace t = attn::run(p);
+  check_textbook_output(t);
+  // Uniform over the valid keys: 1/2 and 1/6, exactly 0 beyond.
+  for (int j = 0; j < 10; ++j) {
+    CHECK(t.heads[0].weights[0](0, j) == (j < 2 ? Approx(0.5f) : Approx(0.0f)));
+    CHECK(t.heads[0].weights[1](0, j) == (j < 6 ? Approx(1.0f / 6) : Approx(0.0f)));
+  }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Masks
+//-----------------------------------------------------------------------------
+
+TEST_CASE("masked weights are exactly zero and rows sum to one", "[core][mask]") {
+  Problem p = random_problem(2, 6, 8, 4, 4, 4, 10.0, 71);
+  p.mask.valid_lens = {{1, 2, 3, 4, 5, 6}, {8, 7, 6, 5, 4, 3}};  // per query
+  p.mask.window = 3;
+  p.mask.cells = {{0, 5, 0}, {1, 0, 1}};
+  const attn::Trace t = attn::run(p);
+  for (int b = 0; b < 2; ++b)
+    for (int i = 0; i < 6; ++i) {
+      double sum = 0.0;
+      for (int j = 0; j < 8; ++j) {
+        const float w = t.heads[0].weights[b](i, j);
+        if (attn::is_masked(p.mask, b, i, j, 8)) {
+          INFO("b " << b << " i " << i << " j " << j);
+          CHECK(w == 0.0f);
+          CHECK(t.heads[0].masked[b](i, j) == -1e6f);
+        }
+        sum += w;
+      }
+      CHECK(sum == Approx(1.0).margin(1e-6));
+    }
+  check_trace(p);
+}
+
+TEST_CASE("causal and window masks hide the right keys", "[core][mask]") {
+  attn::MaskSpec m;
+  m.causal = true;
+  CHECK_FALSE(attn::is_masked(m, 0, 3, 3, 6));
+  CHECK(attn::is_masked(m, 0, 3, 4, 6));
+  m.causal = false;
+  m.window = 1;
+  CHECK(attn::is_masked(m, 0, 3, 1, 6));
+  CHECK_FALSE(attn::is_masked(m, 0, 3, 2, 6));
+  CHECK_FALSE(attn::is_masked(m, 0, 3, 4, 6));
+  CHECK(attn::is_masked(m, 0, 3, 5, 6));
+  int lo, hi;
+  m.valid_lens = {{2}};
+  attn::visible_range(m, 0, 3, 6, &lo, &hi);
+  CHECK(lo == 2);
+  CHECK(hi == 2);  // window [2, 5) ∩ valid [0, 2): nothing visible
+}
+
+TEST_CASE("a fully masked row is uniform with -1e6 and NaN with -inf", "[core][mask]") {
+  Problem p = random_problem(1, 3, 5, 2, 2, 2, 1.0, 81);
+  p.mask.valid_lens = {{2, 0, 5}};
+  SECTION("-1e6, as the textbook code, gives uniform weights") {
+    const attn::Trace t = attn::run(p);
+    for (int j = 0; j < 5; ++j) CHECK(t.heads[0].weights[0](1, j) == Approx(0.2f));
+    CHECK(t.heads[0].weights[0](0, 3) == 0.0f);
+  }
+  SECTION("-inf gives NaN weights and leaves other rows intact") {
+    p.mask.mask_value = -kInf;
+    const attn::Trace t = attn::run(p);
+    for (int j = 0; j < 5; ++j) CHECK(std::isnan(t.heads[0].weights[0](1, j)));
+    for (int j = 0; j < 2; ++j) CHECK(std::isnan(t.heads[0].output[0](1, j)));
+    CHECK(t.heads[0].weights[0](0, 3) == 0.0f);
+    CHECK(t.heads[0].weights[0].row(0).sum() == Approx(1.0f));
+    CHECK(t.heads[0].weights[0].row(2).sum() == Approx(1.0f));
+    check_trace(p);
+  }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Properties
+//-----------------------------------------------------------------------------
+
+namespace {
+
+Matrix permute_rows(const Matrix& m, const std::vector<int>& perm) {
+  Matrix r(m.rows(), m.cols());
+  for (int i = 0; i < m.rows(); ++i) r.row(i) = m.row(perm[i]);
+  return r;
+}
+
+double max_abs_diff(const Matrix& a, const Matrix& b) {
+  return (a - b).cwiseAbs().maxCoeff();
+}
+
+}  // namespace
+
+TEST_CASE("self-attention without positions is permutation-equivariant; with them it is not",
+          "[core][property]") {
+  Problem p;
+  p.queries = test::random_batch(1, 6, 4, -1, 1, 91);
+  p.keys = p.values = p.queries;
+  p.heads = 2;
+  p.weights.W_q = test::random_matrix(4, 4, -1, 1, 92);
+  p.weights.W_k = test::random_matrix(4, 4, -1, 1, 93);
+  p.weights.W_v = test::random_matrix(4, 4, -1, 1, 94);
+  const std::vector<int> perm = {3, 0, 5, 1, 4, 2};
+  Problem shuffled = p;
+  shuffled.queries = shuffled.keys = shuffled.values = {permute_rows(p.queries[0], perm)};
+
+  const Matrix out = attn::run(p).output[0];
+  const Matrix out_shuffled = attn::run(shuffled).output[0];
+  CHECK(max_abs_diff(permute_rows(out, perm), out_shuffled) <= 1e-5);
+
+  p.positional_encoding = shuffled.positional_encoding = true;
+  const Matrix pe_out = attn::run(p).output[0];
+  const Matrix pe_out_shuffled = attn::run(shuffled).output[0];
+  CHECK(max_abs_diff(permute_rows(pe_out, perm), pe_out_shuffled) > 1e-2);
+}
+
+TEST_CASE("scaled dot is dot divided by the square root of the key size", "[core][property]") {
+  const int d = GENERATE(1, 2, 16, 64);
+  Problem p = random_problem(1, 3, 4, d, d, 2, 1.0, 101);
+  p.scoring = Scoring::kDot;
+  const attn::Trace dot = attn::run(p);
+  p.scoring = Scoring::kScaledDot;
+  const attn::Trace scaled = attn::run(p);
+  CHECK(max_abs_diff(dot.heads[0].scores[0], scaled.heads[0].scores[0]) == 0.0);
+  const Matrix expected = dot.heads[0].scores[0] / std::sqrt(static_cast<float>(d));
+  CHECK(max_abs_diff(scaled.heads[0].scaled[0], expected) <= 1e-6);
+  // d is the per-head key size: 2 heads over 8 columns dot 4 columns each, so scale by 1/√4.
+  Problem mh = random_problem(1, 3, 4, 8, 8, 2, 1.0, 102);
+  mh.heads = 2;
+  CHECK(attn::score_scale(Scoring::kScaledDot, 4, 1.0f) == Approx(0.5f));
+  const attn::Trace t = attn::run(mh);
+  CHECK(max_abs_diff(t.heads[1].scaled[0], t.heads[1].scores[0] * 0.5f) <= 1e-6);
+}
+
+TEST_CASE("temperature divides the scores and flattens the weights", "[core][property]") {
+  Problem p = random_problem(1, 4, 6, 3, 3, 2, 3.0, 111);
+  p.scoring = Scoring::kDot;
+  const attn::Trace cold = attn::run(p);
+  p.temperature = 4.0f;
+  const attn::Trace warm = attn::run(p);
+  CHECK(max_abs_diff(warm.heads[0].scaled[0], cold.heads[0].scores[0] / 4.0f) <= 1e-6);
+  CHECK(warm.heads[0].weights[0].maxCoeff() < cold.heads[0].weights[0].maxCoeff());
+}
+
+TEST_CASE("cosine scores lie in [-1, 1] and a zero vector scores 0", "[core][property]") {
+  Matrix q = test::random_matrix(3, 4, -5, 5, 121);
+  q.row(1).setZero();
+  const Matrix k = test::random_matrix(5, 4, -5, 5, 122);
+  const Matrix s = attn::score_cosine(q, k);
+  CHECK(s.maxCoeff() <= 1.0f + 1e-6f);
+  CHECK(s.minCoeff() >= -1.0f - 1e-6f);
+  CHECK(s.row(1).cwiseAbs().maxCoeff() == 0.0f);
+  CHECK(attn::score_cosine(k.row(2), k.row(2))(0, 0) == Approx(1.0f));
+}
+
+TEST_CASE("heads take contiguous column blocks of the projections", "[core][property]") {
+  Problem p = random_problem(1, 3, 3, 6, 6, 6, 1.0, 131);
+  p.heads = 3;
+  const attn::Trace t = attn::run(p);
+  for (int h = 0; h < 3; ++h) {
+    CHECK(max_abs_diff(t.heads[h].q[0], p.queries[0].middleCols(2 * h, 2)) == 0.0);
+    CHECK(max_abs_diff(t.concat[0].middleCols(2 * h, 2), t.heads[h].output[0]) == 0.0);
+  }
+}
+
+TEST_CASE("cross-attention: queries and keys of different lengths and sizes", "[core][ref]") {
+  Problem p = random_problem(2, 3, 8, 5, 2, 4, 2.0, 141);
+  p.scoring = Scoring::kAdditive;
+  p.weights.W_q = test::random_matrix(5, 4, -1, 1, 142);
+  p.weights.W_k = test::random_matrix(2, 4, -1, 1, 143);
+  p.weights.w_v = test::random_matrix(4, 1, -1, 1, 144).col(0);
+  p.weights.W_v = test::random_matrix(4, 6, -1, 1, 145);
+  p.mask.valid_lens = {{5}, {8}};
+  check_trace(p);
+  const attn::Trace t = attn::run(p);
+  CHECK(t.output[0].rows() == 3);
+  CHECK(t.output[0].cols() == 6);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Positional encoding
+//-----------------------------------------------------------------------------
+
+TEST_CASE("sinusoidal positional encoding values", "[core][pe]") {
+  const int d = GENERATE(4, 5, 32);
+  const Matrix pe = attn::positional_encoding(60, d, 10000.0f);
+  const ref::Mat want = ref::pe(60, d, 10000.0);
+  double worst = 0.0;
+  for (int p = 0; p < 60; ++p)
+    for (int c = 0; c < d; ++c) worst = std::max(worst, std::fabs(pe(p, c) - want[p][c]));
+  CHECK(worst <= 1e-6);
+  for (int c = 0; c < d; ++c) CHECK(pe(0, c) == (c % 2 == 0 ? 0.0f : 1.0f));
+  CHECK(pe(1, 0) == Approx(std::sin(1.0)));
+  CHECK(pe(1, 1) == Approx(std::cos(1.0)));
+  if (d >= 4) CHECK(pe(7, 2) == Approx(std::sin(7.0 / std::pow(10000.0, 2.0 / d))));
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Hard attention and dropout
+//-----------------------------------------------------------------------------
+
+TEST_CASE("hard attention is one-hot at the first maximum", "[core][hard]") {
+  Matrix x(3, 4);
+  x << 0.1f, 0.9f, 0.3f, 0.9f,    //
+      -1e6f, -1e6f, 2.0f, -1e6f,  //
+      -kInf, -kInf, -kInf, -kInf;
+  const Matrix w = attn::hard_rows(x);
+  CHECK(w(0, 1) == 1.0f);
+  CHECK(w.row(0).sum() == 1.0f);
+  CHECK(w(1, 2) == 1.0f);
+  for (int j = 0; j < 4; ++j) CHECK(std::isnan(w(2, j)));
+
+  Problem p = random_problem(2, 4, 5, 3, 3, 3, 1.0, 151);
+  p.hard = true;
+  p.mask.valid_lens = {{3}, {5}};
+  check_trace(p);
+}
+
+TEST_CASE("dropout is seeded, drops about p and rescales the survivors", "[core][dropout]") {
+  Problem p = random_problem(1, 100, 100, 2, 2, 2, 0.1, 161);
+  const attn::Trace eval = attn::run(p);
+  p.dropout_p = 0.3f;
+  p.dropout_seed = 7;
+  const attn::Trace a = attn::run(p);
+  const attn::Trace b = attn::run(p);
+  CHECK(max_abs_diff(a.heads[0].weights[0], b.heads[0].weights[0]) == 0.0);
+  int dropped = 0;
+  for (int i = 0; i < 100; ++i)
+    for (int j = 0; j < 100; ++j) {
+      const float w = a.heads[0].weights[0](i, j);
+      if (w == 0.0f) {
+        ++dropped;
+      } else {
+        CHECK(w == Approx(eval.heads[0].weights[0](i, j) / 0.7f).epsilon(1e-6));
+      }
+    }
+  CHECK(dropped > 2700);
+  CHECK(dropped < 3300);
+  p.dropout_seed = 8;
+  CHECK(max_abs_diff(attn::run(p).heads[0].weights[0], a.heads[0].weights[0]) > 0.0);
+  check_trace(p);
+}

@@ -1,0 +1,203 @@
+// A plain float64 reference of the whole attention pipeline, written with loops and no Eigen,
+// to check every intermediate of attn::run. It shares nothing with the core but the Problem
+// it reads and the specified dropout stream (attn::uniform01).
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/attention.h"
+#include "core/random.h"
+
+namespace ref {
+
+using Mat = std::vector<std::vector<double>>;  // [rows][cols]
+using Bat = std::vector<Mat>;                  // [batch][rows][cols]
+
+inline Mat from(const attn::Matrix& m) {
+  Mat r(m.rows(), std::vector<double>(m.cols()));
+  for (int i = 0; i < m.rows(); ++i)
+    for (int j = 0; j < m.cols(); ++j) r[i][j] = m(i, j);
+  return r;
+}
+
+inline Bat from(const attn::Batch& b) {
+  Bat r;
+  for (const auto& m : b) r.push_back(from(m));
+  return r;
+}
+
+inline Mat matmul(const Mat& a, const Mat& b) {
+  const size_t n = a.size(), k = b.size(), m = b.empty() ? 0 : b[0].size();
+  Mat c(n, std::vector<double>(m, 0.0));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < m; ++j) {
+      double s = 0.0;
+      for (size_t t = 0; t < k; ++t) s += a[i][t] * b[t][j];
+      c[i][j] = s;
+    }
+  return c;
+}
+
+inline Mat cols(const Mat& a, size_t first, size_t count) {
+  Mat r(a.size(), std::vector<double>(count));
+  for (size_t i = 0; i < a.size(); ++i)
+    for (size_t j = 0; j < count; ++j) r[i][j] = a[i][first + j];
+  return r;
+}
+
+inline double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+inline Mat pe(size_t rows, size_t d, double base) {
+  Mat r(rows, std::vector<double>(d));
+  for (size_t p = 0; p < rows; ++p)
+    for (size_t c = 0; c < d; ++c) {
+      const double i2 = static_cast<double>(c / 2 * 2);
+      const double angle = static_cast<double>(p) / std::pow(base, i2 / static_cast<double>(d));
+      r[p][c] = c % 2 == 0 ? std::sin(angle) : std::cos(angle);
+    }
+  return r;
+}
+
+struct Head {
+  Bat scores, scaled, masked, weights, output;
+};
+
+struct Trace {
+  std::vector<Head> heads;
+  Bat concat, output;
+};
+
+inline bool masked(const attn::MaskSpec& m, int b, int i, int j) {
+  if (!m.valid_lens.empty()) {
+    const auto& lens = m.valid_lens[b];
+    const int len = lens.size() == 1 ? lens[0] : lens[i];
+    if (j >= len) return true;
+  }
+  if (m.causal && j > i) return true;
+  if (m.window >= 0 && std::abs(i - j) > m.window) return true;
+  for (const auto& c : m.cells)
+    if (c[0] == b && c[1] == i && c[2] == j) return true;
+  return false;
+}
+
+inline Trace run(const attn::Problem& p) {
+  Bat Q = from(p.queries), K = from(p.keys), V = from(p.values);
+  const size_t B = Q.size();
+  if (p.positional_encoding) {
+    for (Bat* x : {&Q, &K, &V})
+      for (auto& m : *x) {
+        const Mat e = pe(m.size(), m[0].size(), p.pe_base);
+        for (size_t i = 0; i < m.size(); ++i)
+          for (size_t j = 0; j < m[i].size(); ++j) m[i][j] += e[i][j];
+      }
+  }
+  const attn::Weights& w = p.weights;
+  const bool additive = p.scoring == attn::Scoring::kAdditive;
+  auto project = [](Bat x, const attn::Matrix& W) {
+    if (W.size())
+      for (auto& m : x) m = matmul(m, from(W));
+    return x;
+  };
+  const Bat Qp = additive ? Q : project(Q, w.W_q);
+  const Bat Kp = additive ? K : project(K, w.W_k);
+  const Bat Vp = project(V, w.W_v);
+  const size_t H = p.heads;
+  const size_t dq = Qp[0][0].size() / H, dk = Kp[0][0].size() / H, dv = Vp[0][0].size() / H;
+
+  Trace t;
+  t.heads.resize(H);
+  t.concat.assign(B, Mat(Qp[0].size(), std::vector<double>(dv * H)));
+  for (size_t h = 0; h < H; ++h) {
+    Head& hd = t.heads[h];
+    for (size_t b = 0; b < B; ++b) {
+      const Mat q = cols(Qp[b], h * dq, dq), k = cols(Kp[b], h * dk, dk);
+      const Mat v = cols(Vp[b], h * dv, dv);
+      const size_t nq = q.size(), nk = k.size();
+      Mat s(nq, std::vector<double>(nk));
+      for (size_t i = 0; i < nq; ++i)
+        for (size_t j = 0; j < nk; ++j) {
+          switch (p.scoring) {
+            case attn::Scoring::kDot:
+            case attn::Scoring::kScaledDot:
+              s[i][j] = dot(q[i], k[j]);
+              break;
+            case attn::Scoring::kCosine: {
+              const double nqi = std::sqrt(dot(q[i], q[i])), nkj = std::sqrt(dot(k[j], k[j]));
+              s[i][j] = nqi > 0 && nkj > 0 ? dot(q[i], k[j]) / (nqi * nkj) : 0.0;
+              break;
+            }
+            case attn::Scoring::kGeneral: {
+              const Mat W = from(w.W);
+              double acc = 0.0;
+              for (size_t a = 0; a < dq; ++a)
+                for (size_t c = 0; c < dk; ++c) acc += q[i][a] * W[a][c] * k[j][c];
+              s[i][j] = acc;
+              break;
+            }
+            case attn::Scoring::kAdditive: {
+              const Mat Wq = from(w.W_q), Wk = from(w.W_k);
+              double acc = 0.0;
+              for (int u = 0; u < w.w_v.size(); ++u) {
+                double z = 0.0;
+                for (size_t a = 0; a < dq; ++a) z += q[i][a] * Wq[a][u];
+                for (size_t c = 0; c < dk; ++c) z += k[j][c] * Wk[c][u];
+                acc += w.w_v(u) * std::tanh(z);
+              }
+              s[i][j] = acc;
+              break;
+            }
+          }
+        }
+      Mat sc = s;
+      double scale = 1.0 / p.temperature;
+      if (p.scoring == attn::Scoring::kScaledDot) scale /= std::sqrt(static_cast<double>(dk));
+      for (auto& row : sc)
+        for (double& x : row) x *= scale;
+      Mat mk = sc;
+      for (size_t i = 0; i < nq; ++i)
+        for (size_t j = 0; j < nk; ++j)
+          if (masked(p.mask, b, i, j)) mk[i][j] = p.mask.mask_value;
+      Mat wt(nq, std::vector<double>(nk, 0.0));
+      for (size_t i = 0; i < nq; ++i) {
+        double mx = -std::numeric_limits<double>::infinity();
+        size_t arg = 0;
+        for (size_t j = 0; j < nk; ++j)
+          if (mk[i][j] > mx) mx = mk[i][j], arg = j;
+        if (mx == -std::numeric_limits<double>::infinity()) {
+          for (double& x : wt[i]) x = std::numeric_limits<double>::quiet_NaN();
+        } else if (p.hard) {
+          wt[i][arg] = 1.0;
+        } else {
+          double sum = 0.0;
+          for (size_t j = 0; j < nk; ++j) sum += wt[i][j] = std::exp(mk[i][j] - mx);
+          for (double& x : wt[i]) x /= sum;
+        }
+        if (p.dropout_p > 0) {
+          for (size_t j = 0; j < nk; ++j) {
+            const uint64_t index = ((h * B + b) * nq + i) * nk + j;
+            const bool drop = attn::uniform01(p.dropout_seed, index) < p.dropout_p;
+            wt[i][j] = drop ? 0.0 : wt[i][j] / (1.0 - p.dropout_p);
+          }
+        }
+      }
+      const Mat out = matmul(wt, v);
+      for (size_t i = 0; i < nq; ++i)
+        for (size_t j = 0; j < dv; ++j) t.concat[b][i][h * dv + j] = out[i][j];
+      hd.scores.push_back(s);
+      hd.scaled.push_back(sc);
+      hd.masked.push_back(mk);
+      hd.weights.push_back(wt);
+      hd.output.push_back(out);
+    }
+  }
+  t.output = project(t.concat, w.W_o);
+  return t;
+}
+
+}  // namespace ref

@@ -1,0 +1,337 @@
+// Scenario JSON v1: every class of bad input and its error text, round trips, presets, init.
+//
+// [SECTION] Bad input: one case per class, each checking the whole error line
+// [SECTION] Round trips and number formatting
+// [SECTION] Presets
+// [SECTION] Generated weights
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/random.h"
+#include "scenario/scenario.h"
+
+namespace {
+
+std::string error_of(const std::string& json) {
+  return scenario::parse(json).error;
+}
+
+// A valid self-attention base, 1 × 4 tokens × 2 features, to break one field at a time.
+const char kX[] = R"("x": [[0.1, 0.2], [0.3, -0.4], [1, 2], [0, 0]])";
+
+std::string with(const std::string& fields) {
+  return std::string("{\"version\": 1, ") + kX + (fields.empty() ? "" : ", " + fields) + "}";
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.good());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] Bad input: one case per class, each checking the whole error line
+//-----------------------------------------------------------------------------
+
+TEST_CASE("the valid base scenario parses", "[scenario]") {
+  CHECK(error_of(with("")) == "");
+}
+
+TEST_CASE("malformed JSON names the position", "[scenario][bad]") {
+  const std::string e = error_of(R"({"version": 1, "x": [[1, 2]],)");
+  CHECK_THAT(e, Catch::StartsWith("json: parse error at line 1, column 30"));
+  CHECK_THAT(error_of(""), Catch::StartsWith("json: parse error"));
+  CHECK_THAT(error_of("{\"version\": 1, \"query_tokens\": [\"\xff\"]}"),
+             Catch::StartsWith("json: parse error"));
+}
+
+TEST_CASE("the document must be an object with version 1", "[scenario][bad]") {
+  CHECK(error_of("[1, 2]") == "scenario: must be a JSON object, got an array");
+  CHECK(error_of(std::string("{") + kX + "}") == "version: missing; expected 1");
+  CHECK(error_of(std::string("{\"version\": 2, ") + kX + "}") ==
+        "version: 2 is not supported; this build reads version 1");
+  CHECK(error_of(std::string("{\"version\": \"1\", ") + kX + "}") ==
+        "version: must be an integer, got a string");
+}
+
+TEST_CASE("unknown fields are named", "[scenario][bad]") {
+  CHECK(error_of(with(R"("scorring": "dot")")) == "scorring: unknown field");
+  CHECK(error_of(with(R"("init": {"seed": 1, "d_model": 4, "bias": true})")) ==
+        "init.bias: unknown field");
+  CHECK(error_of(with(R"("a\nb\"c": 1)")) == "\"a\\nb\\\"c\": unknown field");
+}
+
+TEST_CASE("inputs: missing, doubled, empty, ragged, wrong types", "[scenario][bad]") {
+  CHECK(error_of(R"({"version": 1})") ==
+        "queries: missing; give x (self-attention), or queries, keys and values");
+  CHECK(error_of(R"({"version": 1, "queries": [[1]], "keys": [[1]]})") ==
+        "values: missing; give x (self-attention), or queries, keys and values");
+  CHECK(error_of(with(R"("queries": [[1, 2]])")) ==
+        "queries: give either x (self-attention) or queries/keys/values");
+  CHECK(error_of(R"({"version": 1, "x": []})") == "x: is empty");
+  CHECK(error_of(R"({"version": 1, "x": 3})") ==
+        "x: must be a 2-D [rows][cols] or 3-D [batch][rows][cols] array of numbers, got a "
+        "number");
+  CHECK(error_of(R"({"version": 1, "x": [[1, 2], [3]]})") == "x[1]: has 1 columns, expected 2");
+  CHECK(error_of(R"({"version": 1, "queries": [[[1, 2]]], "keys": [[[1, 2], [3, 4], [5]]],
+                     "values": [[[1], [2], [3]]]})") == "keys[0][2]: has 1 columns, expected 2");
+  CHECK(error_of(R"({"version": 1, "x": [[1, "2"]]})") ==
+        "x[0][1]: must be a number, got a string");
+  CHECK(error_of(R"({"version": 1, "x": [[[1, 2]], [[3, 4], [5, 6]]]})") ==
+        "x[1]: has 2 rows, expected 1 like x[0]");
+}
+
+TEST_CASE("non-finite and out-of-range numbers", "[scenario][bad]") {
+  CHECK(error_of(R"({"version": 1, "x": [[1, 1e999]]})") == "x[0][1]: is not a finite number");
+  CHECK(error_of(R"({"version": 1, "x": [[[1, 2]], [[3, -1e400]]]})") ==
+        "x[1][0][1]: is not a finite number");
+  CHECK(error_of(R"({"version": 1, "x": [[1, 2]], "temperature": 1e999})") ==
+        "temperature: is not a finite number");
+  CHECK(error_of(R"({"version": 1, "x": [[1e39, 1]]})") ==
+        "x[0][0]: is 1e+39, outside the float32 range");
+  CHECK(error_of(with(R"("W_q": [[1, 2], [NaN, 1]])")).rfind("json: parse error", 0) == 0);
+}
+
+TEST_CASE("shapes that do not fit together", "[scenario][bad]") {
+  CHECK(error_of(R"({"version": 1, "queries": [[[1, 2]], [[3, 4]]], "keys": [[[1, 2]]],
+                     "values": [[[1]]]})") ==
+        "keys: has batch 1, expected 2 (the batch of queries)");
+  CHECK(error_of(R"({"version": 1, "queries": [[1, 2]], "keys": [[1, 2], [3, 4]],
+                     "values": [[1], [2], [3]]})") ==
+        "values: has 3 rows, expected 2 (one value per key)");
+  CHECK(error_of(R"({"version": 1, "queries": [[1, 2]], "keys": [[1, 2, 3]], "values": [[1]]})") ==
+        "keys: key size 3 differs from query size 2; scaled_dot scoring needs equal sizes "
+        "(project with W_q/W_k, or use additive or general)");
+  CHECK(error_of(with(R"("W_q": [[1, 2, 3]])")) ==
+        "W_q: has 1 rows, expected 2 (the columns of queries)");
+  CHECK(error_of(with(R"("W_o": [[1], [2], [3]])")) ==
+        "W_o: has 3 rows, expected 2 (the width of the concatenated heads)");
+}
+
+TEST_CASE("valid lengths: negative, too large, wrong count", "[scenario][bad]") {
+  const std::string batch2 =
+      R"({"version": 1, "x": [[[1, 2], [3, 4], [5, 6]], [[1, 2], [3, 4], [5, 6]]], )";
+  CHECK(error_of(batch2 + R"("valid_lens": [2, -1]})") ==
+        "valid_lens[1]: is -1, must be at least 0");
+  CHECK(error_of(batch2 + R"("valid_lens": [4, 1]})") ==
+        "valid_lens[0]: is 4, larger than the 3 keys");
+  CHECK(error_of(batch2 + R"("valid_lens": 7})") == "valid_lens: is 7, larger than the 3 keys");
+  CHECK(error_of(batch2 + R"("valid_lens": [1, 2, 3]})") ==
+        "valid_lens: has 3 entries, expected 2 (one per batch item)");
+  CHECK(error_of(batch2 + R"("valid_lens": [[1, 2], [1, 2, 3]]})") ==
+        "valid_lens[0]: has 2 entries, expected 3 (one per query)");
+  CHECK(error_of(batch2 + R"("valid_lens": [[1, 2, 3], [1, 9, 3]]})") ==
+        "valid_lens[1][1]: is 9, larger than the 3 keys");
+  CHECK(error_of(batch2 + R"("valid_lens": [[1, 2, 3], 2]})") ==
+        "valid_lens[1]: must be an array of lengths like valid_lens[0], got a number");
+  CHECK(error_of(batch2 + R"("valid_lens": [[1, 2, 3], [0, 0, 0]]})") == "");
+}
+
+TEST_CASE("heads must divide the model width", "[scenario][bad]") {
+  CHECK(error_of(with(R"("heads": 3, "init": {"seed": 1, "d_model": 8})")) ==
+        "heads: 3 does not divide d_model 8 (the columns of W_q)");
+  CHECK(error_of(with(R"("heads": 3)")) ==
+        "heads: 3 does not divide d_model 2 (the columns of queries)");
+  CHECK(error_of(with(R"("heads": 2.5)")) == "heads: must be an integer, got 2.5");
+  CHECK(error_of(with(R"("heads": 0)")) == "heads: is 0, must be at least 1");
+  CHECK(error_of(with(R"("heads": 2, "scoring": "additive", "init": {"seed": 1, "d_model": 4})")) ==
+        "heads: additive scoring uses one head");
+}
+
+TEST_CASE("scoring: unknown name and missing weights", "[scenario][bad]") {
+  CHECK(error_of(with(R"("scoring": "dotty")")) ==
+        "scoring: unknown scoring \"dotty\", expected one of dot, scaled_dot, additive, general, "
+        "cosine");
+  CHECK(error_of(with(R"("scoring": "additive")")) ==
+        "W_q: additive scoring needs W_q (d_q × hidden)");
+  CHECK(error_of(with(R"("scoring": "general")")) ==
+        "W: general scoring needs W (d_q × d_k per head)");
+  CHECK(error_of(with(R"("scoring": "general", "W": [[1, 0, 0], [0, 1, 0]])")) ==
+        "W: is 2×3, expected 2×2 (query × key size per head)");
+  CHECK(error_of(with(R"("W": [[1, 0], [0, 1]])")) == "W: is only used by general scoring");
+  CHECK(error_of(with(R"("scoring": "additive", "W_q": [[1], [2]], "W_k": [[1], [2]],
+                         "w_v": [1, 2])")) ==
+        "w_v: has 2 entries, expected 1 (the hidden size of W_q)");
+}
+
+TEST_CASE("temperature, dropout, masks, positional encoding", "[scenario][bad]") {
+  CHECK(error_of(with(R"("temperature": 0)")) == "temperature: must be a positive finite number");
+  CHECK(error_of(with(R"("dropout": {"p": 1})")) == "dropout.p: must be in [0, 1)");
+  CHECK(error_of(with(R"("dropout": {"seed": 1})")) == "dropout.p: missing");
+  CHECK(error_of(with(R"("mask_value": "-infinity")")) ==
+        "mask_value: must be a negative number or the string \"-inf\", got \"-infinity\"");
+  CHECK(error_of(with(R"("mask_value": 5)")) ==
+        "mask_value: must be a negative number or \"-inf\"");
+  CHECK(error_of(with(R"("mask_value": "-inf")")) == "");
+  CHECK(error_of(with(R"("causal": 1)")) == "causal: must be true or false, got a number");
+  CHECK(error_of(with(R"("window": -2)")) == "window: is -2, must be at least 0");
+  CHECK(error_of(with(R"("masked_cells": [[0, 5, 0]])")) ==
+        "masked_cells[0]: [0, 5, 0] is outside batch 1 × 4 queries × 4 keys");
+  CHECK(error_of(with(R"("masked_cells": [[0, 1]])")) ==
+        "masked_cells[0]: must be a [batch, query, key] triple");
+  CHECK(error_of(with(R"("positional_encoding": {"kind": "learned"})")) ==
+        "positional_encoding.kind: unknown kind \"learned\", expected \"sinusoidal\"");
+  CHECK(error_of(with(R"("positional_encoding": {"base": 1})")) ==
+        "positional_encoding.base: must be a finite number greater than 1");
+  CHECK(error_of(with(R"("init": {"seed": 1})")) == "init.d_model: missing");
+}
+
+TEST_CASE("tokens: count, length, type", "[scenario][bad]") {
+  CHECK(error_of(with(R"("query_tokens": ["a", "b", "c"])")) ==
+        "query_tokens: has 3 tokens, expected 4 (one per query)");
+  CHECK(error_of(with(R"("query_tokens": ["a", "b", "c", 4])")) ==
+        "query_tokens[3]: must be a string, got a number");
+  CHECK(error_of(with("\"key_tokens\": [\"" + std::string(70, 'k') + "\", \"b\", \"c\", \"d\"]")) ==
+        "key_tokens[0]: is 70 bytes long, more than the limit 64");
+  CHECK(error_of(with(R"("query_tokens": ["我", "看见", "一把", "锯"])")) == "");
+}
+
+TEST_CASE("sizes beyond the limits are refused before allocation", "[scenario][bad]") {
+  std::string rows;
+  for (int i = 0; i <= scenario::kMaxRows; ++i) rows += i ? ",[0]" : "[0]";
+  CHECK(error_of("{\"version\": 1, \"x\": [" + rows + "]}") ==
+        "x: has 4097 rows, more than the limit 4096");
+  // 64 batch items × 64 heads × 256 × 256 score cells.
+  std::string item = "[";
+  for (int i = 0; i < 256; ++i) item += i ? ",[0.5]" : "[0.5]";
+  item += "]";
+  std::string batch = "[";
+  for (int b = 0; b < 64; ++b) batch += (b ? "," : "") + item;
+  batch += "]";
+  CHECK(error_of("{\"version\": 1, \"x\": " + batch +
+                 ", \"heads\": 64, \"init\": {\"seed\": 1, \"d_model\": 64}}") ==
+        "heads: batch 64 × 64 heads × 256 queries × 256 keys is 268435456 score cells, more "
+        "than the limit 134217728");
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Round trips and number formatting
+//-----------------------------------------------------------------------------
+
+TEST_CASE("format_float writes the shortest text that reads back exactly", "[scenario][json]") {
+  CHECK(scenario::format_float(0.1f) == "0.1");
+  CHECK(scenario::format_float(-1e6f) == "-1e+06");
+  CHECK(scenario::format_float(3.0f) == "3");
+  CHECK(scenario::format_float(-INFINITY) == "-inf");
+  for (uint64_t i = 0; i < 2000; ++i) {
+    const float v = static_cast<float>((attn::uniform01(99, i) - 0.5) * std::pow(10.0, i % 13 - 6));
+    const std::string text = scenario::format_float(v);
+    INFO(text);
+    CHECK(std::strtof(text.c_str(), nullptr) == v);
+  }
+}
+
+TEST_CASE("to_json and parse round-trip every field exactly", "[scenario][json]") {
+  const std::string original = R"({"version": 1, "title": {"en": "T", "zh": "题"},
+    "queries": [[[0.1, 0.2]], [[0.3, 0.4]]], "keys": [[[1, 2], [3, 4]], [[5, 6], [7, 8]]],
+    "values": [[[1], [2]], [[3], [4]]], "query_tokens": [["q"], ["p"]],
+    "key_tokens": [["a", "b"], ["c", "d"]], "scoring": "general", "temperature": 0.7,
+    "valid_lens": [[1], [2]], "causal": true, "window": 1, "masked_cells": [[1, 0, 1]],
+    "mask_value": "-inf", "W": [[0.5, -0.25], [1e-3, 2]], "hard": true,
+    "dropout": {"p": 0.125, "seed": 9}, "positional_encoding": {"kind": "sinusoidal",
+    "base": 100}})";
+  const scenario::ParseResult a = scenario::parse(original);
+  REQUIRE(a.error == "");
+  const std::string text = scenario::to_json(a.scenario);
+  const scenario::ParseResult b = scenario::parse(text);
+  REQUIRE(b.error == "");
+  CHECK(scenario::to_json(b.scenario) == text);
+  CHECK(b.scenario.W(1, 0) == 1e-3f);
+  CHECK(b.scenario.mask_value == -INFINITY);
+  CHECK(b.scenario.valid_lens_form == scenario::ValidLensForm::kPerQuery);
+  CHECK(b.scenario.key_tokens[1][1] == "d");
+  CHECK(b.scenario.title.zh == "题");
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Presets
+//-----------------------------------------------------------------------------
+
+TEST_CASE("every preset parses, round-trips and runs", "[scenario][presets]") {
+  const char* name =
+      GENERATE("padded_batch", "textbook_ones", "textbook_additive", "i_saw_a_saw", "why_so_tall",
+               "toy_2d", "multi_head", "cross_attention", "causal_decoder");
+  INFO(name);
+  const std::string text = read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json");
+  const scenario::ParseResult r = scenario::parse(text);
+  REQUIRE(r.error == "");
+  CHECK_FALSE(r.scenario.title.en.empty());
+  CHECK_FALSE(r.scenario.title.zh.empty());
+  CHECK_FALSE(r.scenario.description.en.empty());
+  const scenario::ParseResult again = scenario::parse(scenario::to_json(r.scenario));
+  REQUIRE(again.error == "");
+  CHECK(scenario::to_json(again.scenario) == scenario::to_json(r.scenario));
+  const attn::Trace t = attn::run(scenario::to_problem(r.scenario));
+  for (const auto& head : t.heads)
+    for (const auto& w : head.weights)
+      for (int i = 0; i < w.rows(); ++i) CHECK(w.row(i).sum() == Approx(1.0f).margin(1e-5));
+}
+
+TEST_CASE("the textbook presets give [2,3,4,5] and [10,11,12,13]", "[scenario][presets]") {
+  const char* name = GENERATE("textbook_ones", "textbook_additive");
+  INFO(name);
+  const scenario::ParseResult r =
+      scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json"));
+  REQUIRE(r.error == "");
+  const attn::Trace t = attn::run(scenario::to_problem(r.scenario));
+  for (int c = 0; c < 4; ++c) {
+    CHECK(t.output[0](0, c) == Approx(2 + c).margin(1e-5));
+    CHECK(t.output[1](0, c) == Approx(10 + c).margin(1e-5));
+  }
+}
+
+TEST_CASE("in 'why is he so tall?' the question attends to the tall father",
+          "[scenario][presets]") {
+  const scenario::ParseResult r =
+      scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/why_so_tall.json"));
+  REQUIRE(r.error == "");
+  const attn::Matrix w = attn::run(scenario::to_problem(r.scenario)).heads[0].weights[0];
+  Eigen::Index best;
+  w.row(0).maxCoeff(&best);
+  CHECK(best == 0);
+  CHECK(w(0, 0) > 0.8f);
+}
+
+TEST_CASE("in 'I saw a saw' positions tell the two saws apart", "[scenario][presets]") {
+  scenario::ParseResult r =
+      scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/i_saw_a_saw.json"));
+  REQUIRE(r.error == "");
+  const attn::Matrix with_pe = attn::run(scenario::to_problem(r.scenario)).output[0];
+  CHECK((with_pe.row(1) - with_pe.row(3)).cwiseAbs().maxCoeff() > 1e-2f);
+  r.scenario.positional_encoding = false;
+  const attn::Matrix without = attn::run(scenario::to_problem(r.scenario)).output[0];
+  CHECK((without.row(1) - without.row(3)).cwiseAbs().maxCoeff() == 0.0f);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Generated weights
+//-----------------------------------------------------------------------------
+
+TEST_CASE("init generates seeded Glorot weights rounded to 0.01", "[scenario][init]") {
+  const attn::Matrix a = scenario::generated_matrix(6, 8, 42, 1);
+  CHECK(a == scenario::generated_matrix(6, 8, 42, 1));
+  CHECK(a != scenario::generated_matrix(6, 8, 42, 2));
+  CHECK(a != scenario::generated_matrix(6, 8, 43, 1));
+  const double bound = std::sqrt(6.0 / 14.0);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 8; ++j) {
+      CHECK(std::fabs(a(i, j)) <= bound + 0.005);
+      CHECK(std::fabs(a(i, j) * 100 - std::round(a(i, j) * 100)) < 1e-3);
+    }
+  const scenario::ParseResult r = scenario::parse(with(R"("init": {"seed": 42, "d_model": 6},
+                                                        "W_k": [[1, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0]])"));
+  REQUIRE(r.error == "");
+  const attn::Problem p = scenario::to_problem(r.scenario);
+  CHECK(p.weights.W_q.rows() == 2);
+  CHECK(p.weights.W_q.cols() == 6);
+  CHECK(p.weights.W_k(1, 1) == 1.0f);  // explicit weights win over init
+  CHECK(p.weights.W_o.rows() == 6);
+}
