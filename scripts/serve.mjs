@@ -1,0 +1,82 @@
+// A static file server for the built site, bound to loopback, with the same
+// Content-Security-Policy the pages declare. No dependencies.
+//
+//   node scripts/serve.mjs [--root DIR] [--port N] [--host 127.0.0.1]
+//
+// Prints "Attention Playground: http://HOST:PORT/" once listening (PORT 0 picks a free one).
+import { createServer } from "node:http";
+import { createReadStream, statSync } from "node:fs";
+import { extname, join, normalize, resolve, sep } from "node:path";
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
+};
+const root = resolve(option("--root", "build/wasm/site"));
+const port = Number(option("--port", "8080"));
+const host = option("--host", "127.0.0.1");
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".data": "application/octet-stream",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
+  ".ico": "image/x-icon",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join("; ");
+
+const server = createServer((req, res) => {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { Allow: "GET, HEAD" }).end();
+    return;
+  }
+  let path;
+  try {
+    path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+  } catch {
+    res.writeHead(400).end("bad request");
+    return;
+  }
+  let file = normalize(join(root, path));
+  if (file !== root && !file.startsWith(root + sep)) {
+    res.writeHead(403).end("forbidden");
+    return;
+  }
+  try {
+    if (statSync(file).isDirectory()) file = join(file, "index.html");
+    const size = statSync(file).size;
+    res.writeHead(200, {
+      "Content-Type": TYPES[extname(file)] ?? "application/octet-stream",
+      "Content-Length": size,
+      "Content-Security-Policy": CSP,
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": "no-cache",
+    });
+    if (req.method === "HEAD") res.end();
+    else createReadStream(file).pipe(res);
+  } catch {
+    res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("not found");
+  }
+});
+
+server.listen(port, host, () => {
+  const { port: actual } = server.address();
+  console.log(`Attention Playground: http://${host}:${actual}/`);
+});
