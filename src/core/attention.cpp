@@ -1,6 +1,10 @@
 // The attention core: scoring, masked softmax, value weighting and multi-head attention.
 //
+// The matrix products, the softmax and the fused forward pass run on the micro-kernels of
+// core/kernels.h (WASM SIMD128, or their scalar twins); Eigen holds the matrices.
+//
 // [SECTION] Names
+// [SECTION] Products on the kernels
 // [SECTION] Positional encoding
 // [SECTION] Scoring
 // [SECTION] Masks
@@ -13,7 +17,11 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "core/kernels.h"
+#include "core/kernels_exp.h"
 #include "core/random.h"
 
 namespace attn {
@@ -39,6 +47,40 @@ const char* scoring_name(Scoring s) {
 }
 
 //-----------------------------------------------------------------------------
+// [SECTION] Products on the kernels
+//-----------------------------------------------------------------------------
+
+namespace {
+
+int rows_of(const Matrix& m) {
+  return static_cast<int>(m.rows());
+}
+int cols_of(const Matrix& m) {
+  return static_cast<int>(m.cols());
+}
+
+// W (or the column block [col0, col0 + cols) of it) packed for the GEMM kernel.
+std::vector<float> packed_b(const Matrix& W, int col0, int cols) {
+  std::vector<float> packed(kernels::packed_size(rows_of(W), cols));
+  kernels::pack_b(rows_of(W), cols, W.data() + col0, cols_of(W), packed.data());
+  return packed;
+}
+
+// x · B, B packed (k × n).
+Matrix times_packed(const Matrix& x, const std::vector<float>& packed, int n) {
+  Matrix out(x.rows(), n);
+  kernels::gemm(kernels::best_kernels(), rows_of(x), n, cols_of(x), x.data(), cols_of(x),
+                packed.data(), out.data(), n);
+  return out;
+}
+
+Matrix times(const Matrix& x, const Matrix& W) {
+  return times_packed(x, packed_b(W, 0, cols_of(W)), cols_of(W));
+}
+
+}  // namespace
+
+//-----------------------------------------------------------------------------
 // [SECTION] Positional encoding
 //-----------------------------------------------------------------------------
 
@@ -62,13 +104,16 @@ Matrix positional_encoding(int rows, int cols, float base) {
 //-----------------------------------------------------------------------------
 
 Matrix score_dot(const Matrix& q, const Matrix& k) {
-  return q * k.transpose();
+  std::vector<float> packed(kernels::packed_size(cols_of(k), rows_of(k)));
+  kernels::pack_bt(cols_of(k), rows_of(k), k.data(), cols_of(k), packed.data());
+  return times_packed(q, packed, rows_of(k));
 }
 
 Matrix score_additive(const Matrix& q, const Matrix& k, const Matrix& W_q, const Matrix& W_k,
                       const Vector& w_v) {
-  const Matrix qh = q * W_q;  // n_q × hidden
-  const Matrix kh = k * W_k;  // n_k × hidden
+  // The tanh network stays a scalar loop: O(n_q·n_k·hidden) tanh calls, no kernel.
+  const Matrix qh = times(q, W_q);  // n_q × hidden
+  const Matrix kh = times(k, W_k);  // n_k × hidden
   const Eigen::Index hidden = w_v.size();
   Matrix s(q.rows(), k.rows());
   for (Eigen::Index i = 0; i < q.rows(); ++i) {
@@ -82,20 +127,29 @@ Matrix score_additive(const Matrix& q, const Matrix& k, const Matrix& W_q, const
 }
 
 Matrix score_general(const Matrix& q, const Matrix& k, const Matrix& W) {
-  return (q * W) * k.transpose();
+  return score_dot(times(q, W), k);
 }
 
+namespace {
+
+// Rows scaled to unit length; a zero row stays zero.
+Matrix unit_rows(const Matrix& x) {
+  Matrix out = x;
+  for (Eigen::Index i = 0; i < out.rows(); ++i) {
+    const float n = out.row(i).norm();
+    if (n > 0.0f) {
+      out.row(i) /= n;
+    } else {
+      out.row(i).setZero();
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Matrix score_cosine(const Matrix& q, const Matrix& k) {
-  Matrix qn = q, kn = k;
-  for (Eigen::Index i = 0; i < qn.rows(); ++i) {
-    const float n = qn.row(i).norm();
-    qn.row(i) = n > 0.0f ? Eigen::RowVectorXf(qn.row(i) / n) : Eigen::RowVectorXf::Zero(q.cols());
-  }
-  for (Eigen::Index j = 0; j < kn.rows(); ++j) {
-    const float n = kn.row(j).norm();
-    kn.row(j) = n > 0.0f ? Eigen::RowVectorXf(kn.row(j) / n) : Eigen::RowVectorXf::Zero(k.cols());
-  }
-  return qn * kn.transpose();
+  return score_dot(unit_rows(q), unit_rows(k));
 }
 
 float score_scale(Scoring s, int key_size, float temperature) {
@@ -132,18 +186,28 @@ bool is_masked(const MaskSpec& m, int b, int i, int j, int n_k) {
   return false;
 }
 
-Matrix apply_mask(const Matrix& scaled, const MaskSpec& m, int b) {
-  Matrix out = scaled;
-  if (!m.any()) return out;
-  const int n_q = static_cast<int>(scaled.rows()), n_k = static_cast<int>(scaled.cols());
-  for (int i = 0; i < n_q; ++i) {
+namespace {
+
+// Sets the masked cells of rows [i0, i0 + x.rows()) of batch item b to m.mask_value.
+void mask_rows(Matrix* x, const MaskSpec& m, int b, int i0) {
+  if (!m.any()) return;
+  const int rows = rows_of(*x), n_k = cols_of(*x);
+  for (int r = 0; r < rows; ++r) {
     int lo, hi;
-    visible_range(m, b, i, n_k, &lo, &hi);
+    visible_range(m, b, i0 + r, n_k, &lo, &hi);
     for (int j = 0; j < n_k; ++j)
-      if (j < lo || j >= hi) out(i, j) = m.mask_value;
+      if (j < lo || j >= hi) (*x)(r, j) = m.mask_value;
   }
   for (const auto& c : m.cells)
-    if (c[0] == b && c[1] < n_q && c[2] < n_k) out(c[1], c[2]) = m.mask_value;
+    if (c[0] == b && c[1] >= i0 && c[1] < i0 + rows && c[2] < n_k)
+      (*x)(c[1] - i0, c[2]) = m.mask_value;
+}
+
+}  // namespace
+
+Matrix apply_mask(const Matrix& scaled, const MaskSpec& m, int b) {
+  Matrix out = scaled;
+  mask_rows(&out, m, b, 0);
   return out;
 }
 
@@ -153,16 +217,13 @@ Matrix apply_mask(const Matrix& scaled, const MaskSpec& m, int b) {
 
 Matrix softmax_rows(const Matrix& x) {
   Matrix w(x.rows(), x.cols());
-  for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    const float mx = x.row(i).maxCoeff();
-    float sum = 0.0f;
-    for (Eigen::Index j = 0; j < x.cols(); ++j) {
-      // exp(-inf - -inf) is NaN: a row masked with -inf everywhere has no defined weights.
-      w(i, j) = std::exp(x(i, j) - mx);
-      sum += w(i, j);
-    }
-    w.row(i) /= sum;
-  }
+  if (x.cols() == 0) return w;
+  const kernels::KernelSet& ks = kernels::best_kernels();
+  const int n = cols_of(x);
+  // Max-subtracted; exp(-inf - -inf) is NaN: a row masked with -inf everywhere has no weights.
+  for (int i = 0; i < rows_of(x); ++i)
+    ks.softmax_row(n, x.data() + static_cast<ptrdiff_t>(i) * n,
+                   w.data() + static_cast<ptrdiff_t>(i) * n);
   return w;
 }
 
@@ -185,18 +246,28 @@ Matrix hard_rows(const Matrix& x) {
   return w;
 }
 
-void apply_dropout(Matrix* weights, float p, uint64_t seed, int head, int batch, int batch_size) {
+namespace {
+
+// Dropout on rows [i0, i0 + w.rows()) of the n_q × n_k weights of (head, batch).
+void dropout_rows(Matrix* weights, float p, uint64_t seed, int head, int batch, int batch_size,
+                  int n_q, int i0) {
   if (p <= 0.0f) return;
   const float keep_scale = 1.0f / (1.0f - p);
-  const uint64_t n_q = static_cast<uint64_t>(weights->rows());
   const uint64_t n_k = static_cast<uint64_t>(weights->cols());
   const uint64_t base = (static_cast<uint64_t>(head) * batch_size + batch) * n_q * n_k;
-  for (uint64_t i = 0; i < n_q; ++i) {
+  for (Eigen::Index r = 0; r < weights->rows(); ++r) {
+    const uint64_t i = static_cast<uint64_t>(i0 + r);
     for (uint64_t j = 0; j < n_k; ++j) {
-      float& w = (*weights)(i, j);
+      float& w = (*weights)(r, j);
       w = uniform01(seed, base + i * n_k + j) < p ? 0.0f : w * keep_scale;
     }
   }
+}
+
+}  // namespace
+
+void apply_dropout(Matrix* weights, float p, uint64_t seed, int head, int batch, int batch_size) {
+  dropout_rows(weights, p, seed, head, batch, batch_size, rows_of(*weights), 0);
 }
 
 //-----------------------------------------------------------------------------
@@ -365,10 +436,28 @@ std::string validate(const Problem& p) {
 
 namespace {
 
+// Rows per block when hard attention, dropout or additive scoring run without keeping the
+// head matrices: four 64 × n_k matrices at a time.
+constexpr int kRowBlock = 64;
+
+// x · W for every batch item (W packed once), or x itself when W is absent.
 Batch times(const Batch& x, const Matrix& W) {
   if (!W.size()) return x;
+  const std::vector<float> packed = packed_b(W, 0, cols_of(W));
   Batch out(x.size());
-  for (size_t b = 0; b < x.size(); ++b) out[b] = x[b] * W;
+  for (size_t b = 0; b < x.size(); ++b) out[b] = times_packed(x[b], packed, cols_of(W));
+  return out;
+}
+
+// Columns [col0, col0 + cols) of x · W, or of x when W is absent, for every batch item.
+Batch times_cols(const Batch& x, const Matrix& W, int col0, int cols) {
+  Batch out(x.size());
+  if (!W.size()) {
+    for (size_t b = 0; b < x.size(); ++b) out[b] = x[b].middleCols(col0, cols);
+    return out;
+  }
+  const std::vector<float> packed = packed_b(W, col0, cols);
+  for (size_t b = 0; b < x.size(); ++b) out[b] = times_packed(x[b], packed, cols);
   return out;
 }
 
@@ -380,75 +469,216 @@ Batch with_positions(const Batch& x, float base, Batch* pe_out) {
   return out;
 }
 
+// Trace::queries, keys and values: the inputs after positional encoding, if any.
+void encode_inputs(const Problem& p, Trace* t) {
+  if (p.positional_encoding) {
+    t->queries = with_positions(p.queries, p.pe_base, &t->pe_queries);
+    t->keys = with_positions(p.keys, p.pe_base, &t->pe_keys);
+    t->values = with_positions(p.values, p.pe_base, nullptr);
+  } else {
+    t->queries = p.queries;
+    t->keys = p.keys;
+    t->values = p.values;
+  }
+}
+
+// Per-head sizes and the score scale.
+struct HeadShape {
+  int dq, dk, dv;
+  float scale;
+};
+
+HeadShape head_shape(const Problem& p) {
+  const Weights& w = p.weights;
+  // In additive scoring W_q and W_k belong to the scoring network, not to a projection.
+  const bool projected = p.scoring != Scoring::kAdditive;
+  HeadShape s;
+  s.dq = (projected && w.W_q.size() ? cols_of(w.W_q) : batch_cols(p.queries)) / p.heads;
+  s.dk = (projected && w.W_k.size() ? cols_of(w.W_k) : batch_cols(p.keys)) / p.heads;
+  s.dv = (w.W_v.size() ? cols_of(w.W_v) : batch_cols(p.values)) / p.heads;
+  s.scale = score_scale(p.scoring, s.dk, p.temperature);
+  return s;
+}
+
+Matrix scores_of(const Problem& p, const Matrix& q, const Matrix& k) {
+  const Weights& w = p.weights;
+  switch (p.scoring) {
+    case Scoring::kDot:
+    case Scoring::kScaledDot:
+      return score_dot(q, k);
+    case Scoring::kAdditive:
+      return score_additive(q, k, w.W_q, w.W_k, w.w_v);
+    case Scoring::kGeneral:
+      return score_general(q, k, w.W);
+    case Scoring::kCosine:
+      return score_cosine(q, k);
+  }
+  return Matrix();
+}
+
+// Rows [i0, i0 + rows) of every intermediate of one head and batch item, step by step.
+struct HeadRows {
+  Matrix scores, scaled, masked, weights, output;
+};
+
+void head_rows(const Problem& p, int head, int b, const Matrix& q, const Matrix& k,
+               const std::vector<float>& packed_v, int dv, float scale, int i0, int rows,
+               HeadRows* r) {
+  const int B = static_cast<int>(p.queries.size());
+  r->scores = rows == rows_of(q) ? scores_of(p, q, k) : scores_of(p, q.middleRows(i0, rows), k);
+  r->scaled.resize(r->scores.rows(), r->scores.cols());
+  kernels::best_kernels().vscale(static_cast<int>(r->scores.size()), r->scores.data(), scale,
+                                 r->scaled.data());
+  r->masked = r->scaled;
+  mask_rows(&r->masked, p.mask, b, i0);
+  r->weights = p.hard ? hard_rows(r->masked) : softmax_rows(r->masked);
+  dropout_rows(&r->weights, p.dropout_p, p.dropout_seed, head, b, B, rows_of(q), i0);
+  r->output = times_packed(r->weights, packed_v, dv);
+}
+
+// One head's output without its n_q × n_k matrices: the fused kernel for softmax attention
+// with dot-product-like scores, row blocks of head_rows otherwise.
+Matrix head_output(const Problem& p, int head, int b, const Matrix& q, const Matrix& k,
+                   const Matrix& v, const std::vector<float>& packed_v, float scale,
+                   kernels::FusedWorkspace* ws) {
+  const int n_q = rows_of(q), n_k = rows_of(k), dv = cols_of(v);
+  Matrix out(n_q, dv);
+  if (p.hard || p.dropout_p > 0.0f || p.scoring == Scoring::kAdditive) {
+    HeadRows r;
+    for (int i0 = 0; i0 < n_q; i0 += kRowBlock) {
+      const int rows = std::min(kRowBlock, n_q - i0);
+      head_rows(p, head, b, q, k, packed_v, dv, scale, i0, rows, &r);
+      out.middleRows(i0, rows) = r.output;
+    }
+    return out;
+  }
+
+  const kernels::KernelSet& ks = kernels::best_kernels();
+  // Scores q'·k' with q' = q·W (general) or unit rows (cosine), and k' unit rows (cosine);
+  // q' carries scale·log2(e) so that the scores come out in the kernel's base-2 units.
+  Matrix qs = p.scoring == Scoring::kGeneral  ? times(q, p.weights.W)
+              : p.scoring == Scoring::kCosine ? unit_rows(q)
+                                              : q;
+  ks.vscale(static_cast<int>(qs.size()), qs.data(), scale * kernels::kLog2e, qs.data());
+  const Matrix k_unit = p.scoring == Scoring::kCosine ? unit_rows(k) : Matrix();
+  const Matrix& k_scores = p.scoring == Scoring::kCosine ? k_unit : k;
+  const int d = cols_of(qs);
+  std::vector<float> packed_kt(kernels::packed_size(d, n_k));
+  kernels::pack_bt(d, n_k, k_scores.data(), d, packed_kt.data());
+
+  std::vector<int> lo(n_q), hi(n_q);
+  for (int i = 0; i < n_q; ++i) visible_range(p.mask, b, i, n_k, &lo[i], &hi[i]);
+  std::vector<kernels::MaskedCell> cells;
+  for (const auto& c : p.mask.cells)
+    if (c[0] == b) cells.push_back({c[1], c[2]});
+
+  kernels::FusedArgs args;
+  args.n_q = n_q;
+  args.n_k = n_k;
+  args.d = d;
+  args.d_v = dv;
+  args.q = qs.data();
+  args.ldq = d;
+  args.packed_kt = packed_kt.data();
+  args.packed_v = packed_v.data();
+  args.lo = lo.data();
+  args.hi = hi.data();
+  args.cells = cells.data();
+  args.n_cells = static_cast<int>(cells.size());
+  args.mask_value = p.mask.mask_value;
+  args.out = out.data();
+  args.ldo = dv;
+  kernels::attention_fused(ks, args, ws);
+  return out;
+}
+
+// Fills ht for one head from its slices q_h, k_h, v_h (one matrix per batch item).
+void fill_head(const Problem& p, int head, Batch q_h, Batch k_h, Batch v_h, float scale,
+               bool keep_matrices, HeadTrace* ht, kernels::FusedWorkspace* ws) {
+  const int B = static_cast<int>(q_h.size());
+  for (int b = 0; b < B; ++b) {
+    const Matrix& q = q_h[b];
+    const Matrix& k = k_h[b];
+    const Matrix& v = v_h[b];
+    const std::vector<float> packed_v = packed_b(v, 0, cols_of(v));
+    if (keep_matrices) {
+      HeadRows r;
+      head_rows(p, head, b, q, k, packed_v, cols_of(v), scale, 0, rows_of(q), &r);
+      ht->scores.push_back(std::move(r.scores));
+      ht->scaled.push_back(std::move(r.scaled));
+      ht->masked.push_back(std::move(r.masked));
+      ht->weights.push_back(std::move(r.weights));
+      ht->output.push_back(std::move(r.output));
+    } else {
+      ht->output.push_back(head_output(p, head, b, q, k, v, packed_v, scale, ws));
+    }
+  }
+  ht->q = std::move(q_h);
+  ht->k = std::move(k_h);
+  ht->v = std::move(v_h);
+}
+
+Batch slice_cols(const Batch& x, int col0, int cols) {
+  Batch out;
+  out.reserve(x.size());
+  for (const Matrix& m : x) out.push_back(m.middleCols(col0, cols));
+  return out;
+}
+
 }  // namespace
 
 Trace run(const Problem& p) {
-  Trace t;
-  const int B = static_cast<int>(p.queries.size());
-  if (p.positional_encoding) {
-    t.queries = with_positions(p.queries, p.pe_base, &t.pe_queries);
-    t.keys = with_positions(p.keys, p.pe_base, &t.pe_keys);
-    t.values = with_positions(p.values, p.pe_base, nullptr);
-  } else {
-    t.queries = p.queries;
-    t.keys = p.keys;
-    t.values = p.values;
-  }
+  return run(p, RunOptions{});
+}
 
+Trace run(const Problem& p, const RunOptions& options) {
+  Trace t;
+  encode_inputs(p, &t);
   const Weights& w = p.weights;
   const bool additive = p.scoring == Scoring::kAdditive;
-  // In additive scoring W_q and W_k belong to the scoring network, not to a projection.
   t.q_proj = additive ? t.queries : times(t.queries, w.W_q);
   t.k_proj = additive ? t.keys : times(t.keys, w.W_k);
   t.v_proj = times(t.values, w.W_v);
 
-  const int H = p.heads;
-  const int dq = batch_cols(t.q_proj) / H, dk = batch_cols(t.k_proj) / H;
-  const int dv = batch_cols(t.v_proj) / H;
-  const float scale = score_scale(p.scoring, dk, p.temperature);
-
+  const int H = p.heads, B = static_cast<int>(p.queries.size());
+  const HeadShape hs = head_shape(p);
+  kernels::FusedWorkspace ws;
   t.heads.resize(H);
   for (int h = 0; h < H; ++h) {
-    HeadTrace& ht = t.heads[h];
-    for (int b = 0; b < B; ++b) {
-      ht.q.push_back(t.q_proj[b].middleCols(h * dq, dq));
-      ht.k.push_back(t.k_proj[b].middleCols(h * dk, dk));
-      ht.v.push_back(t.v_proj[b].middleCols(h * dv, dv));
-      const Matrix& q = ht.q.back();
-      const Matrix& k = ht.k.back();
-      Matrix s;
-      switch (p.scoring) {
-        case Scoring::kDot:
-        case Scoring::kScaledDot:
-          s = score_dot(q, k);
-          break;
-        case Scoring::kAdditive:
-          s = score_additive(q, k, w.W_q, w.W_k, w.w_v);
-          break;
-        case Scoring::kGeneral:
-          s = score_general(q, k, w.W);
-          break;
-        case Scoring::kCosine:
-          s = score_cosine(q, k);
-          break;
-      }
-      ht.scores.push_back(s);
-      ht.scaled.push_back(s * scale);
-      ht.masked.push_back(apply_mask(ht.scaled.back(), p.mask, b));
-      Matrix weights = p.hard ? hard_rows(ht.masked.back()) : softmax_rows(ht.masked.back());
-      apply_dropout(&weights, p.dropout_p, p.dropout_seed, h, b, B);
-      ht.weights.push_back(weights);
-      ht.output.push_back(weights * ht.v.back());
-    }
+    fill_head(p, h, slice_cols(t.q_proj, h * hs.dq, hs.dq), slice_cols(t.k_proj, h * hs.dk, hs.dk),
+              slice_cols(t.v_proj, h * hs.dv, hs.dv), hs.scale, options.keep_head_matrices,
+              &t.heads[h], &ws);
   }
 
   t.concat.resize(B);
   for (int b = 0; b < B; ++b) {
-    t.concat[b].resize(batch_rows(t.queries), dv * H);
-    for (int h = 0; h < H; ++h) t.concat[b].middleCols(h * dv, dv) = t.heads[h].output[b];
+    t.concat[b].resize(batch_rows(t.queries), hs.dv * H);
+    for (int h = 0; h < H; ++h) t.concat[b].middleCols(h * hs.dv, hs.dv) = t.heads[h].output[b];
   }
   t.output = times(t.concat, w.W_o);
   return t;
+}
+
+HeadTrace run_head(const Problem& p, int head) {
+  Trace t;
+  encode_inputs(p, &t);
+  const Weights& w = p.weights;
+  const bool additive = p.scoring == Scoring::kAdditive;
+  const HeadShape hs = head_shape(p);
+  // Only this head's columns of the projections: the same kernel sums as run() computes.
+  Batch q_h = additive ? t.queries : times_cols(t.queries, w.W_q, head * hs.dq, hs.dq);
+  Batch k_h = additive ? t.keys : times_cols(t.keys, w.W_k, head * hs.dk, hs.dk);
+  Batch v_h = times_cols(t.values, w.W_v, head * hs.dv, hs.dv);
+  HeadTrace ht;
+  kernels::FusedWorkspace ws;
+  fill_head(p, head, std::move(q_h), std::move(k_h), std::move(v_h), hs.scale, true, &ht, &ws);
+  return ht;
+}
+
+int64_t head_matrix_bytes(const Problem& p) {
+  const int64_t B = static_cast<int64_t>(p.queries.size());
+  const int64_t n_q = batch_rows(p.queries), n_k = batch_rows(p.keys);
+  return 4 * static_cast<int64_t>(p.heads) * B * n_q * n_k * static_cast<int64_t>(sizeof(float));
 }
 
 }  // namespace attn

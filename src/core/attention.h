@@ -133,7 +133,26 @@ void apply_dropout(Matrix* weights, float p, uint64_t seed, int head, int batch,
 // names the field the way the scenario JSON does, e.g. "W_k: has 3 rows, expected 4 (d_k)".
 std::string validate(const Problem& p);
 
+struct RunOptions {
+  // true: every head's scores, scaled, masked and weights (n_q × n_k each) are kept.
+  // false: they are left empty and each head's output comes from the fused kernel, which
+  // never holds more than a few rows of scores (see head_matrix_bytes). Hard attention,
+  // dropout and additive scoring compute their rows in blocks instead, with the same steps
+  // as the full path; dot, scaled_dot, cosine and general scoring use the fused kernel.
+  bool keep_head_matrices = true;
+};
+
 // Runs the whole pipeline. Precondition: validate(p) is "".
 Trace run(const Problem& p);
+Trace run(const Problem& p, const RunOptions& options);
+
+// Every intermediate of one head (0 <= head < p.heads) for every batch item, equal to
+// run(p).heads[head]: lets a caller that ran with keep_head_matrices = false show one head.
+// Precondition: validate(p) is "".
+HeadTrace run_head(const Problem& p, int head);
+
+// Bytes that keeping every head's scores, scaled, masked and weights would take:
+// 4 · heads · batch · n_q · n_k · 4. Above 64 MB, prefer keep_head_matrices = false.
+int64_t head_matrix_bytes(const Problem& p);
 
 }  // namespace attn

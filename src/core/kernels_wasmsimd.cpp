@@ -1,0 +1,319 @@
+// The __wasmsimd attention micro-kernels: wasm_simd128.h intrinsics (natively through SIMDe).
+//
+// Habits that the measurements behind kernels.h asked for: at most 8 accumulators live in a
+// loop (V8 has about 15 xmm registers for WASM), no manual unrolling of the GEMM loop and no
+// compiler unrolling either (both spilled), loads as broadcasts (v128.load32_splat) rather
+// than shuffles, and pmin/pmax rather than min/max (which V8 lowers to NaN-fixing sequences).
+//
+// [SECTION] Setup
+// [SECTION] GEMM
+// [SECTION] Row kernels
+#include "core/kernels.h"
+
+#if AP_KERNELS_HAVE_WASMSIMD
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+#include "core/kernels_exp.h"
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#else
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/wasm/simd128.h>
+#endif
+
+//-----------------------------------------------------------------------------
+// [SECTION] Setup
+//-----------------------------------------------------------------------------
+
+#if defined(__clang__)
+#define AP_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#elif defined(__GNUC__)
+#define AP_NO_UNROLL _Pragma("GCC unroll 1")
+#else
+#define AP_NO_UNROLL
+#endif
+
+namespace attn {
+namespace kernels {
+
+namespace {
+
+inline float hmax(v128_t v) {
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+
+inline float hmin(v128_t v) {
+  v = wasm_f32x4_pmin(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_pmin(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+
+inline float hsum(v128_t v) {
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+
+// Stores the first `count` lanes of v at p (count 1..4).
+inline void store_lanes(float* p, v128_t v, int count) {
+  if (count == 4) {
+    wasm_v128_store(p, v);
+    return;
+  }
+  float lanes[4];
+  wasm_v128_store(lanes, v);
+  for (int i = 0; i < count; ++i) p[i] = lanes[i];
+}
+
+// 2^t for t >= kExp2Cutoff (the caller guarantees it), lane by lane as exp2_f32.
+inline v128_t exp2_nocutoff(v128_t vt) {
+  const v128_t vmagic = wasm_f32x4_splat(kExp2Magic);
+  v128_t vn = wasm_f32x4_add(vt, vmagic);
+  const v128_t vs = wasm_i32x4_shl(vn, 23);
+  vn = wasm_f32x4_sub(vn, vmagic);
+  const v128_t vr = wasm_f32x4_sub(vt, vn);
+  const v128_t vr2 = wasm_f32x4_mul(vr, vr);
+  const v128_t vp01 =
+      wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kExp2C1), vr), wasm_f32x4_splat(1.0f));
+  const v128_t vp23 =
+      wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kExp2C3), vr), wasm_f32x4_splat(kExp2C2));
+  const v128_t vp45 =
+      wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kExp2C5), vr), wasm_f32x4_splat(kExp2C4));
+  const v128_t vp =
+      wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_add(wasm_f32x4_mul(vp45, vr2), vp23), vr2), vp01);
+  return wasm_f32x4_mul(vp, vs);
+}
+
+// 2^t for any t: exactly 0 below kExp2Cutoff (and for -inf); NaN stays NaN.
+inline v128_t exp2_cutoff(v128_t vt) {
+  return wasm_v128_andnot(exp2_nocutoff(vt), wasm_f32x4_lt(vt, wasm_f32x4_splat(kExp2Cutoff)));
+}
+
+// y[j] = 2^(x[j] - m) for j < n, returns the sum. `cutoff`: some x[j] - m may be below the
+// cutoff or not finite, so every lane is tested.
+float exp2_minus_store_sum(int n, const float* x, float m, bool cutoff, float* y) {
+  const v128_t vm = wasm_f32x4_splat(m);
+  v128_t vsum = wasm_f32x4_splat(0.0f);
+  int j = 0;
+  if (cutoff) {
+    AP_NO_UNROLL
+    for (; j + 4 <= n; j += 4) {
+      const v128_t ve = exp2_cutoff(wasm_f32x4_sub(wasm_v128_load(x + j), vm));
+      vsum = wasm_f32x4_add(vsum, ve);
+      wasm_v128_store(y + j, ve);
+    }
+  } else {
+    // Two vectors per step: two independent exp chains in flight.
+    v128_t vsum1 = vsum;
+    AP_NO_UNROLL
+    for (; j + 8 <= n; j += 8) {
+      const v128_t ve0123 = exp2_nocutoff(wasm_f32x4_sub(wasm_v128_load(x + j), vm));
+      const v128_t ve4567 = exp2_nocutoff(wasm_f32x4_sub(wasm_v128_load(x + j + 4), vm));
+      vsum = wasm_f32x4_add(vsum, ve0123);
+      vsum1 = wasm_f32x4_add(vsum1, ve4567);
+      wasm_v128_store(y + j, ve0123);
+      wasm_v128_store(y + j + 4, ve4567);
+    }
+    vsum = wasm_f32x4_add(vsum, vsum1);
+  }
+  float sum = hsum(vsum);
+  // leftovers
+  for (; j < n; ++j) {
+    y[j] = exp2_f32(x[j] - m);
+    sum += y[j];
+  }
+  return sum;
+}
+
+}  // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] GEMM
+//-----------------------------------------------------------------------------
+
+void f32_gemm_2x16__wasmsimd(int mr, int nc, int kc, const float* a, int lda, const float* w,
+                             size_t panel_stride, float* c, int ldc) {
+  assert(mr >= 1 && mr <= 2);
+  assert(nc >= 1);
+  assert(kc >= 0);
+  assert(kc == 0 || (a != nullptr && w != nullptr));
+  assert(nc <= kPanel || panel_stride >= static_cast<size_t>(kc) * kPanel);
+  assert(c != nullptr);
+  const float* a0 = a;
+  const float* a1 = mr == 2 ? a + lda : a0;  // a single row is computed twice, stored once
+  float* c0 = c;
+  float* c1 = mr == 2 ? c + ldc : c0;
+  // One panel of 16 columns per pass.
+  for (; nc > 0; nc -= kPanel) {
+    const float* wp = w;
+    w += panel_stride;
+    v128_t vacc0x0123 = wasm_f32x4_splat(0.0f);
+    v128_t vacc0x4567 = vacc0x0123;
+    v128_t vacc0x89AB = vacc0x0123;
+    v128_t vacc0xCDEF = vacc0x0123;
+    v128_t vacc1x0123 = vacc0x0123;
+    v128_t vacc1x4567 = vacc0x0123;
+    v128_t vacc1x89AB = vacc0x0123;
+    v128_t vacc1xCDEF = vacc0x0123;
+    AP_NO_UNROLL
+    for (int k = 0; k < kc; ++k) {
+      const v128_t vw0123 = wasm_v128_load(wp);
+      const v128_t vw4567 = wasm_v128_load(wp + 4);
+      const v128_t vw89AB = wasm_v128_load(wp + 8);
+      const v128_t vwCDEF = wasm_v128_load(wp + 12);
+      wp += kPanel;
+      const v128_t va0 = wasm_v128_load32_splat(a0 + k);
+      vacc0x0123 = wasm_f32x4_add(vacc0x0123, wasm_f32x4_mul(va0, vw0123));
+      vacc0x4567 = wasm_f32x4_add(vacc0x4567, wasm_f32x4_mul(va0, vw4567));
+      vacc0x89AB = wasm_f32x4_add(vacc0x89AB, wasm_f32x4_mul(va0, vw89AB));
+      vacc0xCDEF = wasm_f32x4_add(vacc0xCDEF, wasm_f32x4_mul(va0, vwCDEF));
+      const v128_t va1 = wasm_v128_load32_splat(a1 + k);
+      vacc1x0123 = wasm_f32x4_add(vacc1x0123, wasm_f32x4_mul(va1, vw0123));
+      vacc1x4567 = wasm_f32x4_add(vacc1x4567, wasm_f32x4_mul(va1, vw4567));
+      vacc1x89AB = wasm_f32x4_add(vacc1x89AB, wasm_f32x4_mul(va1, vw89AB));
+      vacc1xCDEF = wasm_f32x4_add(vacc1xCDEF, wasm_f32x4_mul(va1, vwCDEF));
+    }
+    if (nc >= kPanel) {
+      // With mr = 1, c1 is c0 and both rows hold the same sums.
+      wasm_v128_store(c1, vacc1x0123);
+      wasm_v128_store(c1 + 4, vacc1x4567);
+      wasm_v128_store(c1 + 8, vacc1x89AB);
+      wasm_v128_store(c1 + 12, vacc1xCDEF);
+      wasm_v128_store(c0, vacc0x0123);
+      wasm_v128_store(c0 + 4, vacc0x4567);
+      wasm_v128_store(c0 + 8, vacc0x89AB);
+      wasm_v128_store(c0 + 12, vacc0xCDEF);
+      c0 += kPanel;
+      c1 += kPanel;
+    } else {
+      // leftovers: the last nc < 16 columns
+      const v128_t vacc0[4] = {vacc0x0123, vacc0x4567, vacc0x89AB, vacc0xCDEF};
+      const v128_t vacc1[4] = {vacc1x0123, vacc1x4567, vacc1x89AB, vacc1xCDEF};
+      for (int q = 0; q * 4 < nc; ++q) {
+        const int count = std::min(4, nc - q * 4);
+        store_lanes(c1 + q * 4, vacc1[q], count);
+        store_lanes(c0 + q * 4, vacc0[q], count);
+      }
+    }
+  }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Row kernels
+//-----------------------------------------------------------------------------
+
+void f32_vscale__wasmsimd(int n, const float* x, float s, float* y) {
+  assert(n >= 0);
+  const v128_t vs = wasm_f32x4_splat(s);
+  int j = 0;
+  for (; j + 4 <= n; j += 4) wasm_v128_store(y + j, wasm_f32x4_mul(wasm_v128_load(x + j), vs));
+  // leftovers
+  for (; j < n; ++j) y[j] = x[j] * s;
+}
+
+void f32_rminmax__wasmsimd(int n, const float* x, float* min, float* max) {
+  assert(n >= 1);
+  // Two accumulators each: one pmax chain alone is latency bound.
+  v128_t vmax0 = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
+  v128_t vmin0 = wasm_f32x4_splat(std::numeric_limits<float>::infinity());
+  v128_t vmax1 = vmax0, vmin1 = vmin0;
+  int j = 0;
+  AP_NO_UNROLL
+  for (; j + 8 <= n; j += 8) {
+    const v128_t vx0123 = wasm_v128_load(x + j);
+    const v128_t vx4567 = wasm_v128_load(x + j + 4);
+    vmax0 = wasm_f32x4_pmax(vmax0, vx0123);
+    vmin0 = wasm_f32x4_pmin(vmin0, vx0123);
+    vmax1 = wasm_f32x4_pmax(vmax1, vx4567);
+    vmin1 = wasm_f32x4_pmin(vmin1, vx4567);
+  }
+  if (j + 4 <= n) {
+    const v128_t vx = wasm_v128_load(x + j);
+    vmax0 = wasm_f32x4_pmax(vmax0, vx);
+    vmin0 = wasm_f32x4_pmin(vmin0, vx);
+    j += 4;
+  }
+  float mx = hmax(wasm_f32x4_pmax(vmax0, vmax1));
+  float mn = hmin(wasm_f32x4_pmin(vmin0, vmin1));
+  // leftovers
+  for (; j < n; ++j) {
+    if (x[j] < mn) mn = x[j];
+    if (x[j] > mx) mx = x[j];
+  }
+  *min = mn;
+  *max = mx;
+}
+
+void f32_softmax_row__wasmsimd(int n, const float* x, float* y) {
+  assert(n >= 1);
+  float mn, mx;
+  f32_rminmax__wasmsimd(n, x, &mn, &mx);
+  const v128_t vmax = wasm_f32x4_splat(mx);
+  const v128_t vlog2e = wasm_f32x4_splat(kLog2e);
+  // The cutoff test is skipped when even the smallest exponent is above it; NaN and the
+  // infinities fail the comparison and take the loop with the test.
+  const bool cutoff = !((mn - mx) * kLog2e >= kExp2Cutoff);
+  v128_t vsum = wasm_f32x4_splat(0.0f);
+  int j = 0;
+  if (cutoff) {
+    AP_NO_UNROLL
+    for (; j + 4 <= n; j += 4) {
+      const v128_t vt = wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(x + j), vmax), vlog2e);
+      const v128_t ve = exp2_cutoff(vt);
+      vsum = wasm_f32x4_add(vsum, ve);
+      wasm_v128_store(y + j, ve);
+    }
+  } else {
+    AP_NO_UNROLL
+    for (; j + 4 <= n; j += 4) {
+      const v128_t vt = wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(x + j), vmax), vlog2e);
+      const v128_t ve = exp2_nocutoff(vt);
+      vsum = wasm_f32x4_add(vsum, ve);
+      wasm_v128_store(y + j, ve);
+    }
+  }
+  float sum = hsum(vsum);
+  // leftovers
+  for (; j < n; ++j) {
+    y[j] = exp2_f32((x[j] - mx) * kLog2e);
+    sum += y[j];
+  }
+  f32_vscale__wasmsimd(n, y, 1.0f / sum, y);
+}
+
+float f32_masked_softmax_row__wasmsimd(int n, const float* x, int lo, int hi, float mask_value,
+                                       float* y, float* masked_weight) {
+  assert(n >= 1);
+  assert(lo >= 0 && hi <= n);
+  assert(!std::isnan(mask_value) && mask_value <= 0.0f);
+  const int visible = std::max(0, hi - lo);
+  const int masked = n - visible;
+  const float mask2 = mask_value * kLog2e;
+  float mn = std::numeric_limits<float>::infinity(), mx = -mn;
+  if (visible > 0) f32_rminmax__wasmsimd(visible, x + lo, &mn, &mx);
+  if (masked > 0 && (visible == 0 || mask2 > mx)) mx = mask2;
+  const float mw = masked > 0 ? exp2_f32(mask2 - mx) : 0.0f;
+  float sum = 0.0f;
+  if (visible > 0) {
+    const bool cutoff = !(mn - mx >= kExp2Cutoff);
+    sum = exp2_minus_store_sum(visible, x + lo, mx, cutoff, y + lo);
+  }
+  if (masked > 0) {
+    std::fill(y, y + std::min(lo, n), mw);
+    std::fill(y + std::max(hi, lo), y + n, mw);
+  }
+  *masked_weight = mw;
+  return sum + static_cast<float>(masked) * mw;
+}
+
+}  // namespace kernels
+}  // namespace attn
+
+#endif  // AP_KERNELS_HAVE_WASMSIMD
