@@ -1,0 +1,528 @@
+// The link codec: "v1." + base64url(JSON {"scenario", "view"}), with one-line errors.
+//
+// [SECTION] Base64url
+// [SECTION] Error lines
+// [SECTION] The view: checks and JSON
+// [SECTION] Encoding
+// [SECTION] JSON reading with a depth limit and paths
+// [SECTION] Decoding
+#include "scenario/link.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+namespace scenario {
+
+using nlohmann::json;
+
+namespace {
+
+// Deep enough for every Scenario JSON v1 document inside {"scenario": ...} (5 levels), small
+// enough that nothing recursive (dump, copies) can exhaust the stack on a crafted link.
+constexpr size_t kMaxJsonDepth = 16;
+constexpr size_t kMaxErrorBytes = 300;
+
+const char kBase64urlAlphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+}  // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] Base64url
+//-----------------------------------------------------------------------------
+
+std::string base64url_encode(const std::string& bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const uint32_t n = uint32_t{static_cast<unsigned char>(bytes[i])} << 16 |
+                       uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8 |
+                       uint32_t{static_cast<unsigned char>(bytes[i + 2])};
+    out += kBase64urlAlphabet[n >> 18 & 63];
+    out += kBase64urlAlphabet[n >> 12 & 63];
+    out += kBase64urlAlphabet[n >> 6 & 63];
+    out += kBase64urlAlphabet[n & 63];
+  }
+  // leftovers: 1 byte gives 2 characters, 2 bytes give 3 (no '=' padding)
+  const size_t rest = bytes.size() - i;
+  if (rest) {
+    uint32_t n = uint32_t{static_cast<unsigned char>(bytes[i])} << 16;
+    if (rest == 2) n |= uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8;
+    out += kBase64urlAlphabet[n >> 18 & 63];
+    out += kBase64urlAlphabet[n >> 12 & 63];
+    if (rest == 2) out += kBase64urlAlphabet[n >> 6 & 63];
+  }
+  return out;
+}
+
+namespace {
+
+int base64url_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '-') return 62;
+  if (c == '_') return 63;
+  return -1;
+}
+
+// A character as an error shows it: 'x' when printable ASCII, else its byte value.
+std::string shown_char(char c) {
+  const unsigned char u = static_cast<unsigned char>(c);
+  if (u >= 0x20 && u < 0x7f) return std::string("'") + c + "'";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "byte 0x%02X", u);
+  return buf;
+}
+
+// Decodes text[begin, end). Trailing '=' padding is tolerated. Positions in errors are
+// offsets into `text`, so that they point at the character in the link as the user sees it.
+bool base64url_decode(const std::string& text, size_t begin, size_t* out_len, std::string* out,
+                      std::string* error) {
+  size_t end = text.size();
+  for (int pad = 0; pad < 2 && end > begin && text[end - 1] == '='; ++pad) --end;
+  for (size_t i = begin; i < end; ++i) {
+    if (base64url_value(text[i]) < 0) {
+      *error = "link: invalid base64url character " + shown_char(text[i]) + " at position " +
+               std::to_string(i);
+      return false;
+    }
+  }
+  const size_t n = end - begin;
+  if (n % 4 == 1) {
+    *error =
+        "link: truncated (" + std::to_string(n) + " base64url characters do not make whole bytes)";
+    return false;
+  }
+  out->clear();
+  out->reserve(n / 4 * 3 + 2);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = begin; i < end; ++i) {
+    acc = (acc << 6 | static_cast<uint32_t>(base64url_value(text[i]))) & 0xFFFFFF;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      *out += static_cast<char>(acc >> bits & 0xFF);
+    }
+  }
+  *out_len = n;
+  return true;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Error lines
+//-----------------------------------------------------------------------------
+
+// One printable line of bounded length: control characters and invalid UTF-8 become '?', so
+// that an error can be shown as text anywhere, whatever bytes the link carried.
+std::string one_line(const std::string& s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size() && out.size() < kMaxErrorBytes) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool valid = len > 0 && i + len <= s.size();
+    for (size_t k = 1; valid && k < len; ++k)
+      valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+    if (!valid) {
+      out += '?';
+      ++i;
+    } else if (len == 1 && (c < 0x20 || c == 0x7f)) {
+      out += c == '\n' || c == '\r' || c == '\t' ? ' ' : '?';
+      ++i;
+    } else {
+      out.append(s, i, len);
+      i += len;
+    }
+  }
+  if (i < s.size()) out += "…";
+  return out;
+}
+
+// A name from the link as an error shows it: JSON-quoted, ASCII only, at most ~40 bytes.
+std::string quoted(const std::string& s) {
+  std::string q = json(s.substr(0, 32)).dump(-1, ' ', true, json::error_handler_t::replace);
+  return s.size() > 32 ? q.substr(0, q.size() - 1) + "…\"" : q;
+}
+
+// A JSON key as an error shows it: bare when it is a plain name, else quoted.
+std::string key_name(const std::string& key) {
+  for (char c : key)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return quoted(key);
+  return key.empty() ? "\"\"" : key;
+}
+
+std::string type_name(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "a boolean";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    default:
+      return "a number";
+  }
+}
+
+// Thrown inside the view reader only; decode_link turns it into LinkResult::error.
+struct FieldError {
+  std::string message;
+};
+
+[[noreturn]] void fail(const std::string& field, const std::string& problem) {
+  throw FieldError{field + ": " + problem};
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The view: checks and JSON
+//-----------------------------------------------------------------------------
+
+bool is_name(const std::string& s) {
+  if (s.empty() || s.size() > kMaxViewNameChars) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
+std::string check_names(const std::vector<std::string>& names, const std::string& field) {
+  if (names.size() > kMaxViewNames)
+    return field + ": has " + str(names.size()) + " names, more than the limit " +
+           str(kMaxViewNames);
+  std::set<std::string> seen;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string item = field + "[" + str(i) + "]";
+    if (!is_name(names[i]))
+      return item + ": " + quoted(names[i]) + " is not a name (1 to 32 of a-z, 0-9, _)";
+    if (!seen.insert(names[i]).second) return item + ": " + quoted(names[i]) + " is listed twice";
+  }
+  return "";
+}
+
+std::string check_range(int v, int lo, int hi, const std::string& field) {
+  if (v < lo) return field + ": is " + str(v) + ", must be at least " + str(lo);
+  if (v > hi) return field + ": is " + str(v) + ", must be at most " + str(hi);
+  return "";
+}
+
+}  // namespace
+
+std::string validate_view(const ViewState& v, const Scenario& s) {
+  std::string e;
+  if (!(e = check_range(v.step, 0, kMaxViewStep, "view.step")).empty()) return e;
+  if (!(e = check_range(v.head, 0, kMaxViewIndex, "view.head")).empty()) return e;
+  if (v.head >= s.heads)
+    return "view.head: is " + str(v.head) + ", but the scenario has " + str(s.heads) +
+           (s.heads == 1 ? " head" : " heads");
+  if (!(e = check_range(v.batch, 0, kMaxViewIndex, "view.batch")).empty()) return e;
+  if (v.batch >= s.batch())
+    return "view.batch: is " + str(v.batch) + ", but the scenario has a batch of " + str(s.batch());
+  if (v.lang != "en" && v.lang != "zh")
+    return "view.lang: is " + quoted(v.lang) + ", expected \"en\" or \"zh\"";
+  if (!(e = check_names(v.panels, "view.panels")).empty()) return e;
+  if (!(e = check_names(v.hidden, "view.hidden")).empty()) return e;
+  if (!v.lesson.empty() && !is_name(v.lesson))
+    return "view.lesson: " + quoted(v.lesson) + " is not a lesson id (1 to 32 of a-z, 0-9, _)";
+  return "";
+}
+
+namespace {
+
+// Integers are range-checked on the JSON value, so that 1e30 is reported as written.
+int read_view_int(const json& v, const std::string& field, int lo, int hi) {
+  if (!v.is_number()) fail(field, "must be an integer, got " + type_name(v));
+  const double d = v.get<double>();
+  if (std::floor(d) != d) fail(field, "must be an integer, got " + v.dump());
+  if (d < lo) fail(field, "is " + v.dump() + ", must be at least " + str(lo));
+  if (d > hi) fail(field, "is " + v.dump() + ", must be at most " + str(hi));
+  return static_cast<int>(d);
+}
+
+std::string read_view_string(const json& v, const std::string& field) {
+  if (!v.is_string()) fail(field, "must be a string, got " + type_name(v));
+  return v.get<std::string>();
+}
+
+std::vector<std::string> read_view_names(const json& v, const std::string& field) {
+  if (!v.is_array()) fail(field, "must be an array of names, got " + type_name(v));
+  if (v.size() > kMaxViewNames)
+    fail(field, "has " + str(v.size()) + " names, more than the limit " + str(kMaxViewNames));
+  std::vector<std::string> names;
+  for (size_t i = 0; i < v.size(); ++i)
+    names.push_back(read_view_string(v[i], field + "[" + str(i) + "]"));
+  return names;
+}
+
+// Reads the JSON fields; validate_view then checks values against each other and the scenario.
+ViewState read_view(const json& j) {
+  const std::string field = "view";
+  if (!j.is_object()) fail(field, "must be an object, got " + type_name(j));
+  for (const auto& item : j.items())
+    if (item.key() != "step" && item.key() != "head" && item.key() != "batch" &&
+        item.key() != "lang" && item.key() != "panels" && item.key() != "hidden" &&
+        item.key() != "embed" && item.key() != "lesson")
+      fail(field + "." + key_name(item.key()), "unknown field");
+  ViewState v;
+  if (j.contains("step")) v.step = read_view_int(j["step"], "view.step", 0, kMaxViewStep);
+  if (j.contains("head")) v.head = read_view_int(j["head"], "view.head", 0, kMaxViewIndex);
+  if (j.contains("batch")) v.batch = read_view_int(j["batch"], "view.batch", 0, kMaxViewIndex);
+  if (j.contains("lang")) v.lang = read_view_string(j["lang"], "view.lang");
+  if (j.contains("panels")) v.panels = read_view_names(j["panels"], "view.panels");
+  if (j.contains("hidden")) v.hidden = read_view_names(j["hidden"], "view.hidden");
+  if (j.contains("embed")) {
+    if (!j["embed"].is_boolean())
+      fail("view.embed", "must be true or false, got " + type_name(j["embed"]));
+    v.embed = j["embed"].get<bool>();
+  }
+  if (j.contains("lesson")) v.lesson = read_view_string(j["lesson"], "view.lesson");
+  return v;
+}
+
+std::string view_to_json(const ViewState& v) {
+  const ViewState d;
+  std::string o;
+  auto key = [&o](const char* name) {
+    o += o.empty() ? "{\"" : ",\"";
+    o += name;
+    o += "\":";
+  };
+  auto text = [](const std::string& s) {
+    return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  auto names = [&text](const std::vector<std::string>& list) {
+    std::string a = "[";
+    for (size_t i = 0; i < list.size(); ++i) a += (i ? "," : "") + text(list[i]);
+    return a + "]";
+  };
+  if (v.step != d.step) key("step"), o += str(v.step);
+  if (v.head != d.head) key("head"), o += str(v.head);
+  if (v.batch != d.batch) key("batch"), o += str(v.batch);
+  if (v.lang != d.lang) key("lang"), o += text(v.lang);
+  if (!v.panels.empty()) key("panels"), o += names(v.panels);
+  if (!v.hidden.empty()) key("hidden"), o += names(v.hidden);
+  if (v.embed != d.embed) key("embed"), o += v.embed ? "true" : "false";
+  if (!v.lesson.empty()) key("lesson"), o += text(v.lesson);
+  return o.empty() ? o : o + "}";
+}
+
+}  // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] Encoding
+//-----------------------------------------------------------------------------
+
+std::string encode_link(const Scenario& s, const ViewState& v) {
+  std::string text = "{\"scenario\":" + to_json(s);
+  const std::string view = view_to_json(v);
+  if (!view.empty()) text += ",\"view\":" + view;
+  text += '}';
+  return "v" + std::to_string(kLinkVersion) + "." + base64url_encode(text);
+}
+
+namespace {
+
+//-----------------------------------------------------------------------------
+// [SECTION] JSON reading with a depth limit and paths
+//-----------------------------------------------------------------------------
+
+// Builds the DOM like nlohmann's parser, refusing nesting deeper than kMaxJsonDepth and
+// naming the path of a number too large for a double ("scenario.x[0][1]").
+class LinkSax {
+ public:
+  LinkSax(json* root, size_t text_size) : dom_(*root, false), text_size_(text_size) {}
+
+  bool null() { return value(), dom_.null(); }
+  bool boolean(bool v) { return value(), dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return value(), dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return value(), dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const std::string& s) {
+    return value(), dom_.number_float(v, s);
+  }
+  bool string(std::string& v) { return value(), dom_.string(v); }
+  bool binary(json::binary_t& v) { return value(), dom_.binary(v); }
+  bool start_object(std::size_t n) { return open(false) && dom_.start_object(n); }
+  bool key(std::string& k) {
+    frames_.back().key = k;
+    return dom_.key(k);
+  }
+  bool end_object() {
+    frames_.pop_back();
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) { return open(true) && dom_.start_array(n); }
+  bool end_array() {
+    frames_.pop_back();
+    return dom_.end_array();
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
+    const std::string what = e.what();
+    const size_t at = what.find("] ");
+    const std::string message = at == std::string::npos ? what : what.substr(at + 2);
+    if (e.id == 406) {  // a number that overflows a double, such as 1e999
+      error = "link." + next_path() + ": is not a finite number";
+    } else if (position >= text_size_ ||
+               what.find("unexpected end of input") != std::string::npos) {
+      error = "link: truncated (the JSON ends early: " + message + ")";
+    } else {
+      error = "link: invalid JSON: " + message;
+    }
+    return false;
+  }
+
+  std::string error;
+
+ private:
+  struct Frame {
+    bool array;
+    size_t count;  // values seen so far in an array
+    std::string key;
+  };
+
+  void value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().count;
+  }
+
+  bool open(bool array) {
+    value();
+    if (frames_.size() >= kMaxJsonDepth) {
+      error = "link: the JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+      return false;
+    }
+    frames_.push_back({array, 0, ""});
+    return true;
+  }
+
+  // The path of the value about to be read, as scenario::parse names fields.
+  std::string next_path() const {
+    std::string path;
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      const bool last = i + 1 == frames_.size();
+      if (f.array) {
+        path += "[" + std::to_string(last ? f.count : f.count - 1) + "]";
+      } else {
+        path += (path.empty() ? "" : ".") + key_name(f.key);
+      }
+    }
+    return path;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  size_t text_size_;
+  std::vector<Frame> frames_;
+};
+
+//-----------------------------------------------------------------------------
+// [SECTION] Decoding
+//-----------------------------------------------------------------------------
+
+// scenario::parse's "<field>: <problem>" as a part of the link.
+std::string scenario_error(const std::string& e) {
+  if (e.rfind("scenario: ", 0) == 0) return "link." + e;
+  if (e.rfind("json: ", 0) == 0) return "link.scenario: " + e;
+  return "link.scenario." + e;
+}
+
+// "v<digits>." at the start of the fragment: the version, or -1 when there is none.
+long parse_version(const std::string& f, size_t* payload) {
+  if (f.empty() || f[0] != 'v') return -1;
+  size_t i = 1;
+  long version = 0;
+  while (i < f.size() && i <= 9 && f[i] >= '0' && f[i] <= '9')
+    version = version * 10 + (f[i++] - '0');
+  if (i == 1 || i >= f.size() || f[i] != '.') return -1;
+  *payload = i + 1;
+  return version;
+}
+
+LinkResult decode(const std::string& fragment) {
+  LinkResult r;
+  auto failed = [&r](const std::string& error) {
+    r.error = error;
+    return r;
+  };
+  const size_t skip = !fragment.empty() && fragment[0] == '#' ? 1 : 0;
+  const size_t size = fragment.size() - skip;
+  if (size == 0) return failed("link: is empty");
+  if (size > kMaxLinkChars)
+    return failed("link: is " + std::to_string(size) + " characters, more than the limit " +
+                  std::to_string(kMaxLinkChars));
+  const std::string f = fragment.substr(skip);
+
+  size_t payload = 0;
+  const long version = parse_version(f, &payload);
+  const std::string ours = "v" + std::to_string(kLinkVersion);
+  if (version < 0) return failed("link: not a playground link (expected \"" + ours + ".\")");
+  const std::string theirs = f.substr(0, payload - 1);
+  if (version > kLinkVersion)
+    return failed("link: version \"" + theirs + "\" is newer than this playground (" + ours + ")");
+  if (version != kLinkVersion)
+    return failed("link: version \"" + theirs + "\" is not supported (this playground reads " +
+                  ours + ")");
+  if (payload == f.size()) return failed("link: truncated (nothing after \"" + ours + ".\")");
+
+  std::string text, error;
+  size_t chars = 0;
+  if (!base64url_decode(f, payload, &chars, &text, &error)) return failed(error);
+
+  json j;
+  LinkSax sax(&j, text.size());
+  if (!json::sax_parse(text, &sax) || !sax.error.empty())
+    return failed(sax.error.empty() ? "link: invalid JSON" : sax.error);
+  if (!j.is_object())
+    return failed("link: must be a JSON object {\"scenario\": ..., \"view\": ...}, got " +
+                  type_name(j));
+  for (const auto& item : j.items())
+    if (item.key() != "scenario" && item.key() != "view")
+      return failed("link." + key_name(item.key()) + ": unknown field");
+  if (!j.contains("scenario")) return failed("link.scenario: missing");
+
+  const ParseResult parsed = parse(j["scenario"].dump());
+  if (!parsed.ok()) return failed(scenario_error(parsed.error));
+  r.scenario = parsed.scenario;
+  if (j.contains("view")) {
+    try {
+      r.view = read_view(j["view"]);
+    } catch (const FieldError& e) {
+      return failed("link." + e.message);
+    }
+  }
+  const std::string view_error = validate_view(r.view, r.scenario);
+  if (!view_error.empty()) return failed("link." + view_error);
+  return r;
+}
+
+}  // namespace
+
+LinkResult decode_link(const std::string& fragment) {
+  LinkResult r;
+  try {
+    r = decode(fragment);
+  } catch (const std::exception& e) {  // not expected; a link must never take the page down
+    r = LinkResult();
+    r.error = std::string("link: cannot be read (") + e.what() + ")";
+  }
+  if (!r.ok()) {
+    r.error = one_line(r.error);
+    r.scenario = Scenario();
+    r.view = ViewState();
+  }
+  return r;
+}
+
+}  // namespace scenario

@@ -1,0 +1,86 @@
+// The link codec: a scenario and the view of it, packed into the part of a URL after '#'.
+//
+// Format, version 1:   v1.<payload>
+//   payload = base64url without padding (RFC 4648 §5) of the compact JSON
+//             {"scenario": <Scenario JSON v1, as scenario::to_json writes it>,
+//              "view": {"step": 3, "head": 1, "lang": "zh", ...}}
+//   "view" and each of its fields are written only when they differ from ViewState's
+//   defaults. A reader refuses a version newer than its own with a message that says so.
+//
+// [SECTION] Limits
+// [SECTION] The view
+// [SECTION] Encoding and decoding
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.h"
+
+namespace scenario {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Limits: checked before the payload is decoded.
+//-----------------------------------------------------------------------------
+
+constexpr int kLinkVersion = 1;
+constexpr size_t kMaxLinkChars = size_t{1} << 20;  // the fragment, without '#'
+constexpr int kMaxViewStep = 15;
+constexpr int kMaxViewIndex = 63;     // head and batch item
+constexpr size_t kMaxViewNames = 64;  // entries of panels and hidden
+constexpr size_t kMaxViewNameChars = 32;
+
+//-----------------------------------------------------------------------------
+// [SECTION] The view: what the page shows of the scenario.
+//-----------------------------------------------------------------------------
+
+struct ViewState {
+  int step = 0;                     // pipeline step, 0..kMaxViewStep
+  int head = 0;                     // focused head, below the scenario's heads
+  int batch = 0;                    // shown batch item, below the scenario's batch
+  std::string lang = "en";          // "en" or "zh"
+  std::vector<std::string> panels;  // visible panels; empty = the app's default
+  std::vector<std::string> hidden;  // hidden controls
+  bool embed = false;               // embedded in a course page (compact chrome)
+  std::string lesson;               // lesson id; "" = none
+
+  bool operator==(const ViewState& o) const {
+    return step == o.step && head == o.head && batch == o.batch && lang == o.lang &&
+           panels == o.panels && hidden == o.hidden && embed == o.embed && lesson == o.lesson;
+  }
+  bool operator!=(const ViewState& o) const { return !(*this == o); }
+};
+
+// "" if the view can be shown with scenario s, else "view.<field>: <problem>". Names in
+// panels, hidden and lesson are identifiers [a-z0-9_]{1,32}, so they never carry markup.
+std::string validate_view(const ViewState& v, const Scenario& s);
+
+//-----------------------------------------------------------------------------
+// [SECTION] Encoding and decoding
+//-----------------------------------------------------------------------------
+
+// "v1." + base64url(JSON). Precondition: validate(s) and validate_view(v, s) are "". A link
+// longer than kMaxLinkChars (a scenario of roughly 750 KB of JSON) will not decode.
+std::string encode_link(const Scenario& s, const ViewState& v);
+
+struct LinkResult {
+  Scenario scenario;
+  ViewState view;
+  std::string error;  // "" on success, else one line "link[.<field>]: <problem>"
+  bool ok() const { return error.empty(); }
+};
+
+// Reads a fragment, with or without its leading '#'. Never throws; on any input gives either
+// a runnable scenario with a valid view, or one error line naming the part and the problem:
+//   link: is empty
+//   link: version "v9" is newer than this playground (v1)
+//   link: invalid base64url character '%' at position 17   (0-based, after any '#')
+//   link: truncated (the JSON ends early: ...)
+//   link.view.step: is 99, must be at most 15
+//   link.scenario.keys[0][2]: has 3 columns, expected 4     (scenario::parse's errors)
+LinkResult decode_link(const std::string& fragment);
+
+// RFC 4648 §5 base64url without padding, exposed for tests and other codecs.
+std::string base64url_encode(const std::string& bytes);
+
+}  // namespace scenario
