@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds what the benchmark needs and prints every number: the node table (ours with and without
+# SIMD128, Eigen in WASM, tfjs-backend-wasm, onnxruntime-web, the SIMD128 mul+add peak, the
+# memory check) and the native table. On demand only: not part of scripts/test.sh.
+#   ./bench/run.sh            everything (about 3 minutes on 2 cores, plus the first build)
+#   ./bench/run.sh --quick    node table up to n = 1024 only
+set -euo pipefail
+bench="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$bench/.." && pwd)"
+out="$root/build/bench"
+jobs="$(nproc 2>/dev/null || echo 2)"
+export NODE_PATH=/usr/share/nodejs  # Debian's emcc needs its acorn
+
+# The peers, from bench/package-lock.json (the only step that uses the network).
+if [ ! -d "$bench/node_modules/onnxruntime-web" ] ||
+   [ "$bench/package-lock.json" -nt "$bench/node_modules/.package-lock.json" ]; then
+  (cd "$bench" && npm ci --no-audit --no-fund)
+fi
+
+build() {  # build <dir> <cmake args...>
+  local dir="$1"
+  shift
+  "$@" -S "$bench" -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$dir" -j "$jobs" >/dev/null
+}
+echo "bench: building (WASM with SIMD128, WASM without, native) in $out" >&2
+build "$out/wasm-simd" emcmake cmake -DAP_BENCH_SIMD=ON
+build "$out/wasm-scalar" emcmake cmake -DAP_BENCH_SIMD=OFF
+build "$out/native" cmake
+
+node --no-experimental-fetch "$bench/run.mjs" \
+  --simd "$out/wasm-simd/attention_bench.js" --scalar "$out/wasm-scalar/attention_bench.js" "$@"
+echo
+"$out/native/attention_bench"
