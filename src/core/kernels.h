@@ -62,6 +62,9 @@ void pack_bt(int k, int n, const float* bt, int ldbt, float* packed);
 // [SECTION] Micro-kernels
 //-----------------------------------------------------------------------------
 
+// One GEMM micro-kernel serves every product: Q·Kᵀ (W = pack_bt of K), P·V (W = pack_b of V)
+// and the projections X·W (W = pack_b of W).
+//
 // C[mr × nc] = A[mr × kc] · W[kc × nc], W packed: panel p (columns [16p, 16p + 16)) is kc
 // rows of 16 floats starting at w + p·panel_stride. The micro-kernel is a 2 × 16 tile; it walks
 // the panels itself, which saves a call per tile. 1 <= mr <= 2, nc >= 1, kc >= 0 (kc = 0

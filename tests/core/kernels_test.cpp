@@ -439,8 +439,8 @@ void check_fused(const FusedCase& c) {
 
 TEST_CASE("attention_fused matches float64 for every mask kind at edge sizes", "[kernels][fused]") {
   for (int n_q : {1, 3, 8, 9, 17})
-    for (int n_k : {1, 4, 15, 16, 17, 65})
-      for (int d : {1, 3, 16, 64})
+    for (int n_k : {1, 4, 15, 16, 17, 63, 64, 65})
+      for (int d : {1, 3, 16, 17, 64})
         for (int d_v : {1, 5, 16, 17})
           for (int kind = 0; kind < 6; ++kind) {
             FusedCase c{n_q, n_k,  d, d_v, std::vector<int>(n_q, 0), std::vector<int>(n_q, n_k),
