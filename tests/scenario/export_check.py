@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+# Checks the exports of one scenario against `attention-cli eval` (run by CTest).
+#
+#   export_check.py --tool EXPORT_TOOL --cli ATTENTION_CLI SCENARIO.json
+#
+# 1. The NumPy program runs and prints a trace equal to the CLI's: the same heads, steps and
+#    shapes, |a - b| <= 1e-5 * max(1, |b|) everywhere, NaN and ±inf exactly where the CLI has them.
+# 2. The PyTorch program compiles and mirrors the NumPy one: the same sections, functions and
+#    scenario constants. It is run and compared like the NumPy one: with torch when it can be
+#    imported, else against torch_standin/ (NumPy behind torch's names; torch is not installed
+#    on the project's machines, so this checks the program's logic, not torch itself).
+# 3. The CSV of head 1's weights (batch item 1) reads back with Python's csv module to
+#    exactly the CLI's numbers.
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import py_compile
+import re
+import subprocess
+import sys
+import tempfile
+
+TOLERANCE = 1e-5  # float64 programs against the float32 core, relative above 1
+STEPS = ("scores", "scaled", "masked", "weights", "output")
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def run(args, **kwargs):
+    """Standard output as text, exactly as written (no newline translation)."""
+    r = subprocess.run(args, capture_output=True, **kwargs)
+    if r.returncode != 0:
+        stderr = r.stderr.decode("utf-8", "replace").strip()
+        fail(f"{' '.join(args)} exited with {r.returncode}: {stderr}")
+    return r.stdout.decode("utf-8")
+
+
+def number(v, where):
+    if isinstance(v, str):
+        if v not in ("nan", "inf", "-inf"):
+            fail(f"{where} is the string {v!r}")
+        return float(v)
+    return float(v)
+
+
+def compare_tensor(got, want, where):
+    """Both [batch][rows][cols]; returns the largest scaled difference."""
+    if len(got) != len(want):
+        fail(f"{where} has batch {len(got)}, expected {len(want)}")
+    worst = 0.0
+    for b, (gm, wm) in enumerate(zip(got, want)):
+        if len(gm) != len(wm):
+            fail(f"{where}[{b}] has {len(gm)} rows, expected {len(wm)}")
+        for i, (gr, wr) in enumerate(zip(gm, wm)):
+            if len(gr) != len(wr):
+                fail(f"{where}[{b}][{i}] has {len(gr)} columns, expected {len(wr)}")
+            for j, (g, w) in enumerate(zip(gr, wr)):
+                at = f"{where}[{b}][{i}][{j}]"
+                g, w = number(g, at), number(w, at)
+                if math.isnan(w) or math.isnan(g):
+                    if not (math.isnan(w) and math.isnan(g)):
+                        fail(f"{at} is {g}, expected {w}")
+                    continue
+                if math.isinf(w) or math.isinf(g):
+                    if g != w:
+                        fail(f"{at} is {g}, expected {w}")
+                    continue
+                scaled = abs(g - w) / max(1.0, abs(w))
+                if scaled > TOLERANCE:
+                    fail(f"{at} is {g!r}, expected {w!r} (difference {abs(g - w):.3g})")
+                worst = max(worst, scaled)
+    return worst
+
+
+def compare_trace(got, want, label):
+    if got.get("version") != 1:
+        fail(f"{label}: trace version is {got.get('version')!r}")
+    if len(got["heads"]) != len(want["heads"]):
+        fail(f"{label}: {len(got['heads'])} heads, expected {len(want['heads'])}")
+    worst = 0.0
+    for h, (gh, wh) in enumerate(zip(got["heads"], want["heads"])):
+        for step in STEPS:
+            worst = max(worst, compare_tensor(gh[step], wh[step], f"{label}: heads[{h}].{step}"))
+    return max(worst, compare_tensor(got["output"], want["output"], f"{label}: output"))
+
+
+def outline(program):
+    """What the two programs must share: section headers, function names and the scenario."""
+    sections = re.findall(r"^# \[SECTION\] (.*)$", program, re.M)
+    functions = re.findall(r"^def (\w+)", program, re.M)
+    start = program.index("# [SECTION] The scenario\n# ---")
+    end = program.index("# [SECTION] The steps\n# ---")
+    return sections, functions, program[start:end]
+
+
+def check_csv(text, weights, label):
+    if "\r\n" not in text:
+        fail(f"{label}: CSV lines do not end with CRLF")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    if rows[0][0] != "" or len(rows[0]) != len(weights[0]) + 1:
+        fail(f"{label}: CSV header is {rows[0]!r}")
+    if len(rows) != len(weights) + 1:
+        fail(f"{label}: CSV has {len(rows) - 1} rows, expected {len(weights)}")
+    for i, (row, want) in enumerate(zip(rows[1:], weights)):
+        got = [float(v) for v in row[1:]]
+        want = [number(v, f"{label}: weights[{i}]") for v in want]
+        same = all((math.isnan(g) and math.isnan(w)) or g == w for g, w in zip(got, want))
+        if len(got) != len(want) or not same:
+            fail(f"{label}: CSV row {i + 1} is {row[1:]}, expected {want}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("scenario")
+    args = ap.parse_args()
+    label = os.path.basename(args.scenario)
+
+    want = json.loads(run([args.cli, "eval", args.scenario]))
+    with tempfile.TemporaryDirectory() as tmp:
+        programs = {}
+        for kind in ("numpy", "pytorch"):
+            path = os.path.join(tmp, f"exported_{kind}.py")
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(run([args.tool, kind, args.scenario]))
+            programs[kind] = path
+            try:
+                py_compile.compile(path, doraise=True)
+            except py_compile.PyCompileError as e:
+                fail(f"{label}: the {kind} program does not compile: {e.msg}")
+
+        got = json.loads(run([sys.executable, programs["numpy"]], cwd=tmp))
+        worst = compare_trace(got, want, f"{label} (NumPy)")
+        print(f"{label}: NumPy agrees with the CLI, largest scaled difference {worst:.2g}")
+
+        texts = {k: open(p, encoding="utf-8").read() for k, p in programs.items()}
+        if outline(texts["numpy"]) != outline(texts["pytorch"]):
+            fail(f"{label}: the PyTorch program does not mirror the NumPy one")
+        # Real torch when it is installed; else a NumPy stand-in for the torch functions the
+        # program uses (torch_standin/torch.py), which checks the program's logic, not torch.
+        try:
+            import torch  # noqa: F401
+            env, which = None, "PyTorch"
+        except ImportError:
+            standin = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_standin")
+            env, which = dict(os.environ, PYTHONPATH=standin), "PyTorch (NumPy stand-in for torch)"
+        got = json.loads(run([sys.executable, programs["pytorch"]], cwd=tmp, env=env))
+        worst = compare_trace(got, want, f"{label} ({which})")
+        print(f"{label}: {which} agrees with the CLI, largest scaled difference {worst:.2g}")
+
+    check_csv(run([args.tool, "csv", args.scenario]), want["heads"][0]["weights"][0], label)
+    print(f"{label}: CSV reads back exactly")
+
+
+if __name__ == "__main__":
+    main()
