@@ -122,7 +122,7 @@ void attention_fused(const KernelSet& ks, const FusedArgs& a, FusedWorkspace* ws
   ws->acc.resize(static_cast<size_t>(kFusedRows) * ldacc);
   float* const s = ws->scores.data();
   float* const acc = ws->acc.data();
-  const float mask2 = a.mask_value * kLog2e;
+  const float mask2 = mask_value_base2(a.mask_value);
 
   for (int i0 = 0; i0 < a.n_q; i0 += kFusedRows) {
     const int rows = std::min(kFusedRows, a.n_q - i0);

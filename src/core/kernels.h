@@ -92,8 +92,9 @@ void f32_softmax_row__scalar(int n, const float* x, float* y);
 
 // One row of masked softmax, unnormalized, in base 2. x holds n scores already multiplied by
 // scale·log2(e); keys outside [lo, hi) are masked (lo >= hi: all of them). With
-// M = max(x[lo..hi), mask_value·log2(e) if any key is masked), it writes
-//   y[j] = 2^(x[j] - M) for j in [lo, hi) and y[j] = 2^(mask_value·log2(e) - M) elsewhere,
+// M = max(x[lo..hi), m2 if any key is masked), m2 = mask_value_base2(mask_value) (that is
+// mask_value·log2(e), kept finite), it writes
+//   y[j] = 2^(x[j] - M) for j in [lo, hi) and y[j] = 2^(m2 - M) elsewhere,
 // stores the latter in *masked_weight and returns Σ y. Dividing by the sum gives exactly the
 // softmax of the masked row in natural units (masked cells = mask_value), hence: a fully
 // masked row is uniform for a finite mask_value and NaN for -inf. y may be x.

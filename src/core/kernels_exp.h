@@ -9,8 +9,11 @@
 // V8 does not flush and which would be slow. NaN stays NaN.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace attn {
 namespace kernels {
@@ -23,6 +26,14 @@ constexpr float kExp2C2 = 0x1.ebf9bcp-3f;
 constexpr float kExp2C3 = 0x1.c6b752p-5f;
 constexpr float kExp2C4 = 0x1.3cea88p-7f;
 constexpr float kExp2C5 = 0x1.5bba14p-10f;
+
+// A masked score in base-2 units: mask_value·log2(e), kept finite when mask_value is finite
+// (below -2.4e38 the product would overflow to -inf, and a fully masked row would turn NaN
+// instead of uniform).
+inline float mask_value_base2(float mask_value) {
+  if (std::isinf(mask_value)) return mask_value;
+  return std::max(mask_value * kLog2e, -std::numeric_limits<float>::max());
+}
 
 // The scalar twin of the vector 2^t: the same operations in the same order, so both give the
 // same bits.

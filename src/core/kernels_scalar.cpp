@@ -66,7 +66,7 @@ float f32_masked_softmax_row__scalar(int n, const float* x, int lo, int hi, floa
   assert(!std::isnan(mask_value) && mask_value <= 0.0f);
   const int visible = std::max(0, hi - lo);
   const int masked = n - visible;
-  const float mask2 = mask_value * kLog2e;
+  const float mask2 = mask_value_base2(mask_value);
   float mn = std::numeric_limits<float>::infinity(), mx = -mn;
   if (visible > 0) f32_rminmax__scalar(visible, x + lo, &mn, &mx);
   if (masked > 0 && (visible == 0 || mask2 > mx)) mx = mask2;

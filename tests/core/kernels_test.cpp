@@ -349,6 +349,12 @@ TEST_CASE("f32_masked_softmax_row: in place, and x may be far below the maximum"
     CHECK(mw == 1.0f);
     for (int j = 0; j < 5; ++j) CHECK(low[j] == 0.0f);
     for (int j = 5; j < 9; ++j) CHECK(low[j] == 1.0f);
+
+    // A finite mask value whose base-2 form would overflow still gives a uniform row.
+    std::vector<float> row(6, 1.0f);
+    const float total6 = ks->masked_softmax_row(6, row.data(), 0, 0, -3e38f, row.data(), &mw);
+    CHECK(mw == 1.0f);
+    CHECK(total6 == 6.0f);
   }
 }
 
@@ -501,6 +507,9 @@ std::vector<std::pair<std::string, Problem>> pipeline_variants() {
   Problem minf = window;
   minf.mask.mask_value = -kInf;
   out.push_back({"the same with -inf (NaN rows)", minf});
+  Problem huge = window;
+  huge.mask.mask_value = -3e38f;  // finite, but its base-2 form would overflow
+  out.push_back({"the same with -3e38 (uniform rows)", huge});
   Problem hard = projected_problem(2, 9, 4, 1, 100);
   hard.hard = true;
   hard.mask.valid_lens = {{3}, {12}};
