@@ -10,8 +10,8 @@ packages=(
   build-essential cmake ninja-build git ca-certificates xz-utils
   emscripten
   libeigen3-dev libglfw3-dev catch2 libsimde-dev nlohmann-json3-dev
-  chromium xvfb xauth libgl1-mesa-dri libglx-mesa0 python3-numpy
-  fonts-noto-cjk
+  libgl-dev chromium xvfb xauth libgl1-mesa-dri libglx-mesa0 python3-numpy
+  python3-fonttools fonts-dejavu-core fonts-wqy-microhei
 )
 
 missing=()

@@ -1,0 +1,201 @@
+// The playground's frame: layout of the panels, the theme, and shared widgets.
+#include "app/app.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app/i18n.h"
+
+namespace ui {
+
+Fonts g_fonts;
+
+void apply_style(float scale) {
+  ImGuiStyle& st = ImGui::GetStyle();
+  ImGui::StyleColorsLight(&st);
+  st.WindowRounding = 6.0f;
+  st.ChildRounding = 6.0f;
+  st.FrameRounding = 4.0f;
+  st.GrabRounding = 4.0f;
+  st.PopupRounding = 4.0f;
+  st.TabRounding = 4.0f;
+  st.WindowPadding = ImVec2(12, 10);
+  st.FramePadding = ImVec2(8, 4);
+  st.ItemSpacing = ImVec2(8, 7);
+  st.ItemInnerSpacing = ImVec2(6, 4);
+  st.ScrollbarSize = 12.0f;
+  st.WindowBorderSize = 0.0f;
+  st.ChildBorderSize = 1.0f;
+  ImVec4* c = st.Colors;
+  c[ImGuiCol_WindowBg] = ImVec4(0.965f, 0.969f, 0.976f, 1.0f);
+  c[ImGuiCol_ChildBg] = ImVec4(1.0f, 1.0f, 1.0f, 1.0f);
+  c[ImGuiCol_Border] = ImVec4(0.85f, 0.87f, 0.90f, 1.0f);
+  c[ImGuiCol_Text] = ImVec4(0.11f, 0.13f, 0.18f, 1.0f);
+  c[ImGuiCol_TextDisabled] = ImVec4(0.42f, 0.45f, 0.52f, 1.0f);
+  c[ImGuiCol_FrameBg] = ImVec4(0.93f, 0.94f, 0.96f, 1.0f);
+  c[ImGuiCol_FrameBgHovered] = ImVec4(0.88f, 0.91f, 0.96f, 1.0f);
+  c[ImGuiCol_FrameBgActive] = ImVec4(0.82f, 0.87f, 0.96f, 1.0f);
+  c[ImGuiCol_Button] = ImVec4(0.90f, 0.92f, 0.96f, 1.0f);
+  c[ImGuiCol_ButtonHovered] = ImVec4(0.80f, 0.86f, 0.97f, 1.0f);
+  c[ImGuiCol_ButtonActive] = ImVec4(0.70f, 0.79f, 0.96f, 1.0f);
+  c[ImGuiCol_Header] = ImVec4(0.88f, 0.91f, 0.97f, 1.0f);
+  c[ImGuiCol_HeaderHovered] = ImVec4(0.80f, 0.86f, 0.97f, 1.0f);
+  c[ImGuiCol_HeaderActive] = ImVec4(0.72f, 0.80f, 0.96f, 1.0f);
+  c[ImGuiCol_CheckMark] = ImVec4(0.16f, 0.36f, 0.78f, 1.0f);
+  c[ImGuiCol_SliderGrab] = ImVec4(0.27f, 0.45f, 0.85f, 1.0f);
+  c[ImGuiCol_SliderGrabActive] = ImVec4(0.16f, 0.36f, 0.78f, 1.0f);
+  c[ImGuiCol_Tab] = ImVec4(0.90f, 0.92f, 0.96f, 1.0f);
+  c[ImGuiCol_TabHovered] = ImVec4(0.80f, 0.86f, 0.97f, 1.0f);
+  c[ImGuiCol_TabActive] = ImVec4(1.0f, 1.0f, 1.0f, 1.0f);
+  c[ImGuiCol_MenuBarBg] = ImVec4(0.12f, 0.14f, 0.20f, 1.0f);
+  st.ScaleAllSizes(scale);
+}
+
+void help_marker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+    ImGui::TextUnformatted(T(text));
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+void text_wrapped_mono(const std::string& text) {
+  if (g_fonts.mono) ImGui::PushFont(g_fonts.mono);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+  if (g_fonts.mono) ImGui::PopFont();
+}
+
+void batch_selector(AppState& s) {
+  if (s.scenario.batch() <= 1) return;
+  ImGui::TextUnformatted(T("Batch item"));
+  for (int b = 0; b < s.scenario.batch(); ++b) {
+    ImGui::SameLine();
+    char label[32];
+    std::snprintf(label, sizeof label, "%d##batch", b + 1);
+    if (ImGui::RadioButton(label, s.batch == b)) {
+      s.batch = b;
+      s.emit("view");
+    }
+  }
+}
+
+bool App::init(std::string* error) {
+  return heatmaps.init(error);
+}
+
+void App::frame() {
+  ImGuiIO& io = ImGui::GetIO();
+  state.recompute_if_needed();
+  heatmaps.begin_frame();
+  state.prev_hover = state.hover;
+  state.hover.reset();
+
+  // Play: advance one step every 1.6 s, stopping at the last.
+  if (state.playing) {
+    state.play_clock += io.DeltaTime;
+    if (state.play_clock >= 1.6) {
+      state.play_clock = 0.0;
+      if (static_cast<int>(state.step) + 1 >= kStepCount)
+        state.playing = false;
+      else
+        state.set_step(static_cast<int>(state.step) + 1);
+    }
+  }
+
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->WorkPos);
+  ImGui::SetNextWindowSize(vp->WorkSize);
+  const ImGuiWindowFlags host_flags =
+      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+      ImGuiWindowFlags_NoBringToFrontOnFocus | (state.embed ? 0 : ImGuiWindowFlags_MenuBar);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 8));
+  ImGui::Begin("Attention Playground", nullptr, host_flags);
+  ImGui::PopStyleVar();
+  if (!state.embed) draw_top_bar(state);
+
+  const float width = ImGui::GetContentRegionAvail().x;
+  const bool wide = width >= 1000.0f;
+  const bool show_controls = state.visible(Panel::kControls);
+  const bool show_details = state.visible(Panel::kDetails) && wide;
+  const float left_w = show_controls ? std::clamp(width * 0.24f, 250.0f, 330.0f) : 0.0f;
+  const float right_w = show_details ? std::clamp(width * 0.25f, 280.0f, 380.0f) : 0.0f;
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+
+  if (show_controls) {
+    ImGui::BeginChild("controls", ImVec2(left_w, 0), true);
+    draw_controls(state);
+    ImGui::EndChild();
+    ImGui::SameLine();
+  }
+  const float center_w =
+      width - left_w - right_w - (show_controls ? spacing : 0) - (show_details ? spacing : 0);
+  ImGui::BeginChild("center", ImVec2(center_w, 0), true);
+  if (!state.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.70f, 0.08f, 0.05f, 1.0f));
+    ImGui::TextWrapped("%s %s", T("This change cannot run yet:"), state.error.c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextDisabled("%s", T("The numbers below are from the last scenario that ran."));
+  }
+  const bool tabs = state.visible(Panel::kHeads) || state.visible(Panel::kPositional) ||
+                    state.visible(Panel::kPlane);
+  if (tabs && ImGui::BeginTabBar("views")) {
+    if (ImGui::BeginTabItem(T("Step by step"))) {
+      draw_pipeline(state, heatmaps);
+      ImGui::EndTabItem();
+    }
+    if (state.visible(Panel::kHeads) && ImGui::BeginTabItem(T("All heads"))) {
+      draw_heads(state, heatmaps);
+      ImGui::EndTabItem();
+    }
+    if (state.visible(Panel::kPositional) && ImGui::BeginTabItem(T("Positional encoding"))) {
+      draw_positional(state, heatmaps);
+      ImGui::EndTabItem();
+    }
+    if (state.visible(Panel::kPlane) && ImGui::BeginTabItem(T("2-D view"))) {
+      draw_plane(state);
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  } else if (!tabs) {
+    draw_pipeline(state, heatmaps);
+  }
+  ImGui::EndChild();
+
+  if (show_details) {
+    ImGui::SameLine();
+    ImGui::BeginChild("details", ImVec2(right_w, 0), true);
+    if (state.visible(Panel::kLesson)) draw_lesson(state);
+    draw_details(state);
+    ImGui::EndChild();
+  } else if (state.hover && state.visible(Panel::kDetails)) {
+    // Narrow screens: the arithmetic follows the mouse instead.
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 26.0f);
+    draw_details(state);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+
+  if (!state.notice.empty()) {
+    ImGui::OpenPopup("notice");
+    if (ImGui::BeginPopupModal("notice", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+      ImGui::TextUnformatted(state.notice.c_str());
+      ImGui::PopTextWrapPos();
+      if (ImGui::Button(T("OK"))) {
+        state.notice.clear();
+        ImGui::CloseCurrentPopup();
+      }
+      ImGui::EndPopup();
+    }
+  }
+  ImGui::End();
+}
+
+}  // namespace ui

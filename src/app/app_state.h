@@ -1,0 +1,86 @@
+// The playground's one state: the scenario being edited, its trace, and the view. Panels read
+// and edit it; the trace is recomputed once per change, never per frame.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "app/explain.h"
+#include "core/attention.h"
+#include "scenario/scenario.h"
+
+namespace ui {
+
+struct Preset {
+  std::string name;  // file name without .json, e.g. "why_so_tall"
+  scenario::Scenario scenario;
+};
+
+// The presets compiled into the app from assets/presets/ (generated file), in lesson order.
+struct EmbeddedPreset {
+  const char* name;
+  const char* json;
+};
+extern const EmbeddedPreset kEmbeddedPresets[];
+extern const int kEmbeddedPresetCount;
+
+enum class Panel : int { kControls, kDetails, kHeads, kPositional, kPlane, kLesson, kCount };
+const char* panel_id(Panel p);  // "controls", "details", "heads", "positional", "plane", "lesson"
+
+struct AppState {
+  AppState();
+
+  // --- The scenario and what it computes -------------------------------------------------
+  scenario::Scenario scenario;  // what the learner edits
+  attn::Problem problem;        // the last scenario that validated, resolved for the core
+  attn::Trace trace;            // its trace
+  std::string error;            // why the current edit cannot run ("" when it can)
+  uint64_t revision = 0;        // +1 on every recompute; textures follow it
+  double recompute_ms = 0.0;    // duration of the last recompute
+  std::vector<std::vector<uint8_t>> masks;  // per batch item, n_q × n_k, 1 = masked
+
+  // Call after editing `scenario` in place; the recompute happens once, before the next frame.
+  void changed() { dirty_ = true; }
+  // Validates and, when valid, recomputes now. Returns "" or the error (state unchanged then).
+  std::string set_scenario(const scenario::Scenario& s);
+  std::string set_scenario_json(const std::string& json);
+  void recompute_if_needed();
+  const attn::HeadTrace& head_trace(int h) const { return trace.heads[h]; }
+
+  // --- Presets ---------------------------------------------------------------------------------
+  std::vector<Preset> presets;
+  int preset = -1;  // the preset last loaded, -1 after edits from elsewhere
+  void load_preset(int index);
+
+  // --- The view --------------------------------------------------------------------------------
+  Step step = Step::kScores;
+  int head = 0;
+  int batch = 0;
+  bool playing = false;
+  double play_clock = 0.0;
+  bool show[static_cast<int>(Panel::kCount)] = {true, true, true, true, true, true};
+  std::set<std::string> hidden;       // controls hidden by an embedding page
+  bool embed = false;                 // chrome-less view for iframes
+  bool mask_by_click = false;         // clicking a score or weight cell toggles its mask
+  std::optional<CellRef> hover;       // the cell under the mouse this frame
+  std::optional<CellRef> prev_hover;  // last frame's, for highlights drawn before the hover
+  std::string notice;                 // a message shown once (e.g. a broken link)
+
+  void set_step(int s);
+  void set_head(int h);
+  bool visible(Panel p) const { return show[static_cast<int>(p)]; }
+  bool control_hidden(const char* id) const { return hidden.count(id) > 0; }
+
+  // Events for the JavaScript API ("scenario", "trace", "step", "head"), drained by the bridge.
+  std::vector<std::string> events;
+  void emit(const char* event);
+
+ private:
+  void recompute();
+  bool dirty_ = false;
+};
+
+}  // namespace ui

@@ -1,0 +1,277 @@
+// Edits the playground makes to a scenario, each keeping it consistent.
+#include "app/edits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/random.h"
+
+namespace ui {
+
+namespace {
+
+constexpr uint64_t kFillSeed = 0x5eed;
+
+float seeded_value(uint64_t seed, uint64_t index) {
+  return std::round((2.0f * attn::uniform01(seed, index) - 1.0f) * 10.0f) / 10.0f;
+}
+
+// Resizes the rows of every batch item, filling new rows with seeded values.
+void resize_rows(attn::Batch* x, int rows, uint64_t seed) {
+  for (size_t b = 0; b < x->size(); ++b) {
+    attn::Matrix& m = (*x)[b];
+    const int old_rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
+    m.conservativeResize(rows, cols);
+    for (int r = old_rows; r < rows; ++r)
+      for (int c = 0; c < cols; ++c)
+        m(r, c) = seeded_value(seed + b, static_cast<uint64_t>(r) * 1024 + c);
+  }
+}
+
+void resize_cols(attn::Batch* x, int cols, uint64_t seed) {
+  for (size_t b = 0; b < x->size(); ++b) {
+    attn::Matrix& m = (*x)[b];
+    const int rows = static_cast<int>(m.rows()), old_cols = static_cast<int>(m.cols());
+    m.conservativeResize(rows, cols);
+    for (int r = 0; r < rows; ++r)
+      for (int c = old_cols; c < cols; ++c)
+        m(r, c) = seeded_value(seed + b, static_cast<uint64_t>(r) * 1024 + c);
+  }
+}
+
+void resize_tokens_list(std::vector<std::vector<std::string>>* tokens, int n, const char* prefix) {
+  for (auto& list : *tokens) {
+    const int old = static_cast<int>(list.size());
+    list.resize(n);
+    for (int i = old; i < n; ++i) list[i] = prefix + std::to_string(i + 1);
+  }
+}
+
+// Replaces explicit weights by seeded init weights of width `d_model`.
+void use_init_weights(scenario::Scenario* s, int d_model) {
+  if (!s->has_init) s->init_seed = 1;
+  s->has_init = true;
+  s->init_d_model = std::clamp(d_model, 1, scenario::kMaxCols);
+  s->W_q = s->W_k = s->W_v = s->W_o = s->W = attn::Matrix();
+  s->w_v = attn::Vector();
+}
+
+bool has_explicit_weights(const scenario::Scenario& s) {
+  return s.W_q.size() || s.W_k.size() || s.W_v.size() || s.W_o.size() || s.W.size() || s.w_v.size();
+}
+
+// The largest divisor of n that is at most h.
+int divisor_at_most(int n, int h) {
+  for (int d = std::min(n, h); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+}  // namespace
+
+int d_model(const scenario::Scenario& s) {
+  if (s.has_init) return s.init_d_model;
+  if (s.W_q.size() && s.scoring != attn::Scoring::kAdditive) return static_cast<int>(s.W_q.cols());
+  return attn::batch_cols(s.queries);
+}
+
+void resize_tokens(scenario::Scenario* s, int n_q, int n_k) {
+  n_q = std::clamp(n_q, 1, scenario::kMaxRows);
+  n_k = std::clamp(s->self_attention ? n_q : n_k, 1, scenario::kMaxRows);
+  if (s->self_attention) {
+    resize_rows(&s->queries, n_q, kFillSeed);
+    s->keys = s->values = s->queries;
+  } else {
+    resize_rows(&s->queries, n_q, kFillSeed);
+    resize_rows(&s->keys, n_k, kFillSeed + 100);
+    resize_rows(&s->values, n_k, kFillSeed + 200);
+  }
+  resize_tokens_list(&s->query_tokens, n_q, s->self_attention ? "t" : "q");
+  resize_tokens_list(&s->key_tokens, n_k, s->self_attention ? "t" : "k");
+  for (auto& lens : s->valid_lens) {
+    if (s->valid_lens_form == scenario::ValidLensForm::kPerQuery && !lens.empty())
+      lens.resize(n_q, lens.back());
+    for (int& len : lens) len = std::min(len, n_k);
+  }
+  s->masked_cells.erase(
+      std::remove_if(s->masked_cells.begin(), s->masked_cells.end(),
+                     [&](const std::array<int, 3>& c) { return c[1] >= n_q || c[2] >= n_k; }),
+      s->masked_cells.end());
+}
+
+void resize_features(scenario::Scenario* s, int d) {
+  d = std::clamp(d, 1, scenario::kMaxCols);
+  const int model = d_model(*s);
+  resize_cols(&s->queries, d, kFillSeed + 300);
+  if (s->self_attention) {
+    s->keys = s->values = s->queries;
+  } else {
+    resize_cols(&s->keys, d, kFillSeed + 400);
+  }
+  if (has_explicit_weights(*s) || s->has_init)
+    use_init_weights(s, s->has_init || has_explicit_weights(*s) ? model : d);
+  if (!s->has_init && s->heads > 1) s->heads = divisor_at_most(d, s->heads);
+}
+
+void set_d_model(scenario::Scenario* s, int d) {
+  use_init_weights(s, d);
+  if (s->heads > 1) s->heads = divisor_at_most(s->init_d_model, s->heads);
+}
+
+void set_scoring(scenario::Scenario* s, attn::Scoring scoring) {
+  const attn::Scoring before = s->scoring;
+  s->scoring = scoring;
+  if (before == attn::Scoring::kAdditive || scoring == attn::Scoring::kAdditive)
+    s->w_v = attn::Vector();
+  if (scoring != attn::Scoring::kGeneral) s->W = attn::Matrix();
+  switch (scoring) {
+    case attn::Scoring::kAdditive:
+      s->heads = 1;
+      if (!s->has_init) use_init_weights(s, std::max(4, attn::batch_cols(s->queries)));
+      break;
+    case attn::Scoring::kGeneral: {
+      if (s->has_init) break;
+      const int dq =
+          (s->W_q.size() ? static_cast<int>(s->W_q.cols()) : attn::batch_cols(s->queries)) /
+          s->heads;
+      const int dk =
+          (s->W_k.size() ? static_cast<int>(s->W_k.cols()) : attn::batch_cols(s->keys)) / s->heads;
+      s->W = scenario::generated_matrix(std::max(dq, 1), std::max(dk, 1), 1, 5);
+      break;
+    }
+    default:
+      if (!s->has_init && attn::batch_cols(s->queries) != attn::batch_cols(s->keys))
+        use_init_weights(s, std::max(attn::batch_cols(s->queries), attn::batch_cols(s->keys)));
+      break;
+  }
+}
+
+bool set_heads(scenario::Scenario* s, int heads) {
+  scenario::Scenario trial = *s;
+  trial.heads = heads;
+  if (trial.scoring == attn::Scoring::kGeneral && !trial.has_init) {
+    const int dq = attn::batch_cols(trial.queries) / std::max(heads, 1);
+    const int dk = attn::batch_cols(trial.keys) / std::max(heads, 1);
+    if (dq > 0 && dk > 0) trial.W = scenario::generated_matrix(dq, dk, 1, 5);
+  }
+  if (heads < 1 || !scenario::validate(trial).empty()) return false;
+  *s = trial;
+  return true;
+}
+
+void randomize(scenario::Scenario* s, uint64_t seed) {
+  auto fill = [&](attn::Batch* x, uint64_t stream) {
+    for (size_t b = 0; b < x->size(); ++b) {
+      attn::Matrix& m = (*x)[b];
+      for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+          m(r, c) = seeded_value(attn::splitmix64(seed + stream) + b,
+                                 static_cast<uint64_t>(r) * 1024 + c);
+    }
+  };
+  fill(&s->queries, 1);
+  if (s->self_attention) {
+    s->keys = s->values = s->queries;
+  } else {
+    fill(&s->keys, 2);
+    fill(&s->values, 3);
+  }
+  if (s->has_init) s->init_seed = seed;
+}
+
+void shuffle_tokens(scenario::Scenario* s, uint64_t seed) {
+  attn::Batch& rows = s->self_attention ? s->queries : s->keys;
+  const int n = attn::batch_rows(rows);
+  std::vector<int> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  for (int i = n - 1; i > 0; --i) {
+    const int j = static_cast<int>(attn::uniform01(seed, i) * (i + 1));
+    std::swap(perm[i], perm[std::min(j, i)]);
+  }
+  auto permute = [&](attn::Batch* x) {
+    for (attn::Matrix& m : *x) {
+      const attn::Matrix copy = m;
+      for (int i = 0; i < n; ++i) m.row(i) = copy.row(perm[i]);
+    }
+  };
+  auto permute_tokens = [&](std::vector<std::vector<std::string>>* t) {
+    for (auto& list : *t) {
+      const std::vector<std::string> copy = list;
+      for (int i = 0; i < n && i < static_cast<int>(list.size()); ++i) list[i] = copy[perm[i]];
+    }
+  };
+  if (s->self_attention) {
+    permute(&s->queries);
+    s->keys = s->values = s->queries;
+    permute_tokens(&s->query_tokens);
+    permute_tokens(&s->key_tokens);
+  } else {
+    permute(&s->keys);
+    permute(&s->values);
+    permute_tokens(&s->key_tokens);
+  }
+}
+
+void toggle_masked_cell(scenario::Scenario* s, int b, int i, int j) {
+  const std::array<int, 3> cell{b, i, j};
+  auto it = std::find(s->masked_cells.begin(), s->masked_cells.end(), cell);
+  if (it != s->masked_cells.end()) {
+    s->masked_cells.erase(it);
+  } else if (static_cast<int>(s->masked_cells.size()) < scenario::kMaxMaskedCells) {
+    s->masked_cells.push_back(cell);
+  }
+}
+
+void set_valid_len(scenario::Scenario* s, int b, int len) {
+  const int B = s->batch(), n_k = s->n_keys();
+  if (len < 0) {
+    s->valid_lens_form = scenario::ValidLensForm::kNone;
+    s->valid_lens.clear();
+    return;
+  }
+  len = std::min(len, n_k);
+  switch (s->valid_lens_form) {
+    case scenario::ValidLensForm::kNone:
+      s->valid_lens.assign(B, std::vector<int>{n_k});
+      s->valid_lens_form = scenario::ValidLensForm::kPerSequence;
+      break;
+    case scenario::ValidLensForm::kAll:
+      s->valid_lens.assign(B, s->valid_lens[0]);
+      s->valid_lens_form = scenario::ValidLensForm::kPerSequence;
+      break;
+    default:
+      break;
+  }
+  if (b >= 0 && b < static_cast<int>(s->valid_lens.size()))
+    for (int& v : s->valid_lens[b]) v = len;
+}
+
+void set_input(scenario::Scenario* s, char which, int b, int i, int j, float v) {
+  if (s->self_attention || which == 'x') {
+    s->queries[b](i, j) = v;
+    s->keys = s->values = s->queries;
+    return;
+  }
+  attn::Batch& x = which == 'q' ? s->queries : which == 'k' ? s->keys : s->values;
+  x[b](i, j) = v;
+}
+
+std::vector<std::string> query_labels(const scenario::Scenario& s, int b) {
+  if (!s.query_tokens.empty())
+    return s.query_tokens[std::min<size_t>(b, s.query_tokens.size() - 1)];
+  std::vector<std::string> out;
+  for (int i = 0; i < s.n_queries(); ++i)
+    out.push_back((s.self_attention ? "t" : "q") + std::to_string(i + 1));
+  return out;
+}
+
+std::vector<std::string> key_labels(const scenario::Scenario& s, int b) {
+  if (!s.key_tokens.empty()) return s.key_tokens[std::min<size_t>(b, s.key_tokens.size() - 1)];
+  if (s.self_attention) return query_labels(s, b);
+  std::vector<std::string> out;
+  for (int j = 0; j < s.n_keys(); ++j) out.push_back("k" + std::to_string(j + 1));
+  return out;
+}
+
+}  // namespace ui

@@ -1,0 +1,51 @@
+// Edits the playground makes to a scenario (sizes, tokens, scoring, masks, shuffles). Each
+// keeps the scenario consistent so that it still validates whenever that is possible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "scenario/scenario.h"
+
+namespace ui {
+
+// Rows of the inputs: n_q queries and n_k keys (self-attention uses n_q for both). New rows
+// get seeded values in [-1, 1]; tokens, valid lengths and masked cells follow.
+void resize_tokens(scenario::Scenario* s, int n_q, int n_k);
+
+// Columns of the queries and keys (and of the values in self-attention). Explicit weights no
+// longer fit and are replaced by `init` weights of the same d_model.
+void resize_features(scenario::Scenario* s, int d);
+
+// The projection width. Switches explicit weights to seeded `init` weights.
+void set_d_model(scenario::Scenario* s, int d_model);
+int d_model(const scenario::Scenario& s);  // the width the heads split
+
+// Switching scoring keeps the scenario runnable: additive uses one head and needs its weights,
+// dot-product scoring needs equal query and key sizes (init weights provide both).
+void set_scoring(scenario::Scenario* s, attn::Scoring scoring);
+
+// Heads must divide d_model; returns false (and changes nothing) when they do not.
+bool set_heads(scenario::Scenario* s, int heads);
+
+// New seeded inputs in [-1, 1] (rounded to 0.1) and a new init seed.
+void randomize(scenario::Scenario* s, uint64_t seed);
+
+// Permutes the tokens (rows of x, or of keys and values together in cross-attention) with a
+// seeded shuffle; tokens follow their rows. Masks stay where they are.
+void shuffle_tokens(scenario::Scenario* s, uint64_t seed);
+
+void toggle_masked_cell(scenario::Scenario* s, int b, int i, int j);
+
+// Valid length of batch item b (switches to the per-sequence form); len < 0 removes them.
+void set_valid_len(scenario::Scenario* s, int b, int len);
+
+// Sets one input cell; `which` is 'q', 'k', 'v' (or 'x' in self-attention).
+void set_input(scenario::Scenario* s, char which, int b, int i, int j, float v);
+
+// Token labels, generated when the scenario has none: "q1".."qn" / "k1".."kn", or the
+// query labels for keys in self-attention.
+std::vector<std::string> query_labels(const scenario::Scenario& s, int b);
+std::vector<std::string> key_labels(const scenario::Scenario& s, int b);
+
+}  // namespace ui

@@ -1,0 +1,552 @@
+// The teaching model of the pipeline: step names, formulas, explanations, cell arithmetic.
+//
+// [SECTION] Formatting
+// [SECTION] Steps
+// [SECTION] Masks
+// [SECTION] Cell arithmetic
+#include "app/explain.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <limits>
+
+#include "app/i18n.h"
+#include "core/random.h"
+
+namespace ui {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Formatting
+//-----------------------------------------------------------------------------
+
+namespace {
+
+std::string fmt(const char* format, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  return buf;
+}
+
+// A factor inside a product: negative numbers get parentheses.
+std::string factor(float v) {
+  return v < 0 ? "(" + num(v) + ")" : num(v);
+}
+
+// "a + b + … + z" over n terms, eliding the middle when there are many.
+template <typename Term>
+std::string sum_of(int n, Term term) {
+  std::string s;
+  const bool elide = n > 6;
+  for (int t = 0; t < n; ++t) {
+    if (elide && t == 4) {
+      s += " + …";
+      t = n - 2;
+      continue;
+    }
+    if (t) s += " + ";
+    s += term(t);
+  }
+  if (elide) s += fmt("  (%d terms)", n);
+  return s;
+}
+
+const char* kDot = "\xc2\xb7";    // ·
+const char* kTimes = "\xc3\x97";  // ×
+
+}  // namespace
+
+std::string num(float v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v < 0 ? "\xe2\x88\x92\xe2\x88\x9e" : "\xe2\x88\x9e";  // −∞, ∞
+  if (v == -1e6f)
+    return "\xe2\x88\x92"
+           "1e6";
+  std::string s;
+  if (std::fabs(v) >= 1e5f || (v != 0.0f && std::fabs(v) < 1e-3f)) {
+    s = fmt("%.2e", static_cast<double>(v));
+  } else {
+    s = fmt("%.4g", static_cast<double>(v));
+  }
+  if (s == "-0") s = "0";
+  if (!s.empty() && s[0] == '-') s = "\xe2\x88\x92" + s.substr(1);  // a real minus sign
+  return s;
+}
+
+std::string sub(int zero_based) {
+  static const char* digits[] = {"\xe2\x82\x80", "\xe2\x82\x81", "\xe2\x82\x82", "\xe2\x82\x83",
+                                 "\xe2\x82\x84", "\xe2\x82\x85", "\xe2\x82\x86", "\xe2\x82\x87",
+                                 "\xe2\x82\x88", "\xe2\x82\x89"};
+  const std::string n = std::to_string(zero_based + 1);
+  std::string s;
+  for (char c : n) s += digits[c - '0'];
+  return s;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Steps
+//-----------------------------------------------------------------------------
+
+const char* step_name(Step s) {
+  switch (s) {
+    case Step::kInputs:
+      return N_("Inputs");
+    case Step::kProjections:
+      return N_("Projections");
+    case Step::kScores:
+      return N_("Scores");
+    case Step::kScaled:
+      return N_("Scaled");
+    case Step::kMasked:
+      return N_("Masked");
+    case Step::kWeights:
+      return N_("Weights");
+    case Step::kOutput:
+      return N_("Weighted values");
+    case Step::kConcat:
+      return N_("Output");
+  }
+  return "";
+}
+
+const char* step_explanation(Step s, const attn::Problem& p) {
+  switch (s) {
+    case Step::kInputs:
+      return p.positional_encoding
+                 ? N_("Each row is one token's vector. Positional encoding adds a different "
+                      "pattern "
+                      "of sines and cosines to every position, so equal tokens at different places "
+                      "become different vectors.")
+                 : N_("Each row is one token's vector. Attention will compare every query row with "
+                      "every key row, then mix the value rows.");
+    case Step::kProjections:
+      if (p.scoring == attn::Scoring::kAdditive)
+        return N_(
+            "Additive scoring keeps the inputs as they are: its W_q and W_k belong to the "
+            "scoring network of the next step.");
+      return p.weights.W_q.size() || p.weights.W_k.size() || p.weights.W_v.size()
+                 ? N_("Learned matrices turn each input row into a query (what it looks for), a "
+                      "key "
+                      "(what it offers) and a value (what it passes on). With several heads, each "
+                      "head takes its own block of columns.")
+                 : N_("There are no learned weights in this scenario, so the queries, keys and "
+                      "values "
+                      "are used as they are.");
+    case Step::kScores:
+      switch (p.scoring) {
+        case attn::Scoring::kAdditive:
+          return N_(
+              "A small network scores each pair: query and key are mapped to a shared hidden "
+              "size, added, squashed by tanh and read out by w_v. Query and key may have "
+              "different sizes.");
+        case attn::Scoring::kGeneral:
+          return N_(
+              "A bilinear score q·W·k: the matrix W learns which query features should "
+              "match which key features.");
+        case attn::Scoring::kCosine:
+          return N_(
+              "The cosine of the angle between query and key: only the direction counts, not "
+              "the length, so every score lies between -1 and 1.");
+        default:
+          return N_(
+              "The score of a query and a key is their dot product: large when the two "
+              "vectors point the same way, negative when they point apart.");
+      }
+    case Step::kScaled:
+      return p.scoring == attn::Scoring::kScaledDot
+                 ? N_("Dot products grow with the vector size d and would push the softmax to "
+                      "all-or-nothing; dividing by the square root of d keeps them in a useful "
+                      "range. "
+                      "The temperature T divides too: above 1 it flattens the weights, below 1 it "
+                      "sharpens them.")
+                 : N_("The temperature T divides the scores: above 1 it flattens the weights, "
+                      "below 1 "
+                      "it sharpens them.");
+    case Step::kMasked:
+      return p.mask.any()
+                 ? N_("Keys a query must not see get a very negative score, so that the softmax "
+                      "gives "
+                      "them weight 0: padding past the valid length, later words under a causal "
+                      "mask, keys outside a local window, or cells you masked by hand.")
+                 : N_("Nothing is masked in this scenario: every query may look at every key. Try "
+                      "a "
+                      "valid length, the causal mask or a window.");
+    case Step::kWeights:
+      if (p.hard)
+        return N_(
+            "Hard attention puts all the weight on the single best key of each row (the "
+            "first one if several tie).");
+      return p.dropout_p > 0
+                 ? N_("The softmax turns each row of scores into weights that are positive and sum "
+                      "to 1. In train mode dropout then zeroes some weights at random and scales "
+                      "up "
+                      "the rest.")
+                 : N_("The softmax turns each row of scores into weights that are positive and sum "
+                      "to 1. Masked cells get exactly 0.");
+    case Step::kOutput:
+      return N_(
+          "Each output row is a weighted sum of the value rows: the weights of a query say "
+          "how much of each value it takes.");
+    case Step::kConcat:
+      if (p.heads == 1 && !p.weights.W_o.size())
+        return N_("With one head and no output matrix W_o, the weighted sum is the final output.");
+      return N_(
+          "The heads' outputs are put side by side, and the output matrix W_o mixes them "
+          "into the final output.");
+  }
+  return "";
+}
+
+std::string step_formula(Step s, const attn::Problem& p) {
+  const int H = p.heads;
+  const int d_k = (p.weights.W_k.size() && p.scoring != attn::Scoring::kAdditive
+                       ? static_cast<int>(p.weights.W_k.cols())
+                       : attn::batch_cols(p.keys)) /
+                  H;
+  switch (s) {
+    case Step::kInputs:
+      return p.positional_encoding
+                 ? fmt("X + PE,   PE[p, 2i] = sin(p / %g^(2i/d)),   PE[p, 2i+1] = cos(p / "
+                       "%g^(2i/d))",
+                       p.pe_base, p.pe_base)
+                 : T("X: one row per token");
+    case Step::kProjections:
+      if (p.scoring == attn::Scoring::kAdditive) return "Q = queries,   K = keys,   V = values";
+      return fmt("Q = X%sW_q,   K = X%sW_k,   V = X%sW_v", p.weights.W_q.size() ? kDot : "",
+                 p.weights.W_k.size() ? kDot : "", p.weights.W_v.size() ? kDot : "") +
+             (H > 1 ? fmt(T(",   head h takes columns [h%sd/%d, (h+1)%sd/%d)"), kDot, H, kDot, H)
+                    : "");
+    case Step::kScores:
+      switch (p.scoring) {
+        case attn::Scoring::kAdditive:
+          return "S[i,j] = w_v \xc2\xb7 tanh(q_i\xc2\xb7W_q + k_j\xc2\xb7W_k)";
+        case attn::Scoring::kGeneral:
+          return "S = Q\xc2\xb7W\xc2\xb7K\xe1\xb5\x80";
+        case attn::Scoring::kCosine:
+          return "S[i,j] = q_i\xc2\xb7k_j / (\xe2\x80\x96q_i\xe2\x80\x96 "
+                 "\xe2\x80\x96k_j\xe2\x80\x96)";
+        default:
+          return "S = Q\xc2\xb7K\xe1\xb5\x80";
+      }
+    case Step::kScaled:
+      return p.scoring == attn::Scoring::kScaledDot
+                 ? fmt("S' = S / \xe2\x88\x9a"
+                       "d / T,   d = %d,   T = %s",
+                       d_k, num(p.temperature).c_str())
+                 : fmt("S' = S / T,   T = %s", num(p.temperature).c_str());
+    case Step::kMasked: {
+      std::string rules;
+      if (!p.mask.valid_lens.empty()) rules += T("j \xe2\x89\xa5 valid length");
+      if (p.mask.causal) rules += std::string(rules.empty() ? "" : ", ") + "j > i";
+      if (p.mask.window >= 0)
+        rules +=
+            std::string(rules.empty() ? "" : ", ") + fmt("|i \xe2\x88\x92 j| > %d", p.mask.window);
+      if (!p.mask.cells.empty())
+        rules += std::string(rules.empty() ? "" : ", ") + T("clicked cells");
+      return "M[i,j] = " + num(p.mask.mask_value) + T(" where masked") +
+             (rules.empty() ? std::string(T(" (nothing is)")) : " (" + rules + ")") +
+             ", else S'[i,j]";
+    }
+    case Step::kWeights: {
+      std::string f = p.hard ? "W[i,\xc2\xb7] = one-hot(argmax_j M[i,j])"
+                             : "W[i,j] = exp(M[i,j] \xe2\x88\x92 max M[i,\xc2\xb7]) / "
+                               "\xce\xa3_j exp(M[i,j] \xe2\x88\x92 max M[i,\xc2\xb7])";
+      if (p.dropout_p > 0)
+        f += fmt(T(",   then dropout p = %s: dropped \xe2\x86\x92 0, kept %s 1/(1 \xe2\x88\x92 p)"),
+                 num(p.dropout_p).c_str(), kTimes);
+      return f;
+    }
+    case Step::kOutput:
+      return "O_h = W\xc2\xb7V_h";
+    case Step::kConcat:
+      if (H == 1) return p.weights.W_o.size() ? "Output = O\xc2\xb7W_o" : "Output = O";
+      return fmt("Output = [O%s | %s | O%s]%s", sub(0).c_str(), "\xe2\x80\xa6", sub(H - 1).c_str(),
+                 p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
+  }
+  return "";
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Masks
+//-----------------------------------------------------------------------------
+
+std::string mask_reason(const attn::MaskSpec& m, int b, int i, int j, int n_k) {
+  if (!m.valid_lens.empty()) {
+    const auto& lens = m.valid_lens[b];
+    const int len = lens.size() == 1 ? lens[0] : lens[i];
+    if (j >= len)
+      return fmt(T("key %d is at or past the valid length %d of batch item %d"), j + 1, len, b + 1);
+  }
+  if (m.causal && j > i) return fmt(T("causal mask: key %d comes after query %d"), j + 1, i + 1);
+  if (m.window >= 0 && std::abs(i - j) > m.window)
+    return fmt(T("local window: key %d is more than %d away from query %d"), j + 1, m.window,
+               i + 1);
+  for (const auto& c : m.cells)
+    if (c[0] == b && c[1] == i && c[2] == j) return T("masked by hand");
+  (void)n_k;
+  return "";
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Cell arithmetic
+//-----------------------------------------------------------------------------
+
+namespace {
+
+// Σ_t a[t]·b[t] with the terms written out, and the result.
+std::string dot_terms(const float* a, int stride_a, const float* b, int stride_b, int n) {
+  return sum_of(n,
+                [&](int t) { return factor(a[t * stride_a]) + kTimes + factor(b[t * stride_b]); });
+}
+
+std::vector<std::string> explain_softmax(const attn::Problem& p, const attn::HeadTrace& ht,
+                                         int head, int b, int i, int j) {
+  std::vector<std::string> lines;
+  const attn::Matrix& m = ht.masked[b];
+  const int n_k = static_cast<int>(m.cols());
+  const float w = ht.weights[b](i, j);
+  double mx = -std::numeric_limits<double>::infinity();
+  int arg = 0;
+  for (int c = 0; c < n_k; ++c)
+    if (m(i, c) > mx) mx = m(i, c), arg = c;
+  const std::string reason = mask_reason(p.mask, b, i, j, n_k);
+  if (std::isinf(mx) && mx < 0) {
+    lines.push_back(T("every key of this row is masked with \xe2\x88\x92\xe2\x88\x9e:"));
+    lines.push_back(
+        T("exp(\xe2\x88\x92\xe2\x88\x9e \xe2\x88\x92 (\xe2\x88\x92\xe2\x88\x9e)) is undefined, so "
+          "the weights are NaN"));
+    return lines;
+  }
+  if (p.hard) {
+    lines.push_back(
+        fmt(T("hard attention: the largest score of row %d is at key %d"), i + 1, arg + 1));
+    lines.push_back(fmt("w%s%s = %s", sub(i).c_str(), sub(j).c_str(), j == arg ? "1" : "0"));
+  } else {
+    double sum = 0.0;
+    for (int c = 0; c < n_k; ++c) sum += std::exp(static_cast<double>(m(i, c)) - mx);
+    const double e = std::exp(static_cast<double>(m(i, j)) - mx);
+    bool all_masked = true;
+    for (int c = 0; c < n_k; ++c)
+      all_masked = all_masked && !mask_reason(p.mask, b, i, c, n_k).empty();
+    if (all_masked) {
+      lines.push_back(T("every key of this row is masked: all scores are ") +
+                      num(p.mask.mask_value) + T(", so the softmax is uniform"));
+      lines.push_back(fmt("w = 1 / %d = %s", n_k, num(static_cast<float>(1.0 / n_k)).c_str()));
+    } else {
+      lines.push_back(T("row maximum m = ") + num(static_cast<float>(mx)));
+      if (!reason.empty()) lines.push_back(T("masked (") + reason + T("): score ") + num(m(i, j)));
+      lines.push_back("exp(" + num(m(i, j)) + " \xe2\x88\x92 " + num(static_cast<float>(mx)) +
+                      ") = " + num(static_cast<float>(e)));
+      lines.push_back(T("softmax sum \xce\xa3 exp(M[i,\xc2\xb7] \xe2\x88\x92 m) = ") +
+                      num(static_cast<float>(sum)));
+      lines.push_back("w = " + num(static_cast<float>(e)) + " / " + num(static_cast<float>(sum)) +
+                      " = " + num(static_cast<float>(e / sum)));
+    }
+  }
+  if (p.dropout_p > 0) {
+    const uint64_t B = p.queries.size(), n_q = m.rows();
+    const uint64_t index = ((static_cast<uint64_t>(head) * B + b) * n_q + i) * n_k + j;
+    const float u = attn::uniform01(p.dropout_seed, index);
+    if (u < p.dropout_p) {
+      lines.push_back(T("dropout: u = ") + num(u) + " < p = " + num(p.dropout_p) +
+                      T(" \xe2\x86\x92 dropped, w = 0"));
+    } else {
+      lines.push_back(T("dropout: u = ") + num(u) +
+                      T(" \xe2\x89\xa5 p \xe2\x86\x92 kept, scaled by 1/(1 \xe2\x88\x92 ") +
+                      num(p.dropout_p) + ") = " + num(w));
+    }
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
+                                      const attn::Trace& t, const attn::HeadTrace& ht) {
+  std::vector<std::string> lines;
+  const int b = c.batch, i = c.row, j = c.col;
+  const bool additive = p.scoring == attn::Scoring::kAdditive;
+  switch (c.kind) {
+    case MatrixKind::kQueries:
+    case MatrixKind::kKeys:
+    case MatrixKind::kValues: {
+      const attn::Batch& raw = c.kind == MatrixKind::kQueries ? p.queries
+                               : c.kind == MatrixKind::kKeys  ? p.keys
+                                                              : p.values;
+      const attn::Batch& used = c.kind == MatrixKind::kQueries ? t.queries
+                                : c.kind == MatrixKind::kKeys  ? t.keys
+                                                               : t.values;
+      const char* name = c.kind == MatrixKind::kQueries ? "queries"
+                         : c.kind == MatrixKind::kKeys  ? "keys"
+                                                        : "values";
+      lines.push_back(fmt("%s[%d, %d] = %s", name, i + 1, j + 1, num(used[b](i, j)).c_str()));
+      if (p.positional_encoding) {
+        const float pe = used[b](i, j) - raw[b](i, j);
+        lines.push_back(T("= input ") + num(raw[b](i, j)) + " + PE " + num(pe));
+      }
+      break;
+    }
+    case MatrixKind::kPositional: {
+      const int d = attn::batch_cols(p.queries);
+      const int two_i = j - j % 2;
+      lines.push_back(fmt("PE[%d, %d] = %s(%d / %g^(%d/%d))", i, j, j % 2 ? "cos" : "sin", i,
+                          p.pe_base, two_i, d));
+      lines.push_back("= " + num(t.pe_queries.empty() ? 0.0f : t.pe_queries[b](i, j)));
+      lines.push_back(T("(positions and columns count from 0 here, as in the formula)"));
+      break;
+    }
+    case MatrixKind::kWq:
+    case MatrixKind::kWk:
+    case MatrixKind::kWv:
+    case MatrixKind::kWo: {
+      const attn::Matrix& W = c.kind == MatrixKind::kWq   ? p.weights.W_q
+                              : c.kind == MatrixKind::kWk ? p.weights.W_k
+                              : c.kind == MatrixKind::kWv ? p.weights.W_v
+                                                          : p.weights.W_o;
+      const char* name = c.kind == MatrixKind::kWq   ? "W_q"
+                         : c.kind == MatrixKind::kWk ? "W_k"
+                         : c.kind == MatrixKind::kWv ? "W_v"
+                                                     : "W_o";
+      if (W.size())
+        lines.push_back(fmt("%s[%d, %d] = %s", name, i + 1, j + 1, num(W(i, j)).c_str()));
+      lines.push_back(T("a learned weight (here given or generated from the seed)"));
+      break;
+    }
+    case MatrixKind::kQ:
+    case MatrixKind::kK:
+    case MatrixKind::kV: {
+      const bool is_q = c.kind == MatrixKind::kQ, is_k = c.kind == MatrixKind::kK;
+      const attn::Matrix& W = is_q ? p.weights.W_q : is_k ? p.weights.W_k : p.weights.W_v;
+      const attn::Batch& x = is_q ? t.queries : is_k ? t.keys : t.values;
+      const attn::Batch& out = is_q ? ht.q : is_k ? ht.k : ht.v;
+      const char* name = is_q ? "Q" : is_k ? "K" : "V";
+      const int width = static_cast<int>(out[b].cols());
+      const int col = c.head * width + j;  // the column of the full projection
+      lines.push_back(fmt(T("%s[%d, %d] (head %d, column %d of the projection)"), name, i + 1,
+                          j + 1, c.head + 1, col + 1));
+      const bool projected = W.size() && !(additive && (is_q || is_k));
+      if (!projected) {
+        lines.push_back(T("no projection: the input value itself, ") + num(out[b](i, j)));
+      } else {
+        const attn::Matrix& xb = x[b];
+        lines.push_back("= \xce\xa3_t X[i,t]\xc2\xb7W[t,c] = " +
+                        dot_terms(xb.row(i).data(), 1, W.data() + col, static_cast<int>(W.cols()),
+                                  static_cast<int>(xb.cols())));
+        lines.push_back("= " + num(out[b](i, j)));
+      }
+      break;
+    }
+    case MatrixKind::kScores: {
+      const attn::Matrix& q = ht.q[b];
+      const attn::Matrix& k = ht.k[b];
+      const int d = static_cast<int>(q.cols());
+      const float s = ht.scores[b](i, j);
+      switch (p.scoring) {
+        case attn::Scoring::kDot:
+        case attn::Scoring::kScaledDot:
+          lines.push_back("q" + sub(i) + kDot + "k" + sub(j) + " = " +
+                          dot_terms(q.row(i).data(), 1, k.row(j).data(), 1, d));
+          lines.push_back("= " + num(s));
+          break;
+        case attn::Scoring::kCosine: {
+          const float nq = q.row(i).norm(), nk = k.row(j).norm();
+          const float dot = q.row(i).dot(k.row(j));
+          lines.push_back("q" + sub(i) + kDot + "k" + sub(j) + " = " + num(dot) +
+                          ",   |q| = " + num(nq) + ",   |k| = " + num(nk));
+          lines.push_back(nq > 0 && nk > 0 ? "cos = " + num(dot) + " / (" + num(nq) + kTimes +
+                                                 num(nk) + ") = " + num(s)
+                                           : T("a zero vector has no direction: the score is 0"));
+          break;
+        }
+        case attn::Scoring::kGeneral: {
+          const attn::Matrix qW = q.row(i) * p.weights.W;
+          lines.push_back(
+              "(q" + sub(i) + kDot + "W) = [" +
+              sum_of(static_cast<int>(qW.cols()), [&](int x) { return num(qW(0, x)); }) + "]");
+          lines.push_back("(q" + sub(i) + kDot + "W)" + kDot + "k" + sub(j) + " = " +
+                          dot_terms(qW.data(), 1, k.row(j).data(), 1, static_cast<int>(qW.cols())) +
+                          " = " + num(s));
+          break;
+        }
+        case attn::Scoring::kAdditive: {
+          const attn::Matrix a = q.row(i) * p.weights.W_q;
+          const attn::Matrix bk = k.row(j) * p.weights.W_k;
+          const int hidden = static_cast<int>(p.weights.w_v.size());
+          lines.push_back("h = q" + sub(i) + kDot + "W_q + k" + sub(j) + kDot + "W_k" +
+                          T(", then ") + "\xce\xa3 w_v[u]\xc2\xb7tanh(h[u])");
+          lines.push_back("= " + sum_of(hidden, [&](int u) {
+                            return factor(p.weights.w_v(u)) + kTimes + "tanh(" +
+                                   num(a(0, u) + bk(0, u)) + ")";
+                          }));
+          lines.push_back("= " + num(s));
+          break;
+        }
+      }
+      break;
+    }
+    case MatrixKind::kScaled: {
+      const float s = ht.scores[b](i, j);
+      const int d = static_cast<int>(ht.k[b].cols());
+      if (p.scoring == attn::Scoring::kScaledDot) {
+        lines.push_back(
+            "S' = S / \xe2\x88\x9a"
+            "d / T = " +
+            num(s) + " / \xe2\x88\x9a" + std::to_string(d) + " / " + num(p.temperature));
+      } else {
+        lines.push_back("S' = S / T = " + num(s) + " / " + num(p.temperature));
+      }
+      lines.push_back("= " + num(ht.scaled[b](i, j)));
+      break;
+    }
+    case MatrixKind::kMasked: {
+      const std::string reason =
+          mask_reason(p.mask, b, i, j, static_cast<int>(ht.masked[b].cols()));
+      if (reason.empty()) {
+        lines.push_back(T("visible: the scaled score is kept, ") + num(ht.masked[b](i, j)));
+      } else {
+        lines.push_back(T("masked: ") + reason);
+        lines.push_back(T("score \xe2\x86\x90 ") + num(p.mask.mask_value));
+      }
+      break;
+    }
+    case MatrixKind::kWeights:
+      lines = explain_softmax(p, ht, c.head, b, i, j);
+      break;
+    case MatrixKind::kHeadOutput: {
+      const attn::Matrix& w = ht.weights[b];
+      const attn::Matrix& v = ht.v[b];
+      lines.push_back(
+          fmt("O[%d, %d] = \xce\xa3_j W[%d, j]%sV[j, %d]", i + 1, j + 1, i + 1, kDot, j + 1));
+      lines.push_back("= " + dot_terms(w.row(i).data(), 1, v.data() + j, static_cast<int>(v.cols()),
+                                       static_cast<int>(w.cols())));
+      lines.push_back("= " + num(ht.output[b](i, j)));
+      break;
+    }
+    case MatrixKind::kConcat: {
+      const int width = attn::batch_cols(t.heads[0].output);
+      lines.push_back(fmt(T("column %d comes from head %d (its column %d)"), j + 1, j / width + 1,
+                          j % width + 1));
+      lines.push_back("= " + num(t.concat[b](i, j)));
+      break;
+    }
+    case MatrixKind::kOutput: {
+      if (!p.weights.W_o.size()) {
+        lines.push_back(T("no W_o: the output is the concatenation, ") + num(t.output[b](i, j)));
+        break;
+      }
+      const attn::Matrix& cc = t.concat[b];
+      const attn::Matrix& W = p.weights.W_o;
+      lines.push_back("\xce\xa3_t concat[i,t]\xc2\xb7W_o[t,c] = " +
+                      dot_terms(cc.row(i).data(), 1, W.data() + j, static_cast<int>(W.cols()),
+                                static_cast<int>(cc.cols())));
+      lines.push_back("= " + num(t.output[b](i, j)));
+      break;
+    }
+  }
+  return lines;
+}
+
+}  // namespace ui

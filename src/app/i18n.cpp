@@ -1,0 +1,328 @@
+// The UI's languages: the English → Chinese table and the lookup behind T().
+#include "app/i18n.h"
+
+#include <string_view>
+#include <unordered_map>
+
+namespace ui {
+
+namespace {
+
+Lang g_lang = Lang::kEn;
+
+// English text (the key, exactly as written in the code) → simplified Chinese.
+const std::pair<const char*, const char*> kZh[] = {
+    // The frame and the top bar.
+    {"Attention Playground", "注意力游乐场"},
+    {"Step by step", "逐步演示"},
+    {"All heads", "所有头"},
+    {"Positional encoding", "位置编码"},
+    {"2-D view", "二维视图"},
+    {"This change cannot run yet:", "这个改动暂时无法运行："},
+    {"The numbers below are from the last scenario that ran.",
+     "下面的数字来自上一次成功运行的场景。"},
+    {"OK", "好"},
+    {"No scenario yet.", "还没有场景。"},
+    {"Batch item", "批次样本"},
+
+    // Steps.
+    {"Inputs", "输入"},
+    {"Projections", "投影"},
+    {"Scores", "评分"},
+    {"Scaled", "缩放"},
+    {"Masked", "掩蔽"},
+    {"Weights", "权重"},
+    {"Weighted values", "加权求和"},
+    {"Output", "输出"},
+    {"Play", "播放"},
+    {"Pause", "暂停"},
+    {"Head", "头"},
+    {"head", "头"},
+    {"heads", "头数"},
+
+    // Step explanations.
+    {"Each row is one token's vector. Positional encoding adds a different pattern of sines and "
+     "cosines to every position, so equal tokens at different places become different vectors.",
+     "每一行是一个词元的向量。位置编码给每个位置加上一组不同的正弦和余弦，所以相同的词元放在不同位"
+     "置就成了不同的向量。"},
+    {"Each row is one token's vector. Attention will compare every query row with every key row, "
+     "then mix the value rows.",
+     "每一行是一个词元的向量。注意力会把每个查询行和每个键行做比较，再把值的各行混合起来。"},
+    {"Additive scoring keeps the inputs as they are: its W_q and W_k belong to the scoring network "
+     "of the next step.",
+     "加性评分不改变输入：它的 W_q 和 W_k 属于下一步的评分网络。"},
+    {"Learned matrices turn each input row into a query (what it looks for), a key (what it "
+     "offers) and a value (what it passes on). With several heads, each head takes its own block "
+     "of columns.",
+     "学习得到的矩阵把每个输入行变成查询（它要找什么）、键（它能提供什么）和值（它传递什么）。有多"
+     "个头时，每个头取自己的一块列。"},
+    {"There are no learned weights in this scenario, so the queries, keys and values are used as "
+     "they are.",
+     "这个场景没有学习得到的权重，查询、键和值按原样使用。"},
+    {"A small network scores each pair: query and key are mapped to a shared hidden size, added, "
+     "squashed by tanh and read out by w_v. Query and key may have different sizes.",
+     "一个小网络给每一对打分：查询和键先映射到同一个隐藏维度，相加后经过 tanh 压缩，再由 w_v "
+     "读出。查询和键的维度可以不同。"},
+    {"A bilinear score q·W·k: the matrix W learns which query features should match which key "
+     "features.",
+     "双线性评分 q·W·k：矩阵 W 学习查询的哪些特征应当与键的哪些特征相匹配。"},
+    {"The cosine of the angle between query and key: only the direction counts, not the length, "
+     "so every score lies between -1 and 1.",
+     "查询与键夹角的余弦：只看方向，不看长度，所以每个分数都在 -1 到 1 之间。"},
+    {"The score of a query and a key is their dot product: large when the two vectors point the "
+     "same way, negative when they point apart.",
+     "查询和键的分数是它们的点积：两个向量方向一致时分数大，方向相反时分数为负。"},
+    {"Dot products grow with the vector size d and would push the softmax to all-or-nothing; "
+     "dividing by the square root of d keeps them in a useful range. The temperature T divides "
+     "too: above 1 it flattens the weights, below 1 it sharpens them.",
+     "点积随向量维度 d 增大，会把 softmax 推向“全有或全无”；除以 d "
+     "的平方根让分数保持在合适的范围。温度 T 也做除数：大于 1 时权重变平，小于 1 时权重变尖。"},
+    {"The temperature T divides the scores: above 1 it flattens the weights, below 1 it sharpens "
+     "them.",
+     "分数除以温度 T：T 大于 1 时权重变平，小于 1 时权重变尖。"},
+    {"Keys a query must not see get a very negative score, so that the softmax gives them weight "
+     "0: padding past the valid length, later words under a causal mask, keys outside a local "
+     "window, or cells you masked by hand.",
+     "查询不应看到的键会得到一个极小的分数，softmax 因此给它们权重 "
+     "0：超出有效长度的填充、因果掩码下后面的词、局部窗口外的键，或你手动掩蔽的格子。"},
+    {"Nothing is masked in this scenario: every query may look at every key. Try a valid length, "
+     "the causal mask or a window.",
+     "这个场景没有掩蔽：每个查询都能看到每个键。试试有效长度、因果掩码或窗口。"},
+    {"Hard attention puts all the weight on the single best key of each row (the first one if "
+     "several tie).",
+     "硬注意力把每一行的全部权重放在得分最高的那个键上（并列时取第一个）。"},
+    {"The softmax turns each row of scores into weights that are positive and sum to 1. In train "
+     "mode dropout then zeroes some weights at random and scales up the rest.",
+     "softmax 把每一行分数变成为正且和为 1 的权重。训练模式下，dropout "
+     "再随机把一些权重置零，并放大其余的权重。"},
+    {"The softmax turns each row of scores into weights that are positive and sum to 1. Masked "
+     "cells get exactly 0.",
+     "softmax 把每一行分数变成为正且和为 1 的权重。被掩蔽的格子恰好为 0。"},
+    {"Each output row is a weighted sum of the value rows: the weights of a query say how much of "
+     "each value it takes.",
+     "每一输出行都是值各行的加权和：一个查询的权重决定它从每个值中取多少。"},
+    {"With one head and no output matrix W_o, the weighted sum is the final output.",
+     "只有一个头且没有输出矩阵 W_o 时，加权和就是最终输出。"},
+    {"The heads' outputs are put side by side, and the output matrix W_o mixes them into the final "
+     "output.",
+     "各个头的输出并排拼接，再由输出矩阵 W_o 混合成最终输出。"},
+
+    // Formulas.
+    {"X: one row per token", "X：每个词元一行"},
+    {",   head h takes columns [h%sd/%d, (h+1)%sd/%d)",
+     "，   第 h 个头取列 [h%sd/%d, (h+1)%sd/%d)"},
+    {"j \xe2\x89\xa5 valid length", "j \xe2\x89\xa5 有效长度"},
+    {"clicked cells", "点选的格子"},
+    {" where masked", "（被掩蔽处）"},
+    {" (nothing is)", "（没有掩蔽）"},
+    {",   then dropout p = %s: dropped \xe2\x86\x92 0, kept %s 1/(1 \xe2\x88\x92 p)",
+     "，   然后 dropout p = %s：丢弃 \xe2\x86\x92 0，保留 %s 1/(1 \xe2\x88\x92 p)"},
+
+    // The arithmetic behind a cell.
+    {"key %d is at or past the valid length %d of batch item %d",
+     "键 %d 不在有效长度 %d 之内（批次样本 %d）"},
+    {"causal mask: key %d comes after query %d", "因果掩码：键 %d 在查询 %d 之后"},
+    {"local window: key %d is more than %d away from query %d",
+     "局部窗口：键 %d 与查询的距离超过 %d（查询 %d）"},
+    {"masked by hand", "手动掩蔽"},
+    {"every key of this row is masked with \xe2\x88\x92\xe2\x88\x9e:",
+     "这一行的所有键都被掩蔽为 \xe2\x88\x92\xe2\x88\x9e："},
+    {"exp(\xe2\x88\x92\xe2\x88\x9e \xe2\x88\x92 (\xe2\x88\x92\xe2\x88\x9e)) is undefined, so the "
+     "weights are NaN",
+     "exp(\xe2\x88\x92\xe2\x88\x9e \xe2\x88\x92 (\xe2\x88\x92\xe2\x88\x9e)) 没有定义，所以权重为 "
+     "NaN"},
+    {"hard attention: the largest score of row %d is at key %d",
+     "硬注意力：第 %d 行的最大分数在键 %d"},
+    {"every key of this row is masked: all scores are ", "这一行的所有键都被掩蔽：所有分数都是 "},
+    {", so the softmax is uniform", "，所以 softmax 是均匀分布"},
+    {"row maximum m = ", "行最大值 m = "},
+    {"masked (", "被掩蔽（"},
+    {"): score ", "）：分数 "},
+    {"softmax sum \xce\xa3 exp(M[i,\xc2\xb7] \xe2\x88\x92 m) = ",
+     "softmax 的和 \xce\xa3 exp(M[i,\xc2\xb7] \xe2\x88\x92 m) = "},
+    {"dropout: u = ", "dropout：u = "},
+    {" \xe2\x86\x92 dropped, w = 0", " \xe2\x86\x92 丢弃，w = 0"},
+    {" \xe2\x89\xa5 p \xe2\x86\x92 kept, scaled by 1/(1 \xe2\x88\x92 ",
+     " \xe2\x89\xa5 p \xe2\x86\x92 保留，乘以 1/(1 \xe2\x88\x92 "},
+    {"= input ", "= 输入 "},
+    {"(positions and columns count from 0 here, as in the formula)",
+     "（这里的位置和列与公式一样从 0 开始数）"},
+    {"a learned weight (here given or generated from the seed)",
+     "一个学习得到的权重（这里是给定的或由种子生成的）"},
+    {"%s[%d, %d] (head %d, column %d of the projection)",
+     "%s[%d, %d]（第 %d 个头，投影的第 %d 列）"},
+    {"no projection: the input value itself, ", "没有投影：就是输入值本身，"},
+    {"a zero vector has no direction: the score is 0", "零向量没有方向：分数为 0"},
+    {", then ", "，然后 "},
+    {"visible: the scaled score is kept, ", "可见：保留缩放后的分数，"},
+    {"masked: ", "被掩蔽："},
+    {"score \xe2\x86\x90 ", "分数 \xe2\x86\x90 "},
+    {"column %d comes from head %d (its column %d)", "第 %d 列来自第 %d 个头（它的第 %d 列）"},
+    {"no W_o: the output is the concatenation, ", "没有 W_o：输出就是拼接结果，"},
+
+    // The details panel.
+    {"Behind this cell", "这个格子是怎么算出来的"},
+    {"Point at a cell of any matrix to see the arithmetic that produced it.",
+     "把鼠标指向任意矩阵的格子，就能看到算出它的每一步。"},
+    {"query", "查询"},
+    {"key", "键"},
+    {"queries", "查询"},
+    {"keys", "键"},
+    {"values", "值"},
+    {"positional encoding", "位置编码"},
+    {"scores", "分数"},
+    {"scaled scores", "缩放后的分数"},
+    {"masked scores", "掩蔽后的分数"},
+    {"weights", "权重"},
+    {"weighted values", "加权求和"},
+    {"concatenated heads", "拼接后的头"},
+    {"output", "输出"},
+    {"Q", "Q"},
+    {"K", "K"},
+    {"V", "V"},
+    {"W_q", "W_q"},
+    {"W_k", "W_k"},
+    {"W_v", "W_v"},
+    {"W_o", "W_o"},
+
+    // The pipeline panel.
+    {"Click a cell to mask it", "点击格子来掩蔽它"},
+    {"With this on, clicking a cell of the matrix adds it to the masked cells, or removes it.",
+     "打开后，点击矩阵中的格子就把它加入或移出手动掩蔽。"},
+    {"X (drag a cell to change it)", "X（拖动格子来修改）"},
+    {"X: one row per token (drag a cell to change it)", "X：每个词元一行（拖动格子来修改）"},
+    {"Positional encoding is added to all three; see the PE tab.",
+     "位置编码加到这三者上；见“位置编码”标签页。"},
+    {"concat [O_1 | ... | O_H]", "拼接 [O_1 | ... | O_H]"},
+    {"...", "..."},
+
+    // The controls.
+    {"(your own scenario)", "（你自己的场景）"},
+    {"Reset to the preset", "恢复为预设"},
+    {"Tokens and sizes", "词元与维度"},
+    {"Scoring", "评分函数"},
+    {"Masks", "掩码"},
+    {"Heads and weights", "头与权重"},
+    {"More", "更多"},
+    {"tokens", "词元数"},
+    {"features d", "特征数 d"},
+    {"How many numbers describe each token. Queries and keys must have the same size for "
+     "dot-product scoring unless learned projections map them to d_model.",
+     "描述每个词元用几个数。点积评分要求查询和键的维度相同，除非用学习得到的投影把它们映射到 "
+     "d_model。"},
+    {"Token names", "词元名称"},
+    {"Randomize", "随机生成"},
+    {"New random inputs in [-1, 1] and new random weights.",
+     "在 [-1, 1] 中随机生成新的输入和新的权重。"},
+    {"Shuffle tokens", "打乱词元"},
+    {"Reorders the tokens. Without positional encoding, self-attention gives every token the same "
+     "output as before, only in the new order.",
+     "重新排列词元。没有位置编码时，自注意力给每个词元的输出与之前相同，只是顺序变了。"},
+    {"dot product", "点积"},
+    {"scaled dot product", "缩放点积"},
+    {"additive (Bahdanau)", "加性（Bahdanau）"},
+    {"general (bilinear)", "一般（双线性）"},
+    {"cosine", "余弦"},
+    {"temperature", "温度"},
+    {"The scores are divided by T. Large T: flatter weights. Small T: the largest score takes "
+     "almost everything.",
+     "分数除以 T。T 大：权重更平均。T 小：最大的分数几乎拿走全部权重。"},
+    {"valid lengths", "有效长度"},
+    {"Padding: keys at or past a sequence's valid length are masked.",
+     "填充：位置不小于序列有效长度的键会被掩蔽。"},
+    {"item", "样本"},
+    {"one length per query (set in the scenario JSON)", "每个查询一个长度（在场景 JSON 中设置）"},
+    {"causal (no peeking ahead)", "因果（不许偷看后面）"},
+    {"Each query may only look at keys at or before its own position, as in a decoder.",
+     "每个查询只能看它自己及之前位置的键，就像解码器一样。"},
+    {"local window", "局部窗口"},
+    {"masked scores become", "被掩蔽的分数变成"},
+    {"With -1e6 a row whose keys are all masked gets uniform weights; with -infinity its weights "
+     "are undefined (NaN).",
+     "用 -1e6 时，所有键都被掩蔽的一行得到均匀权重；用负无穷时，它的权重没有定义（NaN）。"},
+    {"cells masked by hand", "手动掩蔽的格子"},
+    {"clear", "清除"},
+    {"learned projections", "学习得到的投影"},
+    {"Q = X·W_q, K = X·W_k, V = X·W_v and the output matrix W_o, with seeded random weights. "
+     "Without them the inputs are used as they are.",
+     "Q = X·W_q、K = X·W_k、V = X·W_v 以及输出矩阵 "
+     "W_o，权重由种子随机生成。没有它们时，输入按原样使用。"},
+    {"seed", "种子"},
+    {"Heads split d_model into equal blocks of columns; only divisors of d_model work.",
+     "多个头把 d_model 分成等宽的列块；只有 d_model 的约数可用。"},
+    {"Adds sin/cos patterns of the position to every input row (base 10000).",
+     "给每个输入行加上由位置决定的正弦/余弦图案（底数 10000）。"},
+    {"hard attention (argmax)", "硬注意力（argmax）"},
+    {"dropout (train mode)", "dropout（训练模式）"},
+    {"dropout seed", "dropout 种子"},
+    {"last recompute", "上次重算耗时"},
+
+    // All heads.
+    {"Showing", "显示"},
+    {"Each head has its own queries and keys, so each can attend to different tokens. Click a head "
+     "to focus it.",
+     "每个头有自己的查询和键，所以各自可以关注不同的词元。点击一个头来聚焦它。"},
+
+    // Positional encoding.
+    {"Self-attention compares tokens by their vectors only, so on its own it cannot tell first "
+     "from last. Sinusoidal positional encoding adds a different pattern to each position: column "
+     "pairs 2i and 2i+1 are a sine and a cosine whose wavelength grows with i.",
+     "自注意力只凭向量比较词元，本身分不清谁先谁后。正弦位置编码给每个位置加上不同的图案：第 2i 和 "
+     "2i+1 列是一对正弦和余弦，波长随 i 增大。"},
+    {"PE matrix (rows: positions, columns: features)", "PE 矩阵（行：位置，列：特征）"},
+    {"position", "位置"},
+    {"column", "列"},
+    {"Columns as functions of the position", "各列随位置变化的曲线"},
+    {"Does word order matter?", "词序重要吗？"},
+    {"This experiment needs self-attention (a scenario with x).",
+     "这个实验需要自注意力（使用 x 的场景）。"},
+    {"Shuffling the tokens and comparing each token's output row before and after:",
+     "打乱词元，比较每个词元打乱前后的输出行："},
+    {"without positional encoding, the largest change is", "没有位置编码时，最大变化是"},
+    {"with positional encoding, the largest change is", "有位置编码时，最大变化是"},
+    {"Without positions, a token's output depends only on which tokens are present, not where: "
+     "attention is blind to order.",
+     "没有位置信息时，一个词元的输出只取决于有哪些词元，而不取决于它们在哪里：注意力看不见顺序。"},
+
+    // The 2-D view.
+    {"The 2-D view needs queries and keys of exactly two numbers (per head). Load the preset \"A "
+     "2-D toy\" or set the features d to 2 without learned projections.",
+     "二维视图要求（每个头的）查询和键恰好有两个数。请加载预设“二维玩具”，或在不使用学习投影时把特"
+     "征数 d 设为 2。"},
+    {"Query", "查询"},
+    {"Drag the tip of an arrow. The key arrows get thicker as their weight for the chosen query "
+     "grows.",
+     "拖动箭头的尖端。键箭头对所选查询的权重越大，就画得越粗。"},
+    {"These are the projected vectors; turn off projections and positional encoding to drag them.",
+     "这些是投影后的向量；关闭投影和位置编码后才能拖动。"},
+    {"weights of", "权重："},
+};
+
+}  // namespace
+
+void set_language(Lang lang) {
+  g_lang = lang;
+}
+Lang language() {
+  return g_lang;
+}
+const char* language_code() {
+  return g_lang == Lang::kZh ? "zh" : "en";
+}
+
+const char* T(const char* english) {
+  if (g_lang == Lang::kEn) return english;
+  static const std::unordered_map<std::string_view, const char*> table = [] {
+    std::unordered_map<std::string_view, const char*> t;
+    for (const auto& [en, zh] : kZh) t.emplace(en, zh);
+    return t;
+  }();
+  const auto it = table.find(english);
+  return it == table.end() ? english : it->second;
+}
+
+std::vector<std::pair<const char*, const char*>> translations() {
+  return std::vector<std::pair<const char*, const char*>>(std::begin(kZh), std::end(kZh));
+}
+
+}  // namespace ui

@@ -1,0 +1,357 @@
+// The playground's entry point: one loop for the browser (Emscripten, WebGL2) and the desktop
+// (GLFW, OpenGL 3.3). Only the loop's entry and the canvas sizing check __EMSCRIPTEN__.
+//
+//   attention-playground [--preset NAME] [--step K] [--size WxH] [--lang en|zh]
+//                        [--screenshot OUT.png] [--frames N] [--fonts DIR]
+//
+// [SECTION] Platform: window, sizes, fonts
+// [SECTION] The frame
+// [SECTION] main
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "app/app.h"
+#include "app/gl.h"
+#include "app/i18n.h"
+#include "app/platform.h"
+#include "app/png.h"
+#include "imgui.h"
+#include "imgui_impl_glfw.h"
+#include "imgui_impl_opengl3.h"
+
+#if defined(__EMSCRIPTEN__)
+#include <emscripten/emscripten.h>
+#include <emscripten/html5.h>
+#endif
+
+namespace ui {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Platform: window, sizes, fonts
+//-----------------------------------------------------------------------------
+
+Runtime g_runtime;
+
+namespace {
+
+// Marks the UI as busy for a short while after any input, so that hover effects and
+// animations settle; when idle, frames are skipped and the canvas keeps its last image.
+void wake() {
+  g_runtime.busy_frames = 30;
+}
+void on_cursor(GLFWwindow*, double, double) {
+  wake();
+}
+void on_button(GLFWwindow*, int, int, int) {
+  wake();
+}
+void on_scroll(GLFWwindow*, double, double) {
+  wake();
+}
+void on_key(GLFWwindow*, int, int, int, int) {
+  wake();
+}
+void on_char(GLFWwindow*, unsigned int) {
+  wake();
+}
+
+// The glyph ranges the UI needs: Latin, Greek, punctuation, sub/superscripts, arrows, maths.
+const ImWchar kLatinRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF,
+                                0x2000, 0x206F, 0x2070, 0x209F, 0x2190, 0x21FF,
+                                0x2200, 0x22FF, 0x25A0, 0x25FF, 0};
+const ImWchar kCjkRanges[] = {0x3000, 0x303F, 0x4E00, 0x9FFF, 0xFF00, 0xFFEF, 0};
+
+bool file_exists(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f) std::fclose(f);
+  return f != nullptr;
+}
+
+}  // namespace
+
+void request_wake() {
+  wake();
+}
+
+void rebuild_fonts() {
+  ImGuiIO& io = ImGui::GetIO();
+  const float dpr = g_runtime.dpr;
+  io.Fonts->Clear();
+  ImFontConfig cfg;
+  cfg.OversampleH = 2;
+  cfg.OversampleV = 1;
+  const std::string dir = g_runtime.font_dir;
+  const std::string cjk = dir + "/cjk.ttf";
+  const bool have_cjk = language() == Lang::kZh && file_exists(cjk);
+  g_runtime.cjk_loaded = have_cjk;
+  auto add = [&](const char* file, float size) -> ImFont* {
+    const std::string path = dir + "/" + file;
+    ImFont* font = nullptr;
+    if (file_exists(path))
+      font = io.Fonts->AddFontFromFileTTF(path.c_str(), size * dpr, &cfg, kLatinRanges);
+    if (!font) {
+      ImFontConfig fallback;
+      fallback.SizePixels = std::round(13.0f * dpr);
+      font = io.Fonts->AddFontDefault(&fallback);
+    }
+    if (have_cjk) {
+      ImFontConfig merge;
+      merge.MergeMode = true;
+      merge.OversampleH = 1;
+      merge.PixelSnapH = true;
+      io.Fonts->AddFontFromFileTTF(cjk.c_str(), size * dpr, &merge, kCjkRanges);
+    }
+    return font;
+  };
+  g_fonts.ui = add("ui.ttf", 15.0f);
+  g_fonts.mono = add("mono.ttf", 14.0f);
+  g_fonts.title = add("bold.ttf", 17.0f);
+  io.FontDefault = g_fonts.ui;
+  io.FontGlobalScale = 1.0f / dpr;
+  io.Fonts->Build();
+  g_runtime.font_dpr = dpr;
+  g_runtime.fonts_dirty = false;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The frame
+//-----------------------------------------------------------------------------
+
+namespace {
+
+// Sizes the canvas to its CSS size × devicePixelRatio so that text and cells are sharp.
+void update_canvas_size() {
+#if defined(__EMSCRIPTEN__)
+  double css_w = 0, css_h = 0;
+  emscripten_get_element_css_size("#canvas", &css_w, &css_h);
+  const double dpr = emscripten_get_device_pixel_ratio();
+  const int fb_w = std::max(1, static_cast<int>(std::lround(css_w * dpr)));
+  const int fb_h = std::max(1, static_cast<int>(std::lround(css_h * dpr)));
+  int cur_w = 0, cur_h = 0;
+  emscripten_get_canvas_element_size("#canvas", &cur_w, &cur_h);
+  if (cur_w != fb_w || cur_h != fb_h) {
+    emscripten_set_canvas_element_size("#canvas", fb_w, fb_h);
+    wake();
+  }
+  g_runtime.css_w = static_cast<float>(css_w);
+  g_runtime.css_h = static_cast<float>(css_h);
+  g_runtime.fb_w = fb_w;
+  g_runtime.fb_h = fb_h;
+  g_runtime.dpr = static_cast<float>(dpr);
+#else
+  int w, h, fw, fh;
+  glfwGetWindowSize(g_runtime.window, &w, &h);
+  glfwGetFramebufferSize(g_runtime.window, &fw, &fh);
+  g_runtime.css_w = static_cast<float>(w);
+  g_runtime.css_h = static_cast<float>(h);
+  g_runtime.fb_w = fw;
+  g_runtime.fb_h = fh;
+  g_runtime.dpr = w > 0 ? static_cast<float>(fw) / w : 1.0f;
+#endif
+}
+
+// Draws one frame; `present` swaps it to the screen (the screenshot reads it before that).
+void frame(bool present) {
+  update_canvas_size();
+  const bool busy =
+      g_runtime.busy_frames > 0 || g_runtime.app.animating() || g_runtime.frames_left > 0;
+  if (!busy) return;
+  if (g_runtime.busy_frames > 0) --g_runtime.busy_frames;
+  if (g_runtime.fonts_dirty || std::fabs(g_runtime.font_dpr - g_runtime.dpr) > 0.01f) {
+    rebuild_fonts();
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGuiIO& io = ImGui::GetIO();
+  // Sizes in CSS pixels, framebuffer in device pixels. Emscripten's GLFW reports the mouse in
+  // canvas (device) pixels: bring it back to CSS pixels.
+  io.DisplaySize = ImVec2(g_runtime.css_w, g_runtime.css_h);
+  io.DisplayFramebufferScale = ImVec2(g_runtime.dpr, g_runtime.dpr);
+#if defined(__EMSCRIPTEN__)
+  if (io.MousePos.x > -FLT_MAX / 2)
+    io.MousePos = ImVec2(io.MousePos.x / g_runtime.dpr, io.MousePos.y / g_runtime.dpr);
+#endif
+  g_runtime.app.heatmaps.set_device_pixel_ratio(g_runtime.dpr);
+  ImGui::NewFrame();
+  g_runtime.app.frame();
+  ImGui::Render();
+  glViewport(0, 0, g_runtime.fb_w, g_runtime.fb_h);
+  glDisable(GL_SCISSOR_TEST);
+  glClearColor(0.965f, 0.969f, 0.976f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  after_frame();  // the web bridge forwards events to JavaScript
+  ++g_runtime.frame_count;
+  if (g_runtime.frames_left > 0) --g_runtime.frames_left;
+#if !defined(__EMSCRIPTEN__)
+  if (present) glfwSwapBuffers(g_runtime.window);
+#else
+  (void)present;
+#endif
+}
+
+#if defined(__EMSCRIPTEN__)
+void web_frame() {
+  frame(true);
+}
+#endif
+
+bool parse_args(int argc, char** argv, std::string* screenshot, int* frames, int* width,
+                int* height, std::string* preset, int* step, std::string* lang) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--screenshot")
+      *screenshot = next();
+    else if (a == "--frames")
+      *frames = std::atoi(next());
+    else if (a == "--size")
+      std::sscanf(next(), "%dx%d", width, height);
+    else if (a == "--preset")
+      *preset = next();
+    else if (a == "--step")
+      *step = std::atoi(next());
+    else if (a == "--lang")
+      *lang = next();
+    else if (a == "--fonts")
+      g_runtime.font_dir = next();
+    else {
+      std::fprintf(stderr, "error: unknown argument %s\n", a.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+}  // namespace ui
+
+//-----------------------------------------------------------------------------
+// [SECTION] main
+//-----------------------------------------------------------------------------
+
+int main(int argc, char** argv) {
+  using namespace ui;
+  std::string screenshot, preset, lang = "en";
+  int frames = 6, width = 1280, height = 800, step = -1;
+#if defined(__EMSCRIPTEN__)
+  g_runtime.font_dir = "/fonts";
+#else
+  g_runtime.font_dir = AP_FONT_DIR;
+#endif
+  if (!parse_args(argc, argv, &screenshot, &frames, &width, &height, &preset, &step, &lang))
+    return 2;
+
+  glfwSetErrorCallback(
+      [](int code, const char* text) { std::fprintf(stderr, "GLFW error %d: %s\n", code, text); });
+  if (!glfwInit()) {
+    std::fprintf(stderr, "error: could not initialise GLFW\n");
+    return 1;
+  }
+#if defined(__EMSCRIPTEN__)
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  const char* glsl = "#version 300 es";
+#else
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
+  if (!screenshot.empty()) glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+  const char* glsl = "#version 330 core";
+#endif
+  g_runtime.window = glfwCreateWindow(width, height, "Attention Playground", nullptr, nullptr);
+  if (!g_runtime.window) {
+    std::fprintf(stderr, "error: could not create an OpenGL 3.3 window\n");
+    return 1;
+  }
+  glfwMakeContextCurrent(g_runtime.window);
+  glfwSwapInterval(1);
+  // Our callbacks first: the ImGui backend chains to them.
+  glfwSetCursorPosCallback(g_runtime.window, on_cursor);
+  glfwSetMouseButtonCallback(g_runtime.window, on_button);
+  glfwSetScrollCallback(g_runtime.window, on_scroll);
+  glfwSetKeyCallback(g_runtime.window, on_key);
+  glfwSetCharCallback(g_runtime.window, on_char);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // the layout is computed, nothing to remember
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  apply_style(1.0f);
+  ImGui_ImplGlfw_InitForOpenGL(g_runtime.window, true);
+  ImGui_ImplOpenGL3_Init(glsl);
+
+  set_language(lang == "zh" ? Lang::kZh : Lang::kEn);
+  std::string error;
+  if (!g_runtime.app.init(&error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    report_fatal(error);
+    return 1;
+  }
+  AppState& s = g_runtime.app.state;
+  for (int i = 0; i < static_cast<int>(s.presets.size()); ++i)
+    if (s.presets[i].name == preset) s.load_preset(i);
+  if (step >= 0) s.set_step(step);
+  update_canvas_size();
+  rebuild_fonts();
+  wake();
+  on_ready();
+
+#if defined(__EMSCRIPTEN__)
+  emscripten_set_main_loop(web_frame, 0, true);
+#else
+  if (!screenshot.empty()) {
+    // A few frames for ImGui to settle its layout, then one more read before it is shown.
+    for (int i = 0; i < std::max(frames, 2); ++i) {
+      glfwPollEvents();
+      g_runtime.frames_left = 1;
+      frame(true);
+    }
+    g_runtime.frames_left = 1;
+    frame(false);
+    glFinish();
+    std::vector<uint8_t> pixels(static_cast<size_t>(g_runtime.fb_w) * g_runtime.fb_h * 4);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, g_runtime.fb_w, g_runtime.fb_h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    // OpenGL's rows start at the bottom.
+    std::vector<uint8_t> flipped(pixels.size());
+    const size_t row = static_cast<size_t>(g_runtime.fb_w) * 4;
+    for (int y = 0; y < g_runtime.fb_h; ++y)
+      std::memcpy(&flipped[y * row], &pixels[(g_runtime.fb_h - 1 - y) * row], row);
+    if (!write_png(screenshot, flipped.data(), g_runtime.fb_w, g_runtime.fb_h)) {
+      std::fprintf(stderr, "error: could not write %s\n", screenshot.c_str());
+      return 1;
+    }
+    std::printf("wrote %s (%dx%d)\n", screenshot.c_str(), g_runtime.fb_w, g_runtime.fb_h);
+  } else {
+    while (!glfwWindowShouldClose(g_runtime.window)) {
+      if (g_runtime.busy_frames > 0 || g_runtime.app.animating())
+        glfwPollEvents();
+      else
+        glfwWaitEventsTimeout(0.25);
+      frame(true);
+    }
+  }
+  g_runtime.app.shutdown();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(g_runtime.window);
+  glfwTerminate();
+#endif
+  return 0;
+}

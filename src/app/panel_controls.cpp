@@ -1,0 +1,316 @@
+// The controls column: preset, tokens and sizes, scoring and temperature, masks, heads and
+// weights, positional encoding, hard attention and dropout. Every change recomputes once.
+//
+// Each control has an id (the strings passed to `shown`) that an embedding page may hide.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/app.h"
+#include "app/edits.h"
+#include "app/i18n.h"
+#include "misc/cpp/imgui_stdlib.h"
+
+namespace ui {
+
+namespace {
+
+bool shown(const AppState& s, const char* id) {
+  return !s.control_hidden(id);
+}
+
+const char* scoring_label(attn::Scoring sc) {
+  switch (sc) {
+    case attn::Scoring::kDot:
+      return N_("dot product");
+    case attn::Scoring::kScaledDot:
+      return N_("scaled dot product");
+    case attn::Scoring::kAdditive:
+      return N_("additive (Bahdanau)");
+    case attn::Scoring::kGeneral:
+      return N_("general (bilinear)");
+    case attn::Scoring::kCosine:
+      return N_("cosine");
+  }
+  return "";
+}
+
+void section_scenario(AppState& s) {
+  if (!shown(s, "preset") || s.presets.empty()) return;
+  const char* current = s.preset >= 0
+                            ? s.presets[s.preset].scenario.title.in(language_code()).c_str()
+                            : T("(your own scenario)");
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::BeginCombo("##preset", current)) {
+    for (int i = 0; i < static_cast<int>(s.presets.size()); ++i) {
+      const std::string& title = s.presets[i].scenario.title.in(language_code());
+      if (ImGui::Selectable(title.c_str(), s.preset == i)) s.load_preset(i);
+    }
+    ImGui::EndCombo();
+  }
+  if (s.preset >= 0 && ImGui::SmallButton(T("Reset to the preset"))) s.load_preset(s.preset);
+}
+
+void section_tokens(AppState& s) {
+  scenario::Scenario& sc = s.scenario;
+  if (shown(s, "sizes")) {
+    int n_q = sc.n_queries(), n_k = sc.n_keys(), d = attn::batch_cols(sc.queries);
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::InputInt(sc.self_attention ? T("tokens") : T("queries"), &n_q, 1, 16)) {
+      resize_tokens(&sc, std::clamp(n_q, 1, 2048), n_k);
+      s.changed();
+    }
+    if (!sc.self_attention) {
+      ImGui::SetNextItemWidth(120);
+      if (ImGui::InputInt(T("keys"), &n_k, 1, 16)) {
+        resize_tokens(&sc, n_q, std::clamp(n_k, 1, 2048));
+        s.changed();
+      }
+    }
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::InputInt(T("features d"), &d, 1, 8)) {
+      resize_features(&sc, std::clamp(d, 1, 256));
+      s.changed();
+    }
+    help_marker(
+        "How many numbers describe each token. Queries and keys must have the same size "
+        "for dot-product scoring unless learned projections map them to d_model.");
+  }
+  if (shown(s, "tokens") && sc.n_queries() <= 24) {
+    if (ImGui::TreeNode(T("Token names"))) {
+      if (sc.query_tokens.empty()) sc.query_tokens = {query_labels(sc, 0)};
+      if (!sc.self_attention && sc.key_tokens.empty()) sc.key_tokens = {key_labels(sc, 0)};
+      auto edit_list = [&](std::vector<std::string>& list, const char* id) {
+        ImGui::PushID(id);
+        for (size_t i = 0; i < list.size(); ++i) {
+          ImGui::PushID(static_cast<int>(i));
+          ImGui::SetNextItemWidth(-1);
+          std::string before = list[i];
+          if (ImGui::InputText("##t", &list[i]) && list[i].size() > scenario::kMaxTokenBytes)
+            list[i] = before;
+          if (ImGui::IsItemDeactivatedAfterEdit()) s.changed();
+          ImGui::PopID();
+        }
+        ImGui::PopID();
+      };
+      const int b = std::min<int>(s.batch, static_cast<int>(sc.query_tokens.size()) - 1);
+      ImGui::TextDisabled("%s", sc.self_attention ? T("tokens") : T("queries"));
+      edit_list(sc.query_tokens[b], "q");
+      if (!sc.self_attention) {
+        ImGui::TextDisabled("%s", T("keys"));
+        edit_list(sc.key_tokens[std::min<int>(s.batch, static_cast<int>(sc.key_tokens.size()) - 1)],
+                  "k");
+      }
+      ImGui::TreePop();
+    }
+  }
+  if (shown(s, "randomize")) {
+    static int seed = 1;
+    if (ImGui::Button(T("Randomize"))) {
+      ++seed;
+      randomize(&sc, static_cast<uint64_t>(seed));
+      s.changed();
+    }
+    help_marker("New random inputs in [-1, 1] and new random weights.");
+    ImGui::SameLine();
+    if (ImGui::Button(T("Shuffle tokens"))) {
+      shuffle_tokens(&sc, static_cast<uint64_t>(++seed));
+      s.changed();
+    }
+    help_marker(
+        "Reorders the tokens. Without positional encoding, self-attention gives every "
+        "token the same output as before, only in the new order.");
+  }
+}
+
+void section_scoring(AppState& s) {
+  scenario::Scenario& sc = s.scenario;
+  if (shown(s, "scoring")) {
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::BeginCombo("##scoring", T(scoring_label(sc.scoring)))) {
+      for (attn::Scoring o :
+           {attn::Scoring::kDot, attn::Scoring::kScaledDot, attn::Scoring::kAdditive,
+            attn::Scoring::kGeneral, attn::Scoring::kCosine})
+        if (ImGui::Selectable(T(scoring_label(o)), sc.scoring == o)) {
+          set_scoring(&sc, o);
+          s.changed();
+        }
+      ImGui::EndCombo();
+    }
+  }
+  if (shown(s, "temperature")) {
+    ImGui::SetNextItemWidth(-60);
+    if (ImGui::SliderFloat(T("temperature"), &sc.temperature, 0.05f, 10.0f, "%.2f",
+                           ImGuiSliderFlags_Logarithmic)) {
+      sc.temperature = std::clamp(sc.temperature, 0.01f, 100.0f);
+      s.changed();
+    }
+    help_marker(
+        "The scores are divided by T. Large T: flatter weights. Small T: the largest score "
+        "takes almost everything.");
+  }
+}
+
+void section_masks(AppState& s) {
+  scenario::Scenario& sc = s.scenario;
+  if (shown(s, "valid_lens")) {
+    bool on = sc.valid_lens_form != scenario::ValidLensForm::kNone;
+    if (ImGui::Checkbox(T("valid lengths"), &on)) {
+      set_valid_len(&sc, 0, on ? sc.n_keys() : -1);
+      s.changed();
+    }
+    help_marker("Padding: keys at or past a sequence's valid length are masked.");
+    if (on && sc.valid_lens_form != scenario::ValidLensForm::kPerQuery) {
+      for (int b = 0; b < sc.batch(); ++b) {
+        int len = sc.valid_lens_form == scenario::ValidLensForm::kAll ? sc.valid_lens[0][0]
+                                                                      : sc.valid_lens[b][0];
+        ImGui::PushID(b);
+        ImGui::SetNextItemWidth(-90);
+        char label[48];
+        std::snprintf(label, sizeof label, "%s %d", T("item"), b + 1);
+        if (ImGui::SliderInt(label, &len, 0, sc.n_keys())) {
+          set_valid_len(&sc, b, len);
+          s.changed();
+        }
+        ImGui::PopID();
+      }
+    } else if (on) {
+      ImGui::TextDisabled("%s", T("one length per query (set in the scenario JSON)"));
+    }
+  }
+  if (shown(s, "causal")) {
+    if (ImGui::Checkbox(T("causal (no peeking ahead)"), &sc.causal)) s.changed();
+    help_marker("Each query may only look at keys at or before its own position, as in a decoder.");
+  }
+  if (shown(s, "window")) {
+    bool on = sc.window >= 0;
+    if (ImGui::Checkbox(T("local window"), &on)) {
+      sc.window = on ? 1 : -1;
+      s.changed();
+    }
+    if (on) {
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::SliderInt("##window", &sc.window, 0, std::max(1, sc.n_keys()))) s.changed();
+    }
+  }
+  if (shown(s, "mask_value")) {
+    const bool inf = std::isinf(sc.mask_value);
+    ImGui::TextUnformatted(T("masked scores become"));
+    ImGui::SameLine();
+    if (ImGui::RadioButton("\xe2\x88\x92"
+                           "1e6",
+                           !inf)) {
+      sc.mask_value = -1e6f;
+      s.changed();
+    }
+    ImGui::SameLine();
+    if (ImGui::RadioButton("\xe2\x88\x92\xe2\x88\x9e", inf)) {
+      sc.mask_value = -INFINITY;
+      s.changed();
+    }
+    help_marker(
+        "With -1e6 a row whose keys are all masked gets uniform weights; with -infinity "
+        "its weights are undefined (NaN).");
+  }
+  if (shown(s, "masked_cells") && !sc.masked_cells.empty()) {
+    ImGui::Text("%s: %d", T("cells masked by hand"), static_cast<int>(sc.masked_cells.size()));
+    ImGui::SameLine();
+    if (ImGui::SmallButton(T("clear"))) {
+      sc.masked_cells.clear();
+      s.changed();
+    }
+  }
+}
+
+void section_heads(AppState& s) {
+  scenario::Scenario& sc = s.scenario;
+  const bool additive = sc.scoring == attn::Scoring::kAdditive;
+  if (shown(s, "projections")) {
+    bool on = sc.has_init || sc.W_q.size() || sc.W_k.size() || sc.W_v.size();
+    ImGui::BeginDisabled(additive);
+    if (ImGui::Checkbox(T("learned projections"), &on)) {
+      if (on) {
+        set_d_model(&sc, std::max(2, attn::batch_cols(sc.queries)));
+      } else {
+        sc.has_init = false;
+        sc.W_q = sc.W_k = sc.W_v = sc.W_o = attn::Matrix();
+        set_scoring(&sc, sc.scoring);
+      }
+      s.changed();
+    }
+    ImGui::EndDisabled();
+    help_marker(
+        "Q = X·W_q, K = X·W_k, V = X·W_v and the output matrix W_o, with seeded random "
+        "weights. Without them the inputs are used as they are.");
+    if (sc.has_init) {
+      int dm = sc.init_d_model;
+      ImGui::SetNextItemWidth(120);
+      if (ImGui::InputInt("d_model", &dm, 1, 8)) {
+        set_d_model(&sc, std::clamp(dm, 1, 256));
+        s.changed();
+      }
+      int seed = static_cast<int>(sc.init_seed);
+      ImGui::SetNextItemWidth(120);
+      if (shown(s, "seed") && ImGui::InputInt(T("seed"), &seed)) {
+        sc.init_seed = static_cast<uint64_t>(std::max(0, seed));
+        s.changed();
+      }
+    }
+  }
+  if (shown(s, "heads") && !additive) {
+    ImGui::TextUnformatted(T("heads"));
+    const int width = d_model(sc);
+    for (int h = 1; h <= std::min(width, 16); ++h) {
+      if (width % h) continue;
+      ImGui::SameLine();
+      char label[16];
+      std::snprintf(label, sizeof label, "%d##heads", h);
+      if (ImGui::RadioButton(label, sc.heads == h) && set_heads(&sc, h)) s.changed();
+    }
+    help_marker("Heads split d_model into equal blocks of columns; only divisors of d_model work.");
+  }
+}
+
+void section_extras(AppState& s) {
+  scenario::Scenario& sc = s.scenario;
+  if (shown(s, "positional_encoding")) {
+    if (ImGui::Checkbox(T("positional encoding"), &sc.positional_encoding)) s.changed();
+    help_marker("Adds sin/cos patterns of the position to every input row (base 10000).");
+  }
+  if (shown(s, "hard")) {
+    if (ImGui::Checkbox(T("hard attention (argmax)"), &sc.hard)) s.changed();
+  }
+  if (shown(s, "dropout")) {
+    if (ImGui::Checkbox(T("dropout (train mode)"), &sc.has_dropout)) {
+      if (sc.has_dropout && sc.dropout_p == 0.0f) sc.dropout_p = 0.1f;
+      s.changed();
+    }
+    if (sc.has_dropout) {
+      ImGui::SetNextItemWidth(-60);
+      if (ImGui::SliderFloat("p", &sc.dropout_p, 0.0f, 0.9f, "%.2f")) s.changed();
+      int seed = static_cast<int>(sc.dropout_seed);
+      ImGui::SetNextItemWidth(120);
+      if (ImGui::InputInt(T("dropout seed"), &seed)) {
+        sc.dropout_seed = static_cast<uint64_t>(std::max(0, seed));
+        s.changed();
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void draw_controls(AppState& s) {
+  section_scenario(s);
+  const ImGuiTreeNodeFlags open = ImGuiTreeNodeFlags_DefaultOpen;
+  if (ImGui::CollapsingHeader(T("Tokens and sizes"), open)) section_tokens(s);
+  if (ImGui::CollapsingHeader(T("Scoring"), open)) section_scoring(s);
+  if (ImGui::CollapsingHeader(T("Masks"), open)) section_masks(s);
+  if (ImGui::CollapsingHeader(T("Heads and weights"), open)) section_heads(s);
+  if (ImGui::CollapsingHeader(T("More"), open)) section_extras(s);
+  ImGui::Spacing();
+  ImGui::TextDisabled("%s %.2f ms", T("last recompute"), s.recompute_ms);
+}
+
+}  // namespace ui

@@ -1,0 +1,86 @@
+// All heads side by side: one small heatmap per head of the current step's matrix; click one
+// to focus it in the step-by-step view.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/app.h"
+#include "app/edits.h"
+#include "app/i18n.h"
+
+namespace ui {
+
+void draw_heads(AppState& s, HeatmapRenderer& h) {
+  const int H = static_cast<int>(s.trace.heads.size());
+  if (H == 0) return;
+  Step shown = s.step;
+  if (shown == Step::kInputs || shown == Step::kProjections || shown == Step::kConcat)
+    shown = Step::kWeights;
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::Text("%s: %s. %s", T("Showing"), T(step_name(shown)),
+              T("Each head has its own queries and keys, so each can attend to different tokens. "
+                "Click a head to focus it."));
+  ImGui::PopTextWrapPos();
+  batch_selector(s);
+  const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.queries.size()) - 1);
+  const std::vector<std::string> q = query_labels(s.scenario, b), k = key_labels(s.scenario, b);
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const int per_row = std::max(1, std::min(H, static_cast<int>(avail / 260.0f)));
+  const float w = avail / per_row - ImGui::GetStyle().ItemSpacing.x;
+  for (int i = 0; i < H; ++i) {
+    const attn::HeadTrace& ht = s.head_trace(i);
+    const attn::Matrix* m = &ht.weights[b];
+    MatrixKind kind = MatrixKind::kWeights;
+    switch (shown) {
+      case Step::kScores:
+        m = &ht.scores[b];
+        kind = MatrixKind::kScores;
+        break;
+      case Step::kScaled:
+        m = &ht.scaled[b];
+        kind = MatrixKind::kScaled;
+        break;
+      case Step::kMasked:
+        m = &ht.masked[b];
+        kind = MatrixKind::kMasked;
+        break;
+      case Step::kOutput:
+        m = &ht.output[b];
+        kind = MatrixKind::kHeadOutput;
+        break;
+      default:
+        break;
+    }
+    if (i % per_row) ImGui::SameLine();
+    ImGui::BeginGroup();
+    char caption[48];
+    std::snprintf(caption, sizeof caption, "%s %d%s", T("head"), i + 1,
+                  i == s.head ? "  \xe2\x97\x8f" : "");
+    ImGui::TextUnformatted(caption);
+    char id[32];
+    std::snprintf(id, sizeof id, "head%d", i);
+    HeatmapSpec sp;
+    sp.id = id;
+    sp.values = m;
+    sp.row_labels = &q;
+    sp.col_labels = kind == MatrixKind::kHeadOutput ? nullptr : &k;
+    sp.palette = kind == MatrixKind::kWeights ? Palette::kSequential : Palette::kDiverging;
+    if (kind == MatrixKind::kWeights && !s.problem.hard && s.problem.dropout_p == 0.0f) {
+      sp.fixed_range = true;
+      sp.lo = 0.0f;
+      sp.hi = 1.0f;
+    }
+    if ((kind == MatrixKind::kWeights || kind == MatrixKind::kMasked) &&
+        b < static_cast<int>(s.masks.size()))
+      sp.mask = &s.masks[b];
+    sp.size = ImVec2(w, w * 0.8f);
+    sp.max_cell_px = 40.0f;
+    sp.revision = s.revision;
+    const HeatmapResult r = h.draw(sp);
+    if (r.hovered) s.hover = CellRef{kind, i, b, r.row, r.col};
+    if (r.clicked) s.set_head(i);
+    ImGui::EndGroup();
+  }
+}
+
+}  // namespace ui

@@ -1,0 +1,24 @@
+// "About this scenario": the preset's title and description in the current language.
+#include "app/app.h"
+#include "app/i18n.h"
+
+namespace ui {
+
+void draw_lesson(AppState& s) {
+  const std::string& title = s.scenario.title.in(language_code());
+  const std::string& text = s.scenario.description.in(language_code());
+  if (title.empty() && text.empty()) return;
+  if (g_fonts.title) ImGui::PushFont(g_fonts.title);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(title.c_str());
+  ImGui::PopTextWrapPos();
+  if (g_fonts.title) ImGui::PopFont();
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::Spacing();
+  ImGui::Separator();
+  ImGui::Spacing();
+}
+
+}  // namespace ui

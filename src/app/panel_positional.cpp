@@ -1,0 +1,183 @@
+// The positional-encoding explorer: the PE matrix, a few of its sinusoids, and an experiment
+// that shuffles the tokens with and without PE to show what positions change.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/app.h"
+#include "app/edits.h"
+#include "app/i18n.h"
+
+namespace ui {
+
+namespace {
+
+struct ShuffleExperiment {
+  uint64_t revision = ~uint64_t{0};
+  bool valid = false;
+  std::vector<float> change_without, change_with;  // per token: max |Δ output row|
+};
+
+// Runs the scenario in its order and shuffled, with PE off and on, and measures how much each
+// token's output row moves (rows compared by token, not by position).
+void run_experiment(const AppState& s, ShuffleExperiment* e) {
+  e->revision = s.revision;
+  e->valid = false;
+  if (!s.scenario.self_attention || s.scenario.n_queries() > 256) return;
+  const int n = s.scenario.n_queries();
+  scenario::Scenario shuffled = s.scenario;
+  // Tag each row with its index through a token list, then shuffle.
+  shuffled.query_tokens.assign(1, {});
+  for (int i = 0; i < n; ++i) shuffled.query_tokens[0].push_back(std::to_string(i));
+  shuffled.key_tokens.clear();
+  shuffled.masked_cells.clear();
+  shuffled.valid_lens_form = scenario::ValidLensForm::kNone;
+  shuffled.valid_lens.clear();
+  shuffled.causal = false;
+  shuffled.window = -1;
+  shuffled.has_dropout = false;
+  scenario::Scenario original = shuffled;
+  shuffle_tokens(&shuffled, 7);
+  for (int pe = 0; pe < 2; ++pe) {
+    original.positional_encoding = shuffled.positional_encoding = pe == 1;
+    if (!scenario::validate(original).empty()) return;
+    const attn::Trace a = attn::run(scenario::to_problem(original));
+    const attn::Trace b = attn::run(scenario::to_problem(shuffled));
+    std::vector<float>& out = pe ? e->change_with : e->change_without;
+    out.assign(n, 0.0f);
+    for (int row = 0; row < n; ++row) {
+      const int token = std::stoi(shuffled.query_tokens[0][row]);
+      out[token] = (a.output[0].row(token) - b.output[0].row(row)).cwiseAbs().maxCoeff();
+    }
+  }
+  e->valid = true;
+}
+
+}  // namespace
+
+void draw_positional(AppState& s, HeatmapRenderer& h) {
+  const int n = s.scenario.n_queries();
+  const int d = attn::batch_cols(s.scenario.queries);
+  static attn::Matrix pe;
+  static uint64_t pe_revision = ~uint64_t{0};
+  if (pe_revision != s.revision) {
+    pe = attn::positional_encoding(n, d, s.scenario.pe_base);
+    pe_revision = s.revision;
+  }
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(
+      T("Self-attention compares tokens by their vectors only, so on its own it "
+        "cannot tell first from last. Sinusoidal positional encoding adds a "
+        "different pattern to each position: column pairs 2i and 2i+1 are a "
+        "sine and a cosine whose wavelength grows with i."));
+  ImGui::PopTextWrapPos();
+  text_wrapped_mono("PE[p, 2i] = sin(p / 10000^(2i/d)),   PE[p, 2i+1] = cos(p / 10000^(2i/d))");
+
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float half = avail * 0.5f - 8.0f;
+  const float height = std::min(320.0f, ImGui::GetContentRegionAvail().y * 0.5f);
+  const std::vector<std::string> rows = query_labels(s.scenario, 0);
+  std::vector<std::string> cols;
+  for (int c = 0; c < d; ++c) cols.push_back(std::to_string(c));
+  HeatmapSpec sp;
+  sp.id = "pe";
+  sp.values = &pe;
+  sp.row_labels = &rows;
+  sp.col_labels = &cols;
+  sp.row_axis = T("position");
+  sp.col_axis = T("column");
+  sp.palette = Palette::kDiverging;
+  sp.fixed_range = true;
+  sp.lo = -1.0f;
+  sp.hi = 1.0f;
+  sp.size = ImVec2(half, height);
+  sp.revision = s.revision;
+  ImGui::BeginGroup();
+  ImGui::TextUnformatted(T("PE matrix (rows: positions, columns: features)"));
+  const HeatmapResult r = h.draw(sp);
+  if (r.hovered) s.hover = CellRef{MatrixKind::kPositional, 0, 0, r.row, r.col};
+  ImGui::EndGroup();
+  ImGui::SameLine(0, 16);
+
+  // Sinusoids of a few columns, plotted over the positions.
+  ImGui::BeginGroup();
+  ImGui::TextUnformatted(T("Columns as functions of the position"));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const ImVec2 size(half, height - ImGui::GetTextLineHeightWithSpacing());
+  dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), IM_COL32(255, 255, 255, 255));
+  dl->AddRect(p0, ImVec2(p0.x + size.x, p0.y + size.y), IM_COL32(210, 214, 222, 255));
+  const float mid = p0.y + size.y * 0.5f;
+  dl->AddLine(ImVec2(p0.x, mid), ImVec2(p0.x + size.x, mid), IM_COL32(220, 223, 230, 255));
+  const int span = std::max(n - 1, 1);
+  const int shown_cols[] = {0, 1, std::min(2, d - 1), std::min(d / 2, d - 1), d - 1};
+  const ImU32 colors[] = {IM_COL32(84, 39, 136, 255), IM_COL32(224, 130, 20, 255),
+                          IM_COL32(33, 145, 140, 255), IM_COL32(179, 88, 6, 255),
+                          IM_COL32(128, 115, 172, 255)};
+  float legend_x = p0.x + 6.0f;
+  int drawn = 0;
+  for (int k = 0; k < 5; ++k) {
+    const int c = shown_cols[k];
+    bool repeat = false;
+    for (int j = 0; j < k; ++j) repeat = repeat || shown_cols[j] == c;
+    if (repeat || c < 0) continue;
+    const double freq =
+        std::pow(static_cast<double>(s.scenario.pe_base), -static_cast<double>(c - c % 2) / d);
+    ImVec2 prev;
+    for (int x = 0; x <= 200; ++x) {
+      const double pos = span * x / 200.0;
+      const double v = c % 2 == 0 ? std::sin(pos * freq) : std::cos(pos * freq);
+      const ImVec2 pt(p0.x + size.x * x / 200.0f, mid - static_cast<float>(v) * size.y * 0.42f);
+      if (x) dl->AddLine(prev, pt, colors[drawn], 2.0f);
+      prev = pt;
+    }
+    for (int p = 0; p < n && n <= 64; ++p) {
+      const ImVec2 pt(p0.x + size.x * p / span, mid - pe(p, c) * size.y * 0.42f);
+      dl->AddCircleFilled(pt, 3.0f, colors[drawn]);
+    }
+    char label[32];
+    std::snprintf(label, sizeof label, "col %d", c);
+    dl->AddText(ImVec2(legend_x, p0.y + 4.0f), colors[drawn], label);
+    legend_x += ImGui::CalcTextSize(label).x + 14.0f;
+    ++drawn;
+  }
+  ImGui::Dummy(size);
+  ImGui::EndGroup();
+
+  // The experiment.
+  ImGui::Spacing();
+  ImGui::Separator();
+  if (g_fonts.title) ImGui::PushFont(g_fonts.title);
+  ImGui::TextUnformatted(T("Does word order matter?"));
+  if (g_fonts.title) ImGui::PopFont();
+  if (!s.scenario.self_attention) {
+    ImGui::TextDisabled("%s", T("This experiment needs self-attention (a scenario with x)."));
+    return;
+  }
+  if (ImGui::Checkbox(T("positional encoding"), &s.scenario.positional_encoding)) s.changed();
+  ImGui::SameLine();
+  if (ImGui::Button(T("Shuffle tokens"))) {
+    static uint64_t seed = 100;
+    shuffle_tokens(&s.scenario, ++seed);
+    s.changed();
+  }
+  static ShuffleExperiment e;
+  if (e.revision != s.revision) run_experiment(s, &e);
+  if (!e.valid) return;
+  float worst_without = 0.0f, worst_with = 0.0f;
+  for (float v : e.change_without) worst_without = std::max(worst_without, v);
+  for (float v : e.change_with) worst_with = std::max(worst_with, v);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::Text("%s %s",
+              T("Shuffling the tokens and comparing each token's output row before and after:"),
+              "");
+  ImGui::BulletText("%s %.4f", T("without positional encoding, the largest change is"),
+                    worst_without);
+  ImGui::BulletText("%s %.4f", T("with positional encoding, the largest change is"), worst_with);
+  ImGui::TextDisabled("%s",
+                      T("Without positions, a token's output depends only on which tokens are "
+                        "present, not where: attention is blind to order."));
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace ui

@@ -1,0 +1,42 @@
+// The top bar: the product name, the preset's title, and the language switch.
+#include "app/app.h"
+#include "app/i18n.h"
+
+namespace ui {
+
+void draw_top_bar(AppState& s) {
+  if (!ImGui::BeginMenuBar()) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
+  if (g_fonts.title) ImGui::PushFont(g_fonts.title);
+  ImGui::TextUnformatted(T("Attention Playground"));
+  if (g_fonts.title) ImGui::PopFont();
+  ImGui::PopStyleColor();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.75f, 0.79f, 0.88f, 1.0f));
+  const std::string& title = s.scenario.title.in(language_code());
+  if (!title.empty()) {
+    ImGui::SameLine(0, 24);
+    ImGui::TextUnformatted(title.c_str());
+  }
+  ImGui::PopStyleColor();
+  if (!s.control_hidden("language")) {
+    const float w = ImGui::CalcTextSize("English  \xe4\xb8\xad\xe6\x96\x87").x + 40.0f;
+    ImGui::SameLine(ImGui::GetWindowWidth() - w);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0, 0, 0, 0));
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(1, 1, 1, 0.15f));
+    if (ImGui::SmallButton(language() == Lang::kEn ? "[English]" : "English")) {
+      set_language(Lang::kEn);
+      s.emit("view");
+    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton(language() == Lang::kZh ? "[\xe4\xb8\xad\xe6\x96\x87]"
+                                                   : "\xe4\xb8\xad\xe6\x96\x87")) {
+      set_language(Lang::kZh);
+      s.emit("view");
+    }
+    ImGui::PopStyleColor(3);
+  }
+  ImGui::EndMenuBar();
+}
+
+}  // namespace ui

@@ -1,0 +1,35 @@
+// What main.cpp shares with the platform bridges: the runtime (window, sizes, idle frames,
+// fonts) and the hooks the browser bridge (web_api.cpp) or the desktop (desktop.cpp) provide.
+#pragma once
+
+#include <string>
+
+#include "app/app.h"
+
+struct GLFWwindow;
+
+namespace ui {
+
+struct Runtime {
+  GLFWwindow* window = nullptr;
+  App app;
+  float css_w = 1, css_h = 1, dpr = 1, font_dpr = 0;
+  int fb_w = 1, fb_h = 1;
+  int busy_frames = 0;  // frames still to draw after the last input
+  int frames_left = 0;  // frames to draw regardless (screenshots)
+  long frame_count = 0;
+  std::string font_dir;
+  bool fonts_dirty = false;  // rebuild the font atlas before the next frame
+  bool cjk_loaded = false;
+};
+extern Runtime g_runtime;
+
+void request_wake();   // draw frames again (after an API call or a resize)
+void rebuild_fonts();  // at the current device pixel ratio and language
+
+// Provided by web_api.cpp in the browser and desktop.cpp natively.
+void on_ready();     // the app is initialised
+void after_frame();  // once per drawn frame
+void report_fatal(const std::string& message);
+
+}  // namespace ui

@@ -1,0 +1,242 @@
+// The browser bridge: C entry points behind window.attentionPlayground (web/app.js), events
+// forwarded to JavaScript, and the fonts the page loads on demand.
+//
+// Strings returned to JavaScript stay valid until the next call of the same function.
+#include <emscripten/emscripten.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "app/i18n.h"
+#include "app/platform.h"
+
+namespace ui {
+
+namespace {
+
+std::string g_last_language = "en";
+
+std::vector<std::string> split_csv(const char* text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text ? text : "");
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty() && item.size() <= 32) out.push_back(item);
+  return out;
+}
+
+std::string view_json() {
+  const AppState& s = g_runtime.app.state;
+  nlohmann::json v;
+  v["step"] = static_cast<int>(s.step);
+  v["head"] = s.head;
+  v["batch"] = s.batch;
+  v["lang"] = language_code();
+  v["embed"] = s.embed;
+  v["preset"] = s.preset >= 0 ? s.presets[s.preset].name : "";
+  nlohmann::json panels = nlohmann::json::array();
+  for (int p = 0; p < static_cast<int>(Panel::kCount); ++p)
+    if (s.show[p]) panels.push_back(panel_id(static_cast<Panel>(p)));
+  v["panels"] = panels;
+  v["hidden"] = std::vector<std::string>(s.hidden.begin(), s.hidden.end());
+  return v.dump();
+}
+
+}  // namespace
+
+void on_ready() {
+  EM_ASM({
+    if (Module.apReady) Module.apReady();
+  });
+}
+
+void after_frame() {
+  AppState& s = g_runtime.app.state;
+  // A language switch needs the Chinese glyphs: the page fetches them, then calls back.
+  const std::string lang = language_code();
+  if (lang != g_last_language) {
+    g_last_language = lang;
+    s.emit("view");
+    if (lang == "zh" && !g_runtime.cjk_loaded) {
+      EM_ASM({
+        if (Module.apNeedCjkFont) Module.apNeedCjkFont();
+      });
+    } else {
+      g_runtime.fonts_dirty = true;
+    }
+  }
+  for (const std::string& e : s.events) {
+    EM_ASM(
+        {
+          if (Module.apEvent) Module.apEvent(UTF8ToString($0));
+        },
+        e.c_str());
+  }
+  s.events.clear();
+}
+
+void report_fatal(const std::string& message) {
+  EM_ASM(
+      {
+        if (Module.apFatal) Module.apFatal(UTF8ToString($0));
+      },
+      message.c_str());
+}
+
+}  // namespace ui
+
+using ui::g_runtime;
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE const char* ap_get_scenario() {
+  static std::string out;
+  out = scenario::to_json(g_runtime.app.state.scenario);
+  return out.c_str();
+}
+
+// Returns "" when the scenario was applied, otherwise "<field>: <problem>" (state unchanged).
+EMSCRIPTEN_KEEPALIVE const char* ap_set_scenario(const char* json) {
+  static std::string out;
+  out = g_runtime.app.state.set_scenario_json(json ? json : "");
+  ui::request_wake();
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_get_trace() {
+  static std::string out;
+  g_runtime.app.state.recompute_if_needed();
+  out = scenario::trace_to_json(g_runtime.app.state.trace);
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_get_view() {
+  static std::string out;
+  out = ui::view_json();
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE int ap_set_step(int step) {
+  g_runtime.app.state.set_step(step);
+  ui::request_wake();
+  return static_cast<int>(g_runtime.app.state.step);
+}
+
+EMSCRIPTEN_KEEPALIVE int ap_focus_head(int head) {
+  g_runtime.app.state.set_head(head);
+  ui::request_wake();
+  return g_runtime.app.state.head;
+}
+
+EMSCRIPTEN_KEEPALIVE int ap_set_batch(int batch) {
+  ui::AppState& s = g_runtime.app.state;
+  s.batch = std::clamp(batch, 0, std::max(0, s.scenario.batch() - 1));
+  s.emit("view");
+  ui::request_wake();
+  return s.batch;
+}
+
+EMSCRIPTEN_KEEPALIVE void ap_set_language(const char* code) {
+  ui::set_language(code && std::string(code) == "zh" ? ui::Lang::kZh : ui::Lang::kEn);
+  ui::request_wake();
+}
+
+EMSCRIPTEN_KEEPALIVE int ap_load_preset(const char* name) {
+  ui::AppState& s = g_runtime.app.state;
+  for (int i = 0; i < static_cast<int>(s.presets.size()); ++i) {
+    if (s.presets[i].name == (name ? name : "")) {
+      s.load_preset(i);
+      ui::request_wake();
+      return 1;
+    }
+  }
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_presets() {
+  static std::string out;
+  nlohmann::json list = nlohmann::json::array();
+  for (const ui::Preset& p : g_runtime.app.state.presets)
+    list.push_back(
+        {{"name", p.name}, {"title", p.scenario.title.en}, {"title_zh", p.scenario.title.zh}});
+  out = list.dump();
+  return out.c_str();
+}
+
+// Comma-separated panel ids to show; the others are hidden.
+EMSCRIPTEN_KEEPALIVE void ap_set_panels(const char* csv) {
+  ui::AppState& s = g_runtime.app.state;
+  const std::vector<std::string> ids = ui::split_csv(csv);
+  for (int p = 0; p < static_cast<int>(ui::Panel::kCount); ++p)
+    s.show[p] =
+        std::find(ids.begin(), ids.end(), ui::panel_id(static_cast<ui::Panel>(p))) != ids.end();
+  s.emit("view");
+  ui::request_wake();
+}
+
+EMSCRIPTEN_KEEPALIVE void ap_hide_controls(const char* csv) {
+  ui::AppState& s = g_runtime.app.state;
+  const std::vector<std::string> ids = ui::split_csv(csv);
+  s.hidden = std::set<std::string>(ids.begin(), ids.end());
+  s.emit("view");
+  ui::request_wake();
+}
+
+EMSCRIPTEN_KEEPALIVE void ap_set_embed(int embed) {
+  g_runtime.app.state.embed = embed != 0;
+  ui::request_wake();
+}
+
+EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
+  g_runtime.app.state.notice = text ? text : "";
+  ui::request_wake();
+}
+
+EMSCRIPTEN_KEEPALIVE void ap_wake() {
+  ui::request_wake();
+}
+
+// The page wrote /fonts/cjk.ttf: rebuild the atlas with the Chinese glyphs.
+EMSCRIPTEN_KEEPALIVE void ap_fonts_changed() {
+  g_runtime.fonts_dirty = true;
+  ui::request_wake();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
+  static std::string out;
+  const ui::AppState& s = g_runtime.app.state;
+  nlohmann::json j;
+  j["revision"] = s.revision;
+  j["recompute_ms"] = s.recompute_ms;
+  j["frames"] = g_runtime.frame_count;
+  j["heap_bytes"] = EM_ASM_DOUBLE({ return HEAPU8.length; });
+  j["error"] = s.error;
+  out = j.dump();
+  return out.c_str();
+}
+
+// Where the step view's main heatmap was last drawn, in CSS pixels, for tests and exports.
+EMSCRIPTEN_KEEPALIVE const char* ap_layout() {
+  static std::string out;
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [id, g] : g_runtime.app.heatmaps.last_grids()) {
+    j[id] = {{"x0", g.x0},
+             {"y0", g.y0},
+             {"x1", g.x1},
+             {"y1", g.y1},
+             {"rows", g.rows},
+             {"cols", g.cols},
+             {"first_row", g.first_row},
+             {"first_col", g.first_col},
+             {"cell", g.cell},
+             {"lo", g.lo},
+             {"hi", g.hi},
+             {"frame", g.frame}};
+  }
+  out = j.dump();
+  return out.c_str();
+}
+
+}  // extern "C"
