@@ -4,9 +4,10 @@
     make_fonts.py OUT_DIR TEXT_FILE...
 
 Writes OUT_DIR/ui.ttf, bold.ttf, mono.ttf (DejaVu: Latin, Greek, punctuation, sub- and
-superscripts, arrows, maths) and cjk.ttf (WenQuanYi Micro Hei: the 3755 characters of GB2312
+superscripts, arrows, maths), cjk.ttf (WenQuanYi Micro Hei: the 3755 characters of GB2312
 level 1, the most common in simplified Chinese, plus every CJK character in TEXT_FILEs, which
-are the UI's translations and the presets). The fonts come from fonts-dejavu-core and
+are the UI's translations and the presets), and lang.ttf (the two characters 中文, always
+loaded, for the language switch). The fonts come from fonts-dejavu-core and
 fonts-wqy-microhei; nothing is downloaded and no font file is committed.
 """
 import os
@@ -62,6 +63,8 @@ def main():
     cjk.update(range(0x3000, 0x3040))  # CJK punctuation
     cjk.update(range(0xFF01, 0xFF5F))  # full-width forms
     subset_font(WQY, os.path.join(out, "cjk.ttf"), sorted(cjk))
+    # The two characters of the language switch, so that "中文" shows before cjk.ttf loads.
+    subset_font(WQY, os.path.join(out, "lang.ttf"), [ord(c) for c in "中文"])
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 // like a merely small weight; NaN cells get a cross-hatch.
 
 uniform sampler2D u_values;  // R32F, columns × rows
-uniform sampler2D u_mask;    // R8, 1 where the cell is masked (1×1 zero texture when none)
+uniform sampler2D u_mask;    // R8, byte 1 (reads as 1/255) where masked; 1×1 zero when none
 uniform ivec2 u_size;        // columns, rows
 uniform vec2 u_range;        // value at the first and at the last stop
 uniform vec3 u_stops[11];    // palette, evenly spaced from u_range.x to u_range.y
@@ -27,7 +27,7 @@ void main() {
   float masked = texelFetch(u_mask, cell, 0).r;
   float stripe = mod(gl_FragCoord.x + gl_FragCoord.y, 8.0 * u_dpr) < 3.0 * u_dpr ? 1.0 : 0.0;
   vec3 color;
-  if (masked > 0.5) {
+  if (masked > 0.5 / 255.0) {
     color = mix(vec3(0.80, 0.81, 0.83), vec3(0.62, 0.63, 0.66), stripe);
   } else if (isnan(value)) {
     float cross = mod(gl_FragCoord.x - gl_FragCoord.y, 8.0 * u_dpr) < 3.0 * u_dpr ? 1.0 : 0.0;

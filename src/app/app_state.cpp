@@ -75,7 +75,12 @@ void AppState::recompute_if_needed() {
 void AppState::recompute() {
   const auto t0 = std::chrono::steady_clock::now();
   problem = scenario::to_problem(scenario);
-  trace = attn::run(problem);
+  lean = attn::head_matrix_bytes(problem) > kLeanBytes;
+  attn::RunOptions options;
+  options.keep_head_matrices = !lean;
+  trace = attn::run(problem, options);
+  on_demand_ = attn::HeadTrace{};
+  on_demand_head_ = -1;
   masks.assign(problem.queries.size(), {});
   const int n_q = attn::batch_rows(problem.queries), n_k = attn::batch_rows(problem.keys);
   for (size_t b = 0; b < masks.size(); ++b) {
@@ -97,6 +102,17 @@ void AppState::recompute() {
   batch = std::min(batch, std::max(0, scenario.batch() - 1));
   head = std::min(head, std::max(0, scenario.heads - 1));
   emit("scenario");
+}
+
+const attn::HeadTrace& AppState::head_trace(int h) {
+  if (!lean) return trace.heads[h];
+  if (on_demand_head_ != h || on_demand_revision_ != revision) {
+    on_demand_ = attn::HeadTrace{};  // free the previous head before computing the next
+    on_demand_ = attn::run_head(problem, h);
+    on_demand_head_ = h;
+    on_demand_revision_ = revision;
+  }
+  return on_demand_;
 }
 
 void AppState::set_step(int s) {

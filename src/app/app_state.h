@@ -48,7 +48,11 @@ struct AppState {
   std::string set_scenario(const scenario::Scenario& s);
   std::string set_scenario_json(const std::string& json);
   void recompute_if_needed();
-  const attn::HeadTrace& head_trace(int h) const { return trace.heads[h]; }
+  // Head h's intermediates. When keeping every head's n_q × n_k matrices would pass
+  // kLeanBytes, the trace keeps only the outputs and one head is recomputed on demand.
+  const attn::HeadTrace& head_trace(int h);
+  static constexpr int64_t kLeanBytes = int64_t{64} << 20;
+  bool lean = false;  // the trace holds outputs only (see head_trace)
 
   // --- Presets ---------------------------------------------------------------------------------
   std::vector<Preset> presets;
@@ -81,6 +85,9 @@ struct AppState {
  private:
   void recompute();
   bool dirty_ = false;
+  attn::HeadTrace on_demand_;   // the one head computed on demand when lean
+  int on_demand_head_ = -1;
+  uint64_t on_demand_revision_ = 0;
 };
 
 }  // namespace ui

@@ -5,6 +5,7 @@
 // [SECTION] Drawing inside ImGui's render pass
 // [SECTION] The widget: layout, labels, numbers, legend, interaction
 #include "app/heatmap.h"
+#include "app/i18n.h"
 
 #include <algorithm>
 #include <cmath>
@@ -341,7 +342,7 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
   if (spec.row_labels)
     for (const auto& l : *spec.row_labels)
       row_label_w = std::max(row_label_w, ImGui::CalcTextSize(l.c_str()).x + 8.0f);
-  row_label_w = std::min(row_label_w, std::max(40.0f, avail.x * 0.22f));
+  row_label_w = std::min(row_label_w, std::max(56.0f, avail.x * 0.22f));
   const float legend_h = spec.legend ? line_h * 2.2f : 0.0f;
   float col_label_max = line_h;
   if (spec.col_labels)
@@ -561,11 +562,15 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
   float bottom = g1.y;
   if (spec.legend) {
     const float y = g1.y + line_h * 0.5f;
-    const float bar_w = std::min(180.0f, std::max(80.0f, g1.x - g0.x - 40.0f));
     const float bar_h = line_h * 0.7f;
     const ImVec2 b0(g0.x, y);
     const std::string lo_text = num(lo), hi_text = num(hi);
     const float lo_w = ImGui::CalcTextSize(lo_text.c_str()).x;
+    const float hi_w = ImGui::CalcTextSize(hi_text.c_str()).x;
+    // The bar and its two numbers stay inside the widget's width.
+    const float room = origin.x + avail.x - g0.x - lo_w - hi_w - 12.0f;
+    const float bar_w =
+        std::max(24.0f, std::min({180.0f, room, std::max(80.0f, g1.x - g0.x - 40.0f)}));
     const ImVec2 bar0(b0.x + lo_w + 6.0f, y + (line_h - bar_h) * 0.5f);
     const int segments = 20;
     for (int s = 0; s < segments; ++s) {
@@ -579,7 +584,7 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
     }
     dl->AddText(b0, dim_col, lo_text.c_str());
     dl->AddText(ImVec2(bar0.x + bar_w + 6.0f, y), dim_col, hi_text.c_str());
-    float x = bar0.x + bar_w + 12.0f + ImGui::CalcTextSize(hi_text.c_str()).x;
+    float x = bar0.x + bar_w + 12.0f + hi_w;
     bool any_mask = false;
     if (spec.mask)
       for (uint8_t v : *spec.mask) any_mask = any_mask || v;
@@ -592,8 +597,8 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
                     ImVec2(std::min(s1.x, s0.x + k + bar_h),
                            s0.y + std::max(0.0f, s0.x + k + bar_h - s1.x)),
                     IM_COL32(158, 160, 168, 255), 2.0f);
-      dl->AddText(ImVec2(s1.x + 5.0f, y), dim_col, "masked");
-      x = s1.x + 5.0f + ImGui::CalcTextSize("masked").x;
+      dl->AddText(ImVec2(s1.x + 5.0f, y), dim_col, T("masked"));
+      x = s1.x + 5.0f + ImGui::CalcTextSize(T("masked")).x;
     }
     if (zoomable) {
       ImGui::SetCursorScreenPos(ImVec2(std::max(x + 12.0f, g1.x - 150.0f), y - 2.0f));

@@ -256,12 +256,16 @@ const std::pair<const char*, const char*> kZh[] = {
     {"dropout (train mode)", "dropout（训练模式）"},
     {"dropout seed", "dropout 种子"},
     {"last recompute", "上次重算耗时"},
+    {"masked", "已遮蔽"},
 
     // All heads.
     {"Showing", "显示"},
     {"Each head has its own queries and keys, so each can attend to different tokens. Click a head "
      "to focus it.",
      "每个头有自己的查询和键，所以各自可以关注不同的词元。点击一个头来聚焦它。"},
+    {"This scenario is too large to keep every head's matrices: only the focused head is computed "
+     "in full. Click another head to compute it.",
+     "这个场景太大，无法同时保存每个头的矩阵：只完整计算聚焦的头。点击其他头即可计算它。"},
 
     // Positional encoding.
     {"Self-attention compares tokens by their vectors only, so on its own it cannot tell first "

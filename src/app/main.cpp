@@ -66,6 +66,7 @@ void on_char(GLFWwindow*, unsigned int) {
 const ImWchar kLatinRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF,
                                 0x2000, 0x206F, 0x2070, 0x209F, 0x2190, 0x21FF,
                                 0x2200, 0x22FF, 0x25A0, 0x25FF, 0};
+const ImWchar kLangRanges[] = {0x4E2D, 0x4E2D, 0x6587, 0x6587, 0};
 const ImWchar kCjkRanges[] = {0x3000, 0x303F, 0x4E00, 0x9FFF, 0xFF00, 0xFFEF, 0};
 
 bool file_exists(const std::string& path) {
@@ -101,13 +102,14 @@ void rebuild_fonts() {
       fallback.SizePixels = std::round(13.0f * dpr);
       font = io.Fonts->AddFontDefault(&fallback);
     }
-    if (have_cjk) {
-      ImFontConfig merge;
-      merge.MergeMode = true;
-      merge.OversampleH = 1;
-      merge.PixelSnapH = true;
+    ImFontConfig merge;
+    merge.MergeMode = true;
+    merge.OversampleH = 1;
+    merge.PixelSnapH = true;
+    if (have_cjk)
       io.Fonts->AddFontFromFileTTF(cjk.c_str(), size * dpr, &merge, kCjkRanges);
-    }
+    else if (file_exists(dir + "/lang.ttf"))  // "中文" for the language switch
+      io.Fonts->AddFontFromFileTTF((dir + "/lang.ttf").c_str(), size * dpr, &merge, kLangRanges);
     return font;
   };
   g_fonts.ui = add("ui.ttf", 15.0f);

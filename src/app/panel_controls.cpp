@@ -139,7 +139,8 @@ void section_scoring(AppState& s) {
     }
   }
   if (shown(s, "temperature")) {
-    ImGui::SetNextItemWidth(-60);
+    ImGui::SetNextItemWidth(
+        -(ImGui::CalcTextSize(T("temperature")).x + ImGui::GetStyle().ItemInnerSpacing.x + 2.0f));
     if (ImGui::SliderFloat(T("temperature"), &sc.temperature, 0.05f, 10.0f, "%.2f",
                            ImGuiSliderFlags_Logarithmic)) {
       sc.temperature = std::clamp(sc.temperature, 0.01f, 100.0f);

@@ -27,7 +27,21 @@ void draw_heads(AppState& s, HeatmapRenderer& h) {
   const float avail = ImGui::GetContentRegionAvail().x;
   const int per_row = std::max(1, std::min(H, static_cast<int>(avail / 260.0f)));
   const float w = avail / per_row - ImGui::GetStyle().ItemSpacing.x;
+  if (s.lean) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", T("This scenario is too large to keep every head's matrices: only "
+                                "the focused head is computed in full. Click another head to "
+                                "compute it."));
+    ImGui::PopTextWrapPos();
+  }
   for (int i = 0; i < H; ++i) {
+    if (s.lean && i != s.head) {
+      if (i % per_row) ImGui::SameLine();
+      char label[48];
+      std::snprintf(label, sizeof label, "%s %d##lean%d", T("head"), i + 1, i);
+      if (ImGui::Button(label, ImVec2(w, w * 0.8f))) s.set_head(i);
+      continue;
+    }
     const attn::HeadTrace& ht = s.head_trace(i);
     const attn::Matrix* m = &ht.weights[b];
     MatrixKind kind = MatrixKind::kWeights;

@@ -21,20 +21,22 @@ void draw_top_bar(AppState& s) {
   if (!s.control_hidden("language")) {
     const float w = ImGui::CalcTextSize("English  \xe4\xb8\xad\xe6\x96\x87").x + 40.0f;
     ImGui::SameLine(ImGui::GetWindowWidth() - w);
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
-    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0, 0, 0, 0));
-    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(1, 1, 1, 0.15f));
-    if (ImGui::SmallButton(language() == Lang::kEn ? "[English]" : "English")) {
-      set_language(Lang::kEn);
-      s.emit("view");
-    }
-    ImGui::SameLine();
-    if (ImGui::SmallButton(language() == Lang::kZh ? "[\xe4\xb8\xad\xe6\x96\x87]"
-                                                   : "\xe4\xb8\xad\xe6\x96\x87")) {
-      set_language(Lang::kZh);
-      s.emit("view");
-    }
-    ImGui::PopStyleColor(3);
+    // A two-way switch: the current language is the filled one.
+    auto option = [&](const char* label, Lang lang) {
+      const bool on = language() == lang;
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, on ? 1.0f : 0.7f));
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(1, 1, 1, on ? 0.22f : 0.0f));
+      ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(1, 1, 1, 0.3f));
+      ImGui::PushStyleColor(ImGuiCol_ButtonActive, ImVec4(1, 1, 1, 0.4f));
+      if (ImGui::SmallButton(label) && !on) {
+        set_language(lang);
+        s.emit("view");
+      }
+      ImGui::PopStyleColor(4);
+    };
+    option("English", Lang::kEn);
+    ImGui::SameLine(0, 2);
+    option("\xe4\xb8\xad\xe6\x96\x87", Lang::kZh);
   }
   ImGui::EndMenuBar();
 }

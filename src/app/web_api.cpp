@@ -11,6 +11,7 @@
 
 #include "app/i18n.h"
 #include "app/platform.h"
+#include "scenario/link.h"
 
 namespace ui {
 
@@ -42,6 +43,44 @@ std::string view_json() {
   v["panels"] = panels;
   v["hidden"] = std::vector<std::string>(s.hidden.begin(), s.hidden.end());
   return v.dump();
+}
+
+scenario::ViewState current_view() {
+  const AppState& s = g_runtime.app.state;
+  scenario::ViewState v;
+  v.step = static_cast<int>(s.step);
+  v.head = s.head;
+  v.batch = s.batch;
+  v.lang = language_code();
+  bool all = true;
+  std::vector<std::string> panels;
+  for (int p = 0; p < static_cast<int>(Panel::kCount); ++p) {
+    if (s.show[p])
+      panels.push_back(panel_id(static_cast<Panel>(p)));
+    else
+      all = false;
+  }
+  if (!all) v.panels = panels;  // empty means the default: every panel
+  v.hidden.assign(s.hidden.begin(), s.hidden.end());
+  v.embed = s.embed;
+  if (s.preset >= 0) v.lesson = s.presets[s.preset].name;
+  return v;
+}
+
+void apply_view(const scenario::ViewState& v) {
+  AppState& s = g_runtime.app.state;
+  s.set_step(v.step);
+  s.set_head(v.head);
+  s.batch = std::clamp(v.batch, 0, std::max(0, s.scenario.batch() - 1));
+  set_language(v.lang == "zh" ? Lang::kZh : Lang::kEn);
+  for (int p = 0; p < static_cast<int>(Panel::kCount); ++p)
+    s.show[p] = v.panels.empty() || std::find(v.panels.begin(), v.panels.end(),
+                                              panel_id(static_cast<Panel>(p))) != v.panels.end();
+  s.hidden = std::set<std::string>(v.hidden.begin(), v.hidden.end());
+  s.embed = v.embed;
+  for (int i = 0; i < static_cast<int>(s.presets.size()); ++i)
+    if (!v.lesson.empty() && s.presets[i].name == v.lesson) s.preset = i;
+  s.emit("view");
 }
 
 }  // namespace
@@ -192,6 +231,33 @@ EMSCRIPTEN_KEEPALIVE void ap_set_embed(int embed) {
 EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
   g_runtime.app.state.notice = text ? text : "";
   ui::request_wake();
+}
+
+// The link of the current scenario and view ("v1.<base64url>", without '#'), or "" while the
+// scenario being edited does not validate.
+EMSCRIPTEN_KEEPALIVE const char* ap_get_link() {
+  static std::string out;
+  const scenario::Scenario& s = g_runtime.app.state.scenario;
+  const scenario::ViewState v = ui::current_view();
+  out.clear();
+  if (scenario::validate(s).empty() && scenario::validate_view(v, s).empty())
+    out = scenario::encode_link(s, v);
+  return out.c_str();
+}
+
+// Opens a link (with or without '#'). Returns "" when it was applied, otherwise one line
+// naming the part and the problem; the state is then unchanged.
+EMSCRIPTEN_KEEPALIVE const char* ap_open_link(const char* fragment) {
+  static std::string out;
+  scenario::LinkResult r = scenario::decode_link(fragment ? fragment : "");
+  if (r.ok()) {
+    out = g_runtime.app.state.set_scenario(r.scenario);
+    if (out.empty()) ui::apply_view(r.view);
+  } else {
+    out = r.error;
+  }
+  ui::request_wake();
+  return out.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE void ap_wake() {

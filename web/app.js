@@ -1,0 +1,506 @@
+// The page around the WebAssembly app: feature checks and loading, the canvas, touch, fonts,
+// the link in the URL fragment, URL parameters for embedding, window.attentionPlayground and
+// the same API over postMessage.
+//
+// Nothing from a link, a URL parameter or a message ever reaches the DOM as HTML: the only
+// DOM text this file writes goes through textContent, and everything else goes to the app,
+// which draws it on the canvas.
+"use strict";
+
+(() => {
+  const MESSAGE_PREFIX = "attention-playground:";
+  const MAX_SCENARIO_CHARS = 1 << 20; // the same bound as a link (scenario::kMaxLinkChars)
+  const MAX_PARAM_CHARS = 512;
+  const NAME = /^[a-z0-9_]{1,32}$/;
+
+  const canvas = document.getElementById("canvas");
+  const overlay = document.getElementById("overlay");
+  const statusLine = document.getElementById("status");
+  const detailLine = document.getElementById("detail");
+
+  let failed = false;
+  let ready = false;
+
+  function setStatus(text, detail = "") {
+    if (failed) return;
+    statusLine.textContent = text;
+    detailLine.textContent = detail;
+  }
+
+  // Never a blank page: every failure ends here with a sentence a student can act on.
+  function fail(text, detail = "") {
+    if (failed) return;
+    setStatus(text, detail);
+    failed = true;
+    overlay.classList.remove("hidden");
+    overlay.classList.add("error");
+    emit("error", { message: `${text} ${detail}`.trim() });
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Feature checks
+  // ---------------------------------------------------------------------------------------
+
+  // The smallest module that uses SIMD128: (func (result v128) (v128.const i32x4 0 0 0 0)).
+  const SIMD_PROBE = new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,
+    0x03, 0x02, 0x01, 0x00, 0x0a, 0x16, 0x01, 0x14, 0x00, 0xfd, 0x0c, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b,
+  ]);
+
+  function missingFeature() {
+    if (typeof WebAssembly !== "object" || typeof WebAssembly.validate !== "function") {
+      return ["This browser cannot run WebAssembly.",
+              "Please open the page in a current version of Firefox, Chrome, Edge or Safari."];
+    }
+    if (!WebAssembly.validate(SIMD_PROBE)) {
+      return ["This browser runs WebAssembly without SIMD.",
+              "The playground needs WebAssembly SIMD (Chrome 91+, Firefox 89+, Safari 16.4+)."];
+    }
+    const probe = document.createElement("canvas");
+    if (!probe.getContext("webgl2")) {
+      return ["WebGL 2 is not available.",
+              "The heatmaps are drawn with WebGL 2. It may be turned off in the browser's " +
+              "settings, or the graphics driver may be blocked; try another browser."];
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Events for subscribers (window.attentionPlayground.on) and the parent page
+  // ---------------------------------------------------------------------------------------
+
+  const listeners = new Map(); // event name → Set of callbacks
+
+  function emit(event, detail) {
+    for (const callback of listeners.get(event) ?? []) {
+      try {
+        callback(detail);
+      } catch (e) {
+        console.warn("attentionPlayground listener failed:", e);
+      }
+    }
+    if (event !== "ready") postToSubscribers({ type: `${MESSAGE_PREFIX}event`, event, detail });
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The app's C entry points
+  // ---------------------------------------------------------------------------------------
+
+  let M = null; // the Emscripten module, once the app runs
+  const call = (name, ret, types, args) => M.ccall(name, ret, types, args);
+  const getJson = (name) => JSON.parse(call(name, "string", [], []));
+
+  // ---------------------------------------------------------------------------------------
+  // URL parameters: ?embed=1&preset=NAME&step=K&head=H&lang=zh&panels=a,b&hide=a,b&allow=ORIGINS
+  // ---------------------------------------------------------------------------------------
+
+  const params = new URLSearchParams(location.search.slice(0, 4 * MAX_PARAM_CHARS));
+  const param = (name) => {
+    const v = params.get(name);
+    return v === null || v.length > MAX_PARAM_CHARS ? null : v;
+  };
+  const nameList = (v) => (v ?? "").split(",").filter((s) => NAME.test(s)).slice(0, 64);
+  const smallInt = (v, max) => {
+    if (v === null || !/^\d{1,3}$/.test(v)) return null;
+    const n = Number(v);
+    return n <= max ? n : null;
+  };
+  const embedded = param("embed") === "1" || param("embed") === "true";
+
+  function applyParams() {
+    const notes = [];
+    const preset = param("preset") ?? param("lesson");
+    if (preset !== null) {
+      if (!NAME.test(preset) || !call("ap_load_preset", "number", ["string"], [preset])) {
+        notes.push(`preset: there is no preset named "${preset.slice(0, 40)}"`);
+      }
+    }
+    const lang = param("lang");
+    if (lang === "en" || lang === "zh") api.setLanguage(lang);
+    if (param("panels") !== null) call("ap_set_panels", null, ["string"], [nameList(param("panels")).join(",")]);
+    if (param("hide") !== null) call("ap_hide_controls", null, ["string"], [nameList(param("hide")).join(",")]);
+    if (embedded) call("ap_set_embed", null, ["number"], [1]);
+    const head = smallInt(param("head"), 63);
+    if (head !== null) api.focusHead(head);
+    const step = smallInt(param("step"), 15);
+    if (step !== null) api.setStep(step);
+    else if (param("step") !== null) notes.push("step: must be a whole number from 0 to 7");
+    return notes;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The link: the scenario and the view after '#', kept up to date as the learner works
+  // ---------------------------------------------------------------------------------------
+
+  let lastLink = "";
+  let linkTimer = 0;
+
+  function openLink(fragment) {
+    const error = call("ap_open_link", "string", ["string"], [fragment]);
+    if (error) {
+      showNotice(`This link could not be opened, so the playground starts with its first lesson.\n${error}`);
+      return false;
+    }
+    lastLink = fragment.replace(/^#/, "");
+    return true;
+  }
+
+  function scheduleLinkUpdate() {
+    if (embedded) return; // an embedded playground leaves its address alone
+    clearTimeout(linkTimer);
+    linkTimer = setTimeout(() => {
+      const link = call("ap_get_link", "string", [], []);
+      if (!link || link === lastLink) return;
+      lastLink = link;
+      history.replaceState(null, "", `${location.pathname}${location.search}#${link}`);
+      emit("link", { link: location.href });
+    }, 250);
+  }
+
+  function showNotice(text) {
+    call("ap_show_notice", null, ["string"], [text.slice(0, 2000)]);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // window.attentionPlayground
+  // ---------------------------------------------------------------------------------------
+
+  let resolveReady;
+  const readyPromise = new Promise((resolve) => { resolveReady = resolve; });
+
+  function requireReady() {
+    if (!ready) throw new Error("attentionPlayground is not ready yet: wait for its ready event");
+  }
+
+  const api = {
+    version: 1,
+    ready: readyPromise,
+    get isReady() { return ready; },
+
+    // Subscribes to "ready", "scenario", "step", "head", "view", "link" or "error"; returns a
+    // function that unsubscribes. "ready" fires at once when the playground is already ready.
+    on(event, callback) {
+      if (typeof callback !== "function") throw new TypeError("on(event, callback): callback must be a function");
+      if (!listeners.has(event)) listeners.set(event, new Set());
+      listeners.get(event).add(callback);
+      if (event === "ready" && ready) queueMicrotask(() => callback(api));
+      return () => listeners.get(event).delete(callback);
+    },
+    off(event, callback) {
+      listeners.get(event)?.delete(callback);
+    },
+
+    getScenario() { requireReady(); return getJson("ap_get_scenario"); },
+
+    // Takes a scenario object (or its JSON text); returns {ok: true, error: null} once it runs,
+    // or {ok: false, error: "<field>: <problem>"} and leaves the playground as it was.
+    setScenario(scenario) {
+      requireReady();
+      let text;
+      try {
+        text = typeof scenario === "string" ? scenario : JSON.stringify(scenario);
+      } catch (e) {
+        return { ok: false, error: `scenario: cannot be written as JSON (${e.message})` };
+      }
+      if (typeof text !== "string") return { ok: false, error: "scenario: must be an object" };
+      if (text.length > MAX_SCENARIO_CHARS) {
+        return { ok: false, error: `scenario: is ${text.length} characters, at most ${MAX_SCENARIO_CHARS}` };
+      }
+      const error = call("ap_set_scenario", "string", ["string"], [text]);
+      return error ? { ok: false, error } : { ok: true, error: null };
+    },
+
+    getTrace() { requireReady(); return getJson("ap_get_trace"); },
+    getView() { requireReady(); return getJson("ap_get_view"); },
+    setStep(step) { requireReady(); return call("ap_set_step", "number", ["number"], [step | 0]); },
+    focusHead(head) { requireReady(); return call("ap_focus_head", "number", ["number"], [head | 0]); },
+    setBatch(batch) { requireReady(); return call("ap_set_batch", "number", ["number"], [batch | 0]); },
+    setLanguage(lang) {
+      requireReady();
+      if (lang !== "en" && lang !== "zh") throw new RangeError('setLanguage: "en" or "zh"');
+      call("ap_set_language", null, ["string"], [lang]);
+    },
+    loadPreset(name) {
+      requireReady();
+      return typeof name === "string" && NAME.test(name) &&
+             call("ap_load_preset", "number", ["string"], [name]) === 1;
+    },
+    presets() { requireReady(); return getJson("ap_presets"); },
+    getLink() { requireReady(); return call("ap_get_link", "string", [], []); },
+    // For tests and tools: the last recompute, frames drawn, heap size; where heatmaps are.
+    stats() { requireReady(); return getJson("ap_stats"); },
+    layout() { requireReady(); return getJson("ap_layout"); },
+  };
+  Object.defineProperty(window, "attentionPlayground", { value: api, enumerable: true });
+
+  // ---------------------------------------------------------------------------------------
+  // postMessage: the same API for pages that embed the playground from another origin
+  // ---------------------------------------------------------------------------------------
+
+  // Who may drive this playground: the embedding parent (by default), plus an explicit
+  // allow-list ?allow=https://a.example,https://b.example.
+  const parentOrigin = (() => {
+    if (window.parent === window) return null;
+    const ancestors = location.ancestorOrigins;
+    if (ancestors && ancestors.length > 0) return ancestors[0];
+    try {
+      return new URL(document.referrer).origin;
+    } catch {
+      return null;
+    }
+  })();
+  const allowed = new Set((param("allow") ?? "").split(",").map((s) => s.trim())
+    .filter((s) => /^https?:\/\/[^/\s]+$/.test(s)));
+  const subscribers = new Map(); // window → origin, for events
+
+  function originAllowed(event) {
+    if (allowed.has(event.origin)) return true;
+    return event.source === window.parent && window.parent !== window &&
+           (parentOrigin === null || event.origin === parentOrigin);
+  }
+
+  const METHODS = {
+    getScenario: [],
+    setScenario: ["object|string"],
+    getTrace: [],
+    getView: [],
+    getLink: [],
+    setStep: ["number"],
+    focusHead: ["number"],
+    setBatch: ["number"],
+    setLanguage: ["string"],
+    loadPreset: ["string"],
+    presets: [],
+    stats: [],
+    subscribe: [],
+  };
+
+  function checkMessage(data) {
+    if (typeof data.id !== "string" && typeof data.id !== "number") return "id: must be a string or a number";
+    if (typeof data.method !== "string" || !Object.hasOwn(METHODS, data.method)) {
+      return `method: must be one of ${Object.keys(METHODS).join(", ")}`;
+    }
+    const args = data.args ?? [];
+    if (!Array.isArray(args)) return "args: must be an array";
+    const expected = METHODS[data.method];
+    if (args.length !== expected.length) return `args: ${data.method} takes ${expected.length} argument(s)`;
+    for (let i = 0; i < args.length; ++i) {
+      const type = args[i] === null ? "null" : typeof args[i];
+      if (!expected[i].split("|").includes(type)) return `args[${i}]: must be ${expected[i].replace("|", " or ")}`;
+      if (type === "number" && !Number.isInteger(args[i])) return `args[${i}]: must be a whole number`;
+      if (type === "string" && args[i].length > MAX_SCENARIO_CHARS) return `args[${i}]: is too long`;
+    }
+    return "";
+  }
+
+  function onMessage(event) {
+    const data = event.data;
+    if (data === null || typeof data !== "object" || typeof data.type !== "string" ||
+        !data.type.startsWith(MESSAGE_PREFIX)) {
+      return; // not for us
+    }
+    if (!originAllowed(event)) return; // foreign origins are ignored, without a reply
+    const reply = (body) => event.source?.postMessage(
+      { type: `${MESSAGE_PREFIX}reply`, id: data.id ?? null, ...body }, event.origin);
+    if (data.type !== `${MESSAGE_PREFIX}call`) {
+      reply({ ok: false, error: `type: unknown message type "${String(data.type).slice(0, 60)}"` });
+      return;
+    }
+    const problem = checkMessage(data);
+    if (problem) {
+      reply({ ok: false, error: problem });
+      return;
+    }
+    if (!ready) {
+      reply({ ok: false, error: "not ready yet: wait for the attention-playground:ready message" });
+      return;
+    }
+    try {
+      if (data.method === "subscribe") {
+        subscribers.set(event.source, event.origin);
+        reply({ ok: true, result: null });
+        return;
+      }
+      const result = api[data.method](...(data.args ?? []));
+      if (data.method === "setScenario") reply({ ok: result.ok, error: result.error });
+      else reply({ ok: true, result });
+    } catch (e) {
+      reply({ ok: false, error: String(e.message ?? e) });
+    }
+  }
+  window.addEventListener("message", onMessage);
+
+  function postToSubscribers(message) {
+    for (const [target, origin] of subscribers) {
+      try {
+        target.postMessage(message, origin);
+      } catch {
+        subscribers.delete(target);
+      }
+    }
+  }
+
+  // The embedding page can size its iframe from this.
+  let lastHeight = 0;
+  function reportHeight() {
+    if (window.parent === window || parentOrigin === null) return;
+    const height = Math.round(api.isReady ? preferredHeight() : 640);
+    if (height === lastHeight) return;
+    lastHeight = height;
+    window.parent.postMessage({ type: `${MESSAGE_PREFIX}height`, height }, parentOrigin);
+  }
+  function preferredHeight() {
+    const view = getJson("ap_get_view");
+    return view.embed ? 560 : 760;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Touch: Emscripten 3.1.6's GLFW does not turn touches into mouse input, so we do. One finger
+  // is the mouse (drag cells, press buttons); two fingers scroll or zoom like a wheel.
+  // ---------------------------------------------------------------------------------------
+
+  function installTouch() {
+    let lastCentre = null;
+    const mouse = (type, t, buttons) => canvas.dispatchEvent(new MouseEvent(type, {
+      bubbles: true, cancelable: true, clientX: t.clientX, clientY: t.clientY,
+      screenX: t.screenX, screenY: t.screenY, button: 0, buttons,
+    }));
+    const centre = (touches) => ({
+      clientX: (touches[0].clientX + touches[1].clientX) / 2,
+      clientY: (touches[0].clientY + touches[1].clientY) / 2,
+    });
+    const handler = (e) => {
+      if (e.target !== canvas) return;
+      e.stopPropagation(); // keep the touch from Emscripten's own handlers
+      e.preventDefault();
+      canvas.focus({ preventScroll: true });
+      const t = e.changedTouches[0];
+      if (e.touches.length >= 2) {
+        const c = centre(e.touches);
+        if (lastCentre) {
+          canvas.dispatchEvent(new WheelEvent("wheel", {
+            bubbles: true, cancelable: true, clientX: c.clientX, clientY: c.clientY,
+            deltaX: lastCentre.clientX - c.clientX, deltaY: lastCentre.clientY - c.clientY,
+            deltaMode: 0,
+          }));
+        }
+        lastCentre = c;
+        return;
+      }
+      lastCentre = null;
+      if (e.type === "touchstart") {
+        mouse("mousemove", t, 0);
+        mouse("mousedown", t, 1);
+      } else if (e.type === "touchmove") {
+        mouse("mousemove", t, 1);
+      } else {
+        mouse("mouseup", t, 0);
+      }
+    };
+    for (const type of ["touchstart", "touchmove", "touchend", "touchcancel"]) {
+      window.addEventListener(type, handler, { capture: true, passive: false });
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Fonts: Chinese glyphs are fetched the first time the learner switches to 中文
+  // ---------------------------------------------------------------------------------------
+
+  let cjkRequested = false;
+  async function loadCjkFont() {
+    if (cjkRequested) return;
+    cjkRequested = true;
+    try {
+      const response = await fetch("fonts/cjk.ttf");
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      M.FS.writeFile("/fonts/cjk.ttf", bytes);
+      call("ap_fonts_changed", null, [], []);
+    } catch (e) {
+      cjkRequested = false;
+      console.warn("could not load the Chinese font:", e);
+      showNotice("The Chinese font could not be loaded; texts show in the fallback font.");
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Start
+  // ---------------------------------------------------------------------------------------
+
+  function onAppReady() {
+    M = window.Module;
+    const notes = [];
+    if (location.hash.length > 1) {
+      openLink(location.hash);
+    }
+    notes.push(...applyParams());
+    if (notes.length > 0) showNotice(`Some settings in the address were ignored:\n${notes.join("\n")}`);
+    ready = true;
+    overlay.classList.add("hidden");
+    canvas.focus({ preventScroll: true });
+    window.addEventListener("hashchange", () => {
+      if (location.hash.slice(1) !== lastLink && location.hash.length > 1) openLink(location.hash);
+    });
+    new ResizeObserver(() => {
+      call("ap_wake", null, [], []);
+      reportHeight();
+    }).observe(canvas);
+    resolveReady(api);
+    emit("ready", api);
+    window.dispatchEvent(new CustomEvent("attentionplayground:ready", { detail: api }));
+    if (window.parent !== window && parentOrigin !== null) {
+      window.parent.postMessage({ type: `${MESSAGE_PREFIX}ready` }, parentOrigin);
+    }
+    reportHeight();
+  }
+
+  function onAppEvent(name) {
+    if (!ready) return;
+    if (name === "scenario" || name === "step" || name === "head" || name === "view") {
+      let detail = null;
+      if (name === "step" || name === "head" || name === "view") detail = getJson("ap_get_view");
+      emit(name, detail);
+      scheduleLinkUpdate();
+      if (name === "view") reportHeight();
+    }
+  }
+
+  function start() {
+    const missing = missingFeature();
+    if (missing) {
+      fail(...missing);
+      return;
+    }
+    setStatus("Loading the attention core (WebAssembly)…");
+    window.Module = {
+      canvas,
+      locateFile: (path) => path,
+      print: (text) => console.log(text),
+      printErr: (text) => console.warn(text),
+      setStatus: (text) => { if (text && !ready) setStatus(text); },
+      onAbort: (what) => fail("The playground stopped because of an internal error.", String(what ?? "")),
+      apReady: onAppReady,
+      apEvent: onAppEvent,
+      apNeedCjkFont: loadCjkFont,
+      apFatal: (message) => fail("The playground could not start.", message),
+    };
+    const script = document.createElement("script");
+    script.src = "attention-playground.js";
+    script.async = true;
+    script.onerror = () => fail("The playground's files could not be loaded.",
+                                "Check the connection and reload the page.");
+    document.body.appendChild(script);
+  }
+
+  window.addEventListener("error", (e) => {
+    if (!ready) fail("The playground could not start.", String(e.message ?? ""));
+  });
+  window.addEventListener("unhandledrejection", (e) => {
+    if (!ready) fail("The playground could not start.", String(e.reason?.message ?? e.reason ?? ""));
+  });
+
+  installTouch();
+  canvas.addEventListener("pointerdown", () => canvas.focus({ preventScroll: true }));
+  start();
+})();
