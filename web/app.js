@@ -228,11 +228,88 @@
     },
     presets() { requireReady(); return getJson("ap_presets"); },
     getLink() { requireReady(); return call("ap_get_link", "string", [], []); },
+    // Exports as text: what = "trace" | "scenario" | "numpy" | "pytorch", or a matrix name
+    // ("queries", "keys", "values", "scores", "scaled", "masked", "weights", "head_output",
+    // "output") with options {format: "csv" | "json", head, batch} (default: the view's).
+    // Returns {ok, filename, mime, data} or {ok: false, error}.
+    export(what, options = {}) {
+      requireReady();
+      const view = getJson("ap_get_view");
+      const format = options.format ?? "csv";
+      const head = Number.isInteger(options.head) ? options.head : view.head;
+      const batch = Number.isInteger(options.batch) ? options.batch : view.batch;
+      if (typeof what !== "string" || typeof format !== "string") {
+        return { ok: false, error: "export(what, {format}): what and format must be strings" };
+      }
+      return JSON.parse(call("ap_export", "string", ["string", "string", "number", "number"],
+                             [what.slice(0, 64), format.slice(0, 16), head, batch]));
+    },
+    // A PNG (Blob) of a heatmap as drawn, labels and legend included; id is a key of layout().
+    exportPng(id) {
+      requireReady();
+      return new Promise((resolve, reject) => {
+        if (typeof id !== "string" || !call("ap_export_png", "number", ["string"], [id.slice(0, 64)])) {
+          reject(new Error(`exportPng: no heatmap "${String(id).slice(0, 64)}" on screen`));
+          return;
+        }
+        pendingPng.push(resolve);
+      });
+    },
+    // Copies text to the clipboard; when the browser refuses, downloads it as `filename`.
+    copyOrDownload(text, filename = "attention.txt", mime = "text/plain") {
+      return deliver(filename, mime, new TextEncoder().encode(String(text)), true);
+    },
     // For tests and tools: the last recompute, frames drawn, heap size; where heatmaps are.
     stats() { requireReady(); return getJson("ap_stats"); },
     layout() { requireReady(); return getJson("ap_layout"); },
   };
   Object.defineProperty(window, "attentionPlayground", { value: api, enumerable: true });
+
+  // ---------------------------------------------------------------------------------------
+  // Exports: the clipboard through the browser (Emscripten 3.1.6's GLFW has no clipboard), and
+  // a download when the clipboard is refused or for binary files
+  // ---------------------------------------------------------------------------------------
+
+  const pendingPng = []; // resolvers of exportPng, in request order
+
+  function toast(text) {
+    if (M) call("ap_toast", null, ["string"], [text]);
+  }
+
+  function download(filename, mime, bytes) {
+    const url = URL.createObjectURL(new Blob([bytes], { type: mime }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = filename;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  }
+
+  async function deliver(filename, mime, bytes, copy) {
+    if (copy) {
+      try {
+        if (!navigator.clipboard) throw new Error("no clipboard");
+        await navigator.clipboard.writeText(new TextDecoder().decode(bytes));
+        toast(`Copied to the clipboard: ${filename}`);
+        return "copied";
+      } catch {
+        // refused (no permission, no user gesture, insecure context): download instead
+      }
+    }
+    download(filename, mime, bytes);
+    toast(`Downloaded ${filename}`);
+    return "downloaded";
+  }
+
+  function onAppExport(filename, mime, bytes, copy) {
+    if (mime === "image/png" && pendingPng.length > 0) {
+      pendingPng.shift()(new Blob([bytes], { type: mime }));
+      return;
+    }
+    deliver(filename, mime, bytes, copy);
+  }
 
   // ---------------------------------------------------------------------------------------
   // postMessage: the same API for pages that embed the playground from another origin
@@ -272,6 +349,7 @@
     setLanguage: ["string"],
     loadPreset: ["string"],
     presets: [],
+    export: ["string", "object|undefined"],
     stats: [],
     subscribe: [],
   };
@@ -284,8 +362,8 @@
     const args = data.args ?? [];
     if (!Array.isArray(args)) return "args: must be an array";
     const expected = METHODS[data.method];
-    if (args.length !== expected.length) return `args: ${data.method} takes ${expected.length} argument(s)`;
-    for (let i = 0; i < args.length; ++i) {
+    if (args.length > expected.length) return `args: ${data.method} takes ${expected.length} argument(s)`;
+    for (let i = 0; i < expected.length; ++i) {
       const type = args[i] === null ? "null" : typeof args[i];
       if (!expected[i].split("|").includes(type)) return `args[${i}]: must be ${expected[i].replace("|", " or ")}`;
       if (type === "number" && !Number.isInteger(args[i])) return `args[${i}]: must be a whole number`;
@@ -352,7 +430,7 @@
   }
   function preferredHeight() {
     const view = getJson("ap_get_view");
-    return view.embed ? 560 : 760;
+    return view.embed ? 680 : 800;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -430,13 +508,13 @@
 
   function onAppReady() {
     M = window.Module;
+    ready = true; // the C entry points can be called from here on
     const notes = [];
     if (location.hash.length > 1) {
       openLink(location.hash);
     }
     notes.push(...applyParams());
     if (notes.length > 0) showNotice(`Some settings in the address were ignored:\n${notes.join("\n")}`);
-    ready = true;
     overlay.classList.add("hidden");
     canvas.focus({ preventScroll: true });
     window.addEventListener("hashchange", () => {
@@ -457,6 +535,11 @@
 
   function onAppEvent(name) {
     if (!ready) return;
+    if (name === "copy_link") {
+      const link = call("ap_get_link", "string", [], []);
+      if (link) api.copyOrDownload(`${location.origin}${location.pathname}#${link}`, "link.txt");
+      return;
+    }
     if (name === "scenario" || name === "step" || name === "head" || name === "view") {
       let detail = null;
       if (name === "step" || name === "head" || name === "view") detail = getJson("ap_get_view");
@@ -483,6 +566,7 @@
       apReady: onAppReady,
       apEvent: onAppEvent,
       apNeedCjkFont: loadCjkFont,
+      apExport: onAppExport,
       apFatal: (message) => fail("The playground could not start.", message),
     };
     const script = document.createElement("script");

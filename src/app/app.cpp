@@ -182,6 +182,25 @@ void App::frame() {
     ImGui::EndTooltip();
   }
 
+  // A confirmation at the bottom of the window for a few seconds.
+  if (!state.toast.empty()) {
+    if (state.toast_seconds <= 0.0) state.toast_seconds = 3.0;
+    state.toast_seconds -= io.DeltaTime;
+    const ImVec2 size = ImGui::CalcTextSize(state.toast.c_str());
+    const ImVec2 pad(14, 8);
+    const ImVec2 p0(vp->WorkPos.x + (vp->WorkSize.x - size.x) * 0.5f - pad.x,
+                    vp->WorkPos.y + vp->WorkSize.y - size.y - 2 * pad.y - 24);
+    const ImVec2 p1(p0.x + size.x + 2 * pad.x, p0.y + size.y + 2 * pad.y);
+    ImDrawList* fg = ImGui::GetForegroundDrawList();
+    fg->AddRectFilled(p0, p1, IM_COL32(31, 36, 48, 235), 6.0f);
+    fg->AddText(ImVec2(p0.x + pad.x, p0.y + pad.y), IM_COL32(255, 255, 255, 255),
+                state.toast.c_str());
+    if (state.toast_seconds <= 0.0) {
+      state.toast.clear();
+      state.toast_seconds = 0.0;
+    }
+  }
+
   if (!state.notice.empty()) {
     ImGui::OpenPopup("notice");
     if (ImGui::BeginPopupModal("notice", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {

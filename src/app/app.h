@@ -28,7 +28,7 @@ class App {
   // Builds this frame's UI over the whole display (ImGui::NewFrame has been called).
   void frame();
   // True while something animates (play), so the loop keeps drawing without input.
-  bool animating() const { return state.playing; }
+  bool animating() const { return state.playing || !state.toast.empty(); }
 
   AppState state;
   HeatmapRenderer heatmaps;

@@ -72,6 +72,8 @@ struct AppState {
   std::optional<CellRef> hover;       // the cell under the mouse this frame
   std::optional<CellRef> prev_hover;  // last frame's, for highlights drawn before the hover
   std::string notice;                 // a message shown once (e.g. a broken link)
+  std::string toast;                  // a short confirmation ("Copied"), fades by itself
+  double toast_seconds = 0.0;         // how long the toast still shows
 
   void set_step(int s);
   void set_head(int h);
@@ -85,7 +87,7 @@ struct AppState {
  private:
   void recompute();
   bool dirty_ = false;
-  attn::HeadTrace on_demand_;   // the one head computed on demand when lean
+  attn::HeadTrace on_demand_;  // the one head computed on demand when lean
   int on_demand_head_ = -1;
   uint64_t on_demand_revision_ = 0;
 };

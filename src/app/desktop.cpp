@@ -1,12 +1,36 @@
-// The desktop build's platform hooks: nothing to forward, errors go to stderr in main.cpp.
+// The desktop build's platform hooks: events have no listener, errors go to stderr in main.cpp,
+// and exports are written to the current directory (text also goes to the clipboard).
+#include <GLFW/glfw3.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "app/i18n.h"
 #include "app/platform.h"
 
 namespace ui {
 
 void on_ready() {}
+
 void after_frame() {
   g_runtime.app.state.events.clear();
 }
+
 void report_fatal(const std::string&) {}
+
+void deliver_export(const std::string& filename, const std::string& mime, const std::string& data,
+                    bool copy) {
+  AppState& s = g_runtime.app.state;
+  std::ofstream out(filename, std::ios::binary);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!out) {
+    s.notice = std::string(T("Could not write")) + " " + filename;
+    return;
+  }
+  std::printf("wrote %s (%zu bytes, %s)\n", filename.c_str(), data.size(), mime.c_str());
+  if (copy) glfwSetClipboardString(g_runtime.window, data.c_str());
+  s.toast = std::string(copy ? T("Copied, and saved as") : T("Saved as")) + " " + filename;
+  s.toast_seconds = 3.0;
+}
 
 }  // namespace ui

@@ -12,7 +12,10 @@
 #include <cstdio>
 
 #include "app/explain.h"
+#include "app/platform.h"
+#include "app/png.h"
 #include "imgui_internal.h"
+#include "scenario/export.h"
 
 namespace ui {
 
@@ -165,6 +168,39 @@ void HeatmapRenderer::shutdown() {
   if (vao_) glDeleteVertexArrays(1, &vao_);
   if (program_) glDeleteProgram(program_);
   program_ = vao_ = empty_mask_ = 0;
+}
+
+bool HeatmapRenderer::request_png(const std::string& id) {
+  const auto it = grids_.find(id);
+  if (it == grids_.end() || it->second.frame != frame_) return false;
+  capture_id_ = id;
+  capture_name_ = export_names_[id];
+  capture_frame_ = frame_ + 1;  // after the next frame, when menus are closed
+  request_wake();
+  return true;
+}
+
+void HeatmapRenderer::after_render(int fb_w, int fb_h, float dpr) {
+  if (capture_frame_ < 0 || frame_ < capture_frame_) return;
+  capture_frame_ = -1;
+  const auto it = grids_.find(capture_id_);
+  if (it == grids_.end() || it->second.frame != frame_) return;  // no longer on screen
+  const GridInfo& g = it->second;
+  const int x0 = std::clamp(static_cast<int>(std::floor(g.wx0 * dpr)) - 4, 0, fb_w);
+  const int y0 = std::clamp(static_cast<int>(std::floor(g.wy0 * dpr)) - 4, 0, fb_h);
+  const int x1 = std::clamp(static_cast<int>(std::ceil(g.wx1 * dpr)) + 4, 0, fb_w);
+  const int y1 = std::clamp(static_cast<int>(std::ceil(g.wy1 * dpr)) + 4, 0, fb_h);
+  const int w = x1 - x0, h = y1 - y0;
+  if (w <= 0 || h <= 0) return;
+  std::vector<uint8_t> pixels(static_cast<size_t>(w) * h * 4), flipped(pixels.size());
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(x0, fb_h - y1, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  const size_t row = static_cast<size_t>(w) * 4;
+  for (int y = 0; y < h; ++y)
+    std::copy_n(&pixels[static_cast<size_t>(h - 1 - y) * row], row, &flipped[y * row]);
+  for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // opaque
+  const std::vector<uint8_t> png = encode_png(flipped.data(), w, h);
+  deliver_export(capture_name_ + ".png", "image/png", std::string(png.begin(), png.end()), false);
 }
 
 void HeatmapRenderer::begin_frame() {
@@ -473,8 +509,11 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
                           ImVec4(view.scroll.x, view.scroll.y, vis_cols, vis_rows), cols, rows, lo,
                           hi, cell, spec.palette});
   dl->AddCallback(&HeatmapRenderer::draw_callback, &jobs_.back());
-  grids_[spec.id] = GridInfo{g0.x,          g0.y,          g1.x, g1.y, rows, cols,
-                             view.scroll.y, view.scroll.x, cell, lo,   hi,   frame_};
+  {
+    GridInfo& g = grids_[spec.id];  // the widget rectangle stays last frame's until the end
+    g = GridInfo{g0.x, g0.y, g1.x, g1.y,   rows,  cols,  view.scroll.y, view.scroll.x,
+                 cell, lo,   hi,   frame_, g.wx0, g.wy0, g.wx1,         g.wy1};
+  }
   dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
 
   const int c0 = static_cast<int>(view.scroll.x), r0 = static_cast<int>(view.scroll.y);
@@ -614,6 +653,45 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
     }
     bottom = y + line_h * 1.5f;
   }
+  // Exports: right-click the grid (without dragging), or the button shown while the mouse is
+  // over the widget.
+  const std::string export_name = spec.export_name.empty() ? spec.id : spec.export_name;
+  export_names_[spec.id] = export_name;
+  GridInfo& grid = grids_[spec.id];
+  const bool was_over =
+      ImGui::IsMouseHoveringRect(ImVec2(grid.wx0, grid.wy0), ImVec2(grid.wx1, grid.wy1), false) &&
+      ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByActiveItem);
+  if (hovered && ImGui::IsMouseReleased(ImGuiMouseButton_Right)) {
+    const ImVec2 d = ImGui::GetMouseDragDelta(ImGuiMouseButton_Right, 0.0f);
+    if (std::fabs(d.x) + std::fabs(d.y) < 4.0f) ImGui::OpenPopup("export");
+  }
+  if (was_over || ImGui::IsPopupOpen("export")) {
+    const float bw = ImGui::CalcTextSize(T("Export")).x + 10.0f;
+    ImGui::SetCursorScreenPos(ImVec2(std::max(origin.x, origin.x + row_label_w - bw - 4.0f),
+                                     spec.legend ? g1.y + line_h * 0.5f - 2.0f : g1.y + 2.0f));
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(5, 0));
+    if (ImGui::SmallButton(T("Export"))) ImGui::OpenPopup("export");
+    ImGui::PopStyleVar();
+    if (!spec.legend) bottom = std::max(bottom, g1.y + line_h + 4.0f);
+  }
+  if (ImGui::BeginPopup("export")) {
+    static const std::vector<std::string> kNone;
+    const std::vector<std::string>& rl = spec.row_labels ? *spec.row_labels : kNone;
+    const std::vector<std::string>& cl = spec.col_labels ? *spec.col_labels : kNone;
+    if (ImGui::MenuItem(T("Copy as CSV")))
+      deliver_export(export_name + ".csv", "text/csv", scenario::matrix_csv(m, rl, cl, "r", "c"),
+                     true);
+    if (ImGui::MenuItem(T("Copy as JSON")))
+      deliver_export(export_name + ".json", "application/json",
+                     scenario::matrix_json(m, rl, cl, "r", "c"), true);
+    if (ImGui::MenuItem(T("Save as PNG"))) request_png(spec.id);
+    ImGui::EndPopup();
+  }
+  grid.wx0 = origin.x;
+  grid.wy0 = origin.y;
+  grid.wx1 = std::max(g1.x, ImGui::GetItemRectMax().x);
+  grid.wy1 = bottom;
+
   // Reserve the space used.
   ImGui::SetCursorScreenPos(origin);
   ImGui::Dummy(ImVec2(std::max(g1.x, origin.x + 1.0f) - origin.x, bottom - origin.y));

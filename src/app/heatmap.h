@@ -42,6 +42,7 @@ struct HeatmapSpec {
   bool legend = true;
   int highlight_row = -1, highlight_col = -1;  // outlined (from a hover elsewhere)
   uint64_t revision = 0;                       // changes whenever the values may have changed
+  std::string export_name;                     // file name stem for exports ("" = id)
 };
 
 struct HeatmapResult {
@@ -61,6 +62,7 @@ struct GridInfo {
   float first_row = 0, first_col = 0, cell = 0;
   float lo = 0, hi = 0;
   int frame = 0;
+  float wx0 = 0, wy0 = 0, wx1 = 0, wy1 = 0;  // the whole widget: labels, grid and legend
 };
 
 class HeatmapRenderer {
@@ -73,6 +75,11 @@ class HeatmapRenderer {
 
   // Draws one heatmap widget at the cursor and returns what the user did with it.
   HeatmapResult draw(const HeatmapSpec& spec);
+
+  // Exports: the widget as it is drawn (labels, cells, legend) as a PNG, read back after the
+  // next frame is rendered and handed to deliver_export(); false if `id` was not drawn.
+  bool request_png(const std::string& id);
+  void after_render(int fb_w, int fb_h, float dpr);  // call after the frame is rendered
 
   // Reads back the RGB colour of every cell for PNG export (CPU palette; same mapping).
   static ImU32 cell_color(const HeatmapSpec& spec, float lo, float hi, float v, bool masked);
@@ -118,6 +125,10 @@ class HeatmapRenderer {
   int drag_row_ = -1, drag_col_ = -1;
   float drag_start_value_ = 0.0f;
   std::string edit_popup_id_;
+  // A PNG export waiting for the next rendered frame.
+  std::string capture_id_, capture_name_;
+  int capture_frame_ = -1;
+  std::map<std::string, std::string> export_names_;  // by id, for request_png
   int edit_row_ = -1, edit_col_ = -1;
   float edit_buffer_ = 0.0f;
 };

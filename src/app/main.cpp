@@ -191,6 +191,7 @@ void frame(bool present) {
   glClearColor(0.965f, 0.969f, 0.976f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  g_runtime.app.heatmaps.after_render(g_runtime.fb_w, g_runtime.fb_h, g_runtime.dpr);
   after_frame();  // the web bridge forwards events to JavaScript
   ++g_runtime.frame_count;
   if (g_runtime.frames_left > 0) --g_runtime.frames_left;

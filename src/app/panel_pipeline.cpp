@@ -7,11 +7,14 @@
 // [SECTION] One view per step
 // [SECTION] The panel
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "app/app.h"
 #include "app/edits.h"
 #include "app/i18n.h"
+#include "app/platform.h"
+#include "scenario/export.h"
 
 namespace ui {
 
@@ -44,6 +47,23 @@ const CellRef* hovered_on(const AppState& s, std::initializer_list<MatrixKind> k
   return nullptr;
 }
 
+// A file name stem from a caption: "Q (head 1)" → "Q_head_1", plus the head and batch item.
+std::string export_stem(const char* caption, int head, int batch) {
+  std::string out;
+  for (const char* p = caption; *p; ++p) {
+    const char ch = *p;
+    if (std::isalnum(static_cast<unsigned char>(ch)) && !(ch & 0x80))
+      out += ch;
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  if (out.empty()) out = "matrix";
+  if (head >= 0 && out.find("head") == std::string::npos) out += "_head" + std::to_string(head + 1);
+  if (batch >= 0) out += "_batch" + std::to_string(batch + 1);
+  return out;
+}
+
 // Draws a captioned heatmap in a group and records the hover.
 HeatmapResult block(Ctx& c, const char* caption, HeatmapSpec spec, MatrixKind kind) {
   ImGui::BeginGroup();
@@ -51,6 +71,8 @@ HeatmapResult block(Ctx& c, const char* caption, HeatmapSpec spec, MatrixKind ki
   ImGui::TextUnformatted(caption);
   if (g_fonts.mono) ImGui::PopFont();
   spec.revision = c.s.revision;
+  spec.export_name = export_stem(caption, c.s.scenario.heads > 1 ? c.s.head : -1,
+                                 c.s.scenario.batch() > 1 ? c.b : -1);
   const HeatmapResult r = c.h.draw(spec);
   ImGui::EndGroup();
   if (r.hovered) c.s.hover = CellRef{kind, c.s.head, c.b, r.row, r.col};
@@ -84,6 +106,8 @@ HeatmapSpec spec(const char* id, const attn::Matrix& m, const std::vector<std::s
 //-----------------------------------------------------------------------------
 // [SECTION] Step bar
 //-----------------------------------------------------------------------------
+
+void export_menu(AppState& s);
 
 void step_bar(AppState& s) {
   const float avail = ImGui::GetContentRegionAvail().x;
@@ -130,6 +154,14 @@ void step_bar(AppState& s) {
     s.playing = !s.playing;
     s.play_clock = 0.0;
   }
+  if (!s.control_hidden("export")) {
+    ImGui::SameLine(0, 16);
+    if (ImGui::Button(T("Export"))) ImGui::OpenPopup("export all");
+    if (ImGui::BeginPopup("export all")) {
+      export_menu(s);
+      ImGui::EndPopup();
+    }
+  }
   // Keyboard: ← → to step, space to play, when no text field has focus.
   if (!ImGui::GetIO().WantTextInput &&
       ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) {
@@ -139,6 +171,24 @@ void step_bar(AppState& s) {
       s.set_step(static_cast<int>(s.step) + 1);
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space))) s.playing = !s.playing;
   }
+}
+
+// Whole-scenario exports: the trace, the scenario, code that recomputes it, the link.
+void export_menu(AppState& s) {
+  if (ImGui::MenuItem(T("Copy the trace as JSON")))
+    deliver_export("trace.json", "application/json", scenario::trace_to_json(s.trace), true);
+  if (ImGui::MenuItem(T("Copy the scenario as JSON")))
+    deliver_export("scenario.json", "application/json", scenario::to_json(s.scenario), true);
+  if (ImGui::MenuItem(T("Copy as NumPy code")))
+    deliver_export("attention_numpy.py", "text/x-python", scenario::export_numpy(s.scenario), true);
+  if (ImGui::MenuItem(T("Copy as PyTorch code")))
+    deliver_export("attention_pytorch.py", "text/x-python", scenario::export_pytorch(s.scenario),
+                   true);
+#if defined(__EMSCRIPTEN__)
+  if (ImGui::MenuItem(T("Copy the link"))) s.emit("copy_link");  // the page knows its address
+#endif
+  ImGui::Separator();
+  ImGui::TextDisabled("%s", T("Right-click any matrix to export it alone."));
 }
 
 void head_selector(AppState& s) {

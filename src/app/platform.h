@@ -31,5 +31,10 @@ void rebuild_fonts();  // at the current device pixel ratio and language
 void on_ready();     // the app is initialised
 void after_frame();  // once per drawn frame
 void report_fatal(const std::string& message);
+// Hands an export to the user: in the browser, text goes to the clipboard when `copy` is set
+// (a download when the clipboard is refused) and anything else is downloaded; natively, the
+// file is written to the current directory and text is also put on the clipboard.
+void deliver_export(const std::string& filename, const std::string& mime, const std::string& data,
+                    bool copy);
 
 }  // namespace ui

@@ -5,12 +5,15 @@
 #include <emscripten/emscripten.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
+#include "app/edits.h"
 #include "app/i18n.h"
 #include "app/platform.h"
+#include "scenario/export.h"
 #include "scenario/link.h"
 
 namespace ui {
@@ -114,6 +117,16 @@ void after_frame() {
         e.c_str());
   }
   s.events.clear();
+}
+
+void deliver_export(const std::string& filename, const std::string& mime, const std::string& data,
+                    bool copy) {
+  EM_ASM(
+      {
+        if (Module.apExport)
+          Module.apExport(UTF8ToString($0), UTF8ToString($1), HEAPU8.slice($2, $2 + $3), !!$4);
+      },
+      filename.c_str(), mime.c_str(), data.data(), data.size(), copy ? 1 : 0);
 }
 
 void report_fatal(const std::string& message) {
@@ -258,6 +271,97 @@ EMSCRIPTEN_KEEPALIVE const char* ap_open_link(const char* fragment) {
   }
   ui::request_wake();
   return out.c_str();
+}
+
+// A short confirmation drawn at the bottom of the canvas.
+EMSCRIPTEN_KEEPALIVE void ap_toast(const char* text) {
+  ui::AppState& s = g_runtime.app.state;
+  s.toast = text ? std::string(text).substr(0, 200) : "";
+  s.toast_seconds = 3.0;
+  ui::request_wake();
+}
+
+// Exports for the JavaScript API. `what` is "trace", "scenario", "numpy", "pytorch", or a
+// matrix: "queries", "keys", "values" (the inputs), "scores", "scaled", "masked", "weights",
+// "head_output" (of head `head`), "output" (the final one); `format` is "csv" or "json" for a
+// matrix. Returns {"ok":true,"filename","mime","data"} or {"ok":false,"error"}.
+EMSCRIPTEN_KEEPALIVE const char* ap_export(const char* what_c, const char* format_c, int head,
+                                           int batch) {
+  static std::string out;
+  ui::AppState& s = g_runtime.app.state;
+  s.recompute_if_needed();
+  const std::string what = what_c ? what_c : "", format = format_c ? format_c : "";
+  nlohmann::json j;
+  auto done = [&](const std::string& filename, const char* mime, const std::string& data) {
+    j = {{"ok", true}, {"filename", filename}, {"mime", mime}, {"data", data}};
+  };
+  auto error = [&](const std::string& e) { j = {{"ok", false}, {"error", e}}; };
+  if (what == "trace") {
+    done("trace.json", "application/json", scenario::trace_to_json(s.trace));
+  } else if (what == "scenario") {
+    done("scenario.json", "application/json", scenario::to_json(s.scenario));
+  } else if (what == "numpy") {
+    done("attention_numpy.py", "text/x-python", scenario::export_numpy(s.scenario));
+  } else if (what == "pytorch") {
+    done("attention_pytorch.py", "text/x-python", scenario::export_pytorch(s.scenario));
+  } else if (format != "csv" && format != "json") {
+    error("format: must be \"csv\" or \"json\"");
+  } else if (s.trace.heads.empty()) {
+    error("scenario: has no trace yet");
+  } else if (head < 0 || head >= static_cast<int>(s.trace.heads.size())) {
+    error("head: must be from 0 to " + std::to_string(s.trace.heads.size() - 1));
+  } else if (batch < 0 || batch >= static_cast<int>(s.trace.output.size())) {
+    error("batch: must be from 0 to " + std::to_string(s.trace.output.size() - 1));
+  } else {
+    const attn::Trace& t = s.trace;
+    const std::vector<std::string> q = ui::query_labels(s.scenario, batch),
+                                   k = ui::key_labels(s.scenario, batch), none;
+    const attn::Matrix* m = nullptr;
+    const std::vector<std::string>*rows = &q, *cols = &k;
+    if (what == "queries" || what == "keys" || what == "values") {
+      m = what == "queries" ? &t.queries[batch]
+          : what == "keys"  ? &t.keys[batch]
+                            : &t.values[batch];
+      rows = what == "queries" ? &q : &k;
+      cols = &none;
+    } else if (what == "output") {
+      m = &t.output[batch];
+      cols = &none;
+    } else {
+      const attn::HeadTrace& ht = s.head_trace(head);
+      if (what == "scores")
+        m = &ht.scores[batch];
+      else if (what == "scaled")
+        m = &ht.scaled[batch];
+      else if (what == "masked")
+        m = &ht.masked[batch];
+      else if (what == "weights")
+        m = &ht.weights[batch];
+      else if (what == "head_output")
+        m = &ht.output[batch], cols = &none;
+    }
+    if (!m) {
+      error("matrix: unknown \"" + what.substr(0, 40) +
+            "\" (queries, keys, values, scores, scaled, masked, weights, head_output, output, "
+            "trace, scenario, numpy, pytorch)");
+    } else {
+      char stem[96];
+      std::snprintf(stem, sizeof stem, "%s_head%d_batch%d", what.c_str(), head + 1, batch + 1);
+      const std::string name = std::string(stem) + "." + format;
+      if (format == "csv")
+        done(name, "text/csv", scenario::matrix_csv(*m, *rows, *cols, "r", "c"));
+      else
+        done(name, "application/json", scenario::matrix_json(*m, *rows, *cols, "r", "c"));
+    }
+  }
+  out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return out.c_str();
+}
+
+// Asks for a PNG of heatmap `id` (a key of ap_layout) after the next frame; it arrives through
+// Module.apExport. Returns 0 when that heatmap is not on screen.
+EMSCRIPTEN_KEEPALIVE int ap_export_png(const char* id) {
+  return g_runtime.app.heatmaps.request_png(id ? id : "") ? 1 : 0;
 }
 
 EMSCRIPTEN_KEEPALIVE void ap_wake() {

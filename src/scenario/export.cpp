@@ -55,6 +55,33 @@ std::string matrix_csv(const attn::Matrix& m, const std::vector<std::string>& ro
   return out;
 }
 
+std::string matrix_json(const attn::Matrix& m, const std::vector<std::string>& row_labels,
+                        const std::vector<std::string>& col_labels, const std::string& row_prefix,
+                        const std::string& col_prefix) {
+  auto labels = [](const std::vector<std::string>& given, const std::string& prefix,
+                   Eigen::Index n) {
+    std::string out = "[";
+    for (Eigen::Index i = 0; i < n; ++i) {
+      if (i) out += ',';
+      out += nlohmann::json(label_at(given, prefix, i))
+                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+    return out + "]";
+  };
+  std::string out = "{\"rows\":" + labels(row_labels, row_prefix, m.rows()) +
+                    ",\"columns\":" + labels(col_labels, col_prefix, m.cols()) + ",\"values\":[";
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    out += r ? ",[" : "[";
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      if (c) out += ',';
+      const float v = m(r, c);
+      out += std::isfinite(v) ? format_float(v) : "\"" + format_float(v) + "\"";
+    }
+    out += ']';
+  }
+  return out + "]}";
+}
+
 namespace {
 
 //-----------------------------------------------------------------------------

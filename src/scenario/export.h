@@ -20,6 +20,12 @@ std::string matrix_csv(const attn::Matrix& m, const std::vector<std::string>& ro
                        const std::vector<std::string>& col_labels,
                        const std::string& row_prefix = "q", const std::string& col_prefix = "k");
 
+// JSON of one matrix: {"rows": [labels], "columns": [labels], "values": [[...], ...]}, labels
+// as in matrix_csv, numbers as in the trace JSON (non-finite ones as "-inf", "inf", "nan").
+std::string matrix_json(const attn::Matrix& m, const std::vector<std::string>& row_labels,
+                        const std::vector<std::string>& col_labels,
+                        const std::string& row_prefix = "q", const std::string& col_prefix = "k");
+
 // A self-contained Python program that rebuilds the scenario's inputs and all its weights
 // (those that `init` generates written out as numbers) and recomputes every step as the
 // playground's core does, in float64. Run as a script it prints the trace JSON v1 (as
