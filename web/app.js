@@ -272,8 +272,8 @@
 
   const pendingPng = []; // resolvers of exportPng, in request order
 
-  function toast(text) {
-    if (M) call("ap_toast", null, ["string"], [text]);
+  function toast(key, detail) {
+    if (M) call("ap_toast", null, ["string", "string"], [key, detail]);
   }
 
   function download(filename, mime, bytes) {
@@ -292,14 +292,14 @@
       try {
         if (!navigator.clipboard) throw new Error("no clipboard");
         await navigator.clipboard.writeText(new TextDecoder().decode(bytes));
-        toast(`Copied to the clipboard: ${filename}`);
+        toast("Copied to the clipboard:", filename);
         return "copied";
       } catch {
         // refused (no permission, no user gesture, insecure context): download instead
       }
     }
     download(filename, mime, bytes);
-    toast(`Downloaded ${filename}`);
+    toast("Downloaded", filename);
     return "downloaded";
   }
 

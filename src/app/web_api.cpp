@@ -273,10 +273,16 @@ EMSCRIPTEN_KEEPALIVE const char* ap_open_link(const char* fragment) {
   return out.c_str();
 }
 
-// A short confirmation drawn at the bottom of the canvas.
-EMSCRIPTEN_KEEPALIVE void ap_toast(const char* text) {
+// A short confirmation drawn at the bottom of the canvas: the translation of `key` (one of
+// the texts below), then `detail` (a file name).
+EMSCRIPTEN_KEEPALIVE void ap_toast(const char* key, const char* detail) {
+  static const char* const kKeys[] = {N_("Copied to the clipboard:"), N_("Downloaded")};
   ui::AppState& s = g_runtime.app.state;
-  s.toast = text ? std::string(text).substr(0, 200) : "";
+  const std::string k = key ? key : "";
+  std::string text = k;
+  for (const char* known : kKeys)
+    if (k == known) text = ui::T(known);
+  s.toast = (text + " " + (detail ? detail : "")).substr(0, 200);
   s.toast_seconds = 3.0;
   ui::request_wake();
 }
@@ -383,6 +389,8 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   j["frames"] = g_runtime.frame_count;
   j["heap_bytes"] = EM_ASM_DOUBLE({ return HEAPU8.length; });
   j["error"] = s.error;
+  j["notice"] = s.notice;  // the message box on screen, "" when none
+  j["lean"] = s.lean;
   out = j.dump();
   return out.c_str();
 }
