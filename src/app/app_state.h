@@ -89,7 +89,6 @@ struct AppState {
   bool dirty_ = false;
   attn::HeadTrace on_demand_;  // the one head computed on demand when lean
   int on_demand_head_ = -1;
-  uint64_t on_demand_revision_ = 0;
 };
 
 }  // namespace ui

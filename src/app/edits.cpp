@@ -236,10 +236,12 @@ void set_valid_len(scenario::Scenario* s, int b, int len) {
       s->valid_lens.assign(B, std::vector<int>{n_k});
       s->valid_lens_form = scenario::ValidLensForm::kPerSequence;
       break;
-    case scenario::ValidLensForm::kAll:
-      s->valid_lens.assign(B, s->valid_lens[0]);
+    case scenario::ValidLensForm::kAll: {
+      const std::vector<int> all = s->valid_lens[0];  // a copy: assign() frees the old storage
+      s->valid_lens.assign(B, all);
       s->valid_lens_form = scenario::ValidLensForm::kPerSequence;
       break;
+    }
     default:
       break;
   }

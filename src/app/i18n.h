@@ -16,7 +16,7 @@ Lang language();
 const char* language_code();  // "en" or "zh"
 
 // The text in the current language; the English text itself when there is no translation
-// (tests/app/i18n_test.cpp checks that every T("...") in src/app has one).
+// (tests/app/check_i18n.py checks that every T("...") in src/app has one).
 const char* T(const char* english);
 
 // Every English key that has a Chinese translation, for the coverage test and for the

@@ -1,0 +1,425 @@
+// The playground's state: presets, scenario changes, the one recompute per change, the view's
+// clamps and events, the masks it draws, and the lean mode of very large scenarios.
+//
+// [SECTION] Helpers
+// [SECTION] Presets
+// [SECTION] Scenario changes and recomputes
+// [SECTION] The view
+// [SECTION] Masks
+// [SECTION] Lean mode
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "app/app_state.h"
+#include "app/edits.h"
+#include "core/attention.h"
+#include "scenario/scenario.h"
+
+using attn::Matrix;
+using scenario::Scenario;
+
+//-----------------------------------------------------------------------------
+// [SECTION] Helpers
+//-----------------------------------------------------------------------------
+
+namespace {
+
+using Events = std::vector<std::string>;
+
+bool same(const Scenario& a, const Scenario& b) {
+  return scenario::to_json(a) == scenario::to_json(b);
+}
+
+// Largest |row sum − 1| over every row of every item.
+double worst_row_sum(const attn::Batch& weights) {
+  double worst = 0.0;
+  for (const Matrix& w : weights)
+    for (int i = 0; i < w.rows(); ++i)
+      worst = std::max(worst, std::fabs(static_cast<double>(w.row(i).sum()) - 1.0));
+  return worst;
+}
+
+// Self-attention, 3 tokens × 4 features, no weights, one head.
+const char kSmall[] = R"({"version": 1,
+  "x": [[0.5, -1, 0.25, 1], [1, 0.5, -0.5, 0], [-0.25, 0.75, 1, -1]]})";
+
+// Self-attention of n tokens × d features, no weights: big enough to need lean mode.
+Scenario big_scenario(int n, int d, int heads) {
+  Matrix x(n, d);
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < d; ++c) x(i, c) = static_cast<float>(std::sin(0.37 * i + 1.3 * c));
+  Scenario s;
+  s.self_attention = true;
+  s.queries = {x};
+  s.keys = s.values = s.queries;
+  s.heads = heads;
+  return s;
+}
+
+// The weights of row i of a head that takes features [c0, c0 + dh) of x, scaled dot product
+// without masks, in float64.
+std::vector<double> softmax_row(const Matrix& x, int i, int c0, int dh) {
+  const int n = static_cast<int>(x.rows());
+  std::vector<double> w(n);
+  double mx = -1e300, sum = 0.0;
+  for (int j = 0; j < n; ++j) {
+    double s = 0.0;
+    for (int c = c0; c < c0 + dh; ++c) s += static_cast<double>(x(i, c)) * x(j, c);
+    w[j] = s / std::sqrt(static_cast<double>(dh));
+    mx = std::max(mx, w[j]);
+  }
+  for (double& v : w) sum += (v = std::exp(v - mx));
+  for (double& v : w) v /= sum;
+  return w;
+}
+
+double worst_row_diff(const Matrix& got, int i, const std::vector<double>& want) {
+  double worst = 0.0;
+  for (int j = 0; j < got.cols(); ++j)
+    worst = std::max(worst, std::fabs(static_cast<double>(got(i, j)) - want[j]));
+  return worst;
+}
+
+}  // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] Presets
+//-----------------------------------------------------------------------------
+
+TEST_CASE("every embedded preset parses and the first one is loaded", "[app][state]") {
+  const ui::AppState app;
+  REQUIRE(ui::kEmbeddedPresetCount > 0);
+  REQUIRE(static_cast<int>(app.presets.size()) == ui::kEmbeddedPresetCount);
+  std::set<std::string> names;
+  for (int i = 0; i < ui::kEmbeddedPresetCount; ++i) {
+    CHECK(app.presets[i].name == ui::kEmbeddedPresets[i].name);
+    names.insert(app.presets[i].name);
+  }
+  CHECK(static_cast<int>(names.size()) == ui::kEmbeddedPresetCount);
+  CHECK(app.presets[0].name == "why_so_tall");  // the first lesson
+  CHECK(app.preset == 0);
+  CHECK(app.revision == 1);
+  CHECK(app.error == "");
+  CHECK(same(app.scenario, app.presets[0].scenario));
+}
+
+TEST_CASE("load_preset loads each preset and runs it", "[app][state]") {
+  ui::AppState app;
+  for (int i = 0; i < static_cast<int>(app.presets.size()); ++i) {
+    const Scenario& want = app.presets[i].scenario;
+    INFO("preset " << app.presets[i].name);
+    app.set_head(99);
+    const uint64_t before = app.revision;
+    app.load_preset(i);
+    CHECK(app.error == "");
+    CHECK(app.preset == i);
+    CHECK(app.revision == before + 1);
+    CHECK(same(app.scenario, want));
+    CHECK(app.head == 0);
+    CHECK(app.batch == 0);
+    CHECK_FALSE(app.lean);
+    REQUIRE(static_cast<int>(app.trace.heads.size()) == want.heads);
+    CHECK(app.problem.heads == want.heads);
+    REQUIRE(static_cast<int>(app.trace.output.size()) == want.batch());
+    CHECK(app.trace.output[0].rows() == want.n_queries());
+    CHECK(static_cast<int>(app.masks.size()) == want.batch());
+    for (int h = 0; h < want.heads; ++h) {
+      INFO("head " << h);
+      CHECK(&app.head_trace(h) == &app.trace.heads[h]);
+      CHECK(worst_row_sum(app.trace.heads[h].weights) < 1e-5);
+    }
+  }
+}
+
+TEST_CASE("load_preset ignores an index out of range", "[app][state]") {
+  ui::AppState app;
+  app.load_preset(1);
+  const uint64_t revision = app.revision;
+  const Scenario before = app.scenario;
+  app.load_preset(-1);
+  app.load_preset(static_cast<int>(app.presets.size()));
+  CHECK(app.revision == revision);
+  CHECK(app.preset == 1);
+  CHECK(same(app.scenario, before));
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Scenario changes and recomputes
+//-----------------------------------------------------------------------------
+
+TEST_CASE("set_scenario_json with a good scenario recomputes once", "[app][state]") {
+  ui::AppState app;
+  app.events.clear();
+  const uint64_t revision = app.revision;
+  REQUIRE(app.set_scenario_json(kSmall) == "");
+  CHECK(app.revision == revision + 1);
+  CHECK(app.preset == -1);
+  CHECK(app.events == Events{"scenario"});
+  CHECK(app.scenario.n_queries() == 3);
+  REQUIRE(app.trace.heads.size() == 1);
+  // Row 1 against row 2: (0.5×1 + (−1)×0.5 + 0.25×(−0.5) + 1×0) = −0.125.
+  CHECK(std::fabs(app.trace.heads[0].scores[0](0, 1) - (-0.125f)) < 1e-6f);
+}
+
+TEST_CASE("set_scenario_json with a bad scenario names the field and changes nothing",
+          "[app][state]") {
+  struct Bad {
+    const char* json;
+    const char* field;
+  };
+  const Bad bad =
+      GENERATE(Bad{R"({"version": 1, "x": [[1, 2], [3, 4]], "heads": "two"})", "heads: "},
+               Bad{R"({"version": 1, "x": [[1, 2], [3, 4]], "heads": 3})", "heads: "},
+               Bad{R"({"version": 1, "x": [[1, 2], [3, 4]], "valid_lens": 5})", "valid_lens: "},
+               Bad{R"({"version": 1, "x": [[1, 2], [3, 4]], "scoring": "nope"})", "scoring: "},
+               Bad{R"({"version": 1, "x": [[1, 2], [3]]})", "x[1]"},
+               Bad{R"({"version": 1, "x": [[1, 2]],)", "json: parse error"});
+  INFO(bad.json);
+  ui::AppState app;
+  app.load_preset(2);
+  app.events.clear();
+  const Scenario before = app.scenario;
+  const uint64_t revision = app.revision;
+  const Matrix output = app.trace.output[0];
+  const std::string error = app.set_scenario_json(bad.json);
+  CHECK_THAT(error, Catch::StartsWith(bad.field));
+  CHECK(same(app.scenario, before));
+  CHECK(app.revision == revision);
+  CHECK(app.preset == 2);
+  CHECK(app.trace.output[0] == output);
+  CHECK(app.events.empty());
+}
+
+TEST_CASE("changed() recomputes exactly once, at recompute_if_needed", "[app][state]") {
+  ui::AppState app;
+  REQUIRE(app.set_scenario_json(kSmall) == "");
+  const uint64_t r0 = app.revision;
+  app.events.clear();
+
+  app.recompute_if_needed();  // nothing changed
+  CHECK(app.revision == r0);
+  CHECK(app.events.empty());
+
+  app.scenario.temperature = 2.0f;
+  app.changed();
+  CHECK(app.revision == r0);  // not yet
+  app.recompute_if_needed();
+  CHECK(app.revision == r0 + 1);
+  CHECK(app.events == Events{"scenario"});
+  CHECK(app.problem.temperature == 2.0f);
+  // Scaled by 1/√4 and by 1/T = 1/2: a quarter of the raw score.
+  const attn::HeadTrace& h = app.trace.heads[0];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) CHECK(std::fabs(h.scaled[0](i, j) - h.scores[0](i, j) / 4) < 1e-6);
+
+  app.recompute_if_needed();  // a second call does nothing
+  CHECK(app.revision == r0 + 1);
+}
+
+TEST_CASE("an edit that does not validate keeps the last trace and reports why", "[app][state]") {
+  ui::AppState app;
+  REQUIRE(app.set_scenario_json(kSmall) == "");
+  const uint64_t r0 = app.revision;
+  const Matrix output = app.trace.output[0];
+
+  app.scenario.heads = 3;  // does not divide 4 features
+  app.changed();
+  app.recompute_if_needed();
+  CHECK_THAT(app.error, Catch::StartsWith("heads: "));
+  CHECK(app.revision == r0);
+  CHECK(app.problem.heads == 1);
+  CHECK(app.trace.output[0] == output);
+
+  app.scenario.heads = 2;
+  app.changed();
+  app.recompute_if_needed();
+  CHECK(app.error == "");
+  CHECK(app.revision == r0 + 1);
+  CHECK(app.trace.heads.size() == 2);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The view
+//-----------------------------------------------------------------------------
+
+TEST_CASE("set_step clamps to the 8 steps and emits step on a change", "[app][state]") {
+  ui::AppState app;
+  app.events.clear();
+  app.set_step(-3);
+  CHECK(static_cast<int>(app.step) == 0);
+  CHECK(app.events == Events{"step"});
+
+  app.events.clear();
+  app.set_step(0);  // no change, no event
+  CHECK(app.events.empty());
+
+  app.set_step(100);
+  CHECK(static_cast<int>(app.step) == 7);
+  CHECK(app.step == ui::Step::kConcat);
+  CHECK(app.events == Events{"step"});
+
+  app.events.clear();
+  app.set_step(7);
+  CHECK(app.events.empty());
+  app.set_step(3);
+  CHECK(app.step == ui::Step::kScaled);
+  app.set_step(4);
+  CHECK(app.events == Events{"step"});  // one event however many changes
+}
+
+TEST_CASE("set_head clamps to the scenario's heads", "[app][state]") {
+  ui::AppState app;
+  REQUIRE(app.set_scenario_json(kSmall) == "");
+  REQUIRE(ui::set_heads(&app.scenario, 4));
+  app.changed();
+  app.recompute_if_needed();
+  REQUIRE(app.error == "");
+  app.events.clear();
+  app.set_head(9);
+  CHECK(app.head == 3);
+  CHECK(app.events == Events{"head"});
+  app.set_head(-2);
+  CHECK(app.head == 0);
+  app.events.clear();
+  app.set_head(0);
+  CHECK(app.events.empty());
+
+  // A scenario with fewer heads clamps the view's head.
+  app.set_head(3);
+  REQUIRE(app.set_scenario_json(kSmall) == "");
+  CHECK(app.head == 0);
+}
+
+TEST_CASE("emit keeps one of each event and panel ids are distinct", "[app][state]") {
+  ui::AppState app;
+  app.events.clear();
+  app.emit("trace");
+  app.emit("trace");
+  app.emit("head");
+  CHECK(app.events == Events{"trace", "head"});
+
+  std::set<std::string> ids;
+  for (int p = 0; p < static_cast<int>(ui::Panel::kCount); ++p)
+    ids.insert(ui::panel_id(static_cast<ui::Panel>(p)));
+  CHECK(ids ==
+        std::set<std::string>{"controls", "details", "heads", "positional", "plane", "lesson"});
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Masks
+//-----------------------------------------------------------------------------
+
+TEST_CASE("the masks of a causal scenario are j > i", "[app][state]") {
+  ui::AppState app;
+  REQUIRE(app.set_scenario_json(R"({"version": 1, "causal": true,
+    "x": [[1, 0], [0, 1], [1, 1], [0, 0], [0.5, -0.5]]})") == "");
+  REQUIRE(app.masks.size() == 1);
+  REQUIRE(app.masks[0].size() == 25);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 5; ++j) {
+      INFO("cell " << i << "," << j);
+      CHECK(app.masks[0][i * 5 + j] == (j > i ? 1 : 0));
+    }
+}
+
+TEST_CASE("the masks combine lengths, window and cells, n_q × n_k per item", "[app][state]") {
+  ui::AppState app;
+  // 3 queries, 4 keys, 2 items.
+  REQUIRE(app.set_scenario_json(R"({"version": 1, "scoring": "dot",
+    "queries": [[[1, 0], [0, 1], [1, 1]], [[0.5, 0], [0, 0.5], [1, -1]]],
+    "keys": [[[1, 0], [0, 1], [1, 1], [0, 0]], [[1, 1], [0, 1], [1, 0], [-1, 0]]],
+    "values": [[[1], [2], [3], [4]], [[5], [6], [7], [8]]],
+    "valid_lens": [3, 4], "window": 1, "masked_cells": [[1, 0, 0]]})") == "");
+  REQUIRE(app.masks.size() == 2);
+  const int lens[2] = {3, 4};
+  for (int b = 0; b < 2; ++b) {
+    REQUIRE(app.masks[b].size() == 12);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) {
+        const bool masked = j >= lens[b] || std::abs(i - j) > 1 || (b == 1 && i == 0 && j == 0);
+        INFO("cell " << b << "," << i << "," << j);
+        CHECK(app.masks[b][i * 4 + j] == (masked ? 1 : 0));
+        // The trace agrees: masked cells get no weight, the others some.
+        const float w = app.trace.heads[0].weights[b](i, j);
+        if (masked) {
+          CHECK(w == 0.0f);
+        } else {
+          CHECK(w > 0.0f);
+        }
+      }
+  }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Lean mode
+//-----------------------------------------------------------------------------
+
+TEST_CASE("a scenario past kLeanBytes keeps outputs only and recomputes a head on demand",
+          "[app][state][lean]") {
+  // 4 matrices × 2 heads × 1500² cells × 4 bytes = 72,000,000 bytes > 64 MiB = 67,108,864.
+  REQUIRE(ui::AppState::kLeanBytes == 67108864);
+  const int n = 1500, d = 8;
+  ui::AppState app;
+  REQUIRE(app.set_scenario(big_scenario(n, d, 2)) == "");
+  const Matrix& x = app.scenario.queries[0];
+  CHECK(app.lean);
+  REQUIRE(app.trace.heads.size() == 2);
+  for (const attn::HeadTrace& h : app.trace.heads) {
+    CHECK(h.scores.empty());
+    CHECK(h.weights.empty());
+  }
+  REQUIRE(app.trace.output.size() == 1);
+  REQUIRE(app.trace.output[0].rows() == n);
+  REQUIRE(app.trace.output[0].cols() == d);
+
+  // Head 2 on demand: its weights, against float64 softmax rows of features 5–8.
+  const attn::HeadTrace& h1 = app.head_trace(1);
+  REQUIRE(h1.weights.size() == 1);
+  REQUIRE(h1.weights[0].rows() == n);
+  REQUIRE(h1.weights[0].cols() == n);
+  for (int i : {0, 777, n - 1}) {
+    INFO("row " << i);
+    CHECK(worst_row_diff(h1.weights[0], i, softmax_row(x, i, 4, 4)) < 1e-5);
+  }
+  CHECK(worst_row_sum(h1.weights) < 1e-5);
+  // No W_o: the output is the heads side by side, head 2 in columns 5–8.
+  CHECK((h1.output[0] - app.trace.output[0].middleCols(4, 4)).cwiseAbs().maxCoeff() < 1e-5f);
+  CHECK(&app.head_trace(1) == &h1);  // kept until another head or revision
+
+  // The same as a full run that keeps every matrix.
+  {
+    const attn::Trace full = attn::run(app.problem);
+    CHECK(full.heads[1].weights[0] == h1.weights[0]);
+    CHECK(full.heads[1].scores[0] == h1.scores[0]);
+  }
+
+  // Another head replaces it.
+  const attn::HeadTrace& h0 = app.head_trace(0);
+  CHECK(worst_row_diff(h0.weights[0], 5, softmax_row(x, 5, 0, 4)) < 1e-5);
+  CHECK((h0.output[0] - app.trace.output[0].leftCols(4)).cwiseAbs().maxCoeff() < 1e-5f);
+
+  // After an edit, the head on demand follows the new inputs.
+  ui::set_input(&app.scenario, 'x', 0, 0, 0, 5.0f);
+  app.changed();
+  app.recompute_if_needed();
+  REQUIRE(app.error == "");
+  CHECK(app.lean);
+  const attn::HeadTrace& again = app.head_trace(0);
+  CHECK(again.q[0](0, 0) == 5.0f);
+  CHECK(worst_row_diff(again.weights[0], 0, softmax_row(app.scenario.queries[0], 0, 0, 4)) < 1e-5);
+}
+
+TEST_CASE("a scenario just under kLeanBytes keeps every matrix", "[app][state][lean]") {
+  // 4 × 2 heads × 1400² × 4 bytes = 62,720,000 bytes < 64 MiB.
+  ui::AppState app;
+  REQUIRE(app.set_scenario(big_scenario(1400, 8, 2)) == "");
+  CHECK_FALSE(app.lean);
+  REQUIRE(app.trace.heads.size() == 2);
+  CHECK(app.trace.heads[1].weights.size() == 1);
+  CHECK(&app.head_trace(1) == &app.trace.heads[1]);
+}
