@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds what the benchmark needs and prints every number: the node table (ours with and without
 # SIMD128, Eigen in WASM, tfjs-backend-wasm, onnxruntime-web, the SIMD128 mul+add peak, the
-# memory check) and the native table. On demand only: not part of scripts/test.sh.
+# memory check), the native table, and the browser numbers of the built playground (bytes,
+# time to first frame, recompute at n = 1024 with 8 heads, frame time at n = 256) in headless
+# Chromium. On demand only: not part of scripts/test.sh.
 #   ./bench/run.sh            everything (about 3 minutes on 2 cores, plus the first build)
 #   ./bench/run.sh --quick    node table up to n = 1024 only
 set -euo pipefail
@@ -32,3 +34,8 @@ node --no-experimental-fetch "$bench/run.mjs" \
   --simd "$out/wasm-simd/attention_bench.js" --scalar "$out/wasm-scalar/attention_bench.js" "$@"
 echo
 "$out/native/attention_bench"
+
+echo
+echo "bench: building the site (build/wasm/site)" >&2
+(cd "$root" && cmake --preset wasm-release >/dev/null && cmake --build --preset wasm-release -j "$jobs" --target site >/dev/null)
+node "$bench/browser.mjs" --site "$root/build/wasm/site"

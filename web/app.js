@@ -20,6 +20,7 @@
 
   let failed = false;
   let ready = false;
+  const timing = { scriptMs: performance.now(), readyMs: null, firstFrameMs: null }; // since navigation
 
   function setStatus(text, detail = "") {
     if (failed) return;
@@ -90,6 +91,19 @@
   let M = null; // the Emscripten module, once the app runs
   const call = (name, ret, types, args) => M.ccall(name, ret, types, args);
   const getJson = (name) => JSON.parse(call(name, "string", [], []));
+  // ccall copies string arguments onto the 1 MiB WASM stack (4 bytes per character reserved):
+  // long ones (scenarios, links) go through the heap instead.
+  function callWithText(name, text) {
+    const size = M.lengthBytesUTF8(text) + 1;
+    const ptr = M._malloc(size);
+    if (!ptr) return "scenario: too large for the available memory";
+    try {
+      M.stringToUTF8(text, ptr, size);
+      return call(name, "string", ["number"], [ptr]);
+    } finally {
+      M._free(ptr);
+    }
+  }
 
   // ---------------------------------------------------------------------------------------
   // URL parameters: ?embed=1&preset=NAME&step=K&head=H&lang=zh&panels=a,b&hide=a,b&allow=ORIGINS
@@ -137,7 +151,7 @@
   let linkTimer = 0;
 
   function openLink(fragment) {
-    const error = call("ap_open_link", "string", ["string"], [fragment]);
+    const error = callWithText("ap_open_link", fragment);
     if (error) {
       showNotice(`This link could not be opened, so the playground starts with its first lesson.\n${error}`);
       return false;
@@ -207,7 +221,7 @@
       if (text.length > MAX_SCENARIO_CHARS) {
         return { ok: false, error: `scenario: is ${text.length} characters, at most ${MAX_SCENARIO_CHARS}` };
       }
-      const error = call("ap_set_scenario", "string", ["string"], [text]);
+      const error = callWithText("ap_set_scenario", text);
       return error ? { ok: false, error } : { ok: true, error: null };
     },
 
@@ -259,6 +273,10 @@
     copyOrDownload(text, filename = "attention.txt", mime = "text/plain") {
       return deliver(filename, mime, new TextEncoder().encode(String(text)), true);
     },
+    // For tests and benchmarks: when the page became ready and drew its first frame (ms since
+    // navigation start), and a way to restart the frame-time statistics of stats().
+    timing() { return { ...timing }; },
+    clearFrameTimes() { requireReady(); call("ap_clear_frame_times", null, [], []); },
     // For tests and tools: the last recompute, frames drawn, heap size; where heatmaps are.
     stats() { requireReady(); return getJson("ap_stats"); },
     layout() { requireReady(); return getJson("ap_layout"); },
@@ -508,6 +526,7 @@
 
   function onAppReady() {
     M = window.Module;
+    timing.readyMs = performance.now();
     ready = true; // the C entry points can be called from here on
     const notes = [];
     if (location.hash.length > 1) {
@@ -567,6 +586,7 @@
       apEvent: onAppEvent,
       apNeedCjkFont: loadCjkFont,
       apExport: onAppExport,
+      apFirstFrame: () => { timing.firstFrameMs = performance.now(); },
       apFatal: (message) => fail("The playground could not start.", message),
     };
     const script = document.createElement("script");

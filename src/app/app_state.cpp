@@ -106,7 +106,7 @@ void AppState::recompute() {
 
 const attn::HeadTrace& AppState::head_trace(int h) {
   if (!lean) return trace.heads[h];
-  if (on_demand_head_ != h) {  // recompute() resets on_demand_head_
+  if (on_demand_head_ != h) {        // recompute() resets on_demand_head_
     on_demand_ = attn::HeadTrace{};  // free the previous head before computing the next
     on_demand_ = attn::run_head(problem, h);
     on_demand_head_ = h;

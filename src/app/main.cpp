@@ -10,6 +10,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -166,6 +167,7 @@ void frame(bool present) {
       g_runtime.busy_frames > 0 || g_runtime.app.animating() || g_runtime.frames_left > 0;
   if (!busy) return;
   if (g_runtime.busy_frames > 0) --g_runtime.busy_frames;
+  const auto t0 = std::chrono::steady_clock::now();
   if (g_runtime.fonts_dirty || std::fabs(g_runtime.font_dpr - g_runtime.dpr) > 0.01f) {
     rebuild_fonts();
     ImGui_ImplOpenGL3_DestroyFontsTexture();
@@ -192,6 +194,10 @@ void frame(bool present) {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   g_runtime.app.heatmaps.after_render(g_runtime.fb_w, g_runtime.fb_h, g_runtime.dpr);
+  std::vector<float>& times = g_runtime.frame_ms;
+  if (times.size() >= 240) times.erase(times.begin(), times.begin() + 120);
+  times.push_back(static_cast<float>(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()));
   after_frame();  // the web bridge forwards events to JavaScript
   ++g_runtime.frame_count;
   if (g_runtime.frames_left > 0) --g_runtime.frames_left;

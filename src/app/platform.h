@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "app/app.h"
 
@@ -18,6 +19,7 @@ struct Runtime {
   int busy_frames = 0;  // frames still to draw after the last input
   int frames_left = 0;  // frames to draw regardless (screenshots)
   long frame_count = 0;
+  std::vector<float> frame_ms;  // CPU time of the last drawn frames (at most 240), for ap_stats
   std::string font_dir;
   bool fonts_dirty = false;  // rebuild the font atlas before the next frame
   bool cjk_loaded = false;

@@ -109,6 +109,11 @@ void after_frame() {
       g_runtime.fonts_dirty = true;
     }
   }
+  if (g_runtime.frame_count == 0) {
+    EM_ASM({
+      if (Module.apFirstFrame) Module.apFirstFrame();
+    });
+  }
   for (const std::string& e : s.events) {
     EM_ASM(
         {
@@ -370,6 +375,10 @@ EMSCRIPTEN_KEEPALIVE int ap_export_png(const char* id) {
   return g_runtime.app.heatmaps.request_png(id ? id : "") ? 1 : 0;
 }
 
+EMSCRIPTEN_KEEPALIVE void ap_clear_frame_times() {
+  g_runtime.frame_ms.clear();
+}
+
 EMSCRIPTEN_KEEPALIVE void ap_wake() {
   ui::request_wake();
 }
@@ -391,6 +400,12 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   j["error"] = s.error;
   j["notice"] = s.notice;  // the message box on screen, "" when none
   j["lean"] = s.lean;
+  // CPU time per drawn frame over the last frames (ImGui, our panels, GL calls).
+  std::vector<float> t = g_runtime.frame_ms;
+  std::sort(t.begin(), t.end());
+  j["frame_samples"] = t.size();
+  j["frame_ms_median"] = t.empty() ? 0.0f : t[t.size() / 2];
+  j["frame_ms_p95"] = t.empty() ? 0.0f : t[std::min(t.size() - 1, t.size() * 95 / 100)];
   out = j.dump();
   return out.c_str();
 }

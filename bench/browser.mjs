@@ -1,0 +1,169 @@
+// Browser numbers of the built playground, in Debian's headless Chromium:
+//   - bytes the page loads before its first frame (each file, and gzip -9 of each);
+//   - time to first frame (navigation start → the app's first drawn frame), median of runs;
+//   - the recompute at n = 1024 tokens with 8 heads (self-attention, d_model 512 so each head
+//     has d = 64, causal), timed inside the app (the core's run) and around setScenario;
+//   - CPU time per frame while the mouse moves over an n = 256 weights heatmap.
+//
+//   node bench/browser.mjs [--site build/wasm/site] [--runs 7]
+//
+// The page runs on SwiftShader (software WebGL), so frame times include software GL calls.
+import { spawn } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+import { launchChromium } from "../tests/web/browser.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..");
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const site = path.resolve(option("--site", path.join(root, "build/wasm/site")));
+const runs = Number(option("--runs", "7"));
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (x, digits = 1) => x.toFixed(digits);
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, "scripts/serve.mjs"), "--root", site,
+                                           "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+    child.stdout.on("data", (chunk) => {
+      const m = /http:\/\/[\d.]+:\d+\//.exec(String(chunk));
+      if (m) resolve({ url: m[0], child });
+    });
+    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+// A seeded uniform [-1, 1) generator (mulberry32), so every run uses the same inputs.
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
+  };
+}
+
+function bigScenario(n, features, dModel, heads, causal) {
+  const r = random(n * 31 + heads);
+  const x = Array.from({ length: n }, () =>
+    Array.from({ length: features }, () => Math.round(r() * 1000) / 1000));
+  return { version: 1, x, scoring: "scaled_dot", heads, causal, init: { seed: 1, d_model: dModel } };
+}
+
+const { url, child } = await startServer();
+const browser = await launchChromium();
+try {
+  // Bytes: what the page fetches before its first frame.
+  const page0 = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const loaded = [];
+  page0.on("requestfinished", (req) => loaded.push(new URL(req.url()).pathname));
+  await page0.goto(url);
+  await page0.waitForFunction(() => window.attentionPlayground?.timing().firstFrameMs !== null,
+                              null, { timeout: 60000 });
+  await page0.close();
+  let raw = 0;
+  let gz = 0;
+  console.log("Files loaded before the first frame:");
+  for (const p of [...new Set(loaded)].filter((p) => p !== "/")) {
+    const file = path.join(site, p);
+    const bytes = readFileSync(file);
+    const g = gzipSync(bytes, { level: 9 }).length;
+    raw += statSync(file).size;
+    gz += g;
+    console.log(`  ${p.padEnd(30)} ${String(bytes.length).padStart(9)} B  gzip ${String(g).padStart(8)} B`);
+  }
+  const index = readFileSync(path.join(site, "index.html"));
+  raw += index.length;
+  gz += gzipSync(index, { level: 9 }).length;
+  console.log(`  ${"/ (index.html)".padEnd(30)} ${String(index.length).padStart(9)} B`);
+  console.log(`  total ${(raw / 1048576).toFixed(2)} MiB, gzip ${(gz / 1048576).toFixed(2)} MiB (target ≤ 1.5 MB)`);
+  const cjk = readFileSync(path.join(site, "fonts/cjk.ttf"));
+  console.log(`  later, on switching to 中文: fonts/cjk.ttf gzip ${(gzipSync(cjk, { level: 9 }).length / 1024).toFixed(0)} KiB`);
+
+  // Time to first frame, fresh page each run (the HTTP cache is per page context here).
+  const firsts = [];
+  for (let i = 0; i < runs; ++i) {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => window.attentionPlayground?.timing().firstFrameMs !== null,
+                               null, { timeout: 60000 });
+    firsts.push(await page.evaluate(() => window.attentionPlayground.timing().firstFrameMs));
+    await context.close();
+  }
+  console.log(`\nTime to first frame: median ${fmt(median(firsts), 0)} ms over ${runs} fresh loads ` +
+              `(min ${fmt(Math.min(...firsts), 0)}, max ${fmt(Math.max(...firsts), 0)}; target ≤ 2000 ms)`);
+
+  // Recompute at n = 1024, 8 heads.
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(url);
+  await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: 60000 });
+  const big = bigScenario(1024, 64, 512, 8, true);
+  const result = await page.evaluate(async ({ scenario, runs }) => {
+    const api = window.attentionPlayground;
+    const text = JSON.stringify(scenario);
+    const inside = [];
+    const around = [];
+    const frame = [];
+    for (let i = 0; i < runs; ++i) {
+      scenario.init.seed = i + 1; // a different scenario each time, so nothing is cached
+      const t0 = performance.now();
+      const r = api.setScenario(JSON.stringify(scenario));
+      around.push(performance.now() - t0);
+      if (!r.ok) throw new Error(r.error);
+      inside.push(api.stats().recompute_ms);
+      // The next drawn frame also computes the focused head's matrices on demand.
+      const before = api.stats().frames;
+      const t1 = performance.now();
+      while (api.stats().frames === before) await new Promise((res) => requestAnimationFrame(res));
+      frame.push(performance.now() - t1);
+    }
+    const s = api.stats();
+    return { inside, around, frame, heap: s.heap_bytes, lean: s.lean, chars: text.length };
+  }, { scenario: big, runs });
+  console.log(`\nRecompute, n = 1024, 8 heads (d_model 512, d = 64 per head, causal), ${runs} runs:`);
+  console.log(`  core run inside the app: median ${fmt(median(result.inside))} ms (target < 100 ms)`);
+  console.log(`  setScenario (parse JSON + validate + run): median ${fmt(median(result.around))} ms`);
+  console.log(`  next frame incl. the focused head on demand: median ${fmt(median(result.frame))} ms`);
+  console.log(`  lean trace: ${result.lean}; WASM heap ${(result.heap / 1048576).toFixed(0)} MiB`);
+
+  // Frame time at n = 256 while the mouse moves over the weights heatmap.
+  const small = bigScenario(256, 16, 16, 1, false);
+  const frames = await page.evaluate(async (scenario) => {
+    const api = window.attentionPlayground;
+    const r = api.setScenario(scenario);
+    if (!r.ok) throw new Error(r.error);
+    api.setStep(5);
+    for (let i = 0; i < 10; ++i) await new Promise((res) => requestAnimationFrame(res));
+    return api.layout();
+  }, small);
+  const grid = frames.w ?? Object.values(frames)[0];
+  await page.evaluate(() => window.attentionPlayground.clearFrameTimes());
+  const t0 = Date.now();
+  let moves = 0;
+  while (Date.now() - t0 < 3000) {
+    const f = (moves % 97) / 97;
+    await page.mouse.move(grid.x0 + (grid.x1 - grid.x0) * f, grid.y0 + (grid.y1 - grid.y0) * (1 - f));
+    ++moves;
+  }
+  const stats = await page.evaluate(() => window.attentionPlayground.stats());
+  console.log(`\nInteraction at n = 256 (mouse moving over the 256×256 weights, ${stats.frame_samples} frames):`);
+  console.log(`  CPU time per frame: median ${fmt(stats.frame_ms_median, 2)} ms, p95 ${fmt(stats.frame_ms_p95, 2)} ms ` +
+              `(60 fps needs < 16.7 ms)`);
+} finally {
+  await browser.close();
+  child.kill();
+}
