@@ -140,6 +140,21 @@ try {
   console.log(`  next frame incl. the focused head on demand: median ${fmt(median(result.frame))} ms`);
   console.log(`  lean trace: ${result.lean}; WASM heap ${(result.heap / 1048576).toFixed(0)} MiB`);
 
+  // Memory at n = 2048, 8 heads: the trace keeps outputs only, one head's matrices on demand.
+  const huge = bigScenario(2048, 64, 512, 8, false);
+  const mem = await page.evaluate(async (scenario) => {
+    const api = window.attentionPlayground;
+    const r = api.setScenario(scenario);
+    if (!r.ok) throw new Error(r.error);
+    api.setStep(5);
+    for (let i = 0; i < 5; ++i) await new Promise((res) => requestAnimationFrame(res));
+    api.focusHead(3);
+    for (let i = 0; i < 5; ++i) await new Promise((res) => requestAnimationFrame(res));
+    return api.stats();
+  }, huge);
+  console.log(`\nMemory, n = 2048, 8 heads: recompute ${fmt(mem.recompute_ms)} ms, lean trace ${mem.lean}, ` +
+              `WASM heap ${(mem.heap_bytes / 1048576).toFixed(0)} MiB after showing two heads (target < 256 MiB)`);
+
   // Frame time at n = 256 while the mouse moves over the weights heatmap.
   const small = bigScenario(256, 16, 16, 1, false);
   const frames = await page.evaluate(async (scenario) => {
