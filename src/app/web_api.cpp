@@ -426,7 +426,11 @@ EMSCRIPTEN_KEEPALIVE const char* ap_layout() {
              {"cell", g.cell},
              {"lo", g.lo},
              {"hi", g.hi},
-             {"frame", g.frame}};
+             {"frame", g.frame},
+             {"wx0", g.wx0},
+             {"wy0", g.wy0},
+             {"wx1", g.wx1},
+             {"wy1", g.wy1}};
   }
   out = j.dump();
   return out.c_str();
