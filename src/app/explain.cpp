@@ -262,7 +262,8 @@ std::string step_formula(Step s, const attn::Problem& p) {
     case Step::kOutput:
       return "O_h = W\xc2\xb7V_h";
     case Step::kConcat:
-      if (H == 1) return p.weights.W_o.size() ? "Output = O\xc2\xb7W_o" : "Output = O";
+      if (H == 1)  // O₁ rather than O, which the monospaced font draws much like 0
+        return "Output = O" + sub(0) + (p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
       return fmt("Output = [O%s | %s | O%s]%s", sub(0).c_str(), "\xe2\x80\xa6", sub(H - 1).c_str(),
                  p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
   }

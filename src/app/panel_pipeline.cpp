@@ -277,13 +277,14 @@ void view_projections(Ctx& c, ImVec2 avail) {
     const attn::Batch* out;
     MatrixKind in_kind, w_kind, out_kind;
     const std::vector<std::string>* labels;
+    const char *x_id, *w_id, *out_id;  // unique heatmap ids (ap_layout reports them)
   };
   const Row rows[] = {{"Q", &t.queries, additive ? nullptr : &w.W_q, &c.ht.q, MatrixKind::kQueries,
-                       MatrixKind::kWq, MatrixKind::kQ, &c.q_labels},
+                       MatrixKind::kWq, MatrixKind::kQ, &c.q_labels, "x_q", "W_q", "Q"},
                       {"K", &t.keys, additive ? nullptr : &w.W_k, &c.ht.k, MatrixKind::kKeys,
-                       MatrixKind::kWk, MatrixKind::kK, &c.k_labels},
+                       MatrixKind::kWk, MatrixKind::kK, &c.k_labels, "x_k", "W_k", "K"},
                       {"V", &t.values, &w.W_v, &c.ht.v, MatrixKind::kValues, MatrixKind::kWv,
-                       MatrixKind::kV, &c.k_labels}};
+                       MatrixKind::kV, &c.k_labels, "x_v", "W_v", "V"}};
   const CellRef* hov = hovered_on(s, {MatrixKind::kQ, MatrixKind::kK, MatrixKind::kV});
   for (const Row& r : rows) {
     ImGui::PushID(r.label);
@@ -291,7 +292,7 @@ void view_projections(Ctx& c, ImVec2 avail) {
     in_dims = numbered("d", static_cast<int>(x.cols()));
     const bool projected = r.W && r.W->size();
     const float third = (avail.x - 80.0f) / 3.0f;
-    HeatmapSpec xs = spec("x", x, r.labels, &in_dims, Palette::kDiverging, ImVec2(third, row_h));
+    HeatmapSpec xs = spec(r.x_id, x, r.labels, &in_dims, Palette::kDiverging, ImVec2(third, row_h));
     xs.legend = false;
     if (hov && hov->kind == r.out_kind) xs.highlight_row = hov->row;
     char caption[64];
@@ -304,7 +305,7 @@ void view_projections(Ctx& c, ImVec2 avail) {
       operator_sign("\xc2\xb7", row_h * 0.5f);
       model_dims = numbered("m", static_cast<int>(r.W->cols()));
       HeatmapSpec ws =
-          spec("w", *r.W, &in_dims, &model_dims, Palette::kDiverging, ImVec2(third, row_h));
+          spec(r.w_id, *r.W, &in_dims, &model_dims, Palette::kDiverging, ImVec2(third, row_h));
       ws.legend = false;
       if (hov && hov->kind == r.out_kind)
         ws.highlight_col = hov->head * static_cast<int>((*r.out)[c.b].cols()) + hov->col;
@@ -313,8 +314,8 @@ void view_projections(Ctx& c, ImVec2 avail) {
     }
     operator_sign(projected ? "=" : "\xe2\x86\x92", row_h * 0.5f);
     head_dims = numbered("c", static_cast<int>((*r.out)[c.b].cols()));
-    HeatmapSpec os =
-        spec("out", (*r.out)[c.b], r.labels, &head_dims, Palette::kDiverging, ImVec2(third, row_h));
+    HeatmapSpec os = spec(r.out_id, (*r.out)[c.b], r.labels, &head_dims, Palette::kDiverging,
+                          ImVec2(third, row_h));
     os.legend = false;
     char out_caption[64];
     if (s.scenario.heads > 1)
@@ -404,7 +405,7 @@ void view_concat(Ctx& c, ImVec2 avail) {
   dims_out = numbered("d", attn::batch_cols(t.output));
   const bool wo = s.problem.weights.W_o.size() > 0;
   const float w = wo ? (avail.x - 80.0f) / 3.0f : std::min(avail.x * 0.6f, 600.0f);
-  block(c, s.scenario.heads > 1 ? T("concat [O_1 | ... | O_H]") : "O",
+  block(c, s.scenario.heads > 1 ? T("concat [O_1 | ... | O_H]") : "O_1",
         spec("concat", t.concat[c.b], &c.q_labels, &dims_concat, Palette::kDiverging,
              ImVec2(w, avail.y)),
         MatrixKind::kConcat);

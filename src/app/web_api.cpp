@@ -410,11 +410,16 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   return out.c_str();
 }
 
-// Where the step view's main heatmap was last drawn, in CSS pixels, for tests and exports.
+// Where each heatmap of the last drawn frame is, in CSS pixels, by id: its grid of cells
+// (x0..y1) and the whole widget with labels and legend (wx0..wy1). For tests and exports.
 EMSCRIPTEN_KEEPALIVE const char* ap_layout() {
   static std::string out;
   nlohmann::json j = nlohmann::json::object();
+  int latest = 0;
+  for (const auto& entry : g_runtime.app.heatmaps.last_grids())
+    latest = std::max(latest, entry.second.frame);
   for (const auto& [id, g] : g_runtime.app.heatmaps.last_grids()) {
+    if (g.frame != latest) continue;
     j[id] = {{"x0", g.x0},
              {"y0", g.y0},
              {"x1", g.x1},

@@ -1,0 +1,607 @@
+// End-to-end checks of the built site in headless Chromium (WebGL2 on SwiftShader): the page
+// loads and draws, window.attentionPlayground agrees with the native CLI, the heatmaps show
+// the numbers they claim to, and links reopen the same state.
+//
+//   node tests/web/app_test.mjs --site DIR [--cli NATIVE_attention-cli] [--presets DIR] CHECK
+//
+// CHECK is one of the names in CHECKS below, or "all" to run every check in one browser.
+// Prints one "ok - ..." line per passed check; the first failure prints "FAIL: ..." and exits 1.
+// Every check also fails on a console error or an uncaught page error.
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { launchChromium } from "./browser.mjs";
+import { decodePng } from "./png.mjs";
+
+const SERVE = fileURLToPath(new URL("../../scripts/serve.mjs", import.meta.url));
+const VIEWPORT = { width: 1400, height: 900 };
+const TIMEOUT_MS = 30000; // for the page to load, or a frame to be drawn
+const TOLERANCE = 1e-5; // WASM SIMD vs native, relative to max(1, |reference|)
+
+// Steps (src/app/explain.h).
+const STEP = { inputs: 0, projections: 1, scores: 2, scaled: 3, masked: 4, weights: 5, output: 6,
+               concat: 7 };
+// Heatmap ids each step draws (src/app/panel_pipeline.cpp); [always, sometimes].
+const STEP_IDS = [
+  [[], ["x", "pe", "xpe", "q", "k", "v"]],
+  [["x_q", "x_k", "x_v", "Q", "K", "V"], ["W_q", "W_k", "W_v"]],
+  [["qh", "kh", "main"], []],
+  [["qh", "kh", "main"], []],
+  [["qh", "kh", "main"], []],
+  [["qh", "kh", "main"], []],
+  [["w", "v", "o"], []],
+  [["concat"], ["wo", "out"]],
+];
+
+// viridis, as in src/app/heatmap.cpp (palette_stops) and shaders/heatmap.frag.
+const VIRIDIS = [0x440154, 0x482475, 0x414487, 0x355f8d, 0x2a788e, 0x21918c, 0x22a884, 0x44bf70,
+                 0x7ad151, 0xbddf26, 0xfde725].map((c) => [c >> 16, (c >> 8) & 255, c & 255]);
+// The masked-cell hatch of shaders/heatmap.frag: (0.80, 0.81, 0.83) and (0.62, 0.63, 0.66).
+const HATCH = [[204, 207, 212], [158, 161, 168]];
+
+// A scenario whose weights are clearly spread out: one dominant cell, one nearly empty, and
+// several distinct ones in between (checked by the test before it relies on it).
+const SPREAD_SCENARIO = {
+  version: 1,
+  queries: [[3, 0], [0, 1.5], [1, 1]],
+  keys: [[1, 0], [0, 1], [-1, 0], [0.5, 0.5]],
+  values: [[1, 0], [0, 1], [-1, 0], [0.5, 0.5]],
+  scoring: "scaled_dot",
+};
+
+// Scenarios the API must refuse, and the field each error must start with.
+const BAD_SCENARIOS = [
+  ["heads that do not divide d_model",
+   { version: 1, x: [[1, 2, 3, 4], [5, 6, 7, 8]], heads: 3, init: { seed: 1, d_model: 8 } },
+   "heads"],
+  ["a key row of the wrong length",
+   { version: 1, queries: [[[1, 0, 0, 1]]], keys: [[[1, 0, 0, 1], [0, 1, 0, 1], [1, 1, 0]]],
+     values: [[[1], [2], [3]]] },
+   "keys[0][2]"],
+  ["an unknown scoring", { version: 1, queries: [[1, 2]], keys: [[1, 2]], values: [[1]],
+                           scoring: "telepathy" }, "scoring"],
+  ["a number instead of an object", 42, "scenario"],
+  ["text that is not JSON", "{\"version\": 1, \"queries\": [[1, 2]", "json"],
+];
+
+//-----------------------------------------------------------------------------
+// Helpers
+//-----------------------------------------------------------------------------
+
+class CheckFailure extends Error {}
+
+function fail(message) {
+  throw new CheckFailure(message);
+}
+
+function ok(message) {
+  console.log(`ok - ${message}`);
+}
+
+function parseArgs(argv) {
+  const opts = { checks: [] };
+  for (let i = 0; i < argv.length; ++i) {
+    if (argv[i] === "--site") opts.site = argv[++i];
+    else if (argv[i] === "--cli") opts.cli = argv[++i];
+    else if (argv[i] === "--presets") opts.presets = argv[++i];
+    else if (argv[i].startsWith("--")) fail(`unknown option ${argv[i]}`);
+    else opts.checks.push(argv[i]);
+  }
+  if (!opts.site || !existsSync(join(opts.site, "index.html"))) {
+    fail(`--site must name the staged site (no index.html in ${opts.site})`);
+  }
+  return opts;
+}
+
+// Starts scripts/serve.mjs on a free loopback port; resolves with the child and its URL.
+function startServer(root) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SERVE, "--root", root, "--port", "0", "--host", "127.0.0.1"],
+                        { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`serve.mjs did not start: ${out}`)), 10000);
+    child.on("exit", (code) => reject(new Error(`serve.mjs exited with ${code}: ${out}`)));
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (text) => {
+      out += text;
+      const m = /Attention Playground: (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1] });
+      }
+    });
+  });
+}
+
+// A fresh page on the site that collects console errors and page errors.
+async function openPage(browser, url) {
+  const page = await browser.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+  page.problems = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") page.problems.push(`console error: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => page.problems.push(`page error: ${e.message}`));
+  page.on("crash", () => page.problems.push("the page crashed"));
+  await page.goto(url);
+  try {
+    await page.waitForFunction(() => window.attentionPlayground?.isReady, null,
+                               { timeout: TIMEOUT_MS, polling: 50 });
+  } catch {
+    const status = await page.evaluate(() => document.getElementById("status")?.textContent ?? "");
+    fail(`the playground was not ready within ${TIMEOUT_MS / 1000} s (status: "${status}"; ` +
+         `${page.problems.join("; ") || "no console errors"})`);
+  }
+  await page.evaluate(() => window.attentionPlayground.ready);
+  return page;
+}
+
+function checkNoProblems(page, when) {
+  if (page.problems.length > 0) fail(`${when}: ${page.problems.join("\n  ")}`);
+}
+
+// Waits until the app has drawn two frames since now, then a little for the compositor.
+async function waitForFrames(page) {
+  await page.evaluate(async (timeout) => {
+    const ap = window.attentionPlayground;
+    const start = ap.stats().frames, t0 = performance.now();
+    while (ap.stats().frames < start + 2) {
+      if (performance.now() - t0 > timeout) throw new Error(`no new frame in ${timeout} ms`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }, TIMEOUT_MS);
+  await page.waitForTimeout(100);
+}
+
+async function screenshot(page) {
+  const img = decodePng(await page.screenshot());
+  if (img.width !== VIEWPORT.width || img.height !== VIEWPORT.height) {
+    fail(`screenshot is ${img.width}×${img.height}, expected ${VIEWPORT.width}×${VIEWPORT.height}`);
+  }
+  return img;
+}
+
+function pixel(img, x, y) {
+  const i = 4 * (Math.round(y) * img.width + Math.round(x));
+  return [img.pixels[i], img.pixels[i + 1], img.pixels[i + 2]];
+}
+
+const hex = (c) => `#${c.map((v) => v.toString(16).padStart(2, "0")).join("")}`;
+const distance = (a, b) => Math.max(...a.map((v, i) => Math.abs(v - b[i])));
+const euclid = (a, b) => Math.hypot(...a.map((v, i) => v - b[i]));
+const luminance = (c) => 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+
+function viridis(t) {
+  const x = Math.min(Math.max(t, 0), 1) * (VIRIDIS.length - 1);
+  const i = Math.min(Math.floor(x), VIRIDIS.length - 2), f = x - i;
+  return VIRIDIS[i].map((a, k) => a + (VIRIDIS[i + 1][k] - a) * f);
+}
+
+// The heatmaps drawn in the app's latest heatmap frame, by id.
+async function currentGrids(page) {
+  const layout = await page.evaluate(() => window.attentionPlayground.layout());
+  const latest = Math.max(...Object.values(layout).map((g) => g.frame));
+  return Object.fromEntries(Object.entries(layout).filter(([, g]) => g.frame === latest));
+}
+
+async function setScenario(page, scenario, what) {
+  const r = await page.evaluate((s) => window.attentionPlayground.setScenario(s), scenario);
+  if (!r || r.ok !== true || r.error !== null) fail(`setScenario(${what}) returned ${JSON.stringify(r)}`);
+}
+
+// Every number in `got` within TOLERANCE·max(1, |ref|) of `ref`, everything else equal.
+function compareTrace(got, ref, path, worst = { rel: 0, path }) {
+  if (typeof ref === "number") {
+    if (typeof got !== "number") fail(`${path}: ${JSON.stringify(got)}, the CLI has ${ref}`);
+    const rel = Math.abs(got - ref) / Math.max(1, Math.abs(ref));
+    if (!(rel <= TOLERANCE)) fail(`${path}: ${got}, the CLI has ${ref} (relative difference ${rel})`);
+    if (rel > worst.rel) Object.assign(worst, { rel, path });
+  } else if (Array.isArray(ref)) {
+    if (!Array.isArray(got) || got.length !== ref.length) {
+      fail(`${path}: ${Array.isArray(got) ? `${got.length} entries` : JSON.stringify(got)}, ` +
+           `the CLI has ${ref.length}`);
+    }
+    ref.forEach((v, i) => compareTrace(got[i], v, `${path}[${i}]`, worst));
+  } else if (ref !== null && typeof ref === "object") {
+    if (got === null || typeof got !== "object" || Array.isArray(got)) fail(`${path}: not an object`);
+    const extra = Object.keys(got).filter((k) => !(k in ref));
+    if (extra.length) fail(`${path}: has ${extra.join(", ")}, which the CLI's trace does not`);
+    for (const k of Object.keys(ref)) {
+      if (!(k in got)) fail(`${path}.${k} is missing`);
+      compareTrace(got[k], ref[k], `${path}.${k}`, worst);
+    }
+  } else if (got !== ref) {
+    fail(`${path}: ${JSON.stringify(got)}, the CLI has ${JSON.stringify(ref)}`);
+  }
+  return worst;
+}
+
+function sameJson(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function presetFiles(opts) {
+  if (!opts.presets) fail("this check needs --presets DIR");
+  const files = readdirSync(opts.presets).filter((f) => f.endsWith(".json")).sort()
+    .map((f) => join(opts.presets, f));
+  if (files.length < 3) fail(`only ${files.length} presets in ${opts.presets}, expected at least 3`);
+  return files;
+}
+
+function presetPath(opts, name) {
+  if (!opts.presets) fail("this check needs --presets DIR");
+  return join(opts.presets, `${name}.json`);
+}
+
+//-----------------------------------------------------------------------------
+// Checks
+//-----------------------------------------------------------------------------
+
+// The page loads, hides its overlay and draws a real frame.
+async function checkRenders({ page }) {
+  const overlay = await page.evaluate(() => document.getElementById("overlay").className);
+  if (!overlay.split(/\s+/).includes("hidden")) fail(`#overlay has class "${overlay}", not "hidden"`);
+  const canvas = await page.evaluate(() => {
+    const c = document.getElementById("canvas"), r = c.getBoundingClientRect();
+    return { width: c.width, height: c.height, cssWidth: r.width, cssHeight: r.height };
+  });
+  if (canvas.width !== VIEWPORT.width || canvas.height !== VIEWPORT.height ||
+      canvas.cssWidth !== VIEWPORT.width || canvas.cssHeight !== VIEWPORT.height) {
+    fail(`the canvas is ${canvas.width}×${canvas.height} (CSS ${canvas.cssWidth}×${canvas.cssHeight}), ` +
+         `expected the ${VIEWPORT.width}×${VIEWPORT.height} viewport`);
+  }
+  await waitForFrames(page);
+  const img = await screenshot(page);
+  const colours = new Set();
+  for (let i = 0; i < img.pixels.length; i += 4) {
+    colours.add((img.pixels[i] << 16) | (img.pixels[i + 1] << 8) | img.pixels[i + 2]);
+  }
+  if (colours.size < 50) fail(`the screenshot has only ${colours.size} distinct colours, expected ≥ 50`);
+  // The title bar: dark across the top, over a light page.
+  const bar = pixel(img, VIEWPORT.width / 2, 4), body = pixel(img, VIEWPORT.width / 2, VIEWPORT.height - 4);
+  if (luminance(bar) > 80) fail(`the top bar is ${hex(bar)}, expected a dark colour`);
+  if (luminance(body) < 180) fail(`the bottom of the page is ${hex(body)}, expected a light colour`);
+  const grids = await currentGrids(page);
+  if (Object.keys(grids).length === 0) fail("layout() lists no heatmap drawn in the latest frame");
+  ok(`renders: ${colours.size} distinct colours, overlay hidden, top bar ${hex(bar)}, ` +
+     `heatmaps ${Object.keys(grids).sort().join(", ")}`);
+}
+
+// Drives every preset through every step, head and batch item, both languages, and the
+// events; the console must stay free of errors (checked after every check anyway).
+async function checkConsole({ page }) {
+  const presets = await page.evaluate(() => {
+    const seen = [];
+    for (const e of ["scenario", "step", "head", "view"]) {
+      window.attentionPlayground.on(e, () => seen.push(e));
+    }
+    window.__apEvents = seen;
+    return window.attentionPlayground.presets().map((p) => p.name);
+  });
+  for (const name of presets) {
+    const r = await page.evaluate(async (name) => {
+      const ap = window.attentionPlayground;
+      if (!ap.loadPreset(name)) return `loadPreset("${name}") returned false`;
+      const s = ap.getScenario();
+      for (let step = 0; step < 8; ++step) {
+        if (ap.setStep(step) !== step) return `setStep(${step}) did not go to step ${step}`;
+        for (let h = 0; h < (s.heads ?? 1); ++h) ap.focusHead(h);
+        const f0 = ap.stats().frames;
+        while (ap.stats().frames < f0 + 1) await new Promise((r) => setTimeout(r, 10));
+      }
+      ap.setBatch(1);
+      ap.getTrace();
+      ap.getLink();
+      return "";
+    }, name);
+    if (r) fail(r);
+    checkNoProblems(page, `after preset ${name}`);
+  }
+  // Chinese: the page fetches the CJK font on the first switch.
+  const fontLoaded = page.waitForResponse((r) => r.url().endsWith("/fonts/cjk.ttf"), { timeout: TIMEOUT_MS });
+  await page.evaluate(() => window.attentionPlayground.setLanguage("zh"));
+  const font = await fontLoaded;
+  if (font.status() !== 200) fail(`fonts/cjk.ttf: HTTP ${font.status()}`);
+  await waitForFrames(page);
+  if ((await page.evaluate(() => window.attentionPlayground.getView().lang)) !== "zh") {
+    fail("getView().lang is not zh after setLanguage(\"zh\")");
+  }
+  await page.evaluate(() => window.attentionPlayground.setLanguage("en"));
+  await waitForFrames(page);
+  const seen = await page.evaluate(() => [...new Set(window.__apEvents)].sort());
+  for (const e of ["head", "scenario", "step"]) {
+    if (!seen.includes(e)) fail(`no "${e}" event while presets, steps and heads changed (saw ${seen})`);
+  }
+  checkNoProblems(page, "after switching languages");
+  ok(`no console errors: ${presets.length} presets × 8 steps, heads, batches, zh and en; ` +
+     `events ${seen.join(", ")}`);
+}
+
+// For every preset: setScenario → getTrace equals `attention-cli eval`, and getScenario
+// equals `attention-cli normalize`.
+async function checkTrace({ page, opts }) {
+  if (!opts.cli || !existsSync(opts.cli)) fail(`--cli must name the native attention-cli (${opts.cli})`);
+  const cli = (...args) => JSON.parse(execFileSync(opts.cli, args, { encoding: "utf8", maxBuffer: 1 << 28 }));
+  for (const file of presetFiles(opts)) {
+    const name = basename(file, ".json");
+    await setScenario(page, JSON.parse(readFileSync(file, "utf8")), name);
+    const [trace, scenario] = await page.evaluate(() => {
+      const ap = window.attentionPlayground;
+      return [ap.getTrace(), ap.getScenario()];
+    });
+    const ref = cli("eval", file);
+    if (!Array.isArray(ref.heads) || ref.heads.length === 0) fail(`${name}: the CLI's trace has no heads`);
+    for (const [k, h] of ref.heads.entries()) {
+      for (const part of ["scores", "scaled", "masked", "weights", "output"]) {
+        if (!Array.isArray(h[part])) fail(`${name}: the CLI's heads[${k}] has no ${part}`);
+      }
+    }
+    if (!Array.isArray(ref.output)) fail(`${name}: the CLI's trace has no output`);
+    const worst = compareTrace(trace, ref, "trace");
+    if (!sameJson(scenario, cli("normalize", file))) {
+      fail(`${name}: getScenario() differs from attention-cli normalize`);
+    }
+    ok(`trace of ${name} matches the CLI (largest relative difference ` +
+       `${worst.rel.toExponential(2)} at ${worst.path})`);
+  }
+}
+
+// Bad scenarios are refused with an error naming the field, and change nothing.
+async function checkBadScenarios({ page, opts }) {
+  await page.evaluate(() => window.attentionPlayground.loadPreset("multi_head"));
+  const before = await page.evaluate(() => {
+    const ap = window.attentionPlayground;
+    return { scenario: ap.getScenario(), trace: ap.getTrace(), link: ap.getLink() };
+  });
+  for (const [what, scenario, field] of BAD_SCENARIOS) {
+    const r = await page.evaluate((s) => window.attentionPlayground.setScenario(s), scenario);
+    if (!r || r.ok !== false) fail(`setScenario(${what}) returned ${JSON.stringify(r)}, expected ok: false`);
+    if (typeof r.error !== "string" || !r.error.startsWith(`${field}: `)) {
+      fail(`setScenario(${what}): error ${JSON.stringify(r.error)} does not start with "${field}: "`);
+    }
+    // The native CLI says the same about the same text.
+    if (opts.cli && existsSync(opts.cli) && typeof scenario === "object") {
+      let stderr = "";
+      try {
+        execFileSync(opts.cli, ["validate", "-"], { input: JSON.stringify(scenario), encoding: "utf8",
+                                                    stdio: ["pipe", "pipe", "pipe"] });
+      } catch (e) {
+        stderr = String(e.stderr).trim();
+      }
+      if (stderr !== `error: ${r.error}`) {
+        fail(`setScenario(${what}): error "${r.error}", but the CLI says "${stderr}"`);
+      }
+    }
+    const after = await page.evaluate(() => {
+      const ap = window.attentionPlayground;
+      return { scenario: ap.getScenario(), trace: ap.getTrace(), link: ap.getLink() };
+    });
+    for (const k of ["scenario", "trace", "link"]) {
+      if (!sameJson(after[k], before[k])) fail(`setScenario(${what}) was refused but changed get${k}`);
+    }
+    ok(`setScenario(${what}) → ${r.error}`);
+  }
+}
+
+// Samples every cell of the weights heatmap away from its printed number and compares it
+// with the weight it shows.
+async function sampleWeights(page, scenario, what, batch = 0) {
+  await setScenario(page, scenario, what);
+  await page.evaluate((b) => {
+    const ap = window.attentionPlayground;
+    ap.setBatch(b);
+    ap.focusHead(0);
+    ap.setStep(5);
+  }, batch);
+  await waitForFrames(page);
+  const [view, trace] = await page.evaluate(() => [window.attentionPlayground.getView(),
+                                                   window.attentionPlayground.getTrace()]);
+  if (view.step !== STEP.weights) fail(`${what}: getView().step is ${view.step} after setStep(5)`);
+  const grid = (await currentGrids(page)).main;
+  if (!grid) fail(`${what}: layout() has no "main" heatmap in the latest frame at step 5`);
+  const weights = trace.heads[0].weights[batch], masked = trace.heads[0].masked[batch];
+  if (grid.rows !== weights.length || grid.cols !== weights[0].length) {
+    fail(`${what}: the heatmap is ${grid.rows}×${grid.cols}, ` +
+         `the weights ${weights.length}×${weights[0].length}`);
+  }
+  if (grid.first_row !== 0 || grid.first_col !== 0) fail(`${what}: the heatmap is scrolled`);
+  if (grid.lo !== 0 || grid.hi !== 1) {
+    fail(`${what}: weights drawn over [${grid.lo}, ${grid.hi}], not [0, 1]`);
+  }
+  if (grid.cell < 12) fail(`${what}: cells are ${grid.cell} px, too small to sample`);
+  const img = await screenshot(page);
+  const cells = [];
+  for (let r = 0; r < grid.rows; ++r) {
+    for (let c = 0; c < grid.cols; ++c) {
+      // 15% in from the cell's top-left corner: inside the grid lines, away from the number.
+      const x = grid.x0 + (c + 0.15) * grid.cell, y = grid.y0 + (r + 0.15) * grid.cell;
+      const m = masked[r][c];
+      cells.push({ r, c, w: weights[r][c], colour: pixel(img, x, y), x, y,
+                   masked: m === "-inf" || (typeof m === "number" && m <= -1e5) });
+    }
+  }
+  return cells;
+}
+
+async function checkHeatmap({ page, opts }) {
+  const cells = await sampleWeights(page, SPREAD_SCENARIO, "spread");
+  const byWeight = [...cells].sort((a, b) => a.w - b.w);
+  const [lowest, second] = byWeight, top = byWeight.at(-1), runnerUp = byWeight.at(-2);
+  if (top.w - runnerUp.w < 0.05 || second.w - lowest.w < 0.02) {
+    fail(`the test scenario's weights are not spread out: ${byWeight.map((c) => c.w.toFixed(3))}`);
+  }
+  const at = (cell) => `[${cell.r}, ${cell.c}] (w ${cell.w.toFixed(3)}, ${hex(cell.colour)} at ` +
+                       `${cell.x.toFixed(0)}, ${cell.y.toFixed(0)})`;
+  const brightest = cells.reduce((a, b) => (luminance(b.colour) > luminance(a.colour) ? b : a));
+  const darkest = cells.reduce((a, b) => (luminance(b.colour) < luminance(a.colour) ? b : a));
+  const nearestTop = cells.reduce((a, b) =>
+    (euclid(b.colour, VIRIDIS[10]) < euclid(a.colour, VIRIDIS[10]) ? b : a));
+  if (brightest !== top) fail(`the largest weight is ${at(top)}, but the brightest cell is ${at(brightest)}`);
+  if (nearestTop !== top) {
+    fail(`the largest weight is ${at(top)}, but the cell nearest #fde725 is ${at(nearestTop)}`);
+  }
+  if (darkest !== lowest) fail(`the smallest weight is ${at(lowest)}, but the darkest cell is ${at(darkest)}`);
+  // Every cell has the viridis colour of its weight, so brighter always means larger.
+  for (const cell of cells) {
+    const expected = viridis(cell.w).map(Math.round);
+    if (distance(cell.colour, expected) > 10) {
+      fail(`cell ${at(cell)}: expected about ${hex(expected)} (viridis of its weight)`);
+    }
+  }
+  ok(`brightest cell is the largest weight ${at(top)}, darkest the smallest ${at(lowest)}; ` +
+     `all ${cells.length} cells within 10/255 of viridis`);
+
+  // A padded batch: masked cells are hatched grey, the others still follow viridis.
+  const padded = await sampleWeights(page, JSON.parse(readFileSync(presetPath(opts, "padded_batch"), "utf8")),
+                                     "padded_batch", 1);
+  const hidden = padded.filter((c) => c.masked);
+  if (hidden.length === 0) fail("padded_batch, batch 2: the trace has no masked cells");
+  for (const cell of padded) {
+    if (cell.masked) {
+      if (Math.min(...HATCH.map((h) => distance(cell.colour, h))) > 10) {
+        fail(`padded_batch: masked cell ${at(cell)} is not the grey hatch ${HATCH.map(hex)}`);
+      }
+    } else if (distance(cell.colour, viridis(cell.w).map(Math.round)) > 10) {
+      fail(`padded_batch: cell ${at(cell)}: expected about ${hex(viridis(cell.w).map(Math.round))}`);
+    }
+  }
+  ok(`padded_batch, batch 2: ${hidden.length} masked cells hatched grey, ` +
+     `${padded.length - hidden.length} in viridis`);
+}
+
+// Stepping changes the heatmaps drawn and the pixels of the centre panel.
+async function checkSteps({ page, opts }) {
+  await setScenario(page, JSON.parse(readFileSync(presetPath(opts, "multi_head"), "utf8")), "multi_head");
+  const shots = {}, grids = {};
+  for (let step = 0; step < 8; ++step) {
+    const got = await page.evaluate((s) => window.attentionPlayground.setStep(s), step);
+    if (got !== step) fail(`setStep(${step}) returned ${got}`);
+    await waitForFrames(page);
+    grids[step] = await currentGrids(page);
+    const ids = Object.keys(grids[step]);
+    const [always, sometimes] = STEP_IDS[step];
+    const missing = always.filter((id) => !ids.includes(id));
+    const unexpected = ids.filter((id) => !always.includes(id) && !sometimes.includes(id));
+    if (missing.length || unexpected.length || ids.length === 0) {
+      fail(`step ${step}: heatmaps ${ids.sort().join(", ") || "(none)"}; expected ${always.join(", ")}` +
+           (sometimes.length ? ` (and maybe ${sometimes.join(", ")})` : ""));
+    }
+    if (step === STEP.scores || step === STEP.weights) shots[step] = await screenshot(page);
+  }
+  const trace = await page.evaluate(() => window.attentionPlayground.getTrace());
+  const [nq, nk] = [trace.heads[0].scores[0].length, trace.heads[0].scores[0][0].length];
+  for (const step of [STEP.scores, STEP.weights]) {
+    const g = grids[step].main;
+    if (g.rows !== nq || g.cols !== nk) {
+      fail(`step ${step}: "main" is ${g.rows}×${g.cols}, expected ${nq}×${nk}`);
+    }
+  }
+  const s = grids[STEP.scores].main, w = grids[STEP.weights].main;
+  if (!(s.lo < 0 && Math.abs(s.lo + s.hi) < 1e-6)) {
+    fail(`step 2: scores drawn over [${s.lo}, ${s.hi}], not ±max`);
+  }
+  if (w.lo !== 0 || w.hi !== 1) fail(`step 5: weights drawn over [${w.lo}, ${w.hi}], not [0, 1]`);
+  // The centre panel: the box around every heatmap of both steps.
+  const all = [...Object.values(grids[STEP.scores]), ...Object.values(grids[STEP.weights])];
+  const x0 = Math.floor(Math.min(...all.map((g) => g.x0))), x1 = Math.ceil(Math.max(...all.map((g) => g.x1)));
+  const y0 = Math.floor(Math.min(...all.map((g) => g.y0))), y1 = Math.ceil(Math.max(...all.map((g) => g.y1)));
+  let differ = 0;
+  for (let y = y0; y < y1; ++y) {
+    for (let x = x0; x < x1; ++x) {
+      if (distance(pixel(shots[STEP.scores], x, y), pixel(shots[STEP.weights], x, y)) > 8) ++differ;
+    }
+  }
+  const fraction = differ / ((x1 - x0) * (y1 - y0));
+  if (fraction < 0.01) {
+    fail(`steps 2 and 5 differ in only ${(100 * fraction).toFixed(2)}% of the pixels in ` +
+         `${x0},${y0}–${x1},${y1}`);
+  }
+  ok(`steps: heatmaps per step as expected; steps 2 and 5 differ in ${(100 * fraction).toFixed(1)}% ` +
+     `of the centre panel (${x0},${y0}–${x1},${y1})`);
+}
+
+// A link reopens the same scenario, step, head and trace in a new page.
+async function checkLink({ page, browser, url, opts, pages }) {
+  await setScenario(page, JSON.parse(readFileSync(presetPath(opts, "multi_head"), "utf8")), "multi_head");
+  const state = await page.evaluate(() => {
+    const ap = window.attentionPlayground;
+    const step = ap.setStep(4), head = ap.focusHead(1);
+    return { step, head, link: ap.getLink(), scenario: ap.getScenario(), trace: ap.getTrace(),
+             view: ap.getView() };
+  });
+  if (state.step !== 4 || state.head !== 1) {
+    fail(`setStep(4), focusHead(1) returned ${state.step}, ${state.head}`);
+  }
+  if (!/^v1\.[A-Za-z0-9_-]+$/.test(state.link)) fail(`getLink() returned "${state.link.slice(0, 80)}"`);
+  // The page keeps its address up to date with the link.
+  try {
+    await page.waitForFunction((link) => location.hash === `#${link}`, state.link, { timeout: 5000 });
+  } catch {
+    fail("the address of the page did not follow getLink() within 5 s");
+  }
+  const other = await openPage(browser, `${url}#${state.link}`);
+  pages.push(other);
+  const got = await other.evaluate(() => {
+    const ap = window.attentionPlayground;
+    return { scenario: ap.getScenario(), trace: ap.getTrace(), view: ap.getView(), link: ap.getLink() };
+  });
+  if (!sameJson(got.scenario, state.scenario)) fail("the linked page's getScenario() differs");
+  if (got.view.step !== 4 || got.view.head !== 1) {
+    fail(`the linked page shows step ${got.view.step}, head ${got.view.head}; expected 4, 1`);
+  }
+  if (!sameJson(got.trace, state.trace)) fail("the linked page's getTrace() differs");
+  if (got.link !== state.link) fail("the linked page's getLink() differs from the link it opened");
+  await waitForFrames(other);
+  if (!(await currentGrids(other)).main) fail("the linked page draws no \"main\" heatmap at step 4");
+  checkNoProblems(other, "in the linked page");
+  ok(`link round trip: ${state.link.length} characters; scenario, step 4, head 2 and trace reopen equal`);
+}
+
+const CHECKS = {
+  renders: checkRenders,
+  console: checkConsole,
+  trace: checkTrace,
+  "bad-scenarios": checkBadScenarios,
+  heatmap: checkHeatmap,
+  steps: checkSteps,
+  link: checkLink,
+};
+
+//-----------------------------------------------------------------------------
+// Main
+//-----------------------------------------------------------------------------
+
+let server = null, browser = null;
+let status = 0;
+const watchdog = setTimeout(() => {
+  console.error("FAIL: the checks did not finish within 110 s");
+  server?.child.kill();
+  process.exit(1);
+}, 110000);
+
+try {
+  const opts = parseArgs(process.argv.slice(2));
+  const names = opts.checks.includes("all") ? Object.keys(CHECKS) : opts.checks;
+  if (names.length === 0) fail(`name a check: ${Object.keys(CHECKS).join(", ")} or all`);
+  for (const name of names) if (!CHECKS[name]) fail(`unknown check "${name}"`);
+  server = await startServer(opts.site);
+  browser = await launchChromium();
+  for (const name of names) {
+    const t0 = Date.now();
+    const page = await openPage(browser, server.url);
+    const pages = [page];
+    checkNoProblems(page, "while loading");
+    await CHECKS[name]({ page, browser, url: server.url, opts, pages });
+    for (const p of pages) checkNoProblems(p, `during ${name}`);
+    for (const p of pages) await p.close();
+    console.log(`# ${name}: ${Date.now() - t0} ms`);
+  }
+} catch (e) {
+  console.error(e instanceof CheckFailure ? `FAIL: ${e.message}` : `FAIL: ${e.stack ?? e}`);
+  status = 1;
+} finally {
+  await browser?.close().catch(() => {});
+  server?.child.kill();
+  clearTimeout(watchdog);
+}
+process.exit(status);
