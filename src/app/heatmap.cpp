@@ -378,6 +378,8 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
   if (spec.row_labels)
     for (const auto& l : *spec.row_labels)
       row_label_w = std::max(row_label_w, ImGui::CalcTextSize(l.c_str()).x + 8.0f);
+  if (spec.row_axis[0])  // room for "queries ↓" in the corner
+    row_label_w = std::max(row_label_w, ImGui::CalcTextSize(spec.row_axis).x + 24.0f);
   row_label_w = std::min(row_label_w, std::max(56.0f, avail.x * 0.22f));
   const float legend_h = spec.legend ? line_h * 2.2f : 0.0f;
   float col_label_max = line_h;
@@ -589,12 +591,29 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
       add_text_vertical(dl, ImVec2(x, g0.y - 4.0f), color, shown);
     }
   }
-  // Axis names in the top-left corner.
+  // Axis names in the top-left corner: "keys →" above "queries ↓" when the column labels
+  // leave room for two lines, else on one line.
   if (spec.row_axis[0] || spec.col_axis[0]) {
-    const std::string corner =
-        std::string(spec.row_axis) + " \xe2\x86\x93  " + spec.col_axis + " \xe2\x86\x92";
-    const std::string shown = fit_text(corner, row_label_w - 4.0f);
-    dl->AddText(ImVec2(origin.x, g0.y - line_h - 3.0f), dim_col, shown.c_str());
+    const std::string rows_name = std::string(spec.row_axis) + " \xe2\x86\x93";
+    const std::string cols_name = std::string(spec.col_axis) + " \xe2\x86\x92";
+    const float w = row_label_w - 4.0f;
+    if (col_label_h >= 2.0f * line_h + 4.0f) {
+      dl->AddText(ImVec2(origin.x, g0.y - 2.0f * line_h - 3.0f), dim_col,
+                  fit_text(cols_name, w).c_str());
+      dl->AddText(ImVec2(origin.x, g0.y - line_h - 3.0f), dim_col, fit_text(rows_name, w).c_str());
+    } else {
+      // One line: the row axis in the corner, the column axis after the last column label.
+      const std::string both = rows_name + "  " + cols_name;
+      const float cols_w = ImGui::CalcTextSize(cols_name.c_str()).x;
+      if (ImGui::CalcTextSize(both.c_str()).x <= w) {
+        dl->AddText(ImVec2(origin.x, g0.y - line_h - 3.0f), dim_col, both.c_str());
+      } else {
+        dl->AddText(ImVec2(origin.x, g0.y - line_h - 3.0f), dim_col,
+                    fit_text(rows_name, w).c_str());
+        if (g1.x + 8.0f + cols_w <= origin.x + avail.x)
+          dl->AddText(ImVec2(g1.x + 8.0f, g0.y - line_h - 3.0f), dim_col, cols_name.c_str());
+      }
+    }
   }
 
   // Legend: the palette with the value range, and a masked swatch when there is a mask.
