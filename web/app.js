@@ -499,6 +499,21 @@
     }
   }
 
+  // The wheel, in notches: Emscripten 3.1.6's GLFW hands the app raw pixel deltas with the
+  // sign flipped, so the page converts (100 px, 3 lines or 1 page per notch) and calls the app.
+  function installWheel() {
+    const perNotch = [100, 3, 1]; // by WheelEvent.deltaMode: pixels, lines, pages
+    window.addEventListener("wheel", (e) => {
+      if (e.target !== canvas) return;
+      e.stopPropagation();
+      e.preventDefault();
+      if (!M) return;
+      const unit = perNotch[e.deltaMode] ?? 100;
+      const clamp = (v) => Math.max(-10, Math.min(10, v));
+      call("ap_wheel", null, ["number", "number"], [clamp(-e.deltaX / unit), clamp(-e.deltaY / unit)]);
+    }, { capture: true, passive: false });
+  }
+
   // ---------------------------------------------------------------------------------------
   // Fonts: Chinese glyphs are fetched the first time the learner switches to 中文
   // ---------------------------------------------------------------------------------------
@@ -605,6 +620,7 @@
   });
 
   installTouch();
+  installWheel();
   canvas.addEventListener("pointerdown", () => canvas.focus({ preventScroll: true }));
   start();
 })();

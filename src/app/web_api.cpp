@@ -13,6 +13,7 @@
 #include "app/edits.h"
 #include "app/i18n.h"
 #include "app/platform.h"
+#include "imgui_impl_glfw.h"
 #include "scenario/export.h"
 #include "scenario/link.h"
 
@@ -373,6 +374,13 @@ EMSCRIPTEN_KEEPALIVE const char* ap_export(const char* what_c, const char* forma
 // Module.apExport. Returns 0 when that heatmap is not on screen.
 EMSCRIPTEN_KEEPALIVE int ap_export_png(const char* id) {
   return g_runtime.app.heatmaps.request_png(id ? id : "") ? 1 : 0;
+}
+
+// Wheel steps (+1 = one notch up or left), normalised by the page from the DOM event: Emscripten
+// 3.1.6's GLFW passes the raw pixel deltas, 100 times too large and with the sign flipped.
+EMSCRIPTEN_KEEPALIVE void ap_wheel(double dx, double dy) {
+  ImGui_ImplGlfw_ScrollCallback(g_runtime.window, dx, dy);
+  ui::request_wake();
 }
 
 EMSCRIPTEN_KEEPALIVE void ap_clear_frame_times() {

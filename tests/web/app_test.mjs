@@ -557,6 +557,62 @@ async function checkLink({ page, browser, url, opts, pages }) {
   ok(`link round trip: ${state.link.length} characters; scenario, step 4, head 2 and trace reopen equal`);
 }
 
+// Keyboard, wheel and touch reach the app: ← → step, Ctrl+wheel zooms a heatmap, and a
+// one-finger drag on an input cell edits it (through app.js's touch bridge).
+async function checkInput({ page, opts }) {
+  const ap = (fn, arg) => page.evaluate(fn, arg);
+  await setScenario(page, JSON.parse(readFileSync(presetPath(opts, "padded_batch"), "utf8")), "padded_batch");
+  await ap(() => window.attentionPlayground.setStep(2));
+  await waitForFrames(page);
+  let main = (await currentGrids(page)).main;
+  if (!main) fail("no \"main\" heatmap at step 2");
+  // Keyboard: click the grid to focus the step view, then → and ←.
+  await page.mouse.click(main.x0 + 5, main.y0 + 5);
+  await page.keyboard.press("ArrowRight");
+  await waitForFrames(page);
+  let step = await ap(() => window.attentionPlayground.getView().step);
+  if (step !== 3) fail(`after pressing →, the step is ${step}; expected 3`);
+  await page.keyboard.press("ArrowLeft");
+  await waitForFrames(page);
+  step = await ap(() => window.attentionPlayground.getView().step);
+  if (step !== 2) fail(`after pressing ←, the step is ${step}; expected 2`);
+  ok("keyboard: → and ← step through the pipeline");
+
+  // Wheel: Ctrl + wheel over the grid zooms in (larger cells).
+  main = (await currentGrids(page)).main;
+  await page.mouse.move((main.x0 + main.x1) / 2, (main.y0 + main.y1) / 2);
+  await page.keyboard.down("Control");
+  await page.mouse.wheel(0, -120);
+  await waitForFrames(page);
+  await page.keyboard.up("Control");
+  await waitForFrames(page);
+  const zoomed = (await currentGrids(page)).main;
+  if (!(zoomed.cell > main.cell * 1.1)) fail(`Ctrl+wheel did not zoom: cell ${main.cell} → ${zoomed.cell} px`);
+  ok(`wheel: Ctrl+wheel zooms the heatmap (cell ${main.cell} → ${zoomed.cell.toFixed(1)} px)`);
+
+  // Touch: drag input cell x[0][1][2] to the right with one finger.
+  await ap(() => window.attentionPlayground.setStep(0));
+  await waitForFrames(page);
+  const x = (await currentGrids(page)).x;
+  if (!x) fail("no \"x\" heatmap at step 0");
+  const before = await ap(() => window.attentionPlayground.getScenario().x[0][1][2]);
+  const cx = x.x0 + (2 - x.first_col + 0.5) * x.cell, cy = x.y0 + (1 - x.first_row + 0.5) * x.cell;
+  const cdp = await page.context().newCDPSession(page);
+  const touch = (type, px) => cdp.send("Input.dispatchTouchEvent", {
+    type, touchPoints: type === "touchEnd" ? [] : [{ x: px, y: cy, id: 1 }] });
+  await touch("touchStart", cx);
+  await waitForFrames(page);
+  for (let dx = 10; dx <= 80; dx += 10) {
+    await touch("touchMove", cx + dx);
+    await waitForFrames(page);
+  }
+  await touch("touchEnd", cx + 80);
+  await waitForFrames(page);
+  const after = await ap(() => window.attentionPlayground.getScenario().x[0][1][2]);
+  if (!(after > before)) fail(`a touch drag to the right did not raise x[0][1][2]: ${before} → ${after}`);
+  ok(`touch: a one-finger drag edits an input cell (x[0][1][2] ${before} → ${after})`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -565,6 +621,7 @@ const CHECKS = {
   heatmap: checkHeatmap,
   steps: checkSteps,
   link: checkLink,
+  input: checkInput,
 };
 
 //-----------------------------------------------------------------------------
