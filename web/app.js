@@ -458,10 +458,28 @@
 
   function installTouch() {
     let lastCentre = null;
-    const mouse = (type, t, buttons) => canvas.dispatchEvent(new MouseEvent(type, {
-      bubbles: true, cancelable: true, clientX: t.clientX, clientY: t.clientY,
-      screenX: t.screenX, screenY: t.screenY, button: 0, buttons,
-    }));
+    // Synthetic mouse events go out one drawn frame apart: Dear ImGui only presses a tab or an
+    // overlapping button that was already under the mouse in the previous frame.
+    const queue = [];
+    let pumping = false;
+    const pump = () => {
+      const next = queue.shift();
+      if (!next) {
+        pumping = false;
+        return;
+      }
+      next();
+      requestAnimationFrame(() => requestAnimationFrame(pump));
+    };
+    const mouse = (type, t, buttons) => {
+      const init = { bubbles: true, cancelable: true, clientX: t.clientX, clientY: t.clientY,
+                     screenX: t.screenX, screenY: t.screenY, button: 0, buttons };
+      queue.push(() => canvas.dispatchEvent(new MouseEvent(type, init)));
+      if (!pumping) {
+        pumping = true;
+        pump();
+      }
+    };
     const centre = (touches) => ({
       clientX: (touches[0].clientX + touches[1].clientX) / 2,
       clientY: (touches[0].clientY + touches[1].clientY) / 2,

@@ -10,6 +10,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -56,8 +57,35 @@ void on_button(GLFWwindow*, int, int, int) {
 void on_scroll(GLFWwindow*, double, double) {
   wake();
 }
-void on_key(GLFWwindow*, int, int, int, int) {
+// A key pressed and released between two frames (a quick tap, or a test) would never be seen
+// down by Dear ImGui 1.86, which reads key state once per frame: such a release is held back
+// until the frame after the one that saw the press.
+std::vector<int> g_keys_pressed;   // pressed since the last frame
+std::vector<int> g_keys_released;  // released before any frame saw them down
+std::vector<int> g_keys_to_clear;  // held down for one frame, released in the next
+
+void on_key(GLFWwindow*, int key, int, int action, int) {
   wake();
+  if (key < 0 || key >= 512) return;
+  if (action == GLFW_PRESS) g_keys_pressed.push_back(key);
+  if (action == GLFW_RELEASE &&
+      std::find(g_keys_pressed.begin(), g_keys_pressed.end(), key) != g_keys_pressed.end())
+    g_keys_released.push_back(key);
+}
+
+// Between the backend's NewFrame and ImGui::NewFrame.
+void hold_quick_keys(ImGuiIO& io) {
+  for (int key : g_keys_to_clear) io.KeysDown[key] = false;
+  g_keys_to_clear.clear();
+  for (int key : g_keys_released) {
+    io.KeysDown[key] = true;
+    g_keys_to_clear.push_back(key);
+  }
+  g_keys_released.clear();
+  g_keys_pressed.clear();
+  io.KeyCtrl = io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL];
+  io.KeyShift = io.KeysDown[GLFW_KEY_LEFT_SHIFT] || io.KeysDown[GLFW_KEY_RIGHT_SHIFT];
+  io.KeyAlt = io.KeysDown[GLFW_KEY_LEFT_ALT] || io.KeysDown[GLFW_KEY_RIGHT_ALT];
 }
 void on_char(GLFWwindow*, unsigned int) {
   wake();
@@ -176,6 +204,7 @@ void frame(bool present) {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGuiIO& io = ImGui::GetIO();
+  hold_quick_keys(io);
   // Sizes in CSS pixels, framebuffer in device pixels. Emscripten's GLFW reports the mouse in
   // canvas (device) pixels: bring it back to CSS pixels.
   io.DisplaySize = ImVec2(g_runtime.css_w, g_runtime.css_h);
