@@ -147,23 +147,33 @@
   // The link: the scenario and the view after '#', kept up to date as the learner works
   // ---------------------------------------------------------------------------------------
 
-  let lastLink = "";
+  let lastLink = "";  // the fragment the page last opened, refused or wrote itself
   let linkTimer = 0;
 
-  function openLink(fragment) {
+  function openLink(fragment, atStart = false) {
+    lastLink = fragment.replace(/^#/, "");
     const error = callWithText("ap_open_link", fragment);
     if (error) {
-      showNotice(`This link could not be opened, so the playground starts with its first lesson.\n${error}`);
+      const fallback = atStart ? "so the playground starts with its first lesson" : "so the playground keeps what it shows";
+      showNotice(`This link could not be opened, ${fallback}.\n${error}`);
       return false;
     }
-    lastLink = fragment.replace(/^#/, "");
     return true;
   }
+
+  // A fragment the learner put in the address that the page has not read yet (its hashchange
+  // event may still be queued).
+  const unreadFragment = () => location.hash.length > 1 && location.hash.slice(1) !== lastLink;
 
   function scheduleLinkUpdate() {
     if (embedded) return; // an embedded playground leaves its address alone
     clearTimeout(linkTimer);
     linkTimer = setTimeout(() => {
+      // Never write over a link that was just pasted: read it first (open it or refuse it).
+      if (unreadFragment()) {
+        openLink(location.hash);
+        return;
+      }
       const link = call("ap_get_link", "string", [], []);
       if (!link || link === lastLink) return;
       lastLink = link;
@@ -563,14 +573,14 @@
     ready = true; // the C entry points can be called from here on
     const notes = [];
     if (location.hash.length > 1) {
-      openLink(location.hash);
+      openLink(location.hash, true);
     }
     notes.push(...applyParams());
     if (notes.length > 0) showNotice(`Some settings in the address were ignored:\n${notes.join("\n")}`);
     overlay.classList.add("hidden");
     canvas.focus({ preventScroll: true });
     window.addEventListener("hashchange", () => {
-      if (location.hash.slice(1) !== lastLink && location.hash.length > 1) openLink(location.hash);
+      if (unreadFragment()) openLink(location.hash);
     });
     new ResizeObserver(() => {
       call("ap_wake", null, [], []);
