@@ -8,7 +8,7 @@ uniform ivec2 u_size;        // columns, rows
 uniform vec2 u_range;        // value at the first and at the last stop
 uniform vec3 u_stops[11];    // palette, evenly spaced from u_range.x to u_range.y
 uniform int u_stop_count;
-uniform float u_cell_px;     // on-screen size of a cell in pixels, for grid lines
+uniform vec2 u_cell_px;      // on-screen width and height of a cell in pixels, for grid lines
 uniform float u_dpr;         // device pixels per CSS pixel
 
 in vec2 v_cell;
@@ -37,7 +37,7 @@ void main() {
     color = palette(span > 0.0 ? (value - u_range.x) / span : 0.5);
   }
   // Thin grid lines once cells are large enough to tell apart.
-  if (u_cell_px >= 10.0) {
+  if (min(u_cell_px.x, u_cell_px.y) >= 10.0) {
     vec2 f = fract(v_cell) * u_cell_px;
     if (f.x < 1.0 || f.y < 1.0) color *= 0.82;
   }

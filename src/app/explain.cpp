@@ -391,11 +391,13 @@ std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
       break;
     }
     case MatrixKind::kPositional: {
-      const int d = attn::batch_cols(p.queries);
+      const int d = c.pe_d > 0 ? c.pe_d : attn::batch_cols(p.queries);
       const int two_i = j - j % 2;
+      const double angle = i * std::pow(static_cast<double>(p.pe_base), -double(two_i) / d);
       lines.push_back(fmt("PE[%d, %d] = %s(%d / %g^(%d/%d))", i, j, j % 2 ? "cos" : "sin", i,
                           p.pe_base, two_i, d));
-      lines.push_back("= " + num(t.pe_queries.empty() ? 0.0f : t.pe_queries[b](i, j)));
+      lines.push_back(fmt("= %s(%s) = ", j % 2 ? "cos" : "sin", num(float(angle)).c_str()) +
+                      num(static_cast<float>(j % 2 ? std::cos(angle) : std::sin(angle))));
       lines.push_back(T("(positions and columns count from 0 here, as in the formula)"));
       break;
     }

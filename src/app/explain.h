@@ -53,6 +53,7 @@ enum class MatrixKind {
 struct CellRef {
   MatrixKind kind = MatrixKind::kWeights;
   int head = 0, batch = 0, row = 0, col = 0;
+  int pe_d = 0;  // kPositional: the table's width d (0 = the scenario's)
 };
 
 // Lines of arithmetic behind one cell, e.g. "q₂·k₅ = 0.3×1.2 + (−0.5)×0.4 = −0.04".

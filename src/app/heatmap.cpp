@@ -297,7 +297,7 @@ void HeatmapRenderer::draw_job(const DrawJob& job, const ImDrawCmd* cmd) {
   }
   glUniform3fv(u_stops_, static_cast<GLsizei>(std::min<size_t>(stops.size(), 11)), rgb);
   glUniform1i(u_stop_count_, static_cast<GLint>(std::min<size_t>(stops.size(), 11)));
-  glUniform1f(u_cell_px_, job.cell_px);
+  glUniform2f(u_cell_px_, job.cell_px.x, job.cell_px.y);
   glUniform1f(u_dpr_, scale.x);
   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
 }
@@ -393,16 +393,19 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
   const float col_label_h = labels_flat ? line_h + 4.0f : std::min(col_label_max, 90.0f) + 8.0f;
   const float grid_h_avail = std::max(8.0f, avail.y - col_label_h - legend_h);
   fit = std::max(1.0f, std::min({grid_w_avail / cols, grid_h_avail / rows, spec.max_cell_px}));
+  // Cells may be wider than tall (up to max_aspect) when the columns are few and rows many.
+  const float fit_w =
+      std::max(fit, std::min({grid_w_avail / cols, fit * spec.max_aspect, spec.max_cell_px * 4}));
 
   View& view = views_[std::to_string(ImGui::GetID("view"))];
-  const float cell = fit * view.zoom;
-  const float vis_cols = std::min(static_cast<float>(cols), grid_w_avail / cell);
-  const float vis_rows = std::min(static_cast<float>(rows), grid_h_avail / cell);
+  const float cw = fit_w * view.zoom, ch = fit * view.zoom;  // cell width and height
+  const float vis_cols = std::min(static_cast<float>(cols), grid_w_avail / cw);
+  const float vis_rows = std::min(static_cast<float>(rows), grid_h_avail / ch);
   view.scroll.x = std::clamp(view.scroll.x, 0.0f, cols - vis_cols);
   view.scroll.y = std::clamp(view.scroll.y, 0.0f, rows - vis_rows);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 g0(origin.x + row_label_w, origin.y + col_label_h);
-  const ImVec2 g1(g0.x + vis_cols * cell, g0.y + vis_rows * cell);
+  const ImVec2 g1(g0.x + vis_cols * cw, g0.y + vis_rows * ch);
 
   // Interaction surface over the grid.
   ImGui::SetCursorScreenPos(g0);
@@ -417,11 +420,11 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
   if (hovered) {
     ImGui::SetItemUsingMouseWheel();
     if (io.MouseWheel != 0.0f && io.KeyCtrl) {
-      const ImVec2 at((io.MousePos.x - g0.x) / cell + view.scroll.x,
-                      (io.MousePos.y - g0.y) / cell + view.scroll.y);
+      const ImVec2 at((io.MousePos.x - g0.x) / cw + view.scroll.x,
+                      (io.MousePos.y - g0.y) / ch + view.scroll.y);
       view.zoom = std::clamp(view.zoom * (io.MouseWheel > 0 ? 1.25f : 0.8f), 1.0f, 64.0f);
-      const float nc = fit * view.zoom;
-      view.scroll = ImVec2(at.x - (io.MousePos.x - g0.x) / nc, at.y - (io.MousePos.y - g0.y) / nc);
+      view.scroll = ImVec2(at.x - (io.MousePos.x - g0.x) / (fit_w * view.zoom),
+                           at.y - (io.MousePos.y - g0.y) / (fit * view.zoom));
     } else if (io.MouseWheel != 0.0f && zoomable) {
       if (io.KeyShift)
         view.scroll.x -= io.MouseWheel * 3.0f;
@@ -435,15 +438,15 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
   if (active && (ImGui::IsMouseDragging(ImGuiMouseButton_Right) ||
                  ImGui::IsMouseDragging(ImGuiMouseButton_Middle) ||
                  (!spec.editable && ImGui::IsMouseDragging(ImGuiMouseButton_Left) && zoomable))) {
-    view.scroll.x -= io.MouseDelta.x / cell;
-    view.scroll.y -= io.MouseDelta.y / cell;
+    view.scroll.x -= io.MouseDelta.x / cw;
+    view.scroll.y -= io.MouseDelta.y / ch;
   }
   view.scroll.x = std::clamp(view.scroll.x, 0.0f, cols - vis_cols);
   view.scroll.y = std::clamp(view.scroll.y, 0.0f, rows - vis_rows);
 
   if (hovered || (active && drag_id_ == spec.id)) {
-    const int c = static_cast<int>(std::floor((io.MousePos.x - g0.x) / cell + view.scroll.x));
-    const int r = static_cast<int>(std::floor((io.MousePos.y - g0.y) / cell + view.scroll.y));
+    const int c = static_cast<int>(std::floor((io.MousePos.x - g0.x) / cw + view.scroll.x));
+    const int r = static_cast<int>(std::floor((io.MousePos.y - g0.y) / ch + view.scroll.y));
     if (c >= 0 && c < cols && r >= 0 && r < rows) {
       result.hovered = true;
       result.row = r;
@@ -509,28 +512,28 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
   Texture& tex = texture_for(spec);
   jobs_.push_back(DrawJob{this, tex.values, tex.mask, ImVec4(g0.x, g0.y, g1.x, g1.y),
                           ImVec4(view.scroll.x, view.scroll.y, vis_cols, vis_rows), cols, rows, lo,
-                          hi, cell, spec.palette});
+                          hi, ImVec2(cw, ch), spec.palette});
   dl->AddCallback(&HeatmapRenderer::draw_callback, &jobs_.back());
   {
     GridInfo& g = grids_[spec.id];  // the widget rectangle stays last frame's until the end
-    g = GridInfo{g0.x, g0.y, g1.x, g1.y,   rows,  cols,  view.scroll.y, view.scroll.x,
-                 cell, lo,   hi,   frame_, g.wx0, g.wy0, g.wx1,         g.wy1};
+    g = GridInfo{g0.x,   g0.y,  g1.x,  g1.y,  rows,  cols, view.scroll.y, view.scroll.x, ch, lo, hi,
+                 frame_, g.wx0, g.wy0, g.wx1, g.wy1, cw};
   }
   dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
 
   const int c0 = static_cast<int>(view.scroll.x), r0 = static_cast<int>(view.scroll.y);
   const int c1 = std::min(cols, static_cast<int>(std::ceil(view.scroll.x + vis_cols)));
   const int r1 = std::min(rows, static_cast<int>(std::ceil(view.scroll.y + vis_rows)));
-  auto cell_x = [&](int c) { return g0.x + (c - view.scroll.x) * cell; };
-  auto cell_y = [&](int r) { return g0.y + (r - view.scroll.y) * cell; };
+  auto cell_x = [&](int c) { return g0.x + (c - view.scroll.x) * cw; };
+  auto cell_y = [&](int r) { return g0.y + (r - view.scroll.y) * ch; };
   dl->PushClipRect(g0, g1, true);
 
   // Numbers in the cells when they fit.
-  if (cell >= ImGui::CalcTextSize("\xe2\x88\x92"
-                                  "0.00")
-                      .x +
-                  6.0f &&
-      cell >= line_h + 2.0f) {
+  if (cw >= ImGui::CalcTextSize("\xe2\x88\x92"
+                                "0.00")
+                    .x +
+                6.0f &&
+      ch >= line_h + 2.0f) {
     for (int r = r0; r < r1; ++r)
       for (int c = c0; c < c1; ++c) {
         const float v = m(r, c);
@@ -539,7 +542,7 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
         const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
         const ImVec4 bg = ImGui::ColorConvertU32ToFloat4(cell_color(spec, lo, hi, v, masked));
         const float lum = 0.2126f * bg.x + 0.7152f * bg.y + 0.0722f * bg.z;
-        dl->AddText(ImVec2(cell_x(c) + (cell - ts.x) * 0.5f, cell_y(r) + (cell - ts.y) * 0.5f),
+        dl->AddText(ImVec2(cell_x(c) + (cw - ts.x) * 0.5f, cell_y(r) + (ch - ts.y) * 0.5f),
                     lum > 0.45f ? IM_COL32(20, 22, 28, 255) : IM_COL32(255, 255, 255, 240),
                     text.c_str());
       }
@@ -561,20 +564,20 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
   dl->PopClipRect();
 
   // Row labels (every k-th when rows are thinner than a line of text).
-  const int row_step = std::max(1, static_cast<int>(std::ceil((line_h + 1.0f) / cell)));
+  const int row_step = std::max(1, static_cast<int>(std::ceil((line_h + 1.0f) / ch)));
   for (int r = r0; r < r1; r += row_step) {
     const std::string label = spec.row_labels && r < static_cast<int>(spec.row_labels->size())
                                   ? (*spec.row_labels)[r]
                                   : std::to_string(r + 1);
     const std::string shown = fit_text(label, row_label_w - 8.0f);
     const ImVec2 ts = ImGui::CalcTextSize(shown.c_str());
-    const float y = cell_y(r) + (std::min(cell * row_step, cell) - ts.y) * 0.5f;
+    const float y = std::max(cell_y(r) + (ch - ts.y) * 0.5f, g0.y - 1.0f);
     if (y < g0.y - 1 || y + ts.y > g1.y + line_h) continue;
     dl->AddText(ImVec2(g0.x - ts.x - 6.0f, y), r == result.row ? text_col : dim_col, shown.c_str());
   }
   // Column labels: flat when they fit, otherwise vertical.
-  const float col_pitch = labels_flat ? cell : line_h + 1.0f;
-  const int col_step = std::max(1, static_cast<int>(std::ceil(col_pitch / cell)));
+  const float col_pitch = labels_flat ? cw : line_h + 1.0f;
+  const int col_step = std::max(1, static_cast<int>(std::ceil(col_pitch / cw)));
   for (int c = c0; c < c1; c += col_step) {
     const std::string label = spec.col_labels && c < static_cast<int>(spec.col_labels->size())
                                   ? (*spec.col_labels)[c]
@@ -582,11 +585,10 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
     const ImU32 color = c == result.col ? text_col : dim_col;
     if (labels_flat) {
       const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
-      dl->AddText(ImVec2(cell_x(c) + (cell - ts.x) * 0.5f, g0.y - ts.y - 3.0f), color,
-                  label.c_str());
+      dl->AddText(ImVec2(cell_x(c) + (cw - ts.x) * 0.5f, g0.y - ts.y - 3.0f), color, label.c_str());
     } else {
       const std::string shown = fit_text(label, col_label_h - 8.0f);
-      const float x = cell_x(c) + std::min(cell, cell * col_step) * 0.5f;
+      const float x = cell_x(c) + cw * 0.5f;
       if (x < g0.x || x > g1.x) continue;
       add_text_vertical(dl, ImVec2(x, g0.y - 4.0f), color, shown);
     }
@@ -618,6 +620,7 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
 
   // Legend: the palette with the value range, and a masked swatch when there is a mask.
   float bottom = g1.y;
+  float legend_right = g1.x, bottom_extra = 0.0f;
   if (spec.legend) {
     const float y = g1.y + line_h * 0.5f;
     const float bar_h = line_h * 0.7f;
@@ -646,20 +649,32 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
     bool any_mask = false;
     if (spec.mask)
       for (uint8_t v : *spec.mask) any_mask = any_mask || v;
+    legend_right = x - 6.0f;
     if (any_mask) {
+      // The swatch follows the bar when it fits beside the grid, else it takes a line below.
+      const float swatch_w = 10.0f + bar_h * 1.6f + 5.0f + ImGui::CalcTextSize(T("masked")).x;
+      float sy = bar0.y, ty = y;
       x += 10.0f;
-      const ImVec2 s0(x, bar0.y), s1(x + bar_h * 1.6f, bar0.y + bar_h);
+      if (x - 10.0f + swatch_w > std::max(g1.x, legend_right)) {
+        x = g0.x;
+        sy += line_h * 1.3f;
+        ty += line_h * 1.3f;
+        bottom_extra = line_h * 1.3f;
+      }
+      const ImVec2 s0(x, sy), s1(x + bar_h * 1.6f, sy + bar_h);
       dl->AddRectFilled(s0, s1, IM_COL32(204, 207, 212, 255));
       for (float k = -bar_h; k < bar_h * 1.6f; k += 5.0f)
         dl->AddLine(ImVec2(std::max(s0.x, s0.x + k), s1.y - std::max(0.0f, -k)),
                     ImVec2(std::min(s1.x, s0.x + k + bar_h),
                            s0.y + std::max(0.0f, s0.x + k + bar_h - s1.x)),
                     IM_COL32(158, 160, 168, 255), 2.0f);
-      dl->AddText(ImVec2(s1.x + 5.0f, y), dim_col, T("masked"));
+      dl->AddText(ImVec2(s1.x + 5.0f, ty), dim_col, T("masked"));
       x = s1.x + 5.0f + ImGui::CalcTextSize(T("masked")).x;
+      legend_right = std::max(legend_right, x);
     }
     if (zoomable) {
-      ImGui::SetCursorScreenPos(ImVec2(std::max(x + 12.0f, g1.x - 150.0f), y - 2.0f));
+      const float after = bottom_extra > 0.0f ? bar0.x + bar_w + 6.0f + hi_w : x;
+      ImGui::SetCursorScreenPos(ImVec2(std::max(after + 12.0f, g1.x - 150.0f), y - 2.0f));
       ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(5, 0));
       if (ImGui::SmallButton("\xe2\x88\x92")) view.zoom = std::max(1.0f, view.zoom * 0.8f);
       ImGui::SameLine();
@@ -670,7 +685,7 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
       ImGui::TextDisabled("%d\xc3\x97%d", rows, cols);
       ImGui::PopStyleVar();
     }
-    bottom = y + line_h * 1.5f;
+    bottom = y + line_h * 1.5f + bottom_extra;
   }
   // Exports: right-click the grid (without dragging), or the button shown while the mouse is
   // over the widget.
@@ -713,7 +728,8 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
 
   // Reserve the space used.
   ImGui::SetCursorScreenPos(origin);
-  ImGui::Dummy(ImVec2(std::max(g1.x, origin.x + 1.0f) - origin.x, bottom - origin.y));
+  ImGui::Dummy(
+      ImVec2(std::max({g1.x, legend_right, origin.x + 1.0f}) - origin.x, bottom - origin.y));
   ImGui::PopID();
   return result;
 }

@@ -38,6 +38,7 @@ struct HeatmapSpec {
   float lo = 0.0f, hi = 1.0f;
   ImVec2 size = ImVec2(0, 0);  // the area to fill; 0 = the remaining content region
   float max_cell_px = 56.0f;   // cells are never drawn larger than this
+  float max_aspect = 1.0f;     // cells may be up to this many times wider than tall
   bool editable = false;       // drag a cell to change it, double-click to type
   bool legend = true;
   int highlight_row = -1, highlight_col = -1;  // outlined (from a hover elsewhere)
@@ -63,6 +64,7 @@ struct GridInfo {
   float lo = 0, hi = 0;
   int frame = 0;
   float wx0 = 0, wy0 = 0, wx1 = 0, wy1 = 0;  // the whole widget: labels, grid and legend
+  float cell_w = 0;                          // cell width (`cell` is the height)
 };
 
 class HeatmapRenderer {
@@ -103,7 +105,8 @@ class HeatmapRenderer {
     ImVec4 rect;  // screen pixels: x0, y0, x1, y1
     ImVec4 view;  // first col, first row, cols, rows
     int cols, rows;
-    float lo, hi, cell_px;
+    float lo, hi;
+    ImVec2 cell_px;  // on-screen cell width and height
     Palette palette;
   };
 

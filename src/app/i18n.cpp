@@ -297,6 +297,20 @@ const std::pair<const char*, const char*> kZh[] = {
      "这个实验需要自注意力（使用 x 的场景）。"},
     {"Shuffling the tokens and comparing each token's output row before and after:",
      "打乱词元，比较每个词元打乱前后的输出行："},
+    {"positions", "位置数"},
+    {"features d##pe", "特征数 d##pe"},
+    {"The table depends on d: every column's frequency is 1 / 10000^(2i/d). Change d here to see "
+     "more or fewer frequencies; the scenario keeps its own d.",
+     "这张表取决于 d：每一列的频率是 1 / 10000^(2i/d)。在这里改变 d 可以看到更多或更少的频率；场景"
+     "保持自己的 d。"},
+    {"The outlined row (position 0) is what this scenario adds to its input when positional "
+     "encoding is on.",
+     "框出的这一行（位置 0）就是打开位置编码时这个场景加到输入上的部分。"},
+    {"The outlined rows (positions 0 to %d) are what this scenario adds to its inputs when "
+     "positional encoding is on.",
+     "框出的行（位置 0 到 %d）就是打开位置编码时这个场景加到输入上的部分。"},
+    {"This scenario has d = %d, so it adds a different table (the frequencies depend on d).",
+     "这个场景的 d = %d，所以它加的是另一张表（频率取决于 d）。"},
     {"without positional encoding, the largest change is", "没有位置编码时，最大变化是"},
     {"with positional encoding, the largest change is", "有位置编码时，最大变化是"},
     {"Without positions, a token's output depends only on which tokens are present, not where: "

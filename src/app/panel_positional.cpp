@@ -57,12 +57,24 @@ void run_experiment(const AppState& s, ShuffleExperiment* e) {
 
 void draw_positional(AppState& s, HeatmapRenderer& h) {
   const int n = s.scenario.n_queries();
-  const int d = attn::batch_cols(s.scenario.queries);
+  const int scenario_d = attn::batch_cols(s.scenario.queries);
+  // The explorer's own table: as many positions as the learner asks for (a one-token scenario
+  // shows no pattern), with the scenario's d unless changed here. It follows the scenario's d
+  // when that changes.
+  static int positions = 32, d = 0, followed_d = -1;
+  if (followed_d != scenario_d) {
+    followed_d = scenario_d;
+    d = std::max(scenario_d, 2);
+    positions = std::clamp(std::max(n, 32), 1, 256);
+  }
   static attn::Matrix pe;
-  static uint64_t pe_revision = ~uint64_t{0};
-  if (pe_revision != s.revision) {
-    pe = attn::positional_encoding(n, d, s.scenario.pe_base);
-    pe_revision = s.revision;
+  static int pe_rows = -1, pe_cols = -1;
+  static float pe_base = 0.0f;
+  if (pe_rows != positions || pe_cols != d || pe_base != s.scenario.pe_base) {
+    pe = attn::positional_encoding(positions, d, s.scenario.pe_base);
+    pe_rows = positions;
+    pe_cols = d;
+    pe_base = s.scenario.pe_base;
   }
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(
@@ -72,11 +84,36 @@ void draw_positional(AppState& s, HeatmapRenderer& h) {
         "sine and a cosine whose wavelength grows with i."));
   ImGui::PopTextWrapPos();
   text_wrapped_mono("PE[p, 2i] = sin(p / 10000^(2i/d)),   PE[p, 2i+1] = cos(p / 10000^(2i/d))");
+  ImGui::SetNextItemWidth(160.0f);
+  ImGui::SliderInt(T("positions"), &positions, 1, 256);
+  ImGui::SameLine(0, 24);
+  ImGui::SetNextItemWidth(160.0f);
+  ImGui::SliderInt(T("features d##pe"), &d, 2, 128);
+  ImGui::SameLine();
+  help_marker(
+      T("The table depends on d: every column's frequency is 1 / 10000^(2i/d). Change d "
+        "here to see more or fewer frequencies; the scenario keeps its own d."));
+  const bool same_d = d == scenario_d;
+  const int outlined = same_d ? std::min(n, positions) : 0;
+  ImGui::PushTextWrapPos(0.0f);
+  if (same_d && outlined == 1)
+    ImGui::TextDisabled("%s", T("The outlined row (position 0) is what this scenario adds to its "
+                                "input when positional encoding is on."));
+  else if (same_d)
+    ImGui::TextDisabled(T("The outlined rows (positions 0 to %d) are what this scenario adds to "
+                          "its inputs when positional encoding is on."),
+                        outlined - 1);
+  else
+    ImGui::TextDisabled(T("This scenario has d = %d, so it adds a different table (the "
+                          "frequencies depend on d)."),
+                        scenario_d);
+  ImGui::PopTextWrapPos();
 
   const float avail = ImGui::GetContentRegionAvail().x;
   const float half = avail * 0.5f - 8.0f;
   const float height = std::min(320.0f, ImGui::GetContentRegionAvail().y * 0.5f);
-  const std::vector<std::string> rows = query_labels(s.scenario, 0);
+  std::vector<std::string> rows;
+  for (int p = 0; p < positions; ++p) rows.push_back(std::to_string(p));
   std::vector<std::string> cols;
   for (int c = 0; c < d; ++c) cols.push_back(std::to_string(c));
   HeatmapSpec sp;
@@ -91,11 +128,24 @@ void draw_positional(AppState& s, HeatmapRenderer& h) {
   sp.lo = -1.0f;
   sp.hi = 1.0f;
   sp.size = ImVec2(half, height);
-  sp.revision = s.revision;
+  sp.max_aspect = 6.0f;  // few features, many positions: wide cells
+  sp.revision = static_cast<uint64_t>(positions) * 1000003u + static_cast<uint64_t>(d) * 7919u +
+                static_cast<uint64_t>(s.scenario.pe_base);
   ImGui::BeginGroup();
   ImGui::TextUnformatted(T("PE matrix (rows: positions, columns: features)"));
   const HeatmapResult r = h.draw(sp);
-  if (r.hovered) s.hover = CellRef{MatrixKind::kPositional, 0, 0, r.row, r.col};
+  if (r.hovered) s.hover = CellRef{MatrixKind::kPositional, 0, 0, r.row, r.col, d};
+  if (outlined > 0) {
+    // Outline the scenario's rows where they are visible.
+    const auto it = h.last_grids().find("pe");
+    if (it != h.last_grids().end() && it->second.cell > 0) {
+      const GridInfo& g = it->second;
+      const float y1 = std::min(g.y1, g.y0 + (outlined - g.first_row) * g.cell);
+      if (y1 > g.y0)
+        ImGui::GetWindowDrawList()->AddRect(ImVec2(g.x0 - 1, g.y0 - 1), ImVec2(g.x1 + 1, y1 + 1),
+                                            IM_COL32(20, 24, 32, 255), 0.0f, 0, 2.5f);
+    }
+  }
   ImGui::EndGroup();
   ImGui::SameLine(0, 16);
 
@@ -107,14 +157,41 @@ void draw_positional(AppState& s, HeatmapRenderer& h) {
   const ImVec2 size(half, height - ImGui::GetTextLineHeightWithSpacing());
   dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), IM_COL32(255, 255, 255, 255));
   dl->AddRect(p0, ImVec2(p0.x + size.x, p0.y + size.y), IM_COL32(210, 214, 222, 255));
-  const float mid = p0.y + size.y * 0.5f;
-  dl->AddLine(ImVec2(p0.x, mid), ImVec2(p0.x + size.x, mid), IM_COL32(220, 223, 230, 255));
-  const int span = std::max(n - 1, 1);
+  // The plot area, inside margins for the legend (top), the value ticks (left) and the
+  // positions (bottom).
+  const float lh = ImGui::GetTextLineHeight();
+  const ImU32 axis_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const float left = p0.x +
+                     ImGui::CalcTextSize(
+                         "\xe2\x88\x92"
+                         "1")
+                         .x +
+                     10.0f;
+  const float right = p0.x + size.x - 10.0f;
+  const float top = p0.y + lh + 12.0f, bottom = p0.y + size.y - lh - 8.0f;
+  const float mid = (top + bottom) * 0.5f, amp = (bottom - top) * 0.5f;
+  for (int v = -1; v <= 1; ++v) {
+    const float y = mid - v * amp;
+    dl->AddLine(ImVec2(left, y), ImVec2(right, y), IM_COL32(226, 229, 235, 255));
+    const char* text = v > 0   ? "1"
+                       : v < 0 ? "\xe2\x88\x92"
+                                 "1"
+                               : "0";
+    dl->AddText(ImVec2(left - ImGui::CalcTextSize(text).x - 5.0f, y - lh * 0.5f), axis_col, text);
+  }
+  const int span = std::max(positions - 1, 1);
+  const int tick_step = std::max(1, span / 8);
+  for (int p = 0; p <= span; p += tick_step) {
+    const float x = left + (right - left) * p / span;
+    char text[16];
+    std::snprintf(text, sizeof text, "%d", p);
+    dl->AddText(ImVec2(x - ImGui::CalcTextSize(text).x * 0.5f, bottom + 3.0f), axis_col, text);
+  }
   const int shown_cols[] = {0, 1, std::min(2, d - 1), std::min(d / 2, d - 1), d - 1};
   const ImU32 colors[] = {IM_COL32(84, 39, 136, 255), IM_COL32(224, 130, 20, 255),
                           IM_COL32(33, 145, 140, 255), IM_COL32(179, 88, 6, 255),
                           IM_COL32(128, 115, 172, 255)};
-  float legend_x = p0.x + 6.0f;
+  float legend_x = left;
   int drawn = 0;
   for (int k = 0; k < 5; ++k) {
     const int c = shown_cols[k];
@@ -127,17 +204,17 @@ void draw_positional(AppState& s, HeatmapRenderer& h) {
     for (int x = 0; x <= 200; ++x) {
       const double pos = span * x / 200.0;
       const double v = c % 2 == 0 ? std::sin(pos * freq) : std::cos(pos * freq);
-      const ImVec2 pt(p0.x + size.x * x / 200.0f, mid - static_cast<float>(v) * size.y * 0.42f);
+      const ImVec2 pt(left + (right - left) * x / 200.0f, mid - static_cast<float>(v) * amp);
       if (x) dl->AddLine(prev, pt, colors[drawn], 2.0f);
       prev = pt;
     }
-    for (int p = 0; p < n && n <= 64; ++p) {
-      const ImVec2 pt(p0.x + size.x * p / span, mid - pe(p, c) * size.y * 0.42f);
+    for (int p = 0; p < positions && positions <= 64; ++p) {
+      const ImVec2 pt(left + (right - left) * p / span, mid - pe(p, c) * amp);
       dl->AddCircleFilled(pt, 3.0f, colors[drawn]);
     }
     char label[32];
-    std::snprintf(label, sizeof label, "col %d", c);
-    dl->AddText(ImVec2(legend_x, p0.y + 4.0f), colors[drawn], label);
+    std::snprintf(label, sizeof label, "%s %d", T("column"), c);
+    dl->AddText(ImVec2(legend_x, p0.y + 5.0f), colors[drawn], label);
     legend_x += ImGui::CalcTextSize(label).x + 14.0f;
     ++drawn;
   }

@@ -437,6 +437,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_layout() {
              {"first_row", g.first_row},
              {"first_col", g.first_col},
              {"cell", g.cell},
+             {"cell_w", g.cell_w},
              {"lo", g.lo},
              {"hi", g.hi},
              {"frame", g.frame},

@@ -655,3 +655,22 @@ TEST_CASE("a concat cell names its head and an input cell its value", "[app][exp
   REQUIRE(in.size() == 1);
   CHECK(in[0] == "keys[1, 4] = 4");
 }
+
+TEST_CASE("a positional-encoding cell shows the angle, with or without PE in the scenario",
+          "[app][explain]") {
+  const English english;
+  Problem p = small_problem(Scoring::kDot);  // PE off, d = 3
+  const attn::Trace t = attn::run(p);
+  // The explorer's table of width 4: PE[3, 2] = sin(3 / 10000^(2/4)) = sin(0.03).
+  CellRef c = cell(MatrixKind::kPositional, 3, 2);
+  c.pe_d = 4;
+  const auto lines = explain(c, p, t);
+  REQUIRE(lines.size() >= 2);
+  CHECK(lines[0] == "PE[3, 2] = sin(3 / 10000^(2/4))");
+  CHECK(lines[1] == "= sin(0.03) = " + ui::num(static_cast<float>(std::sin(0.03))));
+  // Without pe_d the scenario's d (3) is used: PE[1, 1] = cos(1 / 10000^(0/3)) = cos(1).
+  const auto own = explain(cell(MatrixKind::kPositional, 1, 1), p, t);
+  REQUIRE(own.size() >= 2);
+  CHECK(own[0] == "PE[1, 1] = cos(1 / 10000^(0/3))");
+  CHECK(own[1] == "= cos(1) = 0.5403");
+}
