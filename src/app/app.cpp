@@ -2,9 +2,13 @@
 #include "app/app.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
+#include <string_view>
+#include <vector>
 
 #include "app/i18n.h"
+#include "app/text_wrap.h"
 
 namespace ui {
 
@@ -56,11 +60,28 @@ void help_marker(const char* text) {
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
-    ImGui::TextUnformatted(T(text));
-    ImGui::PopTextWrapPos();
+    text_wrapped(T(text), false, ImGui::GetFontSize() * 28.0f);
     ImGui::EndTooltip();
   }
+}
+
+void text_wrapped(const std::string& text, bool disabled, float width) {
+  const float w = width > 0.0f ? width : std::max(1.0f, ImGui::GetContentRegionAvail().x);
+  ImFont* font = ImGui::GetFont();
+  const float size = ImGui::GetFontSize();
+  const auto measure = [&](std::string_view s) {
+    return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
+  };
+  const std::vector<std::string> lines = wrap_lines(text, w, measure);
+  std::string joined;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i) joined += '\n';
+    joined += lines[i];
+  }
+  if (disabled)
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextUnformatted(joined.data(), joined.data() + joined.size());
+  if (disabled) ImGui::PopStyleColor();
 }
 
 void text_wrapped_mono(const std::string& text) {
@@ -138,7 +159,7 @@ void App::frame() {
   ImGui::BeginChild("center", ImVec2(center_w, 0), true);
   if (!state.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.70f, 0.08f, 0.05f, 1.0f));
-    ImGui::TextWrapped("%s %s", T("This change cannot run yet:"), state.error.c_str());
+    text_wrapped(std::string(T("This change cannot run yet:")) + " " + state.error);
     ImGui::PopStyleColor();
     ImGui::TextDisabled("%s", T("The numbers below are from the last scenario that ran."));
   }
@@ -204,9 +225,7 @@ void App::frame() {
   if (!state.notice.empty()) {
     ImGui::OpenPopup("notice");
     if (ImGui::BeginPopupModal("notice", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-      ImGui::TextUnformatted(state.notice.c_str());
-      ImGui::PopTextWrapPos();
+      text_wrapped(state.notice, false, ImGui::GetFontSize() * 30.0f);
       if (ImGui::Button(T("OK"))) {
         state.notice.clear();
         ImGui::CloseCurrentPopup();

@@ -46,6 +46,9 @@ void draw_lesson(AppState& s);
 
 // Shared widgets.
 void help_marker(const char* text);  // "(?)" with a tooltip, as in the ImGui demo
+// Wrapped text, English broken at spaces and Chinese between characters (text_wrap.h);
+// width <= 0 wraps at the right edge of the content region.
+void text_wrapped(const std::string& text, bool disabled = false, float width = 0.0f);
 void text_wrapped_mono(const std::string& text);
 // The batch item selector, shown when the batch has more than one item.
 void batch_selector(AppState& s);

@@ -61,10 +61,7 @@ void draw_details(AppState& s) {
   ImGui::TextUnformatted(T("Behind this cell"));
   if (g_fonts.title) ImGui::PopFont();
   if (!s.hover || s.trace.heads.empty()) {
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("%s",
-                        T("Point at a cell of any matrix to see the arithmetic that produced it."));
-    ImGui::PopTextWrapPos();
+    text_wrapped(T("Point at a cell of any matrix to see the arithmetic that produced it."), true);
     return;
   }
   const CellRef& c = *s.hover;

@@ -16,11 +16,9 @@ void draw_heads(AppState& s, HeatmapRenderer& h) {
   Step shown = s.step;
   if (shown == Step::kInputs || shown == Step::kProjections || shown == Step::kConcat)
     shown = Step::kWeights;
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::Text("%s: %s. %s", T("Showing"), T(step_name(shown)),
-              T("Each head has its own queries and keys, so each can attend to different tokens. "
-                "Click a head to focus it."));
-  ImGui::PopTextWrapPos();
+  text_wrapped(std::string(T("Showing")) + ": " + T(step_name(shown)) + ". " +
+               T("Each head has its own queries and keys, so each can attend to different "
+                 "tokens. Click a head to focus it."));
   batch_selector(s);
   const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.queries.size()) - 1);
   const std::vector<std::string> q = query_labels(s.scenario, b), k = key_labels(s.scenario, b);
@@ -28,11 +26,9 @@ void draw_heads(AppState& s, HeatmapRenderer& h) {
   const int per_row = std::max(1, std::min(H, static_cast<int>(avail / 260.0f)));
   const float w = avail / per_row - ImGui::GetStyle().ItemSpacing.x;
   if (s.lean) {
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("%s", T("This scenario is too large to keep every head's matrices: only "
-                                "the focused head is computed in full. Click another head to "
-                                "compute it."));
-    ImGui::PopTextWrapPos();
+    text_wrapped(T("This scenario is too large to keep every head's matrices: only the focused "
+                   "head is computed in full. Click another head to compute it."),
+                 true);
   }
   for (int i = 0; i < H; ++i) {
     if (s.lean && i != s.head) {

@@ -9,13 +9,9 @@ void draw_lesson(AppState& s) {
   const std::string& text = s.scenario.description.in(language_code());
   if (title.empty() && text.empty()) return;
   if (g_fonts.title) ImGui::PushFont(g_fonts.title);
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(title.c_str());
-  ImGui::PopTextWrapPos();
+  text_wrapped(title);
   if (g_fonts.title) ImGui::PopFont();
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(text.c_str());
-  ImGui::PopTextWrapPos();
+  text_wrapped(text);
   ImGui::Spacing();
   ImGui::Separator();
   ImGui::Spacing();

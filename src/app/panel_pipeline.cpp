@@ -445,9 +445,7 @@ void draw_pipeline(AppState& s, HeatmapRenderer& h) {
   ImGui::SameLine(0, 24);
   batch_selector(s);
   text_wrapped_mono(step_formula(s.step, s.problem));
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(T(step_explanation(s.step, s.problem)));
-  ImGui::PopTextWrapPos();
+  text_wrapped(T(step_explanation(s.step, s.problem)));
   if (s.step == Step::kMasked || s.step == Step::kWeights || s.step == Step::kScaled) {
     ImGui::Checkbox(T("Click a cell to mask it"), &s.mask_by_click);
     help_marker(

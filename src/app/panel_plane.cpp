@@ -33,12 +33,10 @@ void draw_plane(AppState& s) {
   const attn::Matrix& q = ht.q[b];
   const attn::Matrix& k = ht.k[b];
   if (q.cols() != 2 || k.cols() != 2) {
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextUnformatted(
+    text_wrapped(
         T("The 2-D view needs queries and keys of exactly two numbers (per head). "
           "Load the preset \"A 2-D toy\" or set the features d to 2 without "
           "learned projections."));
-    ImGui::PopTextWrapPos();
     return;
   }
   const bool draggable =
@@ -54,13 +52,11 @@ void draw_plane(AppState& s) {
     if (ImGui::RadioButton(ql[i].c_str(), query == i)) query = i;
     ImGui::PopID();
   }
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("%s", draggable
-                                ? T("Drag the tip of an arrow. The key arrows get thicker as "
-                                    "their weight for the chosen query grows.")
-                                : T("These are the projected vectors; turn off projections and "
-                                    "positional encoding to drag them."));
-  ImGui::PopTextWrapPos();
+  text_wrapped(draggable ? T("Drag the tip of an arrow. The key arrows get thicker as their "
+                             "weight for the chosen query grows.")
+                         : T("These are the projected vectors; turn off projections and "
+                             "positional encoding to drag them."),
+               true);
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::max(200.0f, std::min(avail.x * 0.62f, avail.y - 10.0f));

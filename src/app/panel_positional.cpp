@@ -76,13 +76,11 @@ void draw_positional(AppState& s, HeatmapRenderer& h) {
     pe_cols = d;
     pe_base = s.scenario.pe_base;
   }
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(
+  text_wrapped(
       T("Self-attention compares tokens by their vectors only, so on its own it "
         "cannot tell first from last. Sinusoidal positional encoding adds a "
         "different pattern to each position: column pairs 2i and 2i+1 are a "
         "sine and a cosine whose wavelength grows with i."));
-  ImGui::PopTextWrapPos();
   text_wrapped_mono("PE[p, 2i] = sin(p / 10000^(2i/d)),   PE[p, 2i+1] = cos(p / 10000^(2i/d))");
   ImGui::SetNextItemWidth(160.0f);
   ImGui::SliderInt(T("positions"), &positions, 1, 256);
@@ -95,19 +93,22 @@ void draw_positional(AppState& s, HeatmapRenderer& h) {
         "here to see more or fewer frequencies; the scenario keeps its own d."));
   const bool same_d = d == scenario_d;
   const int outlined = same_d ? std::min(n, positions) : 0;
-  ImGui::PushTextWrapPos(0.0f);
+  char note[512];
   if (same_d && outlined == 1)
-    ImGui::TextDisabled("%s", T("The outlined row (position 0) is what this scenario adds to its "
-                                "input when positional encoding is on."));
+    std::snprintf(note, sizeof note, "%s",
+                  T("The outlined row (position 0) is what this scenario adds to its input when "
+                    "positional encoding is on."));
   else if (same_d)
-    ImGui::TextDisabled(T("The outlined rows (positions 0 to %d) are what this scenario adds to "
-                          "its inputs when positional encoding is on."),
-                        outlined - 1);
+    std::snprintf(note, sizeof note,
+                  T("The outlined rows (positions 0 to %d) are what this scenario adds to its "
+                    "inputs when positional encoding is on."),
+                  outlined - 1);
   else
-    ImGui::TextDisabled(T("This scenario has d = %d, so it adds a different table (the "
-                          "frequencies depend on d)."),
-                        scenario_d);
-  ImGui::PopTextWrapPos();
+    std::snprintf(note, sizeof note,
+                  T("This scenario has d = %d, so it adds a different table (the frequencies "
+                    "depend on d)."),
+                  scenario_d);
+  text_wrapped(note, true);
 
   const float avail = ImGui::GetContentRegionAvail().x;
   const float half = avail * 0.5f - 8.0f;
@@ -244,17 +245,13 @@ void draw_positional(AppState& s, HeatmapRenderer& h) {
   float worst_without = 0.0f, worst_with = 0.0f;
   for (float v : e.change_without) worst_without = std::max(worst_without, v);
   for (float v : e.change_with) worst_with = std::max(worst_with, v);
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::Text("%s %s",
-              T("Shuffling the tokens and comparing each token's output row before and after:"),
-              "");
+  text_wrapped(T("Shuffling the tokens and comparing each token's output row before and after:"));
   ImGui::BulletText("%s %.4f", T("without positional encoding, the largest change is"),
                     worst_without);
   ImGui::BulletText("%s %.4f", T("with positional encoding, the largest change is"), worst_with);
-  ImGui::TextDisabled("%s",
-                      T("Without positions, a token's output depends only on which tokens are "
-                        "present, not where: attention is blind to order."));
-  ImGui::PopTextWrapPos();
+  text_wrapped(T("Without positions, a token's output depends only on which tokens are present, "
+                 "not where: attention is blind to order."),
+               true);
 }
 
 }  // namespace ui
