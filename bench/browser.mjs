@@ -8,13 +8,13 @@
 //   node bench/browser.mjs [--site build/wasm/site] [--runs 7]
 //
 // The page runs on SwiftShader (software WebGL), so frame times include software GL calls.
-import { spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
 import { launchChromium } from "../tests/web/browser.mjs";
+import { startSiteServer } from "../tests/web/harness.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -31,18 +31,6 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const fmt = (x, digits = 1) => x.toFixed(digits);
-
-function startServer() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, "scripts/serve.mjs"), "--root", site,
-                                           "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
-    child.stdout.on("data", (chunk) => {
-      const m = /http:\/\/[\d.]+:\d+\//.exec(String(chunk));
-      if (m) resolve({ url: m[0], child });
-    });
-    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
 
 // A seeded uniform [-1, 1) generator (mulberry32), so every run uses the same inputs.
 function random(seed) {
@@ -63,7 +51,7 @@ function bigScenario(n, features, dModel, heads, causal) {
   return { version: 1, x, scoring: "scaled_dot", heads, causal, init: { seed: 1, d_model: dModel } };
 }
 
-const { url, child } = await startServer();
+const { url, child } = await startSiteServer(site);
 const browser = await launchChromium();
 try {
   // Bytes: what the page fetches before its first frame.

@@ -7,14 +7,13 @@
 // CHECK is one of the names in CHECKS below, or "all" to run every check in one browser.
 // Prints one "ok - ..." line per passed check; the first failure prints "FAIL: ..." and exits 1.
 // Every check also fails on a console error or an uncaught page error.
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { launchChromium } from "./browser.mjs";
+import { CheckFailure, fail, ok, startSiteServer } from "./harness.mjs";
 import { decodePng } from "./png.mjs";
 
-const SERVE = fileURLToPath(new URL("../../scripts/serve.mjs", import.meta.url));
 const VIEWPORT = { width: 1400, height: 900 };
 const TIMEOUT_MS = 30000; // for the page to load, or a frame to be drawn
 const TOLERANCE = 1e-5; // WASM SIMD vs native, relative to max(1, |reference|)
@@ -69,16 +68,6 @@ const BAD_SCENARIOS = [
 // Helpers
 //-----------------------------------------------------------------------------
 
-class CheckFailure extends Error {}
-
-function fail(message) {
-  throw new CheckFailure(message);
-}
-
-function ok(message) {
-  console.log(`ok - ${message}`);
-}
-
 function parseArgs(argv) {
   const opts = { checks: [] };
   for (let i = 0; i < argv.length; ++i) {
@@ -92,26 +81,6 @@ function parseArgs(argv) {
     fail(`--site must name the staged site (no index.html in ${opts.site})`);
   }
   return opts;
-}
-
-// Starts scripts/serve.mjs on a free loopback port; resolves with the child and its URL.
-function startServer(root) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SERVE, "--root", root, "--port", "0", "--host", "127.0.0.1"],
-                        { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`serve.mjs did not start: ${out}`)), 10000);
-    child.on("exit", (code) => reject(new Error(`serve.mjs exited with ${code}: ${out}`)));
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (text) => {
-      out += text;
-      const m = /Attention Playground: (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1] });
-      }
-    });
-  });
 }
 
 // A fresh page on the site that collects console errors and page errors.
@@ -641,7 +610,7 @@ try {
   const names = opts.checks.includes("all") ? Object.keys(CHECKS) : opts.checks;
   if (names.length === 0) fail(`name a check: ${Object.keys(CHECKS).join(", ")} or all`);
   for (const name of names) if (!CHECKS[name]) fail(`unknown check "${name}"`);
-  server = await startServer(opts.site);
+  server = await startSiteServer(opts.site);
   browser = await launchChromium();
   for (const name of names) {
     const t0 = Date.now();

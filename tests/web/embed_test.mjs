@@ -21,7 +21,7 @@
 //
 // "exports" runs the NumPy export with /usr/bin/python3 (Debian's python3-numpy); pass
 // --python PATH for another interpreter.
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -29,9 +29,9 @@ import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { launchChromium } from "./browser.mjs";
+import { CheckFailure, fail, ok, startSiteServer } from "./harness.mjs";
 import { decodePng } from "./png.mjs";
 
-const SERVE = fileURLToPath(new URL("../../scripts/serve.mjs", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const VIEWPORT = { width: 1400, height: 900 };
 const READY_MS = 20000; // for a page to become ready
@@ -43,16 +43,6 @@ const PREFIX = "attention-playground:";
 //-----------------------------------------------------------------------------
 // Helpers
 //-----------------------------------------------------------------------------
-
-class CheckFailure extends Error {}
-
-function fail(message) {
-  throw new CheckFailure(message);
-}
-
-function ok(message) {
-  console.log(`ok - ${message}`);
-}
 
 const short = (v, n = 160) => {
   const s = (typeof v === "string" ? v : JSON.stringify(v) ?? String(v)).replace(/\r?\n/g, " / ");
@@ -71,26 +61,6 @@ function parseArgs(argv) {
     fail(`--site must name the staged site (no index.html in ${opts.site})`);
   }
   return opts;
-}
-
-// scripts/serve.mjs on a free loopback port: the playground's origin ("A").
-function startSiteServer(root) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SERVE, "--root", root, "--port", "0", "--host", "127.0.0.1"],
-                        { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`serve.mjs did not start: ${out}`)), 10000);
-    child.on("exit", (code) => reject(new Error(`serve.mjs exited with ${code}: ${out}`)));
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (text) => {
-      out += text;
-      const m = /Attention Playground: (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1].replace(/\/?$/, "/") });
-      }
-    });
-  });
 }
 
 // A plain static server for tests/web/fixtures on another loopback port (another origin).
