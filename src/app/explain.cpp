@@ -215,8 +215,11 @@ std::string step_formula(Step s, const attn::Problem& p) {
                  : T("X: one row per token");
     case Step::kProjections:
       if (p.scoring == attn::Scoring::kAdditive) return "Q = queries,   K = keys,   V = values";
-      return fmt("Q = X%sW_q,   K = X%sW_k,   V = X%sW_v", p.weights.W_q.size() ? kDot : "",
-                 p.weights.W_k.size() ? kDot : "", p.weights.W_v.size() ? kDot : "") +
+      // A missing weight means no projection: that input is used as it is.
+      return fmt("Q = %s,   K = %s,   V = %s",
+                 p.weights.W_q.size() ? fmt("X%sW_q", kDot).c_str() : "queries",
+                 p.weights.W_k.size() ? fmt("X%sW_k", kDot).c_str() : "keys",
+                 p.weights.W_v.size() ? fmt("X%sW_v", kDot).c_str() : "values") +
              (H > 1 ? fmt(T(",   head h takes columns [h%sd/%d, (h+1)%sd/%d)"), kDot, H, kDot, H)
                     : "");
     case Step::kScores:
@@ -264,6 +267,9 @@ std::string step_formula(Step s, const attn::Problem& p) {
     case Step::kConcat:
       if (H == 1)  // O₁ rather than O, which the monospaced font draws much like 0
         return "Output = O" + sub(0) + (p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
+      if (H == 2)
+        return fmt("Output = [O%s | O%s]%s", sub(0).c_str(), sub(1).c_str(),
+                   p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
       return fmt("Output = [O%s | %s | O%s]%s", sub(0).c_str(), "\xe2\x80\xa6", sub(H - 1).c_str(),
                  p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
   }

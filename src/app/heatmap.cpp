@@ -628,11 +628,14 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
     const std::string lo_text = num(lo), hi_text = num(hi);
     const float lo_w = ImGui::CalcTextSize(lo_text.c_str()).x;
     const float hi_w = ImGui::CalcTextSize(hi_text.c_str()).x;
-    // The bar and its two numbers stay inside the widget's width.
+    // The bar and its two numbers stay inside the widget's width: "lo [bar] hi" on one line,
+    // or, when that leaves the bar too short, the bar under the grid and the numbers below it.
     const float room = origin.x + avail.x - g0.x - lo_w - hi_w - 12.0f;
+    const bool stacked = room < 60.0f && g1.x - g0.x >= lo_w + hi_w + 12.0f;
     const float bar_w =
-        std::max(24.0f, std::min({180.0f, room, std::max(80.0f, g1.x - g0.x - 40.0f)}));
-    const ImVec2 bar0(b0.x + lo_w + 6.0f, y + (line_h - bar_h) * 0.5f);
+        stacked ? g1.x - g0.x
+                : std::max(24.0f, std::min({180.0f, room, std::max(80.0f, g1.x - g0.x - 40.0f)}));
+    const ImVec2 bar0(stacked ? g0.x : b0.x + lo_w + 6.0f, y + (line_h - bar_h) * 0.5f);
     const int segments = 20;
     for (int s = 0; s < segments; ++s) {
       const ImU32 a =
@@ -643,9 +646,21 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
                                   ImVec2(bar0.x + bar_w * (s + 1) / segments, bar0.y + bar_h), a, b,
                                   b, a);
     }
-    dl->AddText(b0, dim_col, lo_text.c_str());
-    dl->AddText(ImVec2(bar0.x + bar_w + 6.0f, y), dim_col, hi_text.c_str());
-    float x = bar0.x + bar_w + 12.0f + hi_w;
+    float x;       // where the legend's first line ends
+    float next_y;  // the top of the next free line
+    if (stacked) {
+      const float ny = bar0.y + bar_h + 2.0f;
+      dl->AddText(ImVec2(g0.x, ny), dim_col, lo_text.c_str());
+      dl->AddText(ImVec2(g1.x - hi_w, ny), dim_col, hi_text.c_str());
+      x = g1.x + 6.0f;
+      next_y = ny + line_h + 2.0f;
+      bottom_extra = next_y - (y + line_h * 1.3f);
+    } else {
+      dl->AddText(b0, dim_col, lo_text.c_str());
+      dl->AddText(ImVec2(bar0.x + bar_w + 6.0f, y), dim_col, hi_text.c_str());
+      x = bar0.x + bar_w + 12.0f + hi_w;
+      next_y = y + line_h * 1.3f;
+    }
     bool any_mask = false;
     if (spec.mask)
       for (uint8_t v : *spec.mask) any_mask = any_mask || v;
@@ -657,9 +672,9 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
       x += 10.0f;
       if (x - 10.0f + swatch_w > std::max(g1.x, legend_right)) {
         x = g0.x;
-        sy += line_h * 1.3f;
-        ty += line_h * 1.3f;
-        bottom_extra = line_h * 1.3f;
+        sy = next_y + (line_h - bar_h) * 0.5f;
+        ty = next_y;
+        bottom_extra = next_y + line_h * 1.3f - (y + line_h * 1.3f);
       }
       const ImVec2 s0(x, sy), s1(x + bar_h * 1.6f, sy + bar_h);
       dl->AddRectFilled(s0, s1, IM_COL32(204, 207, 212, 255));
@@ -673,7 +688,7 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
       legend_right = std::max(legend_right, x);
     }
     if (zoomable) {
-      const float after = bottom_extra > 0.0f ? bar0.x + bar_w + 6.0f + hi_w : x;
+      const float after = bottom_extra > 0.0f ? (stacked ? g1.x : bar0.x + bar_w + 6.0f + hi_w) : x;
       ImGui::SetCursorScreenPos(ImVec2(std::max(after + 12.0f, g1.x - 150.0f), y - 2.0f));
       ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(5, 0));
       if (ImGui::SmallButton("\xe2\x88\x92")) view.zoom = std::max(1.0f, view.zoom * 0.8f);

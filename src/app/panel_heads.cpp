@@ -19,6 +19,14 @@ void draw_heads(AppState& s, HeatmapRenderer& h) {
   text_wrapped(std::string(T("Showing")) + ": " + T(step_name(shown)) + ". " +
                T("Each head has its own queries and keys, so each can attend to different "
                  "tokens. Click a head to focus it."));
+  // Which matrix each head shows: the same as the step-by-step view's step.
+  for (const Step st :
+       {Step::kScores, Step::kScaled, Step::kMasked, Step::kWeights, Step::kOutput}) {
+    if (st != Step::kScores) ImGui::SameLine();
+    char label[96];
+    std::snprintf(label, sizeof label, "%s##shown", T(step_name(st)));
+    if (ImGui::RadioButton(label, shown == st)) s.set_step(static_cast<int>(st));
+  }
   batch_selector(s);
   const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.queries.size()) - 1);
   const std::vector<std::string> q = query_labels(s.scenario, b), k = key_labels(s.scenario, b);

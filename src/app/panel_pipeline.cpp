@@ -91,6 +91,36 @@ void operator_sign(const char* sign, float height) {
   ImGui::SameLine();
 }
 
+// Widths for heatmaps side by side in `total` pixels, so that their cells come out the same
+// size: each gets room for its row labels (as HeatmapRenderer::draw lays them out) and a
+// share of the pixels in proportion to its columns.
+struct Shape {
+  int cols;
+  const std::vector<std::string>* row_labels;
+};
+std::vector<float> widths_in_row(float total, std::initializer_list<Shape> shapes) {
+  const float line_h = ImGui::GetTextLineHeight();
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  std::vector<float> label_w;
+  float fixed = 0.0f;
+  int cols = 0;
+  for (const Shape& sh : shapes) {
+    float w = line_h * 1.5f;
+    if (sh.row_labels)
+      for (const std::string& l : *sh.row_labels)
+        w = std::max(w, ImGui::CalcTextSize(l.c_str()).x + 8.0f);
+    label_w.push_back(w);
+    fixed += w + spacing;
+    cols += std::max(sh.cols, 1);
+  }
+  const float cell = std::max(1.0f, (total - fixed) / std::max(cols, 1));
+  std::vector<float> out;
+  size_t i = 0;
+  for (const Shape& sh : shapes)
+    out.push_back(label_w[i++] + spacing + std::max(sh.cols, 1) * cell);
+  return out;
+}
+
 HeatmapSpec spec(const char* id, const attn::Matrix& m, const std::vector<std::string>* rows,
                  const std::vector<std::string>* cols, Palette p, ImVec2 size) {
   HeatmapSpec sp;
@@ -291,8 +321,14 @@ void view_projections(Ctx& c, ImVec2 avail) {
     const attn::Matrix& x = (*r.x)[c.b];
     in_dims = numbered("d", static_cast<int>(x.cols()));
     const bool projected = r.W && r.W->size();
-    const float third = (avail.x - 80.0f) / 3.0f;
-    HeatmapSpec xs = spec(r.x_id, x, r.labels, &in_dims, Palette::kDiverging, ImVec2(third, row_h));
+    const int out_cols = static_cast<int>((*r.out)[c.b].cols());
+    const std::vector<float> w =
+        projected ? widths_in_row(avail.x - 80.0f, {{static_cast<int>(x.cols()), r.labels},
+                                                    {static_cast<int>(r.W->cols()), &in_dims},
+                                                    {out_cols, r.labels}})
+                  : widths_in_row(avail.x - 40.0f,
+                                  {{static_cast<int>(x.cols()), r.labels}, {out_cols, r.labels}});
+    HeatmapSpec xs = spec(r.x_id, x, r.labels, &in_dims, Palette::kDiverging, ImVec2(w[0], row_h));
     xs.legend = false;
     if (hov && hov->kind == r.out_kind) xs.highlight_row = hov->row;
     char caption[64];
@@ -305,7 +341,7 @@ void view_projections(Ctx& c, ImVec2 avail) {
       operator_sign("\xc2\xb7", row_h * 0.5f);
       model_dims = numbered("m", static_cast<int>(r.W->cols()));
       HeatmapSpec ws =
-          spec(r.w_id, *r.W, &in_dims, &model_dims, Palette::kDiverging, ImVec2(third, row_h));
+          spec(r.w_id, *r.W, &in_dims, &model_dims, Palette::kDiverging, ImVec2(w[1], row_h));
       ws.legend = false;
       if (hov && hov->kind == r.out_kind)
         ws.highlight_col = hov->head * static_cast<int>((*r.out)[c.b].cols()) + hov->col;
@@ -315,7 +351,7 @@ void view_projections(Ctx& c, ImVec2 avail) {
     operator_sign(projected ? "=" : "\xe2\x86\x92", row_h * 0.5f);
     head_dims = numbered("c", static_cast<int>((*r.out)[c.b].cols()));
     HeatmapSpec os = spec(r.out_id, (*r.out)[c.b], r.labels, &head_dims, Palette::kDiverging,
-                          ImVec2(third, row_h));
+                          ImVec2(w.back(), row_h));
     os.legend = false;
     char out_caption[64];
     if (s.scenario.heads > 1)
@@ -377,9 +413,12 @@ void view_output(Ctx& c, ImVec2 avail) {
   static std::vector<std::string> dims;
   dims = numbered("c", static_cast<int>(c.ht.v[c.b].cols()));
   const CellRef* hov = hovered_on(s, {MatrixKind::kHeadOutput});
-  const float w = (avail.x - 80.0f) / 3.0f;
+  const std::vector<float> w =
+      widths_in_row(avail.x - 80.0f, {{static_cast<int>(c.ht.weights[c.b].cols()), &c.q_labels},
+                                      {static_cast<int>(c.ht.v[c.b].cols()), &c.k_labels},
+                                      {static_cast<int>(c.ht.output[c.b].cols()), &c.q_labels}});
   HeatmapSpec ws = spec("w", c.ht.weights[c.b], &c.q_labels, &c.k_labels, Palette::kSequential,
-                        ImVec2(w, avail.y));
+                        ImVec2(w[0], avail.y));
   if (!s.problem.hard && s.problem.dropout_p == 0.0f) ws.fixed_range = true;
   ws.lo = 0.0f;
   ws.hi = 1.0f;
@@ -388,12 +427,12 @@ void view_output(Ctx& c, ImVec2 avail) {
   block(c, "W", ws, MatrixKind::kWeights);
   operator_sign("\xc2\xb7", avail.y * 0.5f);
   HeatmapSpec vs =
-      spec("v", c.ht.v[c.b], &c.k_labels, &dims, Palette::kDiverging, ImVec2(w, avail.y));
+      spec("v", c.ht.v[c.b], &c.k_labels, &dims, Palette::kDiverging, ImVec2(w[1], avail.y));
   if (hov) vs.highlight_col = hov->col;
   block(c, s.scenario.heads > 1 ? "V_h" : "V", vs, MatrixKind::kV);
   operator_sign("=", avail.y * 0.5f);
   block(c, s.scenario.heads > 1 ? "O_h" : "O",
-        spec("o", c.ht.output[c.b], &c.q_labels, &dims, Palette::kDiverging, ImVec2(w, avail.y)),
+        spec("o", c.ht.output[c.b], &c.q_labels, &dims, Palette::kDiverging, ImVec2(w[2], avail.y)),
         MatrixKind::kHeadOutput);
 }
 
@@ -404,20 +443,25 @@ void view_concat(Ctx& c, ImVec2 avail) {
   dims_concat = numbered("c", attn::batch_cols(t.concat));
   dims_out = numbered("d", attn::batch_cols(t.output));
   const bool wo = s.problem.weights.W_o.size() > 0;
-  const float w = wo ? (avail.x - 80.0f) / 3.0f : std::min(avail.x * 0.6f, 600.0f);
+  const int n_concat = attn::batch_cols(t.concat), n_out = attn::batch_cols(t.output);
+  const std::vector<float> w =
+      wo ? widths_in_row(avail.x - 80.0f,
+                         {{n_concat, &c.q_labels}, {n_out, &dims_concat}, {n_out, &c.q_labels}})
+         : std::vector<float>{std::min(avail.x * 0.6f, 600.0f)};
   block(c, s.scenario.heads > 1 ? T("concat [O_1 | ... | O_H]") : "O_1",
         spec("concat", t.concat[c.b], &c.q_labels, &dims_concat, Palette::kDiverging,
-             ImVec2(w, avail.y)),
+             ImVec2(w[0], avail.y)),
         MatrixKind::kConcat);
   if (!wo) return;
   operator_sign("\xc2\xb7", avail.y * 0.5f);
   block(c, "W_o",
         spec("wo", s.problem.weights.W_o, &dims_concat, &dims_out, Palette::kDiverging,
-             ImVec2(w, avail.y)),
+             ImVec2(w[1], avail.y)),
         MatrixKind::kWo);
   operator_sign("=", avail.y * 0.5f);
   block(c, T("output"),
-        spec("out", t.output[c.b], &c.q_labels, &dims_out, Palette::kDiverging, ImVec2(w, avail.y)),
+        spec("out", t.output[c.b], &c.q_labels, &dims_out, Palette::kDiverging,
+             ImVec2(w[2], avail.y)),
         MatrixKind::kOutput);
 }
 

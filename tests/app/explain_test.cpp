@@ -232,6 +232,18 @@ TEST_CASE("the mask, concat and dropout formulas carry the scenario's numbers", 
   m.weights.W_o = Matrix::Constant(6, 2, 0.5f);
   CHECK(ui::step_formula(ui::Step::kConcat, m) ==
         "Output = [O\xe2\x82\x81 | \xe2\x80\xa6 | O\xe2\x82\x83]\xc2\xb7W_o");
+  // Projections: X·W where there is a weight, the input as it is where there is none.
+  CHECK(ui::step_formula(ui::Step::kProjections, m) ==
+        "Q = queries,   K = keys,   V = values,   head h takes columns [h\xc2\xb7"
+        "d/3, (h+1)\xc2\xb7"
+        "d/3)");
+  m.weights.W_q = m.weights.W_k = Matrix::Constant(6, 6, 0.1f);
+  CHECK_THAT(ui::step_formula(ui::Step::kProjections, m),
+             Catch::StartsWith("Q = X\xc2\xb7W_q,   K = X\xc2\xb7W_k,   V = values"));
+  m.weights.W_q = m.weights.W_k = Matrix();
+  m.heads = 2;  // both heads named: [O₁ | O₂]
+  CHECK(ui::step_formula(ui::Step::kConcat, m) ==
+        "Output = [O\xe2\x82\x81 | O\xe2\x82\x82]\xc2\xb7W_o");
 
   m.dropout_p = 0.25f;
   CHECK_THAT(ui::step_formula(ui::Step::kWeights, m), Catch::Contains("dropout p = 0.25"));
