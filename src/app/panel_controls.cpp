@@ -198,7 +198,13 @@ void section_masks(AppState& s) {
   if (shown(s, "mask_value")) {
     const bool inf = std::isinf(sc.mask_value);
     ImGui::TextUnformatted(T("masked scores become"));
-    ImGui::SameLine();
+    // The two choices and the (?) follow on the same line when they fit, else on the next.
+    const float choices = ImGui::CalcTextSize(
+                              "\xe2\x88\x92"
+                              "1e6 \xe2\x88\x92\xe2\x88\x9e (?)")
+                              .x +
+                          4.0f * ImGui::GetFrameHeight() + 3.0f * ImGui::GetStyle().ItemSpacing.x;
+    if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x > choices) ImGui::SameLine();
     if (ImGui::RadioButton("\xe2\x88\x92"
                            "1e6",
                            !inf)) {
