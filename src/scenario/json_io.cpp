@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -26,10 +27,22 @@ using nlohmann::json;
 std::string format_float(float v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  // Negative zero keeps its sign through JSON readers only as a float: "-0" reads as the
+  // integer 0 (nlohmann, Python), "-0.0" as -0.0.
+  if (v == 0.0f) return std::signbit(v) ? "-0.0" : "0";
   char buf[32];
   for (int precision = 1; precision <= 9; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(v));
     if (std::strtof(buf, nullptr) == v) break;
+  }
+  // %g writes 10 as "1e+01": between 1e-4 and 1e5 a plain decimal reads better.
+  const float a = std::fabs(v);
+  if (std::strchr(buf, 'e') && a >= 1e-4f && a < 1e5f) {
+    char plain[48];
+    for (int decimals = 0; decimals <= 12; ++decimals) {
+      std::snprintf(plain, sizeof plain, "%.*f", decimals, static_cast<double>(v));
+      if (std::strtof(plain, nullptr) == v) return plain;
+    }
   }
   return buf;
 }
@@ -481,7 +494,7 @@ class PathTrackingSax {
       if (f.array) {
         path += "[" + std::to_string(last ? f.count : f.count - 1) + "]";
       } else {
-        path += (path.empty() ? "" : ".") + f.key;
+        path += (path.empty() ? "" : ".") + printable_key(f.key);
       }
     }
     return path.empty() ? "scenario" : path;

@@ -43,7 +43,7 @@ TEST_CASE("matrix_csv writes a header, labelled rows and CRLF line ends", "[expo
   CHECK(scenario::matrix_csv(m, {"the", "cat"}, {"a", "b", "c"}) ==
         ",a,b,c\r\n"
         "the,0.1,-2,1e-07\r\n"
-        "cat,3,0.5,1e+02\r\n");
+        "cat,3,0.5,100\r\n");
 }
 
 TEST_CASE("matrix_csv generates missing labels from the prefixes", "[export][csv]") {

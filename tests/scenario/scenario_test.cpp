@@ -95,6 +95,9 @@ TEST_CASE("non-finite and out-of-range numbers", "[scenario][bad]") {
         "x[1][0][1]: is not a finite number");
   CHECK(error_of(R"({"version": 1, "x": [[1, 2]], "temperature": 1e999})") ==
         "temperature: is not a finite number");
+  // A key with a line break in the path of such a number is quoted: the error stays one line.
+  CHECK(error_of(R"({"version": 1, "odd\nkey": {"a b": 1e999}})") ==
+        R"("odd\nkey"."a b": is not a finite number)");
   CHECK(error_of(R"({"version": 1, "x": [[1e39, 1]]})") ==
         "x[0][0]: is 1e+39, outside the float32 range");
   CHECK(error_of(with(R"("W_q": [[1, 2], [NaN, 1]])")).rfind("json: parse error", 0) == 0);
@@ -220,6 +223,12 @@ TEST_CASE("format_float writes the shortest text that reads back exactly", "[sce
   CHECK(scenario::format_float(0.1f) == "0.1");
   CHECK(scenario::format_float(-1e6f) == "-1e+06");
   CHECK(scenario::format_float(3.0f) == "3");
+  CHECK(scenario::format_float(10.0f) == "10");  // not %g's "1e+01"
+  CHECK(scenario::format_float(250.0f) == "250");
+  CHECK(scenario::format_float(0.0005f) == "0.0005");
+  CHECK(scenario::format_float(1e-5f) == "1e-05");
+  CHECK(scenario::format_float(0.0f) == "0");
+  CHECK(scenario::format_float(-0.0f) == "-0.0");  // "-0" would read back as the integer 0
   CHECK(scenario::format_float(-INFINITY) == "-inf");
   for (uint64_t i = 0; i < 2000; ++i) {
     const float v = static_cast<float>((attn::uniform01(99, i) - 0.5) * std::pow(10.0, i % 13 - 6));
