@@ -12,6 +12,7 @@ packages=(
   libeigen3-dev libglfw3-dev catch2 libsimde-dev nlohmann-json3-dev
   libgl-dev chromium xvfb xauth libgl1-mesa-dri libglx-mesa0 python3-numpy
   python3-fonttools fonts-dejavu-core fonts-wqy-microhei
+  clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizers' runtimes for the fuzz preset
 )
 
 missing=()

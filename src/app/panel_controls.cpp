@@ -271,7 +271,7 @@ void section_heads(AppState& s) {
     for (int h = 1; h <= std::min(width, 16); ++h) {
       if (width % h) continue;
       ImGui::SameLine();
-      char label[16];
+      char label[24];
       std::snprintf(label, sizeof label, "%d##heads", h);
       if (ImGui::RadioButton(label, sc.heads == h) && set_heads(&sc, h)) s.changed();
     }
