@@ -142,7 +142,10 @@ void App::frame() {
 
   const float width = ImGui::GetContentRegionAvail().x;
   const bool wide = width >= 1000.0f;
-  const bool show_controls = state.visible(Panel::kControls);
+  // Phones and narrow frames: one column; the lesson and the controls become a tab.
+  const bool narrow = width < 720.0f;
+  const bool controls_tab = narrow && state.visible(Panel::kControls);
+  const bool show_controls = state.visible(Panel::kControls) && !narrow;
   const bool show_details = state.visible(Panel::kDetails) && wide;
   const float left_w = show_controls ? std::clamp(width * 0.24f, 250.0f, 330.0f) : 0.0f;
   const float right_w = show_details ? std::clamp(width * 0.25f, 280.0f, 380.0f) : 0.0f;
@@ -164,8 +167,9 @@ void App::frame() {
     ImGui::TextDisabled("%s", T("The numbers below are from the last scenario that ran."));
   }
   const bool tabs = state.visible(Panel::kHeads) || state.visible(Panel::kPositional) ||
-                    state.visible(Panel::kPlane);
-  if (tabs && ImGui::BeginTabBar("views")) {
+                    state.visible(Panel::kPlane) || controls_tab;
+  // Narrow: the tabs keep their names and scroll instead of shrinking to "Ste…".
+  if (tabs && ImGui::BeginTabBar("views", narrow ? ImGuiTabBarFlags_FittingPolicyScroll : 0)) {
     if (ImGui::BeginTabItem(T("Step by step"))) {
       draw_pipeline(state, heatmaps);
       ImGui::EndTabItem();
@@ -180,6 +184,13 @@ void App::frame() {
     }
     if (state.visible(Panel::kPlane) && ImGui::BeginTabItem(T("2-D view"))) {
       draw_plane(state);
+      ImGui::EndTabItem();
+    }
+    if (controls_tab && ImGui::BeginTabItem(T("Lesson and controls"))) {
+      ImGui::BeginChild("controls");
+      if (state.visible(Panel::kLesson)) draw_lesson(state);
+      draw_controls(state);
+      ImGui::EndChild();
       ImGui::EndTabItem();
     }
     ImGui::EndTabBar();

@@ -18,6 +18,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"All heads", "所有头"},
     {"Positional encoding", "位置编码"},
     {"2-D view", "二维视图"},
+    {"Lesson and controls", "课程与设置"},
     {"This change cannot run yet:", "这个改动暂时无法运行："},
     {"The numbers below are from the last scenario that ran.",
      "下面的数字来自上一次成功运行的场景。"},
@@ -236,7 +237,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Each query may only look at keys at or before its own position, as in a decoder.",
      "每个查询只能看它自己及之前位置的键，就像解码器一样。"},
     {"local window", "局部窗口"},
-    {"masked scores become", "被掩蔽的分数变成"},
+    {"masked scores", "被掩蔽的分数"},
     {"With -1e6 a row whose keys are all masked gets uniform weights; with -infinity its weights "
      "are undefined (NaN).",
      "用 -1e6 时，所有键都被掩蔽的一行得到均匀权重；用负无穷时，它的权重没有定义（NaN）。"},

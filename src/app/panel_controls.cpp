@@ -197,14 +197,13 @@ void section_masks(AppState& s) {
   }
   if (shown(s, "mask_value")) {
     const bool inf = std::isinf(sc.mask_value);
-    ImGui::TextUnformatted(T("masked scores become"));
-    // The two choices and the (?) follow on the same line when they fit, else on the next.
-    const float choices = ImGui::CalcTextSize(
-                              "\xe2\x88\x92"
-                              "1e6 \xe2\x88\x92\xe2\x88\x9e (?)")
-                              .x +
-                          4.0f * ImGui::GetFrameHeight() + 3.0f * ImGui::GetStyle().ItemSpacing.x;
-    if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x > choices) ImGui::SameLine();
+    ImGui::TextUnformatted(T("masked scores"));
+    // The two choices and the (?) follow on the same line when they fit (by their width as
+    // drawn last time), else on the next.
+    static float choices_w = 0.0f;
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < choices_w) ImGui::NewLine();
+    const float choices_x = ImGui::GetCursorScreenPos().x;
     if (ImGui::RadioButton("\xe2\x88\x92"
                            "1e6",
                            !inf)) {
@@ -219,6 +218,7 @@ void section_masks(AppState& s) {
     help_marker(
         "With -1e6 a row whose keys are all masked gets uniform weights; with -infinity "
         "its weights are undefined (NaN).");
+    choices_w = ImGui::GetItemRectMax().x - choices_x;
   }
   if (shown(s, "masked_cells") && !sc.masked_cells.empty()) {
     ImGui::Text("%s: %d", T("cells masked by hand"), static_cast<int>(sc.masked_cells.size()));

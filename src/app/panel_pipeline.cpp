@@ -170,7 +170,13 @@ void step_bar(AppState& s) {
     if (current) ImGui::PopStyleColor(3);
     if (compact && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", T(step_name(st)));
   }
-  ImGui::SameLine(0, 16);
+  // ◀ ▶ Play Export follow on the same line when they fit, else on the next.
+  const float rest = 2.0f * ImGui::GetFrameHeight() + ImGui::CalcTextSize(T("Pause")).x +
+                     ImGui::CalcTextSize(T("Export")).x + 4.0f * ImGui::GetStyle().FramePadding.x +
+                     56.0f;
+  if (ImGui::GetContentRegionMax().x - ImGui::GetItemRectMax().x + ImGui::GetWindowPos().x >
+      rest + 16.0f)
+    ImGui::SameLine(0, 16);
   ImGui::BeginDisabled(s.step == Step::kInputs);
   if (ImGui::ArrowButton("prev", ImGuiDir_Left)) s.set_step(static_cast<int>(s.step) - 1);
   ImGui::EndDisabled();
@@ -368,29 +374,33 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, const char* caption, const 
                                MatrixKind kind, bool masked_look) {
   AppState& s = c.s;
   static std::vector<std::string> dims_q, dims_k;
-  const float left = std::min(avail.x * 0.3f, 300.0f);
+  // On a narrow screen the step's own matrix takes the whole width; Q and K stay one step back.
+  const bool with_qk = avail.x >= 520.0f;
+  const float left = with_qk ? std::min(avail.x * 0.3f, 300.0f) : 0.0f;
   const CellRef* hov = hovered_on(
       s, {MatrixKind::kScores, MatrixKind::kScaled, MatrixKind::kMasked, MatrixKind::kWeights});
-  ImGui::BeginGroup();
-  dims_q = numbered("c", static_cast<int>(c.ht.q[c.b].cols()));
-  dims_k = numbered("c", static_cast<int>(c.ht.k[c.b].cols()));
-  HeatmapSpec q = spec("qh", c.ht.q[c.b], &c.q_labels, &dims_q, Palette::kDiverging,
-                       ImVec2(left, avail.y * 0.45f));
-  q.legend = false;
-  q.max_cell_px = 34.0f;
-  if (hov) q.highlight_row = hov->row;
-  block(c, s.scenario.heads > 1 ? "Q_h" : "Q", q, MatrixKind::kQ);
-  HeatmapSpec k = spec("kh", c.ht.k[c.b], &c.k_labels, &dims_k, Palette::kDiverging,
-                       ImVec2(left, avail.y * 0.45f));
-  k.legend = false;
-  k.max_cell_px = 34.0f;
-  if (hov) k.highlight_row = hov->col;
-  block(c, s.scenario.heads > 1 ? "K_h" : "K", k, MatrixKind::kK);
-  ImGui::EndGroup();
-  ImGui::SameLine(0, 24);
+  if (with_qk) {
+    ImGui::BeginGroup();
+    dims_q = numbered("c", static_cast<int>(c.ht.q[c.b].cols()));
+    dims_k = numbered("c", static_cast<int>(c.ht.k[c.b].cols()));
+    HeatmapSpec q = spec("qh", c.ht.q[c.b], &c.q_labels, &dims_q, Palette::kDiverging,
+                         ImVec2(left, avail.y * 0.45f));
+    q.legend = false;
+    q.max_cell_px = 34.0f;
+    if (hov) q.highlight_row = hov->row;
+    block(c, s.scenario.heads > 1 ? "Q_h" : "Q", q, MatrixKind::kQ);
+    HeatmapSpec k = spec("kh", c.ht.k[c.b], &c.k_labels, &dims_k, Palette::kDiverging,
+                         ImVec2(left, avail.y * 0.45f));
+    k.legend = false;
+    k.max_cell_px = 34.0f;
+    if (hov) k.highlight_row = hov->col;
+    block(c, s.scenario.heads > 1 ? "K_h" : "K", k, MatrixKind::kK);
+    ImGui::EndGroup();
+    ImGui::SameLine(0, 24);
+  }
   HeatmapSpec main = spec("main", m, &c.q_labels, &c.k_labels,
                           kind == MatrixKind::kWeights ? Palette::kSequential : Palette::kDiverging,
-                          ImVec2(avail.x - left - 24, avail.y));
+                          ImVec2(avail.x - (with_qk ? left + 24 : 0), avail.y));
   main.row_axis = T("queries");
   main.col_axis = T("keys");
   if (kind == MatrixKind::kWeights && !s.problem.hard && s.problem.dropout_p == 0.0f) {

@@ -12,7 +12,22 @@ void draw_top_bar(AppState& s) {
   if (g_fonts.title) ImGui::PopFont();
   ImGui::PopStyleColor();
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.75f, 0.79f, 0.88f, 1.0f));
-  const std::string& title = s.scenario.title.in(language_code());
+  // The lesson's title, shortened with "…" to leave room for the language switch.
+  std::string title = s.scenario.title.in(language_code());
+  const float switch_w = s.control_hidden("language")
+                             ? 0.0f
+                             : ImGui::CalcTextSize("English  \xe4\xb8\xad\xe6\x96\x87").x + 40.0f;
+  const float room = ImGui::GetWindowWidth() - switch_w - ImGui::GetCursorPosX() - 48.0f;
+  if (ImGui::CalcTextSize(title.c_str()).x > room) {
+    while (!title.empty() && ImGui::CalcTextSize((title + "\xe2\x80\xa6").c_str()).x > room) {
+      do title.pop_back();  // whole UTF-8 characters
+      while (!title.empty() && (static_cast<unsigned char>(title.back()) & 0xC0) == 0x80);
+      if (!title.empty() && (static_cast<unsigned char>(title.back()) & 0xC0) == 0xC0)
+        title.pop_back();
+    }
+    // A few letters and "…" say nothing: then no title at all.
+    title = title.size() < 12 ? std::string() : title + "\xe2\x80\xa6";
+  }
   if (!title.empty()) {
     ImGui::SameLine(0, 24);
     ImGui::TextUnformatted(title.c_str());
