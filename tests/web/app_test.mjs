@@ -84,8 +84,8 @@ function parseArgs(argv) {
 }
 
 // A fresh page on the site that collects console errors and page errors.
-async function openPage(browser, url) {
-  const page = await browser.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+async function openPage(browser, url, { viewport = VIEWPORT, dpr = 1 } = {}) {
+  const page = await browser.newPage({ viewport, deviceScaleFactor: dpr });
   page.problems = [];
   page.on("console", (m) => {
     if (m.type() === "error") page.problems.push(`console error: ${m.text()}`);
@@ -582,6 +582,33 @@ async function checkInput({ page, opts }) {
   ok(`touch: a one-finger drag edits an input cell (x[0][1][2] ${before} → ${after})`);
 }
 
+// A phone (390 × 844 CSS pixels at devicePixelRatio 2): the canvas is sharp (device pixels),
+// the page is one column, and the step's matrix gets most of the width.
+async function checkNarrow({ browser, url, pages }) {
+  const viewport = { width: 390, height: 844 };
+  const phone = await openPage(browser, `${url}?preset=padded_batch&step=5`, { viewport, dpr: 2 });
+  pages.push(phone);
+  const canvas = await phone.evaluate(() => {
+    const c = document.getElementById("canvas");
+    return { width: c.width, height: c.height };
+  });
+  if (canvas.width !== 2 * viewport.width || canvas.height !== 2 * viewport.height) {
+    fail(`at devicePixelRatio 2 the canvas is ${canvas.width}×${canvas.height} device pixels, ` +
+         `expected ${2 * viewport.width}×${2 * viewport.height}`);
+  }
+  await waitForFrames(phone);
+  const grids = await currentGrids(phone);
+  const main = grids.main;
+  if (!main) fail(`no "main" heatmap at step 6 on a phone (drawn: ${Object.keys(grids).join(", ") || "none"})`);
+  if (grids.qh || grids.kh) fail("on a phone the weights step still draws the Q and K columns beside it");
+  const share = (main.x1 - main.x0) / viewport.width;
+  if (share < 0.5) fail(`on a phone the weights take ${(100 * share).toFixed(0)}% of the width, expected ≥ 50%`);
+  const img = decodePng(await phone.screenshot());
+  if (img.width !== 2 * viewport.width) fail(`the screenshot is ${img.width} pixels wide, expected ${2 * viewport.width}`);
+  ok(`narrow: a 390×844 phone at devicePixelRatio 2 gets a ${canvas.width}×${canvas.height} canvas; ` +
+     `the weights take ${(100 * share).toFixed(0)}% of the width, without the Q and K columns`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -591,6 +618,7 @@ const CHECKS = {
   steps: checkSteps,
   link: checkLink,
   input: checkInput,
+  narrow: checkNarrow,
 };
 
 //-----------------------------------------------------------------------------
