@@ -53,6 +53,7 @@ std::string AppState::set_scenario(const scenario::Scenario& s) {
   if (!e.empty()) return e;
   scenario = s;
   preset = -1;
+  edited = false;
   batch = std::min(batch, std::max(0, scenario.batch() - 1));
   head = std::min(head, std::max(0, scenario.heads - 1));
   recompute();

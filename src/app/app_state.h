@@ -43,7 +43,11 @@ struct AppState {
   std::vector<std::vector<uint8_t>> masks;  // per batch item, n_q × n_k, 1 = masked
 
   // Call after editing `scenario` in place; the recompute happens once, before the next frame.
-  void changed() { dirty_ = true; }
+  void changed() {
+    dirty_ = true;
+    edited = true;
+  }
+  bool edited = false;  // the learner has changed the scenario since it was set or loaded
   // Validates and, when valid, recomputes now. Returns "" or the error (state unchanged then).
   std::string set_scenario(const scenario::Scenario& s);
   std::string set_scenario_json(const std::string& json);

@@ -1,4 +1,7 @@
-// "About this scenario": the preset's title and description in the current language.
+// "About this scenario": the preset's title and description in the current language, and
+// buttons to the steps its tour has notes on.
+#include <cstdio>
+
 #include "app/app.h"
 #include "app/i18n.h"
 
@@ -12,6 +15,22 @@ void draw_lesson(AppState& s) {
   text_wrapped(title);
   if (g_fonts.title) ImGui::PopFont();
   text_wrapped(text);
+  // The lesson's notes, one button per step that has one.
+  if (!s.scenario.tour.empty()) {
+    ImGui::Spacing();
+    ImGui::TextDisabled("%s", T("Notes on steps"));
+    for (const scenario::TourStop& stop : s.scenario.tour) {
+      ImGui::SameLine();
+      char label[64];
+      std::snprintf(label, sizeof label, "%d##tour%d", stop.step + 1, stop.step);
+      const bool here = static_cast<int>(s.step) == stop.step;
+      if (here) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.84f, 0.97f, 1.0f));
+      if (ImGui::SmallButton(label)) s.set_step(stop.step);
+      if (here) ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", T(step_name(static_cast<Step>(stop.step))));
+    }
+  }
   ImGui::Spacing();
   ImGui::Separator();
   ImGui::Spacing();

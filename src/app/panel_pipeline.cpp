@@ -121,6 +121,33 @@ std::vector<float> widths_in_row(float total, std::initializer_list<Shape> shape
   return out;
 }
 
+// The lesson's note on this step, in a tinted box with an accent bar on its left.
+void lesson_note(const AppState& s, const std::string& text) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float pad = 8.0f;
+  dl->ChannelsSplit(2);
+  dl->ChannelsSetCurrent(1);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::Indent(pad + 4.0f);
+  ImGui::Dummy(ImVec2(0, pad * 0.25f));
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.11f, 0.31f, 0.66f, 1.0f));
+  ImGui::TextUnformatted(T("In this lesson"));
+  ImGui::PopStyleColor();
+  text_wrapped(text, false, ImGui::GetContentRegionAvail().x - pad);
+  if (s.edited)
+    text_wrapped(T("(written for the lesson as it was loaded: Reset to the preset to see its "
+                   "numbers again)"),
+                 true, ImGui::GetContentRegionAvail().x - pad);
+  ImGui::Dummy(ImVec2(0, pad * 0.25f));
+  ImGui::Unindent(pad + 4.0f);
+  const ImVec2 p1(p0.x + ImGui::GetContentRegionAvail().x, ImGui::GetItemRectMax().y);
+  dl->ChannelsSetCurrent(0);
+  dl->AddRectFilled(p0, p1, IM_COL32(232, 240, 252, 255), 4.0f);
+  dl->AddRectFilled(p0, ImVec2(p0.x + 4.0f, p1.y), IM_COL32(46, 99, 201, 255), 2.0f);
+  dl->ChannelsMerge();
+  ImGui::Spacing();
+}
+
 HeatmapSpec spec(const char* id, const attn::Matrix& m, const std::vector<std::string>* rows,
                  const std::vector<std::string>* cols, Palette p, ImVec2 size) {
   HeatmapSpec sp;
@@ -500,6 +527,8 @@ void draw_pipeline(AppState& s, HeatmapRenderer& h) {
   batch_selector(s);
   text_wrapped_mono(step_formula(s.step, s.problem));
   text_wrapped(T(step_explanation(s.step, s.problem)));
+  for (const scenario::TourStop& stop : s.scenario.tour)
+    if (stop.step == static_cast<int>(s.step)) lesson_note(s, stop.text.in(language_code()));
   if (s.step == Step::kMasked || s.step == Step::kWeights || s.step == Step::kScaled) {
     ImGui::Checkbox(T("Click a cell to mask it"), &s.mask_by_click);
     help_marker(

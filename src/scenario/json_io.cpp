@@ -258,6 +258,35 @@ attn::Scoring read_scoring(const json& v) {
                       ", expected one of dot, scaled_dot, additive, general, cosine");
 }
 
+// "tour": [{"step": 5, "text": "..." or {"en": ..., "zh": ...}}, ...], one note per step.
+std::vector<TourStop> read_tour(const json& v) {
+  const std::string field = "tour";
+  if (!v.is_array())
+    fail(field, "must be an array of {\"step\": 5, \"text\": ...}, got " + type_name(v));
+  if (v.size() > static_cast<size_t>(kMaxTourStops))
+    fail(field, "has " + std::to_string(v.size()) + " notes, more than the limit " +
+                    std::to_string(kMaxTourStops));
+  std::vector<TourStop> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string item = idx(field, i);
+    const json& e = v[i];
+    if (!e.is_object())
+      fail(item, "must be an object {\"step\": 5, \"text\": ...}, got " + type_name(e));
+    check_keys(e, item, {"step", "text"});
+    if (!e.contains("step")) fail(item + ".step", "missing");
+    if (!e.contains("text")) fail(item + ".text", "missing");
+    TourStop t;
+    t.step = static_cast<int>(read_int(e["step"], item + ".step", 0, kTourLastStep));
+    t.text = read_text(e["text"], item + ".text");
+    if (t.text.en.empty()) fail(item + ".text", "has no English text");
+    for (const TourStop& before : out)
+      if (before.step == t.step)
+        fail(item + ".step", std::to_string(t.step) + " has a note already");
+    out.push_back(t);
+  }
+  return out;
+}
+
 void read_valid_lens(const json& v, Scenario* s) {
   const std::string field = "valid_lens";
   if (v.is_number()) {
@@ -310,7 +339,7 @@ Scenario read_scenario(const json& j) {
               "temperature",  "heads",      "valid_lens",   "causal",     "window",
               "masked_cells", "mask_value", "W_q",          "W_k",        "W_v",
               "W_o",          "W",          "w_v",          "init",       "positional_encoding",
-              "hard",         "dropout"});
+              "hard",         "dropout",    "tour"});
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
     fail("version", j["version"].dump() + " is not supported; this build reads version 1");
@@ -318,6 +347,7 @@ Scenario read_scenario(const json& j) {
   Scenario s;
   if (j.contains("title")) s.title = read_text(j["title"], "title");
   if (j.contains("description")) s.description = read_text(j["description"], "description");
+  if (j.contains("tour")) s.tour = read_tour(j["tour"]);
 
   bool two_d = false;
   if (j.contains("x")) {
@@ -602,6 +632,19 @@ std::string to_json(const Scenario& s) {
   o += "1";
   if (!s.title.empty()) append_key(&o, "title"), append_text(&o, s.title);
   if (!s.description.empty()) append_key(&o, "description"), append_text(&o, s.description);
+  if (!s.tour.empty()) {
+    append_key(&o, "tour");
+    o += '[';
+    for (size_t i = 0; i < s.tour.size(); ++i) {
+      o += i ? ",{" : "{";
+      append_key(&o, "step");
+      o += std::to_string(s.tour[i].step);
+      append_key(&o, "text");
+      append_text(&o, s.tour[i].text);
+      o += '}';
+    }
+    o += ']';
+  }
   if (s.self_attention) {
     append_key(&o, "x");
     append_batch(&o, s.queries, s.batch_of_one);

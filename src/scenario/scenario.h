@@ -49,8 +49,18 @@ struct LocalText {
   }
 };
 
+// A lesson's note on one pipeline step (0 inputs, 1 projections, 2 scores, 3 scaled, 4 masked,
+// 5 weights, 6 weighted values, 7 output), shown with that step. JSON: {"step": 5, "text": ...}.
+struct TourStop {
+  int step = 0;
+  LocalText text;
+};
+constexpr int kMaxTourStops = 16;
+constexpr int kTourLastStep = 7;
+
 struct Scenario {
   LocalText title, description;  // optional, shown by the app
+  std::vector<TourStop> tour;    // optional: the lesson's notes, at most one per step
 
   // Inputs. With "x" (self-attention) queries, keys and values are all x.
   bool self_attention = false;

@@ -5,7 +5,8 @@
 
 Texts are the string literals passed to T(...), N_(...) and help_marker(...); adjacent
 literals are joined as the compiler joins them. Each translation must keep the English text's
-printf conversions (%d, %s, ...) in the same order. --list prints the texts instead.
+printf conversions (%d, %s, ...) in the same order, and no text may be translated twice.
+--list prints the texts instead.
 """
 import glob
 import os
@@ -54,10 +55,13 @@ def main():
             print(repr(t))
         return 0
     table = {}
+    problems = []
     code = open(os.path.join(src, 'i18n.cpp'), encoding='utf-8').read()
     for m in PAIR.finditer(code):
-        table[decode(m.group(1))] = decode(m.group(2))
-    problems = []
+        key = decode(m.group(1))
+        if key in table:
+            problems.append(f'translated twice (the first one wins): {key!r}')
+        table[key] = decode(m.group(2))
     for text, where in sorted(texts.items()):
         if text not in table:
             problems.append(f'missing translation ({where}): {text!r}')

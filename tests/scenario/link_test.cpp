@@ -173,7 +173,10 @@ TEST_CASE("malformed links: bad base64url and truncation", "[link][bad]") {
         "link: truncated (41 base64url characters do not make whole bytes)");
   CHECK_THAT(error_of(link.substr(0, 3 + 4 * 10)),
              Catch::StartsWith("link: truncated (the JSON ends early: parse error at line 1"));
-  CHECK_THAT(error_of(link.substr(0, link.size() - 2)),
+  // Cut near the end where the characters left still make whole bytes (not 1 mod 4).
+  size_t cut = link.size() - 2;
+  if ((cut - 3) % 4 == 1) --cut;
+  CHECK_THAT(error_of(link.substr(0, cut)),
              Catch::StartsWith("link: truncated (the JSON ends early: "));
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -238,6 +239,27 @@ TEST_CASE("format_float writes the shortest text that reads back exactly", "[sce
   }
 }
 
+TEST_CASE("tour: the lesson's notes per step", "[scenario][bad]") {
+  CHECK(error_of(with(R"("tour": [{"step": 5, "text": "look"}])")) == "");
+  CHECK(error_of(with(R"("tour": {"step": 5})")) ==
+        R"(tour: must be an array of {"step": 5, "text": ...}, got an object)");
+  CHECK(error_of(with(R"("tour": [5])")) ==
+        R"(tour[0]: must be an object {"step": 5, "text": ...}, got a number)");
+  CHECK(error_of(with(R"("tour": [{"step": 8, "text": "x"}])")) ==
+        "tour[0].step: is 8, must be at most 7");
+  CHECK(error_of(with(R"("tour": [{"text": "x"}])")) == "tour[0].step: missing");
+  CHECK(error_of(with(R"("tour": [{"step": 1}])")) == "tour[0].text: missing");
+  CHECK(error_of(with(R"("tour": [{"step": 1, "text": {"zh": "只有中文"}}])")) ==
+        "tour[0].text: has no English text");
+  CHECK(error_of(with(R"("tour": [{"step": 1, "text": "a"}, {"step": 1, "text": "b"}])")) ==
+        "tour[1].step: 1 has a note already");
+  CHECK(error_of(with(R"("tour": [{"step": 1, "text": "a", "colour": "red"}])")) ==
+        "tour[0].colour: unknown field");
+  std::string many;
+  for (int i = 0; i < 17; ++i) many += std::string(i ? "," : "") + "{\"step\": 0, \"text\": \"a\"}";
+  CHECK(error_of(with("\"tour\": [" + many + "]")) == "tour: has 17 notes, more than the limit 16");
+}
+
 TEST_CASE("to_json and parse round-trip every field exactly", "[scenario][json]") {
   const std::string original = R"({"version": 1, "title": {"en": "T", "zh": "题"},
     "queries": [[[0.1, 0.2]], [[0.3, 0.4]]], "keys": [[[1, 2], [3, 4]], [[5, 6], [7, 8]]],
@@ -246,7 +268,8 @@ TEST_CASE("to_json and parse round-trip every field exactly", "[scenario][json]"
     "valid_lens": [[1], [2]], "causal": true, "window": 1, "masked_cells": [[1, 0, 1]],
     "mask_value": "-inf", "W": [[0.5, -0.25], [1e-3, 2]], "hard": true,
     "dropout": {"p": 0.125, "seed": 9}, "positional_encoding": {"kind": "sinusoidal",
-    "base": 100}})";
+    "base": 100}, "tour": [{"step": 2, "text": {"en": "Scores", "zh": "评分"}},
+    {"step": 6, "text": "Mix"}]})";
   const scenario::ParseResult a = scenario::parse(original);
   REQUIRE(a.error == "");
   const std::string text = scenario::to_json(a.scenario);
@@ -258,6 +281,10 @@ TEST_CASE("to_json and parse round-trip every field exactly", "[scenario][json]"
   CHECK(b.scenario.valid_lens_form == scenario::ValidLensForm::kPerQuery);
   CHECK(b.scenario.key_tokens[1][1] == "d");
   CHECK(b.scenario.title.zh == "题");
+  REQUIRE(b.scenario.tour.size() == 2);
+  CHECK(b.scenario.tour[0].step == 2);
+  CHECK(b.scenario.tour[0].text.zh == "评分");
+  CHECK(b.scenario.tour[1].text.en == "Mix");
 }
 
 //-----------------------------------------------------------------------------
@@ -313,11 +340,59 @@ TEST_CASE("in 'I saw a saw' positions tell the two saws apart", "[scenario][pres
   scenario::ParseResult r =
       scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/i_saw_a_saw.json"));
   REQUIRE(r.error == "");
+  // The lesson starts without positional encoding (its tour asks the learner to switch it on):
+  // the two saws' weight rows and output rows are then equal.
+  REQUIRE_FALSE(r.scenario.positional_encoding);
+  const attn::Trace without = attn::run(scenario::to_problem(r.scenario));
+  CHECK((without.heads[0].weights[0].row(1) - without.heads[0].weights[0].row(3))
+            .cwiseAbs()
+            .maxCoeff() == 0.0f);
+  CHECK((without.output[0].row(1) - without.output[0].row(3)).cwiseAbs().maxCoeff() == 0.0f);
+  r.scenario.positional_encoding = true;
   const attn::Matrix with_pe = attn::run(scenario::to_problem(r.scenario)).output[0];
   CHECK((with_pe.row(1) - with_pe.row(3)).cwiseAbs().maxCoeff() > 1e-2f);
-  r.scenario.positional_encoding = false;
-  const attn::Matrix without = attn::run(scenario::to_problem(r.scenario)).output[0];
-  CHECK((without.row(1) - without.row(3)).cwiseAbs().maxCoeff() == 0.0f);
+}
+
+TEST_CASE("every preset's tour notes are in both languages, one per step", "[scenario][presets]") {
+  for (const char* name :
+       {"why_so_tall", "toy_2d", "textbook_ones", "padded_batch", "causal_decoder", "i_saw_a_saw",
+        "multi_head", "cross_attention", "textbook_additive"}) {
+    INFO(name);
+    const scenario::ParseResult r =
+        scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json"));
+    REQUIRE(r.error == "");
+    CHECK(!r.scenario.tour.empty());
+    std::set<int> steps;
+    for (const scenario::TourStop& stop : r.scenario.tour) {
+      CHECK(!stop.text.en.empty());
+      CHECK(!stop.text.zh.empty());
+      CHECK(steps.insert(stop.step).second);
+    }
+  }
+}
+
+TEST_CASE("the tour notes' numbers are the presets' numbers", "[scenario][presets]") {
+  auto trace_of = [](const char* name) {
+    const scenario::ParseResult r =
+        scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json"));
+    REQUIRE(r.error == "");
+    return attn::run(scenario::to_problem(r.scenario));
+  };
+  // why_so_tall: scores 7.82, scaled 3.91 (others at most 0.56), weight 0.90, output 2.35.
+  const attn::Trace tall = trace_of("why_so_tall");
+  CHECK(tall.heads[0].scores[0](0, 0) == Approx(7.82f).margin(0.005));
+  CHECK(tall.heads[0].scaled[0](0, 0) == Approx(3.91f).margin(0.005));
+  CHECK(tall.heads[0].scaled[0].row(0).tail(4).maxCoeff() <= 0.56f);
+  CHECK(tall.heads[0].scores[0].row(0).tail(4).maxCoeff() < 1.2f);
+  CHECK(tall.heads[0].weights[0](0, 0) == Approx(0.90f).margin(0.005));
+  CHECK(tall.output[0](0, 0) == Approx(2.35f).margin(0.005));
+  // causal_decoder: the first row sees only itself.
+  CHECK(trace_of("causal_decoder").heads[0].weights[0](0, 0) == 1.0f);
+  // padded_batch: the <pad> columns of sentence 1 weigh exactly 0; sentence 2 keeps 5 keys.
+  const attn::Trace pad = trace_of("padded_batch");
+  CHECK(pad.heads[0].weights[0].rightCols(3).cwiseAbs().maxCoeff() == 0.0f);
+  CHECK(pad.heads[0].weights[1].col(5).cwiseAbs().maxCoeff() == 0.0f);
+  CHECK(pad.heads[0].weights[1].col(4).minCoeff() > 0.0f);
 }
 
 //-----------------------------------------------------------------------------
