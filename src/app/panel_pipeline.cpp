@@ -408,20 +408,22 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, const char* caption, const 
       s, {MatrixKind::kScores, MatrixKind::kScaled, MatrixKind::kMasked, MatrixKind::kWeights});
   if (with_qk) {
     ImGui::BeginGroup();
-    dims_q = numbered("c", static_cast<int>(c.ht.q[c.b].cols()));
-    dims_k = numbered("c", static_cast<int>(c.ht.k[c.b].cols()));
-    HeatmapSpec q = spec("qh", c.ht.q[c.b], &c.q_labels, &dims_q, Palette::kDiverging,
-                         ImVec2(left, avail.y * 0.45f));
-    q.legend = false;
-    q.max_cell_px = 34.0f;
-    if (hov) q.highlight_row = hov->row;
-    block(c, s.scenario.heads > 1 ? "Q_h" : "Q", q, MatrixKind::kQ);
-    HeatmapSpec k = spec("kh", c.ht.k[c.b], &c.k_labels, &dims_k, Palette::kDiverging,
-                         ImVec2(left, avail.y * 0.45f));
-    k.legend = false;
-    k.max_cell_px = 34.0f;
-    if (hov) k.highlight_row = hov->col;
-    block(c, s.scenario.heads > 1 ? "K_h" : "K", k, MatrixKind::kK);
+    // Q_h and K_h, with the hovered cell's query row and key row outlined.
+    auto side = [&](const char* id, const attn::Matrix& m, const std::vector<std::string>* rows,
+                    std::vector<std::string>* dims, int highlight, const char* caption,
+                    MatrixKind kind) {
+      *dims = numbered("c", static_cast<int>(m.cols()));
+      HeatmapSpec sp = spec(id, m, rows, dims, Palette::kDiverging, ImVec2(left, avail.y * 0.45f));
+      sp.legend = false;
+      sp.max_cell_px = 34.0f;
+      sp.highlight_row = highlight;
+      block(c, caption, sp, kind);
+    };
+    const bool heads = s.scenario.heads > 1;
+    side("qh", c.ht.q[c.b], &c.q_labels, &dims_q, hov ? hov->row : -1, heads ? "Q_h" : "Q",
+         MatrixKind::kQ);
+    side("kh", c.ht.k[c.b], &c.k_labels, &dims_k, hov ? hov->col : -1, heads ? "K_h" : "K",
+         MatrixKind::kK);
     ImGui::EndGroup();
     ImGui::SameLine(0, 24);
   }
