@@ -14,6 +14,7 @@
 #include "app/explain.h"
 #include "app/platform.h"
 #include "app/png.h"
+#include "app/text_wrap.h"
 #include "imgui_internal.h"
 #include "scenario/export.h"
 
@@ -308,18 +309,11 @@ void HeatmapRenderer::draw_job(const DrawJob& job, const ImDrawCmd* cmd) {
 
 namespace {
 
-// `text` shortened with an ellipsis to fit `max_w` pixels.
-std::string fit_text(const std::string& text, float max_w) {
-  if (ImGui::CalcTextSize(text.c_str()).x <= max_w) return text;
-  std::string s = text;
-  while (!s.empty()) {
-    // Drop one UTF-8 character from the end.
-    do s.pop_back();
-    while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80);
-    if (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0xC0) s.pop_back();
-    if (ImGui::CalcTextSize((s + "\xe2\x80\xa6").c_str()).x <= max_w) return s + "\xe2\x80\xa6";
-  }
-  return "";
+// `text` shortened with an ellipsis to fit `max_w` pixels in the current font.
+std::string fit_label(const std::string& text, float max_w) {
+  return fit_text(text, max_w, [](std::string_view t) {
+    return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x;
+  });
 }
 
 // Text turned 90° counter-clockwise, its baseline end at `anchor` (reads bottom to top).
@@ -357,6 +351,16 @@ std::string cell_text(float v) {
 
 }  // namespace
 
+float heatmap_row_label_width(const std::vector<std::string>* labels, const char* row_axis,
+                              float avail_x) {
+  float w = ImGui::GetTextLineHeight() * 1.5f;
+  if (labels)
+    for (const auto& l : *labels) w = std::max(w, ImGui::CalcTextSize(l.c_str()).x + 8.0f);
+  if (row_axis && row_axis[0])  // room for "queries ↓" in the corner
+    w = std::max(w, ImGui::CalcTextSize(row_axis).x + 24.0f);
+  return std::min(w, std::max(56.0f, avail_x * 0.22f));
+}
+
 HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
   HeatmapResult result;
   if (!spec.values || spec.values->size() == 0) return result;
@@ -374,13 +378,7 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
   ImVec2 avail = spec.size;
   if (avail.x <= 0) avail.x = ImGui::GetContentRegionAvail().x;
   if (avail.y <= 0) avail.y = ImGui::GetContentRegionAvail().y;
-  float row_label_w = line_h * 1.5f;
-  if (spec.row_labels)
-    for (const auto& l : *spec.row_labels)
-      row_label_w = std::max(row_label_w, ImGui::CalcTextSize(l.c_str()).x + 8.0f);
-  if (spec.row_axis[0])  // room for "queries ↓" in the corner
-    row_label_w = std::max(row_label_w, ImGui::CalcTextSize(spec.row_axis).x + 24.0f);
-  row_label_w = std::min(row_label_w, std::max(56.0f, avail.x * 0.22f));
+  const float row_label_w = heatmap_row_label_width(spec.row_labels, spec.row_axis, avail.x);
   const float legend_h = spec.legend ? line_h * 2.2f : 0.0f;
   float col_label_max = line_h;
   if (spec.col_labels)
@@ -569,7 +567,7 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
     const std::string label = spec.row_labels && r < static_cast<int>(spec.row_labels->size())
                                   ? (*spec.row_labels)[r]
                                   : std::to_string(r + 1);
-    const std::string shown = fit_text(label, row_label_w - 8.0f);
+    const std::string shown = fit_label(label, row_label_w - 8.0f);
     const ImVec2 ts = ImGui::CalcTextSize(shown.c_str());
     const float y = std::max(cell_y(r) + (ch - ts.y) * 0.5f, g0.y - 1.0f);
     if (y < g0.y - 1 || y + ts.y > g1.y + line_h) continue;
@@ -587,7 +585,7 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
       const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
       dl->AddText(ImVec2(cell_x(c) + (cw - ts.x) * 0.5f, g0.y - ts.y - 3.0f), color, label.c_str());
     } else {
-      const std::string shown = fit_text(label, col_label_h - 8.0f);
+      const std::string shown = fit_label(label, col_label_h - 8.0f);
       const float x = cell_x(c) + cw * 0.5f;
       if (x < g0.x || x > g1.x) continue;
       add_text_vertical(dl, ImVec2(x, g0.y - 4.0f), color, shown);
@@ -601,8 +599,8 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
     const float w = row_label_w - 4.0f;
     if (col_label_h >= 2.0f * line_h + 4.0f) {
       dl->AddText(ImVec2(origin.x, g0.y - 2.0f * line_h - 3.0f), dim_col,
-                  fit_text(cols_name, w).c_str());
-      dl->AddText(ImVec2(origin.x, g0.y - line_h - 3.0f), dim_col, fit_text(rows_name, w).c_str());
+                  fit_label(cols_name, w).c_str());
+      dl->AddText(ImVec2(origin.x, g0.y - line_h - 3.0f), dim_col, fit_label(rows_name, w).c_str());
     } else {
       // One line: the row axis in the corner, the column axis after the last column label.
       const std::string both = rows_name + "  " + cols_name;
@@ -611,7 +609,7 @@ HeatmapResult HeatmapRenderer::draw(const HeatmapSpec& spec) {
         dl->AddText(ImVec2(origin.x, g0.y - line_h - 3.0f), dim_col, both.c_str());
       } else {
         dl->AddText(ImVec2(origin.x, g0.y - line_h - 3.0f), dim_col,
-                    fit_text(rows_name, w).c_str());
+                    fit_label(rows_name, w).c_str());
         if (g1.x + 8.0f + cols_w <= origin.x + avail.x)
           dl->AddText(ImVec2(g1.x + 8.0f, g0.y - line_h - 3.0f), dim_col, cols_name.c_str());
       }

@@ -136,6 +136,11 @@ class HeatmapRenderer {
   float edit_buffer_ = 0.0f;
 };
 
+// The width HeatmapRenderer::draw gives the row labels of a widget `avail_x` wide: the widest
+// label (or the row axis name) plus a margin, at most 22% of the width.
+float heatmap_row_label_width(const std::vector<std::string>* labels, const char* row_axis,
+                              float avail_x);
+
 // The shader sources, embedded at build time from shaders/ (generated file).
 extern const char* const kHeatmapVertexShader;
 extern const char* const kHeatmapFragmentShader;

@@ -278,7 +278,6 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Right-click any matrix to export it alone.", "右键点击任意矩阵可单独导出它。"},
 
     // All heads.
-    {"Showing", "显示"},
     {"Each head has its own queries and keys, so each can attend to different tokens. Click a head "
      "to focus it.",
      "每个头有自己的查询和键，所以各自可以关注不同的词元。点击一个头来聚焦它。"},

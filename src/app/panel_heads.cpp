@@ -16,9 +16,9 @@ void draw_heads(AppState& s, HeatmapRenderer& h) {
   Step shown = s.step;
   if (shown == Step::kInputs || shown == Step::kProjections || shown == Step::kConcat)
     shown = Step::kWeights;
-  text_wrapped(std::string(T("Showing")) + ": " + T(step_name(shown)) + ". " +
-               T("Each head has its own queries and keys, so each can attend to different "
-                 "tokens. Click a head to focus it."));
+  text_wrapped(
+      T("Each head has its own queries and keys, so each can attend to different "
+        "tokens. Click a head to focus it."));
   // Which matrix each head shows: the same as the step-by-step view's step.
   for (const Step st :
        {Step::kScores, Step::kScaled, Step::kMasked, Step::kWeights, Step::kOutput}) {

@@ -92,23 +92,19 @@ void operator_sign(const char* sign, float height) {
 }
 
 // Widths for heatmaps side by side in `total` pixels, so that their cells come out the same
-// size: each gets room for its row labels (as HeatmapRenderer::draw lays them out) and a
-// share of the pixels in proportion to its columns.
+// size: each gets room for its row labels (heatmap_row_label_width) and a share of the
+// pixels in proportion to its columns.
 struct Shape {
   int cols;
   const std::vector<std::string>* row_labels;
 };
 std::vector<float> widths_in_row(float total, std::initializer_list<Shape> shapes) {
-  const float line_h = ImGui::GetTextLineHeight();
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
   std::vector<float> label_w;
   float fixed = 0.0f;
   int cols = 0;
   for (const Shape& sh : shapes) {
-    float w = line_h * 1.5f;
-    if (sh.row_labels)
-      for (const std::string& l : *sh.row_labels)
-        w = std::max(w, ImGui::CalcTextSize(l.c_str()).x + 8.0f);
+    const float w = heatmap_row_label_width(sh.row_labels, "", total);
     label_w.push_back(w);
     fixed += w + spacing;
     cols += std::max(sh.cols, 1);

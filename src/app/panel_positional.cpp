@@ -68,13 +68,12 @@ void draw_positional(AppState& s, HeatmapRenderer& h) {
     positions = std::clamp(std::max(n, 32), 1, 256);
   }
   static attn::Matrix pe;
-  static int pe_rows = -1, pe_cols = -1;
   static float pe_base = 0.0f;
-  if (pe_rows != positions || pe_cols != d || pe_base != s.scenario.pe_base) {
+  static uint64_t pe_revision = 0;  // +1 whenever the table is recomputed (for its texture)
+  if (pe.rows() != positions || pe.cols() != d || pe_base != s.scenario.pe_base) {
     pe = attn::positional_encoding(positions, d, s.scenario.pe_base);
-    pe_rows = positions;
-    pe_cols = d;
     pe_base = s.scenario.pe_base;
+    ++pe_revision;
   }
   text_wrapped(
       T("Self-attention compares tokens by their vectors only, so on its own it "
@@ -130,8 +129,7 @@ void draw_positional(AppState& s, HeatmapRenderer& h) {
   sp.hi = 1.0f;
   sp.size = ImVec2(half, height);
   sp.max_aspect = 6.0f;  // few features, many positions: wide cells
-  sp.revision = static_cast<uint64_t>(positions) * 1000003u + static_cast<uint64_t>(d) * 7919u +
-                static_cast<uint64_t>(s.scenario.pe_base);
+  sp.revision = pe_revision;
   ImGui::BeginGroup();
   ImGui::TextUnformatted(T("PE matrix (rows: positions, columns: features)"));
   const HeatmapResult r = h.draw(sp);

@@ -1,6 +1,9 @@
 // The top bar: the product name, the preset's title, and the language switch.
+#include <string_view>
+
 #include "app/app.h"
 #include "app/i18n.h"
+#include "app/text_wrap.h"
 
 namespace ui {
 
@@ -18,16 +21,11 @@ void draw_top_bar(AppState& s) {
                              ? 0.0f
                              : ImGui::CalcTextSize("English  \xe4\xb8\xad\xe6\x96\x87").x + 40.0f;
   const float room = ImGui::GetWindowWidth() - switch_w - ImGui::GetCursorPosX() - 48.0f;
-  if (ImGui::CalcTextSize(title.c_str()).x > room) {
-    while (!title.empty() && ImGui::CalcTextSize((title + "\xe2\x80\xa6").c_str()).x > room) {
-      do title.pop_back();  // whole UTF-8 characters
-      while (!title.empty() && (static_cast<unsigned char>(title.back()) & 0xC0) == 0x80);
-      if (!title.empty() && (static_cast<unsigned char>(title.back()) & 0xC0) == 0xC0)
-        title.pop_back();
-    }
-    // A few letters and "…" say nothing: then no title at all.
-    title = title.size() < 12 ? std::string() : title + "\xe2\x80\xa6";
-  }
+  const std::string fitted = fit_text(title, room, [](std::string_view t) {
+    return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x;
+  });
+  // A few letters and "…" say nothing: then no title at all.
+  title = fitted == title || fitted.size() >= 15 ? fitted : std::string();
   if (!title.empty()) {
     ImGui::SameLine(0, 24);
     ImGui::TextUnformatted(title.c_str());

@@ -146,4 +146,15 @@ std::vector<std::string> wrap_lines(std::string_view text, float width,
   return lines;
 }
 
+std::string fit_text(std::string_view text, float width,
+                     const std::function<float(std::string_view)>& measure) {
+  if (measure(text) <= width) return std::string(text);
+  const std::vector<Char> chars = decode(text);
+  for (size_t n = chars.size(); n-- > 0;) {
+    const std::string s = std::string(text.substr(0, chars[n].begin)) + "\xe2\x80\xa6";
+    if (n > 0 && measure(s) <= width) return s;
+  }
+  return measure("\xe2\x80\xa6") <= width ? "\xe2\x80\xa6" : "";
+}
+
 }  // namespace ui

@@ -17,4 +17,9 @@ namespace ui {
 std::vector<std::string> wrap_lines(std::string_view text, float width,
                                     const std::function<float(std::string_view)>& measure);
 
+// `text` shortened, whole characters at a time, with "…" to fit `width` ("" when not even
+// "…" fits); `text` itself when it fits.
+std::string fit_text(std::string_view text, float width,
+                     const std::function<float(std::string_view)>& measure);
+
 }  // namespace ui

@@ -82,3 +82,12 @@ TEST_CASE("every line fits unless a single character is wider", "[app][wrap]") {
     CHECK(rejoined_without_spaces == without_spaces);
   }
 }
+
+TEST_CASE("fit_text shortens by whole characters and adds an ellipsis", "[app][wrap]") {
+  CHECK(ui::fit_text("the cat", 10, width_of) == "the cat");
+  // "…" is 2 wide here: 4 ASCII characters and the ellipsis fill 6.
+  CHECK(ui::fit_text("the cat sat", 6, width_of) == "the \xe2\x80\xa6");
+  CHECK(ui::fit_text("注意力机制", 7, width_of) == "注意\xe2\x80\xa6");
+  CHECK(ui::fit_text("abc", 2, width_of) == "\xe2\x80\xa6");
+  CHECK(ui::fit_text("abc", 1, width_of) == "");
+}
