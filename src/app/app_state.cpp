@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <utility>
 
 namespace ui {
 
@@ -41,67 +42,62 @@ AppState::AppState() {
 
 void AppState::load_preset(int index) {
   if (index < 0 || index >= static_cast<int>(presets.size())) return;
-  if (set_scenario(presets[index].scenario).empty()) {
+  if (set_scenario(presets[index].scenario).ok()) {
     preset = index;
     batch = 0;
     head = 0;
   }
 }
 
-std::string AppState::set_scenario(const scenario::Scenario& s) {
-  const std::string e = scenario::validate(s);
-  if (!e.empty()) return e;
-  scenario = s;
-  preset = -1;
-  edited = false;
-  batch = std::min(batch, std::max(0, scenario.batch() - 1));
-  head = std::min(head, std::max(0, scenario.heads - 1));
-  recompute();
-  return "";
+attn::Status AppState::set_scenario(const scenario::Scenario& s) {
+  scenario::Resolved r = scenario::resolve(s);
+  if (!r.ok()) return attn::Status{r.error};
+  set_parsed(s, std::move(r.problem));
+  return attn::Status{};
 }
 
-std::string AppState::set_scenario_json(const std::string& json) {
+attn::Status AppState::set_scenario_json(const std::string& json) {
   scenario::ParseResult r = scenario::parse(json);
-  if (!r.ok()) return r.error;
-  return set_scenario(r.scenario);
+  if (!r.ok()) return attn::Status{r.error};
+  set_parsed(std::move(r.scenario), std::move(r.problem));
+  return attn::Status{};
+}
+
+void AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
+  scenario = std::move(s);
+  preset = -1;
+  edited = false;
+  recompute(std::move(p));
 }
 
 void AppState::recompute_if_needed() {
   if (!dirty_) return;
   dirty_ = false;
-  error = scenario::validate(scenario);
-  if (error.empty()) recompute();
+  scenario::Resolved r = scenario::resolve(scenario);
+  error = r.error;
+  if (r.ok()) recompute(std::move(r.problem));
 }
 
-void AppState::recompute() {
+void AppState::recompute(attn::Problem p) {
   const auto t0 = std::chrono::steady_clock::now();
-  problem = scenario::to_problem(scenario);
+  problem = std::move(p);
+  batch = std::min(batch, std::max(0, scenario.batch() - 1));
+  head = std::min(head, std::max(0, scenario.heads - 1));
   lean = attn::head_matrix_bytes(problem) > kLeanBytes;
   attn::RunOptions options;
   options.keep_head_matrices = !lean;
   trace = attn::run(problem, options);
   on_demand_ = attn::HeadTrace{};
   on_demand_head_ = -1;
-  masks.assign(problem.queries.size(), {});
   const int n_q = attn::batch_rows(problem.queries), n_k = attn::batch_rows(problem.keys);
-  for (size_t b = 0; b < masks.size(); ++b) {
-    masks[b].assign(static_cast<size_t>(n_q) * n_k, 0);
-    if (!problem.mask.any()) continue;
-    for (int i = 0; i < n_q; ++i) {
-      int lo, hi;
-      attn::visible_range(problem.mask, static_cast<int>(b), i, n_k, &lo, &hi);
-      for (int j = 0; j < n_k; ++j) masks[b][static_cast<size_t>(i) * n_k + j] = j < lo || j >= hi;
-    }
-    for (const auto& c : problem.mask.cells)
-      if (c[0] == static_cast<int>(b)) masks[b][static_cast<size_t>(c[1]) * n_k + c[2]] = 1;
-  }
+  masks.clear();
+  for (int b = 0; b < static_cast<int>(problem.queries.size()); ++b)
+    masks.push_back(attn::mask_cells(problem.mask, b, n_q, n_k));
   recompute_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   error.clear();
   dirty_ = false;
   ++revision;
-  batch = std::min(batch, std::max(0, scenario.batch() - 1));
-  head = std::min(head, std::max(0, scenario.heads - 1));
   emit("scenario");
 }
 

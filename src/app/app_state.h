@@ -48,9 +48,11 @@ struct AppState {
     edited = true;
   }
   bool edited = false;  // the learner has changed the scenario since it was set or loaded
-  // Validates and, when valid, recomputes now. Returns "" or the error (state unchanged then).
-  std::string set_scenario(const scenario::Scenario& s);
-  std::string set_scenario_json(const std::string& json);
+  // Validates and, when valid, recomputes now; otherwise the state is unchanged.
+  attn::Status set_scenario(const scenario::Scenario& s);
+  attn::Status set_scenario_json(const std::string& json);
+  // A scenario already validated and resolved (scenario::ParseResult, LinkResult).
+  void set_parsed(scenario::Scenario s, attn::Problem p);
   void recompute_if_needed();
   // Head h's intermediates. When keeping every head's n_q × n_k matrices would pass
   // kLeanBytes, the trace keeps only the outputs and one head is recomputed on demand.
@@ -89,7 +91,7 @@ struct AppState {
   void emit(const char* event);
 
  private:
-  void recompute();
+  void recompute(attn::Problem p);
   bool dirty_ = false;
   attn::HeadTrace on_demand_;  // the one head computed on demand when lean
   int on_demand_head_ = -1;

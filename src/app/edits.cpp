@@ -132,12 +132,9 @@ void set_scoring(scenario::Scenario* s, attn::Scoring scoring) {
       break;
     case attn::Scoring::kGeneral: {
       if (s->has_init) break;
-      const int dq =
-          (s->W_q.size() ? static_cast<int>(s->W_q.cols()) : attn::batch_cols(s->queries)) /
-          s->heads;
-      const int dk =
-          (s->W_k.size() ? static_cast<int>(s->W_k.cols()) : attn::batch_cols(s->keys)) / s->heads;
-      s->W = scenario::generated_matrix(std::max(dq, 1), std::max(dk, 1), 1, 5);
+      const attn::HeadShape hs = attn::head_shape(scenario::to_problem(*s));
+      s->W = scenario::generated_matrix(std::max(hs.dq, 1), std::max(hs.dk, 1), 1,
+                                        scenario::WeightStream::kW);
       break;
     }
     default:
@@ -150,12 +147,13 @@ void set_scoring(scenario::Scenario* s, attn::Scoring scoring) {
 bool set_heads(scenario::Scenario* s, int heads) {
   scenario::Scenario trial = *s;
   trial.heads = heads;
+  if (heads < 1) return false;
   if (trial.scoring == attn::Scoring::kGeneral && !trial.has_init) {
-    const int dq = attn::batch_cols(trial.queries) / std::max(heads, 1);
-    const int dk = attn::batch_cols(trial.keys) / std::max(heads, 1);
-    if (dq > 0 && dk > 0) trial.W = scenario::generated_matrix(dq, dk, 1, 5);
+    const attn::HeadShape hs = attn::head_shape(scenario::to_problem(trial));
+    if (hs.dq > 0 && hs.dk > 0)
+      trial.W = scenario::generated_matrix(hs.dq, hs.dk, 1, scenario::WeightStream::kW);
   }
-  if (heads < 1 || !scenario::validate(trial).empty()) return false;
+  if (!scenario::validate(trial).ok()) return false;
   *s = trial;
   return true;
 }

@@ -12,7 +12,6 @@
 #include <limits>
 
 #include "app/i18n.h"
-#include "core/random.h"
 
 namespace ui {
 
@@ -202,10 +201,7 @@ const char* step_explanation(Step s, const attn::Problem& p) {
 
 std::string step_formula(Step s, const attn::Problem& p) {
   const int H = p.heads;
-  const int d_k = (p.weights.W_k.size() && p.scoring != attn::Scoring::kAdditive
-                       ? static_cast<int>(p.weights.W_k.cols())
-                       : attn::batch_cols(p.keys)) /
-                  H;
+  const int d_k = attn::head_shape(p).dk;
   switch (s) {
     case Step::kInputs:
       return p.positional_encoding
@@ -280,20 +276,22 @@ std::string step_formula(Step s, const attn::Problem& p) {
 // [SECTION] Masks
 //-----------------------------------------------------------------------------
 
-std::string mask_reason(const attn::MaskSpec& m, int b, int i, int j, int n_k) {
-  if (!m.valid_lens.empty()) {
-    const auto& lens = m.valid_lens[b];
-    const int len = lens.size() == 1 ? lens[0] : lens[i];
-    if (j >= len)
-      return fmt(T("key %d is at or past the valid length %d of batch item %d"), j + 1, len, b + 1);
+std::string mask_reason_text(const attn::MaskSpec& m, int b, int i, int j) {
+  const attn::MaskReason r = attn::mask_reason(m, b, i, j);
+  switch (r.rule) {
+    case attn::MaskRule::kNone:
+      return "";
+    case attn::MaskRule::kValidLength:
+      return fmt(T("key %d is at or past the valid length %d of batch item %d"), j + 1, r.valid_len,
+                 b + 1);
+    case attn::MaskRule::kCausal:
+      return fmt(T("causal mask: key %d comes after query %d"), j + 1, i + 1);
+    case attn::MaskRule::kWindow:
+      return fmt(T("local window: key %d is more than %d away from query %d"), j + 1, m.window,
+                 i + 1);
+    case attn::MaskRule::kCell:
+      return T("masked by hand");
   }
-  if (m.causal && j > i) return fmt(T("causal mask: key %d comes after query %d"), j + 1, i + 1);
-  if (m.window >= 0 && std::abs(i - j) > m.window)
-    return fmt(T("local window: key %d is more than %d away from query %d"), j + 1, m.window,
-               i + 1);
-  for (const auto& c : m.cells)
-    if (c[0] == b && c[1] == i && c[2] == j) return T("masked by hand");
-  (void)n_k;
   return "";
 }
 
@@ -319,7 +317,7 @@ std::vector<std::string> explain_softmax(const attn::Problem& p, const attn::Hea
   int arg = 0;
   for (int c = 0; c < n_k; ++c)
     if (m(i, c) > mx) mx = m(i, c), arg = c;
-  const std::string reason = mask_reason(p.mask, b, i, j, n_k);
+  const std::string reason = mask_reason_text(p.mask, b, i, j);
   if (std::isinf(mx) && mx < 0) {
     lines.push_back(T("every key of this row is masked with \xe2\x88\x92\xe2\x88\x9e:"));
     lines.push_back(
@@ -336,8 +334,7 @@ std::vector<std::string> explain_softmax(const attn::Problem& p, const attn::Hea
     for (int c = 0; c < n_k; ++c) sum += std::exp(static_cast<double>(m(i, c)) - mx);
     const double e = std::exp(static_cast<double>(m(i, j)) - mx);
     bool all_masked = true;
-    for (int c = 0; c < n_k; ++c)
-      all_masked = all_masked && !mask_reason(p.mask, b, i, c, n_k).empty();
+    for (int c = 0; c < n_k; ++c) all_masked = all_masked && attn::is_masked(p.mask, b, i, c);
     if (all_masked) {
       lines.push_back(T("every key of this row is masked: all scores are ") +
                       num(p.mask.mask_value) + T(", so the softmax is uniform"));
@@ -354,9 +351,9 @@ std::vector<std::string> explain_softmax(const attn::Problem& p, const attn::Hea
     }
   }
   if (p.dropout_p > 0) {
-    const uint64_t B = p.queries.size(), n_q = m.rows();
-    const uint64_t index = ((static_cast<uint64_t>(head) * B + b) * n_q + i) * n_k + j;
-    const float u = attn::uniform01(p.dropout_seed, index);
+    const float u =
+        attn::dropout_draw(p.dropout_seed, head, b, i, j, static_cast<int>(p.queries.size()),
+                           static_cast<int>(m.rows()), n_k);
     if (u < p.dropout_p) {
       lines.push_back(T("dropout: u = ") + num(u) + " < p = " + num(p.dropout_p) +
                       T(" \xe2\x86\x92 dropped, w = 0"));
@@ -511,8 +508,7 @@ std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
       break;
     }
     case MatrixKind::kMasked: {
-      const std::string reason =
-          mask_reason(p.mask, b, i, j, static_cast<int>(ht.masked[b].cols()));
+      const std::string reason = mask_reason_text(p.mask, b, i, j);
       if (reason.empty()) {
         lines.push_back(T("visible: the scaled score is kept, ") + num(ht.masked[b](i, j)));
       } else {

@@ -61,8 +61,8 @@ struct CellRef {
 std::vector<std::string> explain_cell(const CellRef& cell, const attn::Problem& p,
                                       const attn::Trace& t, const attn::HeadTrace& head);
 
-// Why (b, i, j) is masked, in English ("" when it is visible).
-std::string mask_reason(const attn::MaskSpec& m, int b, int i, int j, int n_k);
+// Why (b, i, j) is masked (attn::mask_reason), as the UI says it ("" when it is visible).
+std::string mask_reason_text(const attn::MaskSpec& m, int b, int i, int j);
 
 // Numbers as the UI prints them: 4 significant digits, −1e6 and ∞ spelled out.
 std::string num(float v);

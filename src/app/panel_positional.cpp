@@ -40,7 +40,7 @@ void run_experiment(const AppState& s, ShuffleExperiment* e) {
   shuffle_tokens(&shuffled, 7);
   for (int pe = 0; pe < 2; ++pe) {
     original.positional_encoding = shuffled.positional_encoding = pe == 1;
-    if (!scenario::validate(original).empty()) return;
+    if (!scenario::validate(original).ok()) return;
     const attn::Trace a = attn::run(scenario::to_problem(original));
     const attn::Trace b = attn::run(scenario::to_problem(shuffled));
     std::vector<float>& out = pe ? e->change_with : e->change_without;

@@ -158,7 +158,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_get_scenario() {
 // Returns "" when the scenario was applied, otherwise "<field>: <problem>" (state unchanged).
 EMSCRIPTEN_KEEPALIVE const char* ap_set_scenario(const char* json) {
   static std::string out;
-  out = g_runtime.app.state.set_scenario_json(json ? json : "");
+  out = g_runtime.app.state.set_scenario_json(json ? json : "").error;
   ui::request_wake();
   return out.c_str();
 }
@@ -259,7 +259,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_get_link() {
   const scenario::Scenario& s = g_runtime.app.state.scenario;
   const scenario::ViewState v = ui::current_view();
   out.clear();
-  if (scenario::validate(s).empty() && scenario::validate_view(v, s).empty())
+  if (scenario::validate(s).ok() && scenario::validate_view(v, s).empty())
     out = scenario::encode_link(s, v);
   return out.c_str();
 }
@@ -269,11 +269,10 @@ EMSCRIPTEN_KEEPALIVE const char* ap_get_link() {
 EMSCRIPTEN_KEEPALIVE const char* ap_open_link(const char* fragment) {
   static std::string out;
   scenario::LinkResult r = scenario::decode_link(fragment ? fragment : "");
+  out = r.error;
   if (r.ok()) {
-    out = g_runtime.app.state.set_scenario(r.scenario);
-    if (out.empty()) ui::apply_view(r.view);
-  } else {
-    out = r.error;
+    g_runtime.app.state.set_parsed(std::move(r.scenario), std::move(r.problem));
+    ui::apply_view(r.view);
   }
   ui::request_wake();
   return out.c_str();

@@ -30,30 +30,32 @@ int fail(const std::string& message) {
   return 2;
 }
 
-// Reads a whole file, or standard input for "-". Returns false with *error set on failure.
-bool read_input(const std::string& path, std::string* text, std::string* error) {
+// A whole file, or standard input for "-".
+struct Input {
+  std::string text;
+  std::string error;  // "" when read
+  bool ok() const { return error.empty(); }
+};
+
+Input read_input(const std::string& path) {
+  Input in;
   std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
   if (!f) {
-    *error = path + ": cannot open (" + std::strerror(errno) + ")";
-    return false;
+    in.error = path + ": cannot open (" + std::strerror(errno) + ")";
+    return in;
   }
   char buf[1 << 16];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-    text->append(buf, n);
-    if (text->size() > kMaxInputBytes) {
-      *error = path + ": larger than " + std::to_string(kMaxInputBytes >> 20) + " MB";
-      if (f != stdin) std::fclose(f);
-      return false;
+    in.text.append(buf, n);
+    if (in.text.size() > kMaxInputBytes) {
+      in.error = path + ": larger than " + std::to_string(kMaxInputBytes >> 20) + " MB";
+      break;
     }
   }
-  const bool read_error = std::ferror(f);
+  if (in.ok() && std::ferror(f)) in.error = path + ": read error";
   if (f != stdin) std::fclose(f);
-  if (read_error) {
-    *error = path + ": read error";
-    return false;
-  }
-  return true;
+  return in;
 }
 
 }  // namespace
@@ -72,9 +74,9 @@ int main(int argc, char** argv) {
     return fail("command: unknown command \"" + command +
                 "\" (expected eval, validate or normalize)");
 
-  std::string text, error;
-  if (!read_input(argv[2], &text, &error)) return fail(error);
-  const scenario::ParseResult parsed = scenario::parse(text);
+  const Input input = read_input(argv[2]);
+  if (!input.ok()) return fail(input.error);
+  const scenario::ParseResult parsed = scenario::parse(input.text);
   if (!parsed.ok()) return fail(parsed.error);
 
   if (command == "validate") {
@@ -82,7 +84,7 @@ int main(int argc, char** argv) {
   } else if (command == "normalize") {
     std::puts(scenario::to_json(parsed.scenario).c_str());
   } else {
-    const attn::Trace trace = attn::run(scenario::to_problem(parsed.scenario));
+    const attn::Trace trace = attn::run(parsed.problem);
     const std::string out = scenario::trace_to_json(trace);
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fputc('\n', stdout);

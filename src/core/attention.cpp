@@ -177,13 +177,43 @@ void visible_range(const MaskSpec& m, int b, int i, int n_k, int* lo, int* hi) {
   *hi = h;
 }
 
-bool is_masked(const MaskSpec& m, int b, int i, int j, int n_k) {
-  int lo, hi;
-  visible_range(m, b, i, n_k, &lo, &hi);
-  if (j < lo || j >= hi) return true;
+bool is_masked(const MaskSpec& m, int b, int i, int j) {
+  return mask_reason(m, b, i, j).rule != MaskRule::kNone;
+}
+
+MaskReason mask_reason(const MaskSpec& m, int b, int i, int j) {
+  MaskReason r;
+  if (!m.valid_lens.empty()) {
+    const std::vector<int>& lens = m.valid_lens[b];
+    const int len = lens.size() == 1 ? lens[0] : lens[i];
+    if (j >= len) {
+      r.rule = MaskRule::kValidLength;
+      r.valid_len = len;
+      return r;
+    }
+  }
+  if (m.causal && j > i) {
+    r.rule = MaskRule::kCausal;
+  } else if (m.window >= 0 && std::abs(i - j) > m.window) {
+    r.rule = MaskRule::kWindow;
+  } else {
+    for (const auto& c : m.cells)
+      if (c[0] == b && c[1] == i && c[2] == j) r.rule = MaskRule::kCell;
+  }
+  return r;
+}
+
+std::vector<uint8_t> mask_cells(const MaskSpec& m, int b, int n_q, int n_k) {
+  std::vector<uint8_t> out(static_cast<size_t>(n_q) * n_k, 0);
+  if (!m.any()) return out;
+  for (int i = 0; i < n_q; ++i) {
+    int lo, hi;
+    visible_range(m, b, i, n_k, &lo, &hi);
+    for (int j = 0; j < n_k; ++j) out[static_cast<size_t>(i) * n_k + j] = j < lo || j >= hi;
+  }
   for (const auto& c : m.cells)
-    if (c[0] == b && c[1] == i && c[2] == j) return true;
-  return false;
+    if (c[0] == b && c[1] < n_q && c[2] < n_k) out[static_cast<size_t>(c[1]) * n_k + c[2]] = 1;
+  return out;
 }
 
 namespace {
@@ -246,6 +276,11 @@ Matrix hard_rows(const Matrix& x) {
   return w;
 }
 
+float dropout_draw(uint64_t seed, int head, int b, int i, int j, int batch_size, int n_q, int n_k) {
+  const uint64_t row = (static_cast<uint64_t>(head) * batch_size + b) * n_q + i;
+  return uniform01(seed, row * n_k + j);
+}
+
 namespace {
 
 // Dropout on rows [i0, i0 + w.rows()) of the n_q × n_k weights of (head, batch).
@@ -253,22 +288,16 @@ void dropout_rows(Matrix* weights, float p, uint64_t seed, int head, int batch, 
                   int n_q, int i0) {
   if (p <= 0.0f) return;
   const float keep_scale = 1.0f / (1.0f - p);
-  const uint64_t n_k = static_cast<uint64_t>(weights->cols());
-  const uint64_t base = (static_cast<uint64_t>(head) * batch_size + batch) * n_q * n_k;
-  for (Eigen::Index r = 0; r < weights->rows(); ++r) {
-    const uint64_t i = static_cast<uint64_t>(i0 + r);
-    for (uint64_t j = 0; j < n_k; ++j) {
+  const int n_k = cols_of(*weights);
+  for (int r = 0; r < rows_of(*weights); ++r)
+    for (int j = 0; j < n_k; ++j) {
       float& w = (*weights)(r, j);
-      w = uniform01(seed, base + i * n_k + j) < p ? 0.0f : w * keep_scale;
+      w = dropout_draw(seed, head, batch, i0 + r, j, batch_size, n_q, n_k) < p ? 0.0f
+                                                                               : w * keep_scale;
     }
-  }
 }
 
 }  // namespace
-
-void apply_dropout(Matrix* weights, float p, uint64_t seed, int head, int batch, int batch_size) {
-  dropout_rows(weights, p, seed, head, batch, batch_size, rows_of(*weights), 0);
-}
 
 //-----------------------------------------------------------------------------
 // [SECTION] Validation
@@ -308,9 +337,8 @@ bool finite(float v) {
   return std::isfinite(v);
 }
 
-}  // namespace
-
-std::string validate(const Problem& p) {
+// The first problem of p, or "".
+std::string check(const Problem& p) {
   std::string e;
   if (!(e = check_batch(p.queries, "queries")).empty()) return e;
   if (!(e = check_batch(p.keys, "keys")).empty()) return e;
@@ -430,6 +458,12 @@ std::string validate(const Problem& p) {
   return "";
 }
 
+}  // namespace
+
+Status validate(const Problem& p) {
+  return Status{check(p)};
+}
+
 //-----------------------------------------------------------------------------
 // [SECTION] The pipeline
 //-----------------------------------------------------------------------------
@@ -482,11 +516,7 @@ void encode_inputs(const Problem& p, Trace* t) {
   }
 }
 
-// Per-head sizes and the score scale.
-struct HeadShape {
-  int dq, dk, dv;
-  float scale;
-};
+}  // namespace
 
 HeadShape head_shape(const Problem& p) {
   const Weights& w = p.weights;
@@ -499,6 +529,8 @@ HeadShape head_shape(const Problem& p) {
   s.scale = score_scale(p.scoring, s.dk, p.temperature);
   return s;
 }
+
+namespace {
 
 Matrix scores_of(const Problem& p, const Matrix& q, const Matrix& k) {
   const Weights& w = p.weights;

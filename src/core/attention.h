@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
 #include "core/tensor.h"
 
 namespace attn {
@@ -112,7 +113,25 @@ float score_scale(Scoring s, int key_size, float temperature);
 // Keys [lo, hi) that the rules valid_lens, causal and window leave visible to query i of
 // batch item b (explicit cells are not included). lo >= hi means the row is fully masked.
 void visible_range(const MaskSpec& m, int b, int i, int n_k, int* lo, int* hi);
-bool is_masked(const MaskSpec& m, int b, int i, int j, int n_k);
+
+// Why key j is hidden from query i of batch item b: the first rule that hides it, in the
+// order below, or kNone when it is visible.
+enum class MaskRule {
+  kNone,
+  kValidLength,  // j >= the valid length
+  kCausal,       // j > i
+  kWindow,       // |i - j| > window
+  kCell,         // listed in MaskSpec::cells
+};
+struct MaskReason {
+  MaskRule rule = MaskRule::kNone;
+  int valid_len = 0;  // kValidLength: the length of this query's sequence
+};
+MaskReason mask_reason(const MaskSpec& m, int b, int i, int j);
+bool is_masked(const MaskSpec& m, int b, int i, int j);  // by any rule
+
+// The mask of batch item b as n_q × n_k bytes, row-major, 1 where masked.
+std::vector<uint8_t> mask_cells(const MaskSpec& m, int b, int n_q, int n_k);
 
 // Copy of `scaled` with the masked cells of batch item b set to m.mask_value.
 Matrix apply_mask(const Matrix& scaled, const MaskSpec& m, int b);
@@ -121,17 +140,28 @@ Matrix apply_mask(const Matrix& scaled, const MaskSpec& m, int b);
 Matrix softmax_rows(const Matrix& x);
 // Row-wise one-hot at the first maximum. A row containing NaN, or all -inf, gives NaN.
 Matrix hard_rows(const Matrix& x);
-// Train-mode dropout: each weight is zeroed with probability p and survivors scaled by
-// 1/(1-p). The draw for (head, b, i, j) is uniform01(seed, ((head·B + b)·n_q + i)·n_k + j).
-void apply_dropout(Matrix* weights, float p, uint64_t seed, int head, int batch, int batch_size);
+// Train-mode dropout zeroes weight (i, j) of `head` and batch item b (of `batch_size`) when
+// this draw, uniform in [0, 1), is below p, and scales the survivors by 1/(1-p). The draw is
+// uniform01(seed, ((head·batch_size + b)·n_q + i)·n_k + j): one stream for every weight.
+float dropout_draw(uint64_t seed, int head, int b, int i, int j, int batch_size, int n_q, int n_k);
+
+// The sizes of one head and the factor its scores are scaled by. Head h takes the columns
+// [h·dq, (h+1)·dq) of the projected queries (likewise dk, dv), or of the inputs where there
+// is no projection; in additive scoring W_q and W_k belong to the scoring network, so the
+// queries and keys are not projected. Precondition: p.heads >= 1.
+struct HeadShape {
+  int dq, dk, dv;
+  float scale;  // score_scale(p.scoring, dk, p.temperature)
+};
+HeadShape head_shape(const Problem& p);
 
 //-----------------------------------------------------------------------------
 // [SECTION] Entry points
 //-----------------------------------------------------------------------------
 
-// Checks that the shapes fit together. Returns "" when they do, otherwise one line that
-// names the field the way the scenario JSON does, e.g. "W_k: has 3 rows, expected 4 (d_k)".
-std::string validate(const Problem& p);
+// Checks that the shapes fit together. The error names the field the way the scenario JSON
+// does, e.g. "W_k: has 3 rows, expected 4 (d_k)".
+Status validate(const Problem& p);
 
 struct RunOptions {
   // true: every head's scores, scaled, masked and weights (n_q × n_k each) are kept.
@@ -142,13 +172,13 @@ struct RunOptions {
   bool keep_head_matrices = true;
 };
 
-// Runs the whole pipeline. Precondition: validate(p) is "".
+// Runs the whole pipeline. Precondition: validate(p).ok().
 Trace run(const Problem& p);
 Trace run(const Problem& p, const RunOptions& options);
 
 // Every intermediate of one head (0 <= head < p.heads) for every batch item, equal to
 // run(p).heads[head]: lets a caller that ran with keep_head_matrices = false show one head.
-// Precondition: validate(p) is "".
+// Precondition: validate(p).ok().
 HeadTrace run_head(const Problem& p, int head);
 
 // Bytes that keeping every head's scores, scaled, masked and weights would take:

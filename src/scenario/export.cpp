@@ -3,8 +3,7 @@
 // [SECTION] CSV
 // [SECTION] Python text: comments, literals, numbers
 // [SECTION] The scenario as Python constants
-// [SECTION] The NumPy program
-// [SECTION] The PyTorch program
+// [SECTION] The program, from its template
 // [SECTION] Entry points
 #include "scenario/export.h"
 
@@ -14,7 +13,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "scenario/json_util.h"
+
 namespace scenario {
+
+// src/scenario/export_program.py.in, embedded at build time (cmake/Embed.cmake).
+extern const char* const kExportProgramTemplate;
 
 namespace {
 
@@ -88,35 +92,10 @@ namespace {
 // [SECTION] Python text: comments, literals, numbers
 //-----------------------------------------------------------------------------
 
-// Text from the scenario made safe for a Python comment: one line (control characters and
-// Unicode line separators become spaces, so nothing can end the comment and start code),
-// valid UTF-8, at most ~200 bytes.
+// Text from the scenario made safe for a Python comment: one line, so that nothing can end
+// the comment and start code.
 std::string comment_text(const std::string& s) {
-  std::string out;
-  size_t i = 0;
-  while (i < s.size() && out.size() < 200) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const size_t len = c < 0x80         ? 1
-                       : (c >> 5) == 6  ? 2
-                       : (c >> 4) == 14 ? 3
-                       : (c >> 3) == 30 ? 4
-                                        : 0;
-    bool valid = len > 0 && i + len <= s.size();
-    for (size_t k = 1; valid && k < len; ++k)
-      valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (!valid) {
-      out += '?';
-      ++i;
-      continue;
-    }
-    const std::string ch = s.substr(i, len);
-    const bool breaks = (len == 1 && (c < 0x20 || c == 0x7f)) || ch == "\xC2\x85" ||
-                        ch == "\xE2\x80\xA8" || ch == "\xE2\x80\xA9";
-    out += breaks ? " " : ch;
-    i += len;
-  }
-  if (i < s.size()) out += "...";
-  return out;
+  return json_util::one_line(s, 200);
 }
 
 // A Python string literal (a JSON string is one, given the escapes below).
@@ -214,31 +193,6 @@ std::string py_tokens(const std::vector<std::vector<std::string>>& tokens, bool 
 // [SECTION] The scenario as Python constants
 //-----------------------------------------------------------------------------
 
-std::string header(const Scenario& s, const char* library) {
-  const std::string title =
-      s.title.empty() ? "a scenario" : comment_text(s.title.en.empty() ? s.title.zh : s.title.en);
-  std::string out = "#!/usr/bin/env python3\n# Attention, step by step, in " +
-                    std::string(library) + ": " + title + "\n";
-  out += R"PY(#
-# Exported from the Attention Playground: a self-contained program (ours, free to use) that
-# rebuilds the scenario's inputs and every weight, then recomputes each step of the
-# playground's pipeline in float64:
-#
-#   inputs (+ positional encoding) -> projections Q = X·W_q, K = X·W_k, V = X·W_v
-#   -> split into heads -> scores -> scaled -> masked -> softmax weights (-> dropout)
-#   -> weighted values -> heads side by side -> W_o
-#
-# Run it to print the trace as JSON, in the format of `attention-cli eval`; or import it and
-# call attention() to get every intermediate matrix.
-#
-# [SECTION] The scenario
-# [SECTION] The steps
-# [SECTION] The pipeline
-# [SECTION] The trace as JSON
-)PY";
-  return out;
-}
-
 std::string scenario_constants(const Scenario& s) {
   const attn::Problem p = to_problem(s);
   std::string o = R"PY(
@@ -326,414 +280,59 @@ std::string scenario_constants(const Scenario& s) {
 }
 
 //-----------------------------------------------------------------------------
-// [SECTION] The NumPy program
+// [SECTION] The program, from its template
 //-----------------------------------------------------------------------------
 
-const char kNumpyPrologue[] = R"PY(
-import json
-import math
-
-import numpy as np
-
-
-def f32(numbers):
-    """The playground holds numbers as float32: read them so, then widen to float64 so that
-    every step below is computed in double precision."""
-    return np.array(numbers, dtype=np.float32).astype(np.float64)
-)PY";
-
-const char kNumpySteps[] = R"PY(
-
-# -----------------------------------------------------------------------------
-# [SECTION] The steps
-# -----------------------------------------------------------------------------
-
-
-def positional_encoding(rows, cols, base):
-    """PE[p, 2i] = sin(p / base^(2i/d)) and PE[p, 2i+1] = cos(p / base^(2i/d)), d = cols."""
-    pe = np.zeros((rows, cols))
-    p = np.arange(rows)
-    for c in range(cols):
-        angle = p * base ** (-(c - c % 2) / cols)  # columns 2i and 2i+1 share a frequency
-        pe[:, c] = np.sin(angle) if c % 2 == 0 else np.cos(angle)
-    return pe
-
-
-def unit_rows(m):
-    """Each row divided by its length; a zero row stays zero."""
-    n = np.linalg.norm(m, axis=1, keepdims=True)
-    return np.where(n > 0, m / np.where(n > 0, n, 1.0), 0.0)
-
-
-def score(q, k):
-    """Raw scores of every query (rows) against every key (columns)."""
-    if SCORING in ("dot", "scaled_dot"):
-        return q @ k.T  # q·k
-    if SCORING == "additive":  # w_vᵀ tanh(q·W_q + k·W_k), for every pair (i, j)
-        return np.tanh((q @ W_q)[:, None, :] + (k @ W_k)[None, :, :]) @ w_v
-    if SCORING == "general":
-        return q @ W @ k.T  # q·W·kᵀ
-    if SCORING == "cosine":
-        return unit_rows(q) @ unit_rows(k).T  # q·k / (|q| |k|)
-    raise ValueError("unknown SCORING " + SCORING)
-
-
-def hidden_cells(b, n_q, n_k):
-    """True where query i of batch item b may not see key j."""
-    i = np.arange(n_q)[:, None]
-    j = np.arange(n_k)[None, :]
-    hidden = np.zeros((n_q, n_k), dtype=bool)
-    if VALID_LENS is not None:
-        hidden |= j >= np.array(VALID_LENS[b])[:, None]  # padding
-    if CAUSAL:
-        hidden |= j > i  # the future
-    if WINDOW is not None:
-        hidden |= np.abs(i - j) > WINDOW  # too far away
-    for cb, ci, cj in MASKED_CELLS:
-        if cb == b:
-            hidden[ci, cj] = True
-    return hidden
-
-
-def softmax_rows(x):
-    """Row-wise softmax, the row maximum subtracted first. A row of -1e6 gives uniform
-    weights; a row of -inf gives NaN (-inf minus -inf is undefined)."""
-    with np.errstate(invalid="ignore"):
-        e = np.exp(x - x.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
-
-
-def hard_rows(x):
-    """Hard attention: weight 1 on the first maximum of each row. A row containing NaN, or
-    only -inf, has no maximum and gives NaN."""
-    w = np.zeros_like(x)
-    for i, row in enumerate(x):
-        if np.isnan(row).any() or row.max() == -math.inf:
-            w[i] = math.nan
-        else:
-            w[i, np.argmax(row)] = 1.0  # argmax returns the first maximum
-    return w
-
-
-MASK64 = (1 << 64) - 1
-
-
-def splitmix64(x):
-    """The playground's random numbers (SplitMix64) in 64-bit unsigned arithmetic."""
-    x = (x + 0x9E3779B97F4A7C15) & MASK64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
-    return x ^ (x >> 31)
-
-
-def uniform01(seed, index):
-    """A number in [0, 1) with 24 random bits; it depends only on (seed, index)."""
-    return (splitmix64(seed ^ splitmix64(index)) >> 40) / 16777216.0
-
-
-def dropout(w, head, b, batch):
-    """Train-mode dropout: weight (i, j) is dropped when its draw is below DROPOUT_P, and the
-    survivors are scaled by 1 / (1 - DROPOUT_P). Draw number ((head·B + b)·n_q + i)·n_k + j."""
-    n_q, n_k = w.shape
-    first = (head * batch + b) * n_q * n_k
-    draws = np.array([[uniform01(DROPOUT_SEED, first + i * n_k + j) for j in range(n_k)]
-                      for i in range(n_q)])
-    return np.where(draws < DROPOUT_P, 0.0, w * (1.0 / (1.0 - DROPOUT_P)))
-
-
-# -----------------------------------------------------------------------------
-# [SECTION] The pipeline
-# -----------------------------------------------------------------------------
-
-STEPS = ("scores", "scaled", "masked", "weights", "output")
-
-
-def attention():
-    """Every step for every head and batch item, as the playground's trace."""
-    q_in, k_in, v_in = queries, keys, values
-    if POSITIONAL_ENCODING:
-        q_in = q_in + positional_encoding(q_in.shape[1], q_in.shape[2], PE_BASE)
-        k_in = k_in + positional_encoding(k_in.shape[1], k_in.shape[2], PE_BASE)
-        v_in = v_in + positional_encoding(v_in.shape[1], v_in.shape[2], PE_BASE)
-
-    # Projections. In additive scoring W_q and W_k are part of the scoring instead.
-    additive = SCORING == "additive"
-    Q = q_in if additive or W_q is None else q_in @ W_q
-    K = k_in if additive or W_k is None else k_in @ W_k
-    V = v_in if W_v is None else v_in @ W_v
-
-    # Head h takes the contiguous columns [h·d, (h+1)·d) of Q, K and V.
-    batch = Q.shape[0]
-    dq, dk, dv = Q.shape[2] // HEADS, K.shape[2] // HEADS, V.shape[2] // HEADS
-    scale = 1.0 / TEMPERATURE
-    if SCORING == "scaled_dot":
-        scale /= math.sqrt(dk)  # d: the size of the key vectors actually dotted
-
-    heads = []
-    for h in range(HEADS):
-        steps = {name: [] for name in STEPS}
-        for b in range(batch):
-            q = Q[b][:, h * dq:(h + 1) * dq]
-            k = K[b][:, h * dk:(h + 1) * dk]
-            v = V[b][:, h * dv:(h + 1) * dv]
-            scores = score(q, k)
-            scaled = scores * scale
-            masked = np.where(hidden_cells(b, q.shape[0], k.shape[0]), MASK_VALUE, scaled)
-            weights = hard_rows(masked) if HARD else softmax_rows(masked)
-            if DROPOUT_P > 0:
-                weights = dropout(weights, h, b, batch)
-            output = weights @ v  # each output row mixes the value rows
-            for name, m in zip(STEPS, (scores, scaled, masked, weights, output)):
-                steps[name].append(m)
-        heads.append({name: np.stack(ms) for name, ms in steps.items()})
-
-    concat = np.concatenate([head["output"] for head in heads], axis=2)
-    output = concat if W_o is None else concat @ W_o
-    return {"queries": q_in, "keys": k_in, "values": v_in, "Q": Q, "K": K, "V": V,
-            "heads": heads, "concat": concat, "output": output}
-
-
-# -----------------------------------------------------------------------------
-# [SECTION] The trace as JSON
-# -----------------------------------------------------------------------------
-
-
-def as_json(a):
-    """A [batch][rows][cols] array as lists; JSON has no -inf, inf or nan, so they are text."""
-    def cell(v):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return v
-    return [[[cell(v) for v in row] for row in m] for m in a.tolist()]
-
-
-if __name__ == "__main__":
-    trace = attention()
-    print(json.dumps({
-        "version": 1,
-        "heads": [{name: as_json(head[name]) for name in STEPS} for head in trace["heads"]],
-        "output": as_json(trace["output"]),
-    }))
-)PY";
-
-//-----------------------------------------------------------------------------
-// [SECTION] The PyTorch program
-//-----------------------------------------------------------------------------
-
-const char kTorchPrologue[] = R"PY(
-import json
-import math
-
-import torch
-
-
-def f32(numbers):
-    """The playground holds numbers as float32: read them so, then widen to float64 so that
-    every step below is computed in double precision."""
-    return torch.tensor(numbers, dtype=torch.float32).double()
-)PY";
-
-const char kTorchSteps[] = R"PY(
-
-# -----------------------------------------------------------------------------
-# [SECTION] The steps
-# -----------------------------------------------------------------------------
-
-
-def positional_encoding(rows, cols, base):
-    """PE[p, 2i] = sin(p / base^(2i/d)) and PE[p, 2i+1] = cos(p / base^(2i/d)), d = cols."""
-    pe = torch.zeros(rows, cols, dtype=torch.float64)
-    p = torch.arange(rows, dtype=torch.float64)
-    for c in range(cols):
-        angle = p * base ** (-(c - c % 2) / cols)  # columns 2i and 2i+1 share a frequency
-        pe[:, c] = torch.sin(angle) if c % 2 == 0 else torch.cos(angle)
-    return pe
-
-
-def unit_rows(m):
-    """Each row divided by its length; a zero row stays zero."""
-    n = torch.linalg.norm(m, dim=1, keepdim=True)
-    return torch.where(n > 0, m / torch.where(n > 0, n, torch.ones_like(n)), torch.zeros_like(m))
-
-
-def score(q, k):
-    """Raw scores of every query (rows) against every key (columns)."""
-    if SCORING in ("dot", "scaled_dot"):
-        return q @ k.T  # q·k
-    if SCORING == "additive":  # w_vᵀ tanh(q·W_q + k·W_k), for every pair (i, j)
-        return torch.tanh((q @ W_q)[:, None, :] + (k @ W_k)[None, :, :]) @ w_v
-    if SCORING == "general":
-        return q @ W @ k.T  # q·W·kᵀ
-    if SCORING == "cosine":
-        return unit_rows(q) @ unit_rows(k).T  # q·k / (|q| |k|)
-    raise ValueError("unknown SCORING " + SCORING)
-
-
-def hidden_cells(b, n_q, n_k):
-    """True where query i of batch item b may not see key j."""
-    i = torch.arange(n_q)[:, None]
-    j = torch.arange(n_k)[None, :]
-    hidden = torch.zeros(n_q, n_k, dtype=torch.bool)
-    if VALID_LENS is not None:
-        hidden |= j >= torch.tensor(VALID_LENS[b])[:, None]  # padding
-    if CAUSAL:
-        hidden |= j > i  # the future
-    if WINDOW is not None:
-        hidden |= torch.abs(i - j) > WINDOW  # too far away
-    for cb, ci, cj in MASKED_CELLS:
-        if cb == b:
-            hidden[ci, cj] = True
-    return hidden
-
-
-def softmax_rows(x):
-    """Row-wise softmax, the row maximum subtracted first. A row of -1e6 gives uniform
-    weights; a row of -inf gives NaN (-inf minus -inf is undefined)."""
-    e = torch.exp(x - x.max(dim=1, keepdim=True).values)
-    return e / e.sum(dim=1, keepdim=True)
-
-
-def hard_rows(x):
-    """Hard attention: weight 1 on the first maximum of each row. A row containing NaN, or
-    only -inf, has no maximum and gives NaN."""
-    w = torch.zeros_like(x)
-    for i, row in enumerate(x):
-        if torch.isnan(row).any() or row.max() == -math.inf:
-            w[i] = math.nan
-        else:
-            w[i, torch.argmax(row)] = 1.0  # argmax returns the first maximum
-    return w
-
-
-MASK64 = (1 << 64) - 1
-
-
-def splitmix64(x):
-    """The playground's random numbers (SplitMix64) in 64-bit unsigned arithmetic. Python's
-    integers, since torch has no unsigned 64-bit arithmetic."""
-    x = (x + 0x9E3779B97F4A7C15) & MASK64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
-    return x ^ (x >> 31)
-
-
-def uniform01(seed, index):
-    """A number in [0, 1) with 24 random bits; it depends only on (seed, index)."""
-    return (splitmix64(seed ^ splitmix64(index)) >> 40) / 16777216.0
-
-
-def dropout(w, head, b, batch):
-    """Train-mode dropout: weight (i, j) is dropped when its draw is below DROPOUT_P, and the
-    survivors are scaled by 1 / (1 - DROPOUT_P). Draw number ((head·B + b)·n_q + i)·n_k + j.
-    (torch.nn.functional.dropout draws other numbers, so it would drop other cells.)"""
-    n_q, n_k = w.shape
-    first = (head * batch + b) * n_q * n_k
-    draws = torch.tensor([[uniform01(DROPOUT_SEED, first + i * n_k + j) for j in range(n_k)]
-                          for i in range(n_q)], dtype=torch.float64)
-    return torch.where(draws < DROPOUT_P, torch.zeros_like(w), w * (1.0 / (1.0 - DROPOUT_P)))
-
-
-# -----------------------------------------------------------------------------
-# [SECTION] The pipeline
-# -----------------------------------------------------------------------------
-
-STEPS = ("scores", "scaled", "masked", "weights", "output")
-
-
-def attention():
-    """Every step for every head and batch item, as the playground's trace."""
-    q_in, k_in, v_in = queries, keys, values
-    if POSITIONAL_ENCODING:
-        q_in = q_in + positional_encoding(q_in.shape[1], q_in.shape[2], PE_BASE)
-        k_in = k_in + positional_encoding(k_in.shape[1], k_in.shape[2], PE_BASE)
-        v_in = v_in + positional_encoding(v_in.shape[1], v_in.shape[2], PE_BASE)
-
-    # Projections. In additive scoring W_q and W_k are part of the scoring instead.
-    additive = SCORING == "additive"
-    Q = q_in if additive or W_q is None else q_in @ W_q
-    K = k_in if additive or W_k is None else k_in @ W_k
-    V = v_in if W_v is None else v_in @ W_v
-
-    # Head h takes the contiguous columns [h·d, (h+1)·d) of Q, K and V.
-    batch = Q.shape[0]
-    dq, dk, dv = Q.shape[2] // HEADS, K.shape[2] // HEADS, V.shape[2] // HEADS
-    scale = 1.0 / TEMPERATURE
-    if SCORING == "scaled_dot":
-        scale /= math.sqrt(dk)  # d: the size of the key vectors actually dotted
-
-    heads = []
-    for h in range(HEADS):
-        steps = {name: [] for name in STEPS}
-        for b in range(batch):
-            q = Q[b][:, h * dq:(h + 1) * dq]
-            k = K[b][:, h * dk:(h + 1) * dk]
-            v = V[b][:, h * dv:(h + 1) * dv]
-            scores = score(q, k)
-            scaled = scores * scale
-            masked = scaled.masked_fill(hidden_cells(b, q.shape[0], k.shape[0]), MASK_VALUE)
-            weights = hard_rows(masked) if HARD else softmax_rows(masked)
-            if DROPOUT_P > 0:
-                weights = dropout(weights, h, b, batch)
-            output = weights @ v  # each output row mixes the value rows
-            for name, m in zip(STEPS, (scores, scaled, masked, weights, output)):
-                steps[name].append(m)
-        heads.append({name: torch.stack(ms) for name, ms in steps.items()})
-
-    concat = torch.cat([head["output"] for head in heads], dim=2)
-    output = concat if W_o is None else concat @ W_o
-    return {"queries": q_in, "keys": k_in, "values": v_in, "Q": Q, "K": K, "V": V,
-            "heads": heads, "concat": concat, "output": output}
-
-
-# -----------------------------------------------------------------------------
-# [SECTION] The trace as JSON
-# -----------------------------------------------------------------------------
-
-
-def as_json(a):
-    """A [batch][rows][cols] tensor as lists; JSON has no -inf, inf or nan, so they are text."""
-    def cell(v):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return v
-    return [[[cell(v) for v in row] for row in m] for m in a.tolist()]
-
-
-if __name__ == "__main__":
-    with torch.no_grad():
-        trace = attention()
-    print(json.dumps({
-        "version": 1,
-        "heads": [{name: as_json(head[name]) for name in STEPS} for head in trace["heads"]],
-        "output": as_json(trace["output"]),
-    }))
-)PY";
-
-//-----------------------------------------------------------------------------
-// [SECTION] Entry points
-//-----------------------------------------------------------------------------
-
-std::string program(const Scenario& s, const char* library, const char* prologue,
-                    const char* steps) {
-  const std::string error = validate(s);
-  if (!error.empty())
-    return header(s, library) + "\nraise SystemExit(" +
-           py_string("this scenario cannot run: " + error) + ")\n";
-  return header(s, library) + prologue + scenario_constants(s) + steps;
+void replace_all(std::string* text, const std::string& key, const std::string& value) {
+  for (size_t at = text->find(key); at != std::string::npos;
+       at = text->find(key, at + value.size()))
+    text->replace(at, key.size(), value);
+}
+
+// The text of src/scenario/export_program.py.in for one library ("numpy" or "torch"): the
+// other library's lines and the notes are left out, and the placeholders filled in.
+std::string render(const std::string& library, const std::string& title,
+                   const std::string& constants) {
+  const std::string mark = "#|" + library + "|";
+  const std::string text = kExportProgramTemplate;
+  std::string out;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    std::string line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.rfind("#|", 0) == 0) {
+      if (line.rfind(mark, 0) != 0) continue;                 // another library's line, or a note
+      line.erase(0, std::min(line.size(), mark.size() + 1));  // the mark and its space
+    }
+    out += line + '\n';
+  }
+  replace_all(&out, "@LIBRARY@", library == "numpy" ? "NumPy" : "PyTorch");
+  replace_all(&out, "@TITLE@", title);
+  replace_all(&out, "@SCENARIO@", constants);
+  return out;
+}
+
+std::string program(const Scenario& s, const std::string& library) {
+  const std::string title =
+      s.title.empty() ? "a scenario" : comment_text(s.title.en.empty() ? s.title.zh : s.title.en);
+  const attn::Status status = validate(s);
+  if (!status.ok()) {
+    // The header alone, then the reason: the program says why instead of computing.
+    const std::string full = render(library, title, "");
+    return full.substr(0, full.find("\nimport json")) + "\nraise SystemExit(" +
+           py_string("this scenario cannot run: " + status.error) + ")\n";
+  }
+  return render(library, title, scenario_constants(s));
 }
 
 }  // namespace
 
 std::string export_numpy(const Scenario& s) {
-  return program(s, "NumPy", kNumpyPrologue, kNumpySteps);
+  return program(s, "numpy");
 }
 
 std::string export_pytorch(const Scenario& s) {
-  return program(s, "PyTorch", kTorchPrologue, kTorchSteps);
+  return program(s, "torch");
 }
 
 }  // namespace scenario

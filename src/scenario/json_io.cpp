@@ -14,10 +14,16 @@
 #include <set>
 #include <string>
 
+#include "scenario/json_util.h"
 #include "scenario/scenario.h"
 
 namespace scenario {
 
+using json_util::fail;
+using json_util::FieldError;
+using json_util::JsonError;
+using json_util::key_name;
+using json_util::type_name;
 using nlohmann::json;
 
 //-----------------------------------------------------------------------------
@@ -62,34 +68,6 @@ void append_number(std::string* out, float v) {
 //-----------------------------------------------------------------------------
 // [SECTION] Reading: typed fields with JSON-path errors
 //-----------------------------------------------------------------------------
-
-// Thrown inside the reader only; parse() turns it into ParseResult::error.
-struct FieldError {
-  std::string message;
-};
-
-[[noreturn]] void fail(const std::string& field, const std::string& problem) {
-  throw FieldError{field + ": " + problem};
-}
-
-std::string type_name(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "a boolean";
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    case json::value_t::discarded:
-      return "nothing";
-    default:
-      return "a number";
-  }
-}
 
 std::string idx(const std::string& field, size_t i) {
   return field + "[" + std::to_string(i) + "]";
@@ -228,20 +206,11 @@ LocalText read_text(const json& v, const std::string& field) {
   return t;
 }
 
-// A key as it appears in an error: bare when it is a plain name, else JSON-quoted, so that a
-// key holding quotes or control characters cannot break the one-line error format.
-std::string printable_key(const std::string& key) {
-  for (char c : key)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
-      return json(key).dump(-1, ' ', true, json::error_handler_t::replace);
-  return key.empty() ? "\"\"" : key;
-}
-
 void check_keys(const json& obj, const std::string& field, const std::set<std::string>& known) {
   for (const auto& [key, value] : obj.items()) {
     (void)value;
     if (!known.count(key))
-      fail(field.empty() ? printable_key(key) : field + "." + printable_key(key), "unknown field");
+      fail(field.empty() ? key_name(key) : field + "." + key_name(key), "unknown field");
   }
 }
 
@@ -450,107 +419,37 @@ Scenario read_scenario(const json& j) {
 
 }  // namespace
 
-namespace {
-
-// Builds the DOM like nlohmann's own parser while tracking the JSON path of the value being
-// read, so that a number too large for a double is reported as `x[0][1]: ...`.
-class PathTrackingSax {
- public:
-  explicit PathTrackingSax(json* root) : dom_(*root, false) {}
-
-  bool null() { return value(), dom_.null(); }
-  bool boolean(bool v) { return value(), dom_.boolean(v); }
-  bool number_integer(json::number_integer_t v) { return value(), dom_.number_integer(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return value(), dom_.number_unsigned(v); }
-  bool number_float(json::number_float_t v, const std::string& s) {
-    return value(), dom_.number_float(v, s);
-  }
-  bool string(std::string& v) { return value(), dom_.string(v); }
-  bool binary(json::binary_t& v) { return value(), dom_.binary(v); }
-  bool start_object(std::size_t n) {
-    value();
-    frames_.push_back({false, 0, ""});
-    return dom_.start_object(n);
-  }
-  bool key(std::string& k) {
-    frames_.back().key = k;
-    return dom_.key(k);
-  }
-  bool end_object() {
-    frames_.pop_back();
-    return dom_.end_object();
-  }
-  bool start_array(std::size_t n) {
-    value();
-    frames_.push_back({true, 0, ""});
-    return dom_.start_array(n);
-  }
-  bool end_array() {
-    frames_.pop_back();
-    return dom_.end_array();
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
-    const std::string what = e.what();
-    if (e.id == 406) {  // a number that overflows a double, such as 1e999
-      error = next_path() + ": is not a finite number";
-    } else {
-      // "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
-      const size_t at = what.find("] ");
-      error = "json: " + (at == std::string::npos ? what : what.substr(at + 2));
-    }
-    return false;
-  }
-
-  std::string error;
-
- private:
-  struct Frame {
-    bool array;
-    size_t count;  // values seen so far in an array
-    std::string key;
-  };
-
-  // A value (scalar or container) starts in the innermost container.
-  void value() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().count;
-  }
-
-  // The path of the value about to be read.
-  std::string next_path() const {
-    std::string path;
-    for (size_t i = 0; i < frames_.size(); ++i) {
-      const Frame& f = frames_[i];
-      const bool last = i + 1 == frames_.size();
-      if (f.array) {
-        path += "[" + std::to_string(last ? f.count : f.count - 1) + "]";
-      } else {
-        path += (path.empty() ? "" : ".") + printable_key(f.key);
-      }
-    }
-    return path.empty() ? "scenario" : path;
-  }
-
-  nlohmann::detail::json_sax_dom_parser<json> dom_;
-  std::vector<Frame> frames_;
-};
-
-}  // namespace
-
-ParseResult parse(const std::string& json_text) {
+ParseResult json_util::parse_value(const json& j) {
   ParseResult r;
-  json j;
-  PathTrackingSax sax(&j);
-  if (!json::sax_parse(json_text, &sax) || !sax.error.empty()) {
-    r.error = sax.error.empty() ? "json: parse error" : sax.error;
-    return r;
-  }
   try {
     r.scenario = read_scenario(j);
   } catch (const FieldError& e) {
     r.error = e.message;
     return r;
   }
-  r.error = validate(r.scenario);
+  Resolved resolved = resolve(r.scenario);
+  r.problem = std::move(resolved.problem);
+  r.error = std::move(resolved.error);
+  return r;
+}
+
+ParseResult parse(const std::string& json_text) {
+  json j;
+  const JsonError e = json_util::read_json(json_text, &j);
+  ParseResult r;
+  switch (e.kind) {
+    case JsonError::Kind::kNone:
+      return json_util::parse_value(j);
+    case JsonError::Kind::kOverflow:
+      r.error = (e.path.empty() ? "scenario" : e.path) + ": is not a finite number";
+      break;
+    case JsonError::Kind::kTooDeep:
+      r.error = "json: nests deeper than " + std::to_string(json_util::kMaxDepth) + " levels";
+      break;
+    default:
+      r.error = "json: " + e.message;
+      break;
+  }
   return r;
 }
 

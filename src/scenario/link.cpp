@@ -1,10 +1,8 @@
 // The link codec: "v1." + base64url(JSON {"scenario", "view"}), with one-line errors.
 //
 // [SECTION] Base64url
-// [SECTION] Error lines
 // [SECTION] The view: checks and JSON
 // [SECTION] Encoding
-// [SECTION] JSON reading with a depth limit and paths
 // [SECTION] Decoding
 #include "scenario/link.h"
 
@@ -15,16 +13,22 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <utility>
+
+#include "scenario/json_util.h"
 
 namespace scenario {
 
+using json_util::fail;
+using json_util::FieldError;
+using json_util::JsonError;
+using json_util::key_name;
+using json_util::quoted;
+using json_util::type_name;
 using nlohmann::json;
 
 namespace {
 
-// Deep enough for every Scenario JSON v1 document inside {"scenario": ...} (5 levels), small
-// enough that nothing recursive (dump, copies) can exhaust the stack on a crafted link.
-constexpr size_t kMaxJsonDepth = 16;
 constexpr size_t kMaxErrorBytes = 300;
 
 const char kBase64urlAlphabet[] =
@@ -118,75 +122,6 @@ bool base64url_decode(const std::string& text, size_t begin, size_t* out_len, st
   }
   *out_len = n;
   return true;
-}
-
-//-----------------------------------------------------------------------------
-// [SECTION] Error lines
-//-----------------------------------------------------------------------------
-
-// One printable line of bounded length: control characters and invalid UTF-8 become '?', so
-// that an error can be shown as text anywhere, whatever bytes the link carried.
-std::string one_line(const std::string& s) {
-  std::string out;
-  size_t i = 0;
-  while (i < s.size() && out.size() < kMaxErrorBytes) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    bool valid = len > 0 && i + len <= s.size();
-    for (size_t k = 1; valid && k < len; ++k)
-      valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (!valid) {
-      out += '?';
-      ++i;
-    } else if (len == 1 && (c < 0x20 || c == 0x7f)) {
-      out += c == '\n' || c == '\r' || c == '\t' ? ' ' : '?';
-      ++i;
-    } else {
-      out.append(s, i, len);
-      i += len;
-    }
-  }
-  if (i < s.size()) out += "…";
-  return out;
-}
-
-// A name from the link as an error shows it: JSON-quoted, ASCII only, at most ~40 bytes.
-std::string quoted(const std::string& s) {
-  std::string q = json(s.substr(0, 32)).dump(-1, ' ', true, json::error_handler_t::replace);
-  return s.size() > 32 ? q.substr(0, q.size() - 1) + "…\"" : q;
-}
-
-// A JSON key as an error shows it: bare when it is a plain name, else quoted.
-std::string key_name(const std::string& key) {
-  for (char c : key)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return quoted(key);
-  return key.empty() ? "\"\"" : key;
-}
-
-std::string type_name(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "a boolean";
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    default:
-      return "a number";
-  }
-}
-
-// Thrown inside the view reader only; decode_link turns it into LinkResult::error.
-struct FieldError {
-  std::string message;
-};
-
-[[noreturn]] void fail(const std::string& field, const std::string& problem) {
-  throw FieldError{field + ": " + problem};
 }
 
 //-----------------------------------------------------------------------------
@@ -337,97 +272,6 @@ std::string encode_link(const Scenario& s, const ViewState& v) {
 namespace {
 
 //-----------------------------------------------------------------------------
-// [SECTION] JSON reading with a depth limit and paths
-//-----------------------------------------------------------------------------
-
-// Builds the DOM like nlohmann's parser, refusing nesting deeper than kMaxJsonDepth and
-// naming the path of a number too large for a double ("scenario.x[0][1]").
-class LinkSax {
- public:
-  LinkSax(json* root, size_t text_size) : dom_(*root, false), text_size_(text_size) {}
-
-  bool null() { return value(), dom_.null(); }
-  bool boolean(bool v) { return value(), dom_.boolean(v); }
-  bool number_integer(json::number_integer_t v) { return value(), dom_.number_integer(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return value(), dom_.number_unsigned(v); }
-  bool number_float(json::number_float_t v, const std::string& s) {
-    return value(), dom_.number_float(v, s);
-  }
-  bool string(std::string& v) { return value(), dom_.string(v); }
-  bool binary(json::binary_t& v) { return value(), dom_.binary(v); }
-  bool start_object(std::size_t n) { return open(false) && dom_.start_object(n); }
-  bool key(std::string& k) {
-    frames_.back().key = k;
-    return dom_.key(k);
-  }
-  bool end_object() {
-    frames_.pop_back();
-    return dom_.end_object();
-  }
-  bool start_array(std::size_t n) { return open(true) && dom_.start_array(n); }
-  bool end_array() {
-    frames_.pop_back();
-    return dom_.end_array();
-  }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
-    const std::string what = e.what();
-    const size_t at = what.find("] ");
-    const std::string message = at == std::string::npos ? what : what.substr(at + 2);
-    if (e.id == 406) {  // a number that overflows a double, such as 1e999
-      error = "link." + next_path() + ": is not a finite number";
-    } else if (position >= text_size_ ||
-               what.find("unexpected end of input") != std::string::npos) {
-      error = "link: truncated (the JSON ends early: " + message + ")";
-    } else {
-      error = "link: invalid JSON: " + message;
-    }
-    return false;
-  }
-
-  std::string error;
-
- private:
-  struct Frame {
-    bool array;
-    size_t count;  // values seen so far in an array
-    std::string key;
-  };
-
-  void value() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().count;
-  }
-
-  bool open(bool array) {
-    value();
-    if (frames_.size() >= kMaxJsonDepth) {
-      error = "link: the JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
-      return false;
-    }
-    frames_.push_back({array, 0, ""});
-    return true;
-  }
-
-  // The path of the value about to be read, as scenario::parse names fields.
-  std::string next_path() const {
-    std::string path;
-    for (size_t i = 0; i < frames_.size(); ++i) {
-      const Frame& f = frames_[i];
-      const bool last = i + 1 == frames_.size();
-      if (f.array) {
-        path += "[" + std::to_string(last ? f.count : f.count - 1) + "]";
-      } else {
-        path += (path.empty() ? "" : ".") + key_name(f.key);
-      }
-    }
-    return path;
-  }
-
-  nlohmann::detail::json_sax_dom_parser<json> dom_;
-  size_t text_size_;
-  std::vector<Frame> frames_;
-};
-
-//-----------------------------------------------------------------------------
 // [SECTION] Decoding
 //-----------------------------------------------------------------------------
 
@@ -481,9 +325,20 @@ LinkResult decode(const std::string& fragment) {
   if (!base64url_decode(f, payload, &chars, &text, &error)) return failed(error);
 
   json j;
-  LinkSax sax(&j, text.size());
-  if (!json::sax_parse(text, &sax) || !sax.error.empty())
-    return failed(sax.error.empty() ? "link: invalid JSON" : sax.error);
+  const JsonError e = json_util::read_json(text, &j);
+  switch (e.kind) {
+    case JsonError::Kind::kNone:
+      break;
+    case JsonError::Kind::kOverflow:
+      return failed("link." + e.path + ": is not a finite number");
+    case JsonError::Kind::kTooDeep:
+      return failed("link: the JSON nests deeper than " + std::to_string(json_util::kMaxDepth) +
+                    " levels");
+    case JsonError::Kind::kTruncated:
+      return failed("link: truncated (the JSON ends early: " + e.message + ")");
+    case JsonError::Kind::kSyntax:
+      return failed("link: invalid JSON: " + e.message);
+  }
   if (!j.is_object())
     return failed("link: must be a JSON object {\"scenario\": ..., \"view\": ...}, got " +
                   type_name(j));
@@ -492,9 +347,10 @@ LinkResult decode(const std::string& fragment) {
       return failed("link." + key_name(item.key()) + ": unknown field");
   if (!j.contains("scenario")) return failed("link.scenario: missing");
 
-  const ParseResult parsed = parse(j["scenario"].dump());
+  ParseResult parsed = json_util::parse_value(j["scenario"]);
   if (!parsed.ok()) return failed(scenario_error(parsed.error));
-  r.scenario = parsed.scenario;
+  r.scenario = std::move(parsed.scenario);
+  r.problem = std::move(parsed.problem);
   if (j.contains("view")) {
     try {
       r.view = read_view(j["view"]);
@@ -518,8 +374,9 @@ LinkResult decode_link(const std::string& fragment) {
     r.error = std::string("link: cannot be read (") + e.what() + ")";
   }
   if (!r.ok()) {
-    r.error = one_line(r.error);
+    r.error = json_util::one_line(r.error, kMaxErrorBytes);
     r.scenario = Scenario();
+    r.problem = attn::Problem();
     r.view = ViewState();
   }
   return r;

@@ -65,6 +65,7 @@ std::string encode_link(const Scenario& s, const ViewState& v);
 
 struct LinkResult {
   Scenario scenario;
+  attn::Problem problem;  // the scenario resolved for the core (see ParseResult)
   ViewState view;
   std::string error;  // "" on success, else one line "link[.<field>]: <problem>"
   bool ok() const { return error.empty(); }

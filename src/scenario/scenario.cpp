@@ -14,9 +14,6 @@ std::string str(int64_t v) {
   return std::to_string(v);
 }
 
-// Streams of generated_matrix, one per weight, so that W_q and W_k of one seed differ.
-enum Stream { kStreamWq = 1, kStreamWk, kStreamWv, kStreamWo, kStreamW, kStreamwv };
-
 std::string check_valid_lens(const Scenario& s) {
   const int B = s.batch(), n_q = s.n_queries(), n_k = s.n_keys();
   auto check_len = [&](int len, const std::string& field) -> std::string {
@@ -68,7 +65,7 @@ std::string check_tokens(const std::vector<std::vector<std::string>>& tokens,
 
 }  // namespace
 
-attn::Matrix generated_matrix(int rows, int cols, uint64_t seed, int stream) {
+attn::Matrix generated_matrix(int rows, int cols, uint64_t seed, WeightStream stream) {
   attn::Matrix m(rows, cols);
   const double bound = std::sqrt(6.0 / (rows + cols));
   const uint64_t stream_seed = attn::splitmix64(seed) + static_cast<uint64_t>(stream);
@@ -81,18 +78,28 @@ attn::Matrix generated_matrix(int rows, int cols, uint64_t seed, int stream) {
   return m;
 }
 
-std::string validate(const Scenario& s) {
+Resolved resolve(const Scenario& s) {
+  Resolved r;
   const int B = s.batch(), n_q = s.n_queries(), n_k = s.n_keys();
-  std::string e = check_tokens(s.query_tokens, "query_tokens", B, n_q, "query");
-  if (!e.empty()) return e;
-  if (!(e = check_tokens(s.key_tokens, "key_tokens", B, n_k, "key")).empty()) return e;
+  std::string& e = r.error;
+  if (!(e = check_tokens(s.query_tokens, "query_tokens", B, n_q, "query")).empty()) return r;
+  if (!(e = check_tokens(s.key_tokens, "key_tokens", B, n_k, "key")).empty()) return r;
   const int64_t cells = int64_t{B} * s.heads * n_q * n_k;
-  if (cells > kMaxScoreCells)
-    return "heads: batch " + str(B) + " × " + str(s.heads) + " heads × " + str(n_q) +
-           " queries × " + str(n_k) + " keys is " + str(cells) +
-           " score cells, more than the limit " + str(kMaxScoreCells);
-  if (!(e = check_valid_lens(s)).empty()) return e;
-  return attn::validate(to_problem(s));
+  if (cells > kMaxScoreCells) {
+    e = "heads: batch " + str(B) + " × " + str(s.heads) + " heads × " + str(n_q) + " queries × " +
+        str(n_k) + " keys is " + str(cells) + " score cells, more than the limit " +
+        str(kMaxScoreCells);
+    return r;
+  }
+  if (!(e = check_valid_lens(s)).empty()) return r;
+  r.problem = to_problem(s);
+  e = attn::validate(r.problem).error;
+  if (!r.ok()) r.problem = attn::Problem();
+  return r;
+}
+
+attn::Status validate(const Scenario& s) {
+  return attn::Status{resolve(s).error};
 }
 
 attn::Problem to_problem(const Scenario& s) {
@@ -132,15 +139,15 @@ attn::Problem to_problem(const Scenario& s) {
     const int d_q = attn::batch_cols(s.queries), d_k = attn::batch_cols(s.keys);
     const int d_v = attn::batch_cols(s.values);
     const uint64_t seed = s.init_seed;
-    if (!w.W_q.size()) w.W_q = generated_matrix(d_q, D, seed, kStreamWq);
-    if (!w.W_k.size()) w.W_k = generated_matrix(d_k, D, seed, kStreamWk);
+    if (!w.W_q.size()) w.W_q = generated_matrix(d_q, D, seed, WeightStream::kWq);
+    if (!w.W_k.size()) w.W_k = generated_matrix(d_k, D, seed, WeightStream::kWk);
     if (s.scoring == attn::Scoring::kAdditive) {
-      if (!w.w_v.size()) w.w_v = generated_matrix(D, 1, seed, kStreamwv).col(0);
+      if (!w.w_v.size()) w.w_v = generated_matrix(D, 1, seed, WeightStream::kwv).col(0);
     } else {
-      if (!w.W_v.size()) w.W_v = generated_matrix(d_v, D, seed, kStreamWv);
-      if (!w.W_o.size()) w.W_o = generated_matrix(D, D, seed, kStreamWo);
+      if (!w.W_v.size()) w.W_v = generated_matrix(d_v, D, seed, WeightStream::kWv);
+      if (!w.W_o.size()) w.W_o = generated_matrix(D, D, seed, WeightStream::kWo);
       if (s.scoring == attn::Scoring::kGeneral && !w.W.size() && s.heads > 0 && D % s.heads == 0)
-        w.W = generated_matrix(D / s.heads, D / s.heads, seed, kStreamW);
+        w.W = generated_matrix(D / s.heads, D / s.heads, seed, WeightStream::kW);
     }
   }
   return p;

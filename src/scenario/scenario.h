@@ -104,14 +104,18 @@ struct Scenario {
 // [SECTION] JSON
 //-----------------------------------------------------------------------------
 
+// A scenario that was read and validated, with the core problem it resolves to (weights that
+// `init` generates filled in), so that nothing on its way to the screen checks it again.
 struct ParseResult {
   Scenario scenario;
+  attn::Problem problem;
   std::string error;  // "" on success, else "<field>: <problem>"
   bool ok() const { return error.empty(); }
 };
 
 // Parses and validates Scenario JSON v1. Every error names the field (as a JSON path such as
-// `keys[0][2]`) and the problem; nothing larger than the limits above is allocated.
+// `keys[0][2]`) and the problem; nothing larger than the limits above is allocated, and JSON
+// nested deeper than 16 levels is refused before it is built.
 ParseResult parse(const std::string& json_text);
 
 // Canonical compact JSON; parse(to_json(s)) gives back s exactly (floats are written with
@@ -129,16 +133,28 @@ std::string format_float(float v);
 // [SECTION] Resolution into the core
 //-----------------------------------------------------------------------------
 
-// Semantic checks beyond the JSON's shape (sizes fit, lengths in range, limits), including
-// the core's attn::validate on the resolved problem. "" when the scenario can run.
-std::string validate(const Scenario& s);
+// Semantic checks beyond the JSON's shape (sizes fit, lengths in range, limits), and the
+// core's attn::validate on the resolved problem.
+attn::Status validate(const Scenario& s);
+
+// validate() and to_problem() in one: the problem when the scenario can run.
+struct Resolved {
+  attn::Problem problem;
+  std::string error;
+  bool ok() const { return error.empty(); }
+};
+Resolved resolve(const Scenario& s);
 
 // The core problem: inputs, masks and weights, with the weights that `init` generates
 // filled in where none are given explicitly.
 attn::Problem to_problem(const Scenario& s);
 
+// Which weight a generated matrix is: the streams of one seed differ, so that W_q and W_k
+// of one seed differ.
+enum class WeightStream : int { kWq = 1, kWk, kWv, kWo, kW, kwv };
+
 // Weights for `init`: uniform in ±√(6 / (rows + cols)) (Glorot), rounded to 0.01 so that a
-// learner can redo the arithmetic. `stream` tells the matrices of one seed apart.
-attn::Matrix generated_matrix(int rows, int cols, uint64_t seed, int stream);
+// learner can redo the arithmetic.
+attn::Matrix generated_matrix(int rows, int cols, uint64_t seed, WeightStream stream);
 
 }  // namespace scenario

@@ -156,7 +156,7 @@ TEST_CASE("set_scenario_json with a good scenario recomputes once", "[app][state
   ui::AppState app;
   app.events.clear();
   const uint64_t revision = app.revision;
-  REQUIRE(app.set_scenario_json(kSmall) == "");
+  REQUIRE(app.set_scenario_json(kSmall).error == "");
   CHECK(app.revision == revision + 1);
   CHECK(app.preset == -1);
   CHECK(app.events == Events{"scenario"});
@@ -186,7 +186,7 @@ TEST_CASE("set_scenario_json with a bad scenario names the field and changes not
   const Scenario before = app.scenario;
   const uint64_t revision = app.revision;
   const Matrix output = app.trace.output[0];
-  const std::string error = app.set_scenario_json(bad.json);
+  const std::string error = app.set_scenario_json(bad.json).error;
   CHECK_THAT(error, Catch::StartsWith(bad.field));
   CHECK(same(app.scenario, before));
   CHECK(app.revision == revision);
@@ -197,7 +197,7 @@ TEST_CASE("set_scenario_json with a bad scenario names the field and changes not
 
 TEST_CASE("changed() recomputes exactly once, at recompute_if_needed", "[app][state]") {
   ui::AppState app;
-  REQUIRE(app.set_scenario_json(kSmall) == "");
+  REQUIRE(app.set_scenario_json(kSmall).error == "");
   const uint64_t r0 = app.revision;
   app.events.clear();
 
@@ -223,7 +223,7 @@ TEST_CASE("changed() recomputes exactly once, at recompute_if_needed", "[app][st
 
 TEST_CASE("an edit that does not validate keeps the last trace and reports why", "[app][state]") {
   ui::AppState app;
-  REQUIRE(app.set_scenario_json(kSmall) == "");
+  REQUIRE(app.set_scenario_json(kSmall).error == "");
   const uint64_t r0 = app.revision;
   const Matrix output = app.trace.output[0];
 
@@ -274,7 +274,7 @@ TEST_CASE("set_step clamps to the 8 steps and emits step on a change", "[app][st
 
 TEST_CASE("set_head clamps to the scenario's heads", "[app][state]") {
   ui::AppState app;
-  REQUIRE(app.set_scenario_json(kSmall) == "");
+  REQUIRE(app.set_scenario_json(kSmall).error == "");
   REQUIRE(ui::set_heads(&app.scenario, 4));
   app.changed();
   app.recompute_if_needed();
@@ -291,7 +291,7 @@ TEST_CASE("set_head clamps to the scenario's heads", "[app][state]") {
 
   // A scenario with fewer heads clamps the view's head.
   app.set_head(3);
-  REQUIRE(app.set_scenario_json(kSmall) == "");
+  REQUIRE(app.set_scenario_json(kSmall).error == "");
   CHECK(app.head == 0);
 }
 
@@ -317,7 +317,8 @@ TEST_CASE("emit keeps one of each event and panel ids are distinct", "[app][stat
 TEST_CASE("the masks of a causal scenario are j > i", "[app][state]") {
   ui::AppState app;
   REQUIRE(app.set_scenario_json(R"({"version": 1, "causal": true,
-    "x": [[1, 0], [0, 1], [1, 1], [0, 0], [0.5, -0.5]]})") == "");
+    "x": [[1, 0], [0, 1], [1, 1], [0, 0], [0.5, -0.5]]})")
+              .error == "");
   REQUIRE(app.masks.size() == 1);
   REQUIRE(app.masks[0].size() == 25);
   for (int i = 0; i < 5; ++i)
@@ -334,7 +335,8 @@ TEST_CASE("the masks combine lengths, window and cells, n_q × n_k per item", "[
     "queries": [[[1, 0], [0, 1], [1, 1]], [[0.5, 0], [0, 0.5], [1, -1]]],
     "keys": [[[1, 0], [0, 1], [1, 1], [0, 0]], [[1, 1], [0, 1], [1, 0], [-1, 0]]],
     "values": [[[1], [2], [3], [4]], [[5], [6], [7], [8]]],
-    "valid_lens": [3, 4], "window": 1, "masked_cells": [[1, 0, 0]]})") == "");
+    "valid_lens": [3, 4], "window": 1, "masked_cells": [[1, 0, 0]]})")
+              .error == "");
   REQUIRE(app.masks.size() == 2);
   const int lens[2] = {3, 4};
   for (int b = 0; b < 2; ++b) {
@@ -365,7 +367,7 @@ TEST_CASE("a scenario past kLeanBytes keeps outputs only and recomputes a head o
   REQUIRE(ui::AppState::kLeanBytes == 67108864);
   const int n = 1500, d = 8;
   ui::AppState app;
-  REQUIRE(app.set_scenario(big_scenario(n, d, 2)) == "");
+  REQUIRE(app.set_scenario(big_scenario(n, d, 2)).error == "");
   const Matrix& x = app.scenario.queries[0];
   CHECK(app.lean);
   REQUIRE(app.trace.heads.size() == 2);
@@ -417,7 +419,7 @@ TEST_CASE("a scenario past kLeanBytes keeps outputs only and recomputes a head o
 TEST_CASE("a scenario just under kLeanBytes keeps every matrix", "[app][state][lean]") {
   // 4 × 2 heads × 1400² × 4 bytes = 62,720,000 bytes < 64 MiB.
   ui::AppState app;
-  REQUIRE(app.set_scenario(big_scenario(1400, 8, 2)) == "");
+  REQUIRE(app.set_scenario(big_scenario(1400, 8, 2)).error == "");
   CHECK_FALSE(app.lean);
   REQUIRE(app.trace.heads.size() == 2);
   CHECK(app.trace.heads[1].weights.size() == 1);

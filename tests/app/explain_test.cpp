@@ -259,43 +259,43 @@ TEST_CASE("the mask, concat and dropout formulas carry the scenario's numbers", 
 TEST_CASE("mask_reason names each rule and is empty for a visible cell", "[app][explain]") {
   const English english;
   attn::MaskSpec none;
-  CHECK(ui::mask_reason(none, 0, 2, 3, 5) == "");
+  CHECK(ui::mask_reason_text(none, 0, 2, 3) == "");
 
   attn::MaskSpec lens;
   lens.valid_lens = {{2}, {5}};
-  CHECK(ui::mask_reason(lens, 0, 0, 2, 5) ==
+  CHECK(ui::mask_reason_text(lens, 0, 0, 2) ==
         "key 3 is at or past the valid length 2 of batch item 1");
-  CHECK(ui::mask_reason(lens, 0, 0, 1, 5) == "");
-  CHECK(ui::mask_reason(lens, 1, 0, 4, 5) == "");
+  CHECK(ui::mask_reason_text(lens, 0, 0, 1) == "");
+  CHECK(ui::mask_reason_text(lens, 1, 0, 4) == "");
 
   attn::MaskSpec per_query;
   per_query.valid_lens = {{1, 3}};
-  CHECK_FALSE(ui::mask_reason(per_query, 0, 0, 2, 4).empty());
-  CHECK(ui::mask_reason(per_query, 0, 1, 2, 4) == "");
+  CHECK_FALSE(ui::mask_reason_text(per_query, 0, 0, 2).empty());
+  CHECK(ui::mask_reason_text(per_query, 0, 1, 2) == "");
 
   attn::MaskSpec causal;
   causal.causal = true;
-  CHECK(ui::mask_reason(causal, 0, 1, 2, 4) == "causal mask: key 3 comes after query 2");
-  CHECK(ui::mask_reason(causal, 0, 2, 2, 4) == "");
-  CHECK(ui::mask_reason(causal, 0, 2, 0, 4) == "");
+  CHECK(ui::mask_reason_text(causal, 0, 1, 2) == "causal mask: key 3 comes after query 2");
+  CHECK(ui::mask_reason_text(causal, 0, 2, 2) == "");
+  CHECK(ui::mask_reason_text(causal, 0, 2, 0) == "");
 
   attn::MaskSpec window;
   window.window = 1;
-  CHECK(ui::mask_reason(window, 0, 0, 2, 4) ==
+  CHECK(ui::mask_reason_text(window, 0, 0, 2) ==
         "local window: key 3 is more than 1 away from query 1");
-  CHECK(ui::mask_reason(window, 0, 3, 1, 4) ==
+  CHECK(ui::mask_reason_text(window, 0, 3, 1) ==
         "local window: key 2 is more than 1 away from query 4");
-  CHECK(ui::mask_reason(window, 0, 2, 1, 4) == "");
-  CHECK(ui::mask_reason(window, 0, 2, 3, 4) == "");
+  CHECK(ui::mask_reason_text(window, 0, 2, 1) == "");
+  CHECK(ui::mask_reason_text(window, 0, 2, 3) == "");
 
   attn::MaskSpec cells;
   cells.cells = {{1, 2, 0}};
-  CHECK(ui::mask_reason(cells, 1, 2, 0, 4) == "masked by hand");
-  CHECK(ui::mask_reason(cells, 0, 2, 0, 4) == "");  // another batch item
-  CHECK(ui::mask_reason(cells, 1, 0, 2, 4) == "");  // query and key swapped
+  CHECK(ui::mask_reason_text(cells, 1, 2, 0) == "masked by hand");
+  CHECK(ui::mask_reason_text(cells, 0, 2, 0) == "");  // another batch item
+  CHECK(ui::mask_reason_text(cells, 1, 0, 2) == "");  // query and key swapped
 }
 
-TEST_CASE("mask_reason is non-empty exactly where a cell is masked", "[app][explain]") {
+TEST_CASE("mask_reason_text is non-empty exactly where a cell is masked", "[app][explain]") {
   const English english;
   attn::MaskSpec m;
   m.valid_lens = {{4}, {6}};
@@ -313,7 +313,7 @@ TEST_CASE("mask_reason is non-empty exactly where a cell is masked", "[app][expl
         masked = masked || (b == 0 && i == 5 && j == 0) || (b == 1 && i == 3 && j == 3);
         INFO("causal " << m.causal << ", window " << m.window << ", cell " << b << "," << i << ","
                        << j);
-        CHECK(ui::mask_reason(m, b, i, j, n).empty() == !masked);
+        CHECK(ui::mask_reason_text(m, b, i, j).empty() == !masked);
       }
 }
 
@@ -321,9 +321,9 @@ TEST_CASE("mask reasons are translated", "[app][explain][i18n]") {
   const English restore;
   attn::MaskSpec causal;
   causal.causal = true;
-  const std::string en = ui::mask_reason(causal, 0, 1, 2, 4);
+  const std::string en = ui::mask_reason_text(causal, 0, 1, 2);
   ui::set_language(ui::Lang::kZh);
-  const std::string zh = ui::mask_reason(causal, 0, 1, 2, 4);
+  const std::string zh = ui::mask_reason_text(causal, 0, 1, 2);
   CHECK(zh == "因果掩码：键 3 在查询 2 之后");
   CHECK(zh != en);
 }
@@ -337,7 +337,7 @@ TEST_CASE("a dot-product score cell shows the products of q and k", "[app][expla
   const Scoring scoring = GENERATE(Scoring::kDot, Scoring::kScaledDot);
   INFO("scoring " << attn::scoring_name(scoring));
   const Problem p = small_problem(scoring);
-  REQUIRE(attn::validate(p) == "");
+  REQUIRE(attn::validate(p).error == "");
   const attn::Trace t = attn::run(p);
 
   // q₂·k₃ = 0.5×1.5 + (−1.25)×0.4 + 2×(−0.75) = 0.75 − 0.5 − 1.5 = −1.25 (the raw score,
@@ -382,7 +382,7 @@ TEST_CASE("a score cell of head 2 uses that head's columns", "[app][explain]") {
   p.values = p.keys;
   p.scoring = Scoring::kDot;
   p.heads = 2;
-  REQUIRE(attn::validate(p) == "");
+  REQUIRE(attn::validate(p).error == "");
   const attn::Trace t = attn::run(p);
   // Head 2 sees columns 3 and 4: q₁·k₂ = 3×2 + (−4)×0.5 = 4.
   const auto lines = explain(cell(MatrixKind::kScores, 0, 1, 1), p, t);
@@ -474,7 +474,7 @@ TEST_CASE("an additive score cell shows the tanh network", "[app][explain]") {
   p.weights.W_k = mat({{0.5f, 0.25f}});
   p.weights.w_v = attn::Vector(2);
   p.weights.w_v << 2, -1;
-  REQUIRE(attn::validate(p) == "");
+  REQUIRE(attn::validate(p).error == "");
   const attn::Trace t = attn::run(p);
   // h = [1 + 1, −1 + 0.5] = [2, −0.5]; 2·tanh(2) − tanh(−0.5) = 2.3901724.
   const auto lines = explain(cell(MatrixKind::kScores, 0, 0), p, t);
@@ -600,7 +600,7 @@ TEST_CASE("a projected cell shows the row of X times the column of W", "[app][ex
   // Column 4 of W_q is [0.5, −0.25].
   p.weights.W_q = mat({{1, 0, 0, 0.5f}, {0, 1, 0, -0.25f}});
   p.weights.W_k = mat({{1, 0, 0, 0}, {0, 1, 0, 0}});
-  REQUIRE(attn::validate(p) == "");
+  REQUIRE(attn::validate(p).error == "");
   const attn::Trace t = attn::run(p);
   // Head 2, column 2 is column 4 of the projection: 1×0.5 + (−2)×(−0.25) = 1.
   const auto lines = explain(cell(MatrixKind::kQ, 0, 1, 1), p, t);

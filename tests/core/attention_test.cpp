@@ -31,7 +31,7 @@ namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 void check_trace(const Problem& p) {
-  REQUIRE(attn::validate(p) == "");
+  REQUIRE(attn::validate(p).error == "");
   const attn::Trace got = attn::run(p);
   const ref::Trace want = ref::run(p);
   REQUIRE(got.heads.size() == want.heads.size());
@@ -167,7 +167,7 @@ TEST_CASE("additive attention over keys of ones averages the valid values", "[co
   p.weights.W_q = test::random_matrix(20, 8, -0.5, 0.5, 62);
   p.weights.W_k = test::random_matrix(2, 8, -0.5, 0.5, 63);
   p.weights.w_v = test::random_matrix(8, 1, -0.5, 0.5, 64).col(0);
-  REQUIRE(attn::validate(p) == "");
+  REQUIRE(attn::validate(p).error == "");
   check_textbook_output(attn::run(p));
 }
 
@@ -175,7 +175,7 @@ TEST_CASE("scaled dot-product attention over keys of ones averages the valid val
           "[core][textbook]") {
   Problem p = textbook(2);
   p.scoring = Scoring::kScaledDot;
-  REQUIRE(attn::validate(p) == "");
+  REQUIRE(attn::validate(p).error == "");
   const attn::Trace t = attn::run(p);
   check_textbook_output(t);
   // Uniform over the valid keys: 1/2 and 1/6, exactly 0 beyond.
@@ -200,7 +200,7 @@ TEST_CASE("masked weights are exactly zero and rows sum to one", "[core][mask]")
       double sum = 0.0;
       for (int j = 0; j < 8; ++j) {
         const float w = t.heads[0].weights[b](i, j);
-        if (attn::is_masked(p.mask, b, i, j, 8)) {
+        if (attn::is_masked(p.mask, b, i, j)) {
           INFO("b " << b << " i " << i << " j " << j);
           CHECK(w == 0.0f);
           CHECK(t.heads[0].masked[b](i, j) == -1e6f);
@@ -215,19 +215,58 @@ TEST_CASE("masked weights are exactly zero and rows sum to one", "[core][mask]")
 TEST_CASE("causal and window masks hide the right keys", "[core][mask]") {
   attn::MaskSpec m;
   m.causal = true;
-  CHECK_FALSE(attn::is_masked(m, 0, 3, 3, 6));
-  CHECK(attn::is_masked(m, 0, 3, 4, 6));
+  CHECK_FALSE(attn::is_masked(m, 0, 3, 3));
+  CHECK(attn::is_masked(m, 0, 3, 4));
   m.causal = false;
   m.window = 1;
-  CHECK(attn::is_masked(m, 0, 3, 1, 6));
-  CHECK_FALSE(attn::is_masked(m, 0, 3, 2, 6));
-  CHECK_FALSE(attn::is_masked(m, 0, 3, 4, 6));
-  CHECK(attn::is_masked(m, 0, 3, 5, 6));
+  CHECK(attn::is_masked(m, 0, 3, 1));
+  CHECK_FALSE(attn::is_masked(m, 0, 3, 2));
+  CHECK_FALSE(attn::is_masked(m, 0, 3, 4));
+  CHECK(attn::is_masked(m, 0, 3, 5));
   int lo, hi;
   m.valid_lens = {{2}};
   attn::visible_range(m, 0, 3, 6, &lo, &hi);
   CHECK(lo == 2);
   CHECK(hi == 2);  // window [2, 5) ∩ valid [0, 2): nothing visible
+}
+
+TEST_CASE("mask_reason names the first rule that hides a key, in a fixed order", "[core][mask]") {
+  attn::MaskSpec m;
+  m.valid_lens = {{3}, {2, 4, 6, 6, 6, 6}};
+  m.causal = true;
+  m.window = 1;
+  m.cells = {{1, 5, 5}};
+  using attn::MaskRule;
+  auto rule = [&](int b, int i, int j) { return attn::mask_reason(m, b, i, j).rule; };
+  CHECK(rule(0, 0, 0) == MaskRule::kNone);
+  CHECK(rule(0, 4, 3) == MaskRule::kValidLength);  // also causal and window: length first
+  CHECK(attn::mask_reason(m, 0, 4, 3).valid_len == 3);
+  CHECK(attn::mask_reason(m, 1, 1, 5).valid_len == 4);  // one length per query
+  CHECK(rule(1, 2, 3) == MaskRule::kCausal);            // also outside the window
+  CHECK(rule(1, 4, 1) == MaskRule::kWindow);
+  CHECK(rule(1, 5, 5) == MaskRule::kCell);
+  CHECK(rule(0, 5, 5) == MaskRule::kValidLength);  // the cell is listed for batch item 1 only
+}
+
+TEST_CASE("mask_cells is the mask that run() applies", "[core][mask]") {
+  Problem p = random_problem(2, 6, 8, 4, 4, 4, 1.0, 73);
+  p.mask.valid_lens = {{5}, {8}};
+  p.mask.causal = GENERATE(false, true);
+  p.mask.window = GENERATE(-1, 2);
+  p.mask.cells = {{1, 0, 0}, {0, 5, 7}};
+  p.mask.mask_value = -7.0f;  // a value no score takes, so the trace shows where it was put
+  const attn::Trace t = attn::run(p);
+  for (int b = 0; b < 2; ++b) {
+    const std::vector<uint8_t> cells = attn::mask_cells(p.mask, b, 6, 8);
+    REQUIRE(cells.size() == 48);
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 8; ++j) {
+        INFO("b " << b << " i " << i << " j " << j);
+        const bool masked = cells[static_cast<size_t>(i) * 8 + j] == 1;
+        CHECK(masked == attn::is_masked(p.mask, b, i, j));
+        CHECK(masked == (t.heads[0].masked[b](i, j) == -7.0f));
+      }
+  }
 }
 
 TEST_CASE("a fully masked row is uniform with -1e6 and NaN with -inf", "[core][mask]") {
@@ -391,6 +430,55 @@ TEST_CASE("hard attention is one-hot at the first maximum", "[core][hard]") {
   p.hard = true;
   p.mask.valid_lens = {{3}, {5}};
   check_trace(p);
+}
+
+TEST_CASE("dropout_draw decides exactly the weights run() drops", "[core][dropout]") {
+  Problem p = random_problem(2, 5, 7, 4, 4, 4, 1.0, 163);
+  p.heads = 2;
+  p.dropout_p = 0.4f;
+  p.dropout_seed = 11;
+  const attn::Trace t = attn::run(p);
+  for (int h = 0; h < 2; ++h)
+    for (int b = 0; b < 2; ++b)
+      for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 7; ++j) {
+          INFO("head " << h << " b " << b << " i " << i << " j " << j);
+          const float u = attn::dropout_draw(11, h, b, i, j, 2, 5, 7);
+          CHECK(u >= 0.0f);
+          CHECK(u < 1.0f);
+          // Softmax weights of unmasked rows are never exactly 0: 0 means dropped.
+          CHECK((t.heads[h].weights[b](i, j) == 0.0f) == (u < 0.4f));
+        }
+}
+
+TEST_CASE("head_shape: sizes per head and the scale, with and without projections",
+          "[core][heads]") {
+  Problem p = random_problem(1, 3, 3, 6, 6, 4, 1.0, 171);
+  p.heads = 2;
+  attn::HeadShape hs = attn::head_shape(p);
+  CHECK(hs.dq == 3);
+  CHECK(hs.dk == 3);
+  CHECK(hs.dv == 2);
+  CHECK(hs.scale == Approx(1.0 / std::sqrt(3.0)));
+  p.weights.W_q = test::random_matrix(6, 8, -1, 1, 1);
+  p.weights.W_k = test::random_matrix(6, 8, -1, 1, 2);
+  p.weights.W_v = test::random_matrix(4, 10, -1, 1, 3);
+  p.temperature = 2.0f;
+  hs = attn::head_shape(p);
+  CHECK(hs.dq == 4);
+  CHECK(hs.dk == 4);
+  CHECK(hs.dv == 5);
+  CHECK(hs.scale == Approx(0.25));
+  REQUIRE(attn::validate(p).error == "");
+  const attn::Trace t = attn::run(p);
+  CHECK(t.heads[1].q[0].cols() == hs.dq);
+  CHECK(t.heads[1].v[0].cols() == hs.dv);
+  // Additive scoring keeps queries and keys unprojected: W_q and W_k score instead.
+  p.scoring = attn::Scoring::kAdditive;
+  p.heads = 1;
+  CHECK(attn::head_shape(p).dq == 6);
+  CHECK(attn::head_shape(p).dk == 6);
+  CHECK(attn::head_shape(p).scale == Approx(0.5));  // 1 / temperature only
 }
 
 TEST_CASE("dropout is seeded, drops about p and rescales the survivors", "[core][dropout]") {

@@ -536,7 +536,7 @@ std::vector<std::pair<std::string, Problem>> pipeline_variants() {
 TEST_CASE("run without head matrices gives the output of run with them", "[kernels][core]") {
   for (const auto& [name, p] : pipeline_variants()) {
     INFO(name);
-    REQUIRE(attn::validate(p) == "");
+    REQUIRE(attn::validate(p).error == "");
     const attn::Trace full = attn::run(p);
     attn::RunOptions light_options;
     light_options.keep_head_matrices = false;

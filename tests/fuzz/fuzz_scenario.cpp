@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const scenario::ParseResult again = scenario::parse(json);
   if (!again.ok()) fail("to_json wrote a scenario parse() refuses", again.error + " in " + json);
   if (scenario::to_json(again.scenario) != json) fail("to_json → parse changed the scenario", json);
-  if (!scenario::validate(s).empty()) return 0;
+  if (!scenario::validate(s).ok()) return 0;
 
   // Run only what is quick: a few thousand score cells and small projections.
   const int64_t cells = int64_t{s.batch()} * s.n_queries() * s.n_keys() * s.heads;

@@ -145,3 +145,22 @@ TEST_CASE("a scenario that cannot run exports a program that says why", "[export
                      "d_model 2 (the columns of queries)\")") != std::string::npos);
   CHECK(program.find("import numpy") == std::string::npos);
 }
+
+TEST_CASE("both programs come from one template: no mark, note or placeholder is left",
+          "[export][python]") {
+  const scenario::Scenario s = parsed(R"({"version": 1, "x": [[1, 0], [0, 1]], "title": "t"})");
+  const std::string numpy = scenario::export_numpy(s), torch = scenario::export_pytorch(s);
+  for (const std::string& program : {numpy, torch}) {
+    CHECK(program.find("#|") == std::string::npos);
+    CHECK(program.find("@LIBRARY@") == std::string::npos);
+    CHECK(program.find("@TITLE@") == std::string::npos);
+    CHECK(program.find("@SCENARIO@") == std::string::npos);
+    CHECK(program.rfind("#!/usr/bin/env python3\n# Attention, step by step, in ", 0) == 0);
+  }
+  CHECK(numpy.find("import numpy as np\n") != std::string::npos);
+  CHECK(numpy.find("import torch") == std::string::npos);
+  CHECK(torch.find("import torch\n") != std::string::npos);
+  CHECK(torch.find("np.") == std::string::npos);
+  CHECK(numpy.find("# Attention, step by step, in NumPy: t\n") != std::string::npos);
+  CHECK(torch.find("# Attention, step by step, in PyTorch: t\n") != std::string::npos);
+}

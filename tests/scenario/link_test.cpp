@@ -347,7 +347,7 @@ TEST_CASE("10,000 random and mutated links give a scenario or one error line", "
       ++accepted;
       // Whatever is accepted can run and be shared again unchanged.
       const bool fine =
-          scenario::validate(r.scenario).empty() &&
+          scenario::validate(r.scenario).ok() &&
           scenario::validate_view(r.view, r.scenario).empty() &&
           scenario::to_json(
               scenario::decode_link(scenario::encode_link(r.scenario, r.view)).scenario) ==

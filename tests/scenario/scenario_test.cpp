@@ -54,6 +54,34 @@ TEST_CASE("malformed JSON names the position", "[scenario][bad]") {
              Catch::StartsWith("json: parse error"));
 }
 
+TEST_CASE("nesting deeper than 16 levels is refused before it is built", "[scenario][bad]") {
+  CHECK(error_of(std::string(17, '[') + std::string(17, ']')) ==
+        "json: nests deeper than 16 levels");
+  // Ten million '[' stop at the seventeenth: nothing of the rest is read or allocated.
+  CHECK(error_of(std::string(10000000, '[')) == "json: nests deeper than 16 levels");
+  // {"title": {"en": 15 × '['}} is 17 levels; one '[' less would be read (and refused as text).
+  CHECK(error_of(R"({"version": 1, "title": {"en": )" + std::string(15, '[') + "]]") ==
+        "json: nests deeper than 16 levels");
+  CHECK(error_of(R"({"version": 1, "title": {"en": )" + std::string(14, '[') +
+                 std::string(14, ']') + "}}") == "title.en: must be a string, got an array");
+}
+
+TEST_CASE("parse resolves the scenario once: the problem is what to_problem gives",
+          "[scenario][json]") {
+  const scenario::ParseResult r = scenario::parse(R"({"version": 1, "x": [[1, 0], [0, 1]],
+      "init": {"seed": 3, "d_model": 4}, "heads": 2, "causal": true})");
+  REQUIRE(r.ok());
+  const attn::Problem p = scenario::to_problem(r.scenario);
+  CHECK(r.problem.weights.W_q == p.weights.W_q);
+  CHECK(r.problem.weights.W_o == p.weights.W_o);
+  CHECK(r.problem.heads == 2);
+  CHECK(r.problem.mask.causal);
+  CHECK(r.problem.queries[0] == p.queries[0]);
+  const scenario::ParseResult bad = scenario::parse(R"({"version": 1, "x": [[1, 0]], "heads": 3})");
+  CHECK_FALSE(bad.ok());
+  CHECK(bad.problem.queries.empty());
+}
+
 TEST_CASE("the document must be an object with version 1", "[scenario][bad]") {
   CHECK(error_of("[1, 2]") == "scenario: must be a JSON object, got an array");
   CHECK(error_of(std::string("{") + kX + "}") == "version: missing; expected 1");
@@ -400,10 +428,10 @@ TEST_CASE("the tour notes' numbers are the presets' numbers", "[scenario][preset
 //-----------------------------------------------------------------------------
 
 TEST_CASE("init generates seeded Glorot weights rounded to 0.01", "[scenario][init]") {
-  const attn::Matrix a = scenario::generated_matrix(6, 8, 42, 1);
-  CHECK(a == scenario::generated_matrix(6, 8, 42, 1));
-  CHECK(a != scenario::generated_matrix(6, 8, 42, 2));
-  CHECK(a != scenario::generated_matrix(6, 8, 43, 1));
+  const attn::Matrix a = scenario::generated_matrix(6, 8, 42, scenario::WeightStream::kWq);
+  CHECK(a == scenario::generated_matrix(6, 8, 42, scenario::WeightStream::kWq));
+  CHECK(a != scenario::generated_matrix(6, 8, 42, scenario::WeightStream::kWk));
+  CHECK(a != scenario::generated_matrix(6, 8, 43, scenario::WeightStream::kWq));
   const double bound = std::sqrt(6.0 / 14.0);
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 8; ++j) {
