@@ -99,15 +99,8 @@ void batch_selector(AppState& s) {
     ImGui::SameLine();
     char label[32];
     std::snprintf(label, sizeof label, "%d##batch", b + 1);
-    if (ImGui::RadioButton(label, s.batch == b)) {
-      s.batch = b;
-      s.emit("view");
-    }
+    if (ImGui::RadioButton(label, s.batch == b)) s.set_batch(b);
   }
-}
-
-bool App::init(std::string* error) {
-  return heatmaps.init(error);
 }
 
 void App::frame() {

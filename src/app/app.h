@@ -6,6 +6,7 @@
 
 #include "app/app_state.h"
 #include "app/heatmap.h"
+#include "app/matrices.h"
 #include "imgui.h"
 
 namespace ui {
@@ -23,26 +24,48 @@ void apply_style(float scale);
 
 class App {
  public:
-  bool init(std::string* error);
-  void shutdown() { heatmaps.shutdown(); }
+  attn::Status init() { return heatmaps.renderer.init(); }
+  void shutdown() { heatmaps.renderer.shutdown(); }
   // Builds this frame's UI over the whole display (ImGui::NewFrame has been called).
   void frame();
-  // True while something animates (play), so the loop keeps drawing without input.
-  bool animating() const { return state.playing || !state.toast.empty(); }
+  // True while something animates (play, a toast) or waits for a frame (a PNG), so the loop
+  // keeps drawing without input.
+  bool animating() const {
+    return state.playing || !state.toast.empty() || heatmaps.capture_pending();
+  }
 
   AppState state;
-  HeatmapRenderer heatmaps;
+  Heatmaps heatmaps;
 };
 
 // Panels, one file each. Each draws inside the current window/child.
 void draw_top_bar(AppState& s);
 void draw_controls(AppState& s);
-void draw_pipeline(AppState& s, HeatmapRenderer& h);
+void draw_pipeline(AppState& s, Heatmaps& h);
 void draw_details(AppState& s);
-void draw_heads(AppState& s, HeatmapRenderer& h);
-void draw_positional(AppState& s, HeatmapRenderer& h);
+void draw_heads(AppState& s, Heatmaps& h);
+void draw_positional(AppState& s, Heatmaps& h);
 void draw_plane(AppState& s);
 void draw_lesson(AppState& s);
+
+// A matrix of the table (matrices.h) as a heatmap: its values, labels, palette, range and mask
+// come from the table; the hover is recorded for "behind this cell"; an export chosen in its
+// menu is made (make_export) and handed to the platform.
+struct MatrixDraw {
+  const char* id = "";                   // the widget id (ap_layout reports it)
+  const char* caption = nullptr;         // drawn above in the monospaced font, if any
+  ImVec2 size = ImVec2(0, 0);            // 0: the remaining content region
+  const attn::Matrix* values = nullptr;  // instead of the table's (the raw inputs)
+  bool editable = false;                 // HeatmapResult::edited reports the change
+  bool legend = true;
+  bool axis_names = false;  // "queries ↓", "keys →" in the corner
+  float max_cell_px = 56.0f;
+  int highlight_row = -1, highlight_col = -1;
+};
+HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int batch,
+                          const MatrixDraw& d);
+// Hands an export to the learner (deliver_export), or shows why it cannot be made.
+void deliver(AppState& s, const Export& e, bool copy);
 
 // Shared widgets.
 void help_marker(const char* text);  // "(?)" with a tooltip, as in the ImGui demo

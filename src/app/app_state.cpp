@@ -125,6 +125,57 @@ void AppState::set_head(int h) {
   emit("head");
 }
 
+void AppState::set_batch(int b) {
+  b = std::clamp(b, 0, std::max(0, scenario.batch() - 1));
+  if (batch == b) return;
+  batch = b;
+  emit("view");
+}
+
+void AppState::set_language(Lang l) {
+  ui::set_language(l);  // the translator's table
+  if (lang == l) return;
+  lang = l;
+  emit("view");
+  emit("language");
+}
+
+scenario::ViewState AppState::view() const {
+  scenario::ViewState v;
+  v.step = static_cast<int>(step);
+  v.head = head;
+  v.batch = batch;
+  v.lang = lang == Lang::kZh ? "zh" : "en";
+  bool all = true;
+  std::vector<std::string> panels;
+  for (int p = 0; p < static_cast<int>(Panel::kCount); ++p) {
+    if (show[p])
+      panels.push_back(panel_id(static_cast<Panel>(p)));
+    else
+      all = false;
+  }
+  if (!all) v.panels = panels;  // empty means the default: every panel
+  v.hidden.assign(hidden.begin(), hidden.end());
+  v.embed = embed;
+  if (preset >= 0) v.lesson = presets[preset].name;
+  return v;
+}
+
+void AppState::apply_view(const scenario::ViewState& v) {
+  set_step(v.step);
+  set_head(v.head);
+  set_batch(v.batch);
+  set_language(v.lang == "zh" ? Lang::kZh : Lang::kEn);
+  for (int p = 0; p < static_cast<int>(Panel::kCount); ++p)
+    show[p] = v.panels.empty() || std::find(v.panels.begin(), v.panels.end(),
+                                            panel_id(static_cast<Panel>(p))) != v.panels.end();
+  hidden = std::set<std::string>(v.hidden.begin(), v.hidden.end());
+  embed = v.embed;
+  for (int i = 0; i < static_cast<int>(presets.size()); ++i)
+    if (!v.lesson.empty() && presets[i].name == v.lesson) preset = i;
+  emit("view");
+}
+
 void AppState::emit(const char* event) {
   if (std::find(events.begin(), events.end(), event) == events.end()) events.push_back(event);
 }

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "app/explain.h"
+#include "app/i18n.h"
 #include "core/attention.h"
+#include "scenario/link.h"
 #include "scenario/scenario.h"
 
 namespace ui {
@@ -29,6 +31,36 @@ extern const int kEmbeddedPresetCount;
 
 enum class Panel : int { kControls, kDetails, kHeads, kPositional, kPlane, kLesson, kCount };
 const char* panel_id(Panel p);  // "controls", "details", "heads", "positional", "plane", "lesson"
+
+// What the panels remember between frames, one struct per panel that needs it.
+
+// The positional-encoding explorer (panel_positional.cpp): its own table, and the shuffle
+// experiment's result for the scenario's revision it was run on.
+struct PositionalPanel {
+  int positions = 32, d = 0;
+  int followed_d = -1;  // the scenario's d the table last followed
+  attn::Matrix pe;
+  float pe_base = 0.0f;
+  uint64_t pe_revision = 0;  // +1 whenever the table is recomputed (for its texture)
+  uint64_t shuffle_seed = 100;
+  uint64_t experiment_revision = ~uint64_t{0};
+  bool experiment_valid = false;
+  std::vector<float> change_without, change_with;  // per token: max |Δ output row|
+};
+
+// The 2-D view (panel_plane.cpp).
+struct PlanePanel {
+  int query = 0;             // the query whose weights are shown
+  float view_extent = 1.5f;  // the plane shows [-extent, extent]², kept while dragging
+  int drag_kind = 0;         // 1 = a query, 2 = a key
+  int drag_index = -1;       // the arrow being dragged, -1 = none
+};
+
+// The controls column (panel_controls.cpp).
+struct ControlsPanel {
+  int randomize_seed = 1;       // the seed of the last Randomize or Shuffle
+  float mask_choices_w = 0.0f;  // the width of the mask-value choices as last drawn
+};
 
 struct AppState {
   AppState();
@@ -54,6 +86,8 @@ struct AppState {
   // A scenario already validated and resolved (scenario::ParseResult, LinkResult).
   void set_parsed(scenario::Scenario s, attn::Problem p);
   void recompute_if_needed();
+  // The scenario being edited is the one the trace was computed from (it validated).
+  bool runs() const { return error.empty() && !dirty_; }
   // Head h's intermediates. When keeping every head's n_q × n_k matrices would pass
   // kLeanBytes, the trace keeps only the outputs and one head is recomputed on demand.
   const attn::HeadTrace& head_trace(int h);
@@ -81,12 +115,27 @@ struct AppState {
   std::string toast;                  // a short confirmation ("Copied"), fades by itself
   double toast_seconds = 0.0;         // how long the toast still shows
 
+  Lang lang = Lang::kEn;  // the UI's language; T() follows it (set_language)
+
   void set_step(int s);
   void set_head(int h);
+  void set_batch(int b);
+  void set_language(Lang l);
   bool visible(Panel p) const { return show[static_cast<int>(p)]; }
   bool control_hidden(const char* id) const { return hidden.count(id) > 0; }
 
-  // Events for the JavaScript API ("scenario", "trace", "step", "head"), drained by the bridge.
+  // The view as the link and the JS API carry it (scenario::ViewState), and back. apply_view
+  // clamps the head and batch item to the scenario and emits "view".
+  scenario::ViewState view() const;
+  void apply_view(const scenario::ViewState& v);
+
+  // --- What panels remember between frames -----------------------------------------------
+  PositionalPanel positional;
+  PlanePanel plane;
+  ControlsPanel controls;
+
+  // Events for the JavaScript API ("scenario", "step", "head", "view", "language",
+  // "copy_link"), drained by the bridge.
   std::vector<std::string> events;
   void emit(const char* event);
 

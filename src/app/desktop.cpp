@@ -13,7 +13,10 @@ namespace ui {
 void on_ready() {}
 
 void after_frame() {
-  g_runtime.app.state.events.clear();
+  AppState& s = g_runtime.app.state;
+  for (const std::string& e : s.events)
+    if (e == "language") g_runtime.fonts_dirty = true;  // the Chinese glyphs, or not
+  s.events.clear();
 }
 
 void report_fatal(const std::string&) {}

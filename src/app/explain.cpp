@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "app/i18n.h"
@@ -75,6 +76,25 @@ std::string num(float v) {
   return s;
 }
 
+std::string cell_number(float v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v < 0 ? "\xe2\x88\x92\xe2\x88\x9e" : "\xe2\x88\x9e";
+  const float a = std::fabs(v);
+  std::string s;
+  if (a >= 1e5f) {
+    // The shortest of 1 or 2 significant digits that reads back to v, else 2 digits.
+    s = fmt("%.0e", static_cast<double>(v));
+    if (std::strtof(s.c_str(), nullptr) != v) s = fmt("%.1e", static_cast<double>(v));
+    const size_t e = s.find('e');
+    s = s.substr(0, e) + "e" + std::to_string(std::atoi(s.c_str() + e + 1));
+  } else {
+    s = fmt(a < 10 ? "%.2f" : a < 100 ? "%.1f" : "%.0f", static_cast<double>(v));
+  }
+  if (s == "-0.00") s = "0.00";
+  if (!s.empty() && s[0] == '-') s = "\xe2\x88\x92" + s.substr(1);  // a real minus sign
+  return s;
+}
+
 std::string sub(int zero_based) {
   static const char* digits[] = {"\xe2\x82\x80", "\xe2\x82\x81", "\xe2\x82\x82", "\xe2\x82\x83",
                                  "\xe2\x82\x84", "\xe2\x82\x85", "\xe2\x82\x86", "\xe2\x82\x87",
@@ -103,12 +123,34 @@ const char* step_name(Step s) {
       return N_("Masked");
     case Step::kWeights:
       return N_("Weights");
-    case Step::kOutput:
+    case Step::kWeightedValues:
       return N_("Weighted values");
-    case Step::kConcat:
+    case Step::kOutput:
       return N_("Output");
   }
   return "";
+}
+
+MatrixKind step_matrix(Step s) {
+  switch (s) {
+    case Step::kInputs:
+      return MatrixKind::kQueries;
+    case Step::kProjections:
+      return MatrixKind::kQ;
+    case Step::kScores:
+      return MatrixKind::kScores;
+    case Step::kScaled:
+      return MatrixKind::kScaled;
+    case Step::kMasked:
+      return MatrixKind::kMasked;
+    case Step::kWeights:
+      return MatrixKind::kWeights;
+    case Step::kWeightedValues:
+      return MatrixKind::kHeadOutput;
+    case Step::kOutput:
+      return MatrixKind::kOutput;
+  }
+  return MatrixKind::kWeights;
 }
 
 const char* step_explanation(Step s, const attn::Problem& p) {
@@ -185,11 +227,11 @@ const char* step_explanation(Step s, const attn::Problem& p) {
                       "the rest.")
                  : N_("The softmax turns each row of scores into weights that are positive and sum "
                       "to 1. Masked cells get exactly 0.");
-    case Step::kOutput:
+    case Step::kWeightedValues:
       return N_(
           "Each output row is a weighted sum of the value rows: the weights of a query say "
           "how much of each value it takes.");
-    case Step::kConcat:
+    case Step::kOutput:
       if (p.heads == 1 && !p.weights.W_o.size())
         return N_("With one head and no output matrix W_o, the weighted sum is the final output.");
       return N_(
@@ -258,9 +300,9 @@ std::string step_formula(Step s, const attn::Problem& p) {
                  num(p.dropout_p).c_str(), kTimes);
       return f;
     }
-    case Step::kOutput:
+    case Step::kWeightedValues:
       return "O_h = W\xc2\xb7V_h";
-    case Step::kConcat:
+    case Step::kOutput:
       if (H == 1)  // O₁ rather than O, which the monospaced font draws much like 0
         return "Output = O" + sub(0) + (p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
       if (H == 2)

@@ -6,49 +6,30 @@
 #include <string>
 #include <vector>
 
+#include "app/matrices.h"
 #include "core/attention.h"
 
 namespace ui {
 
 enum class Step : int {
-  kInputs,       // X (+ PE)
-  kProjections,  // Q = X·W_q, K = X·W_k, V = X·W_v
-  kScores,       // S = Q·Kᵀ (or another scoring function)
-  kScaled,       // S / √d / T
-  kMasked,       // masked cells ← mask value
-  kWeights,      // softmax
-  kOutput,       // O_h = W·V_h
-  kConcat,       // [O_1 | … | O_H] · W_o
+  kInputs,          // X (+ PE)
+  kProjections,     // Q = X·W_q, K = X·W_k, V = X·W_v
+  kScores,          // S = Q·Kᵀ (or another scoring function)
+  kScaled,          // S / √d / T
+  kMasked,          // masked cells ← mask value
+  kWeights,         // softmax
+  kWeightedValues,  // O_h = W·V_h, each head's weighted sum of the value rows
+  kOutput,          // [O_1 | … | O_H] · W_o, the final output
 };
 constexpr int kStepCount = 8;
 
 const char* step_name(Step s);  // English; the UI translates it with T()
+// The matrix a step is about: the one the all-heads grid shows for it.
+MatrixKind step_matrix(Step s);
 // One or two sentences, English, chosen for the scenario (scoring, masks, heads, PE).
 const char* step_explanation(Step s, const attn::Problem& p);
 // The formula exactly as the code computes it, with this scenario's numbers (d, T, p).
 std::string step_formula(Step s, const attn::Problem& p);
-
-// Every matrix the views draw, so that a hovered cell can be explained.
-enum class MatrixKind {
-  kQueries,
-  kKeys,
-  kValues,      // inputs after positional encoding
-  kPositional,  // the PE added to the queries
-  kWq,
-  kWk,
-  kWv,
-  kWo,  // weights
-  kQ,
-  kK,
-  kV,  // this head's projected slices
-  kScores,
-  kScaled,
-  kMasked,
-  kWeights,
-  kHeadOutput,
-  kConcat,
-  kOutput,
-};
 
 struct CellRef {
   MatrixKind kind = MatrixKind::kWeights;
@@ -66,6 +47,9 @@ std::string mask_reason_text(const attn::MaskSpec& m, int b, int i, int j);
 
 // Numbers as the UI prints them: 4 significant digits, −1e6 and ∞ spelled out.
 std::string num(float v);
+// Numbers as a heatmap cell prints them, short: 2 decimals below 10, 1 below 100, none below
+// 1e5, then an exponent with one or two digits (−1e6, −1e9, 2.5e5); −∞, ∞ and NaN.
+std::string cell_number(float v);
 // 1-based subscript digits: sub(1) == "₂".
 std::string sub(int zero_based);
 

@@ -1,29 +1,20 @@
-// Heatmaps drawn by our GLSL shaders (shaders/heatmap.*): a float texture per matrix, a
-// colour-blind-safe palette, token labels on both axes, numbers when cells are large enough,
-// a legend, hover, zoom and pan, and in-place editing.
+// The heatmap widget (Dear ImGui): token labels on both axes, the cells (drawn by
+// HeatmapRenderer's shaders), numbers when cells are large enough, a legend, hover, zoom and
+// pan, in-place editing, and an export menu whose choice it returns to the caller.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "app/gl.h"
+#include "app/heatmap_renderer.h"
+#include "app/matrices.h"
 #include "core/tensor.h"
 #include "imgui.h"
 
 namespace ui {
-
-enum class Palette {
-  kSequential,  // viridis: 0 → dark purple, 1 → yellow (weights)
-  kDiverging,   // purple ← 0 → orange, symmetric around 0 (scores, inputs)
-};
-
-// The palette's stops as linear 0..1 RGB, shared by the shader (uniforms) and the CPU (text
-// contrast, legend, PNG export).
-const std::vector<ImVec4>& palette_stops(Palette p);
-ImVec4 palette_color(Palette p, float t);  // t in [0, 1]
 
 struct HeatmapSpec {
   const char* id = "";  // unique within the window
@@ -41,10 +32,14 @@ struct HeatmapSpec {
   float max_aspect = 1.0f;     // cells may be up to this many times wider than tall
   bool editable = false;       // drag a cell to change it, double-click to type
   bool legend = true;
+  bool exportable = true;  // right-click (or the Export button) offers CSV, JSON and PNG
   int highlight_row = -1, highlight_col = -1;  // outlined (from a hover elsewhere)
   uint64_t revision = 0;                       // changes whenever the values may have changed
-  std::string export_name;                     // file name stem for exports ("" = id)
+  std::string export_name;                     // the file name stem of a PNG ("" = id)
 };
+
+// What the learner asked the export menu for; the caller makes the file (make_export).
+enum class ExportRequest { kNone, kCsv, kJson, kPng };
 
 struct HeatmapResult {
   bool hovered = false;
@@ -54,6 +49,7 @@ struct HeatmapResult {
   int edit_row = -1, edit_col = -1;
   float edit_value = 0.0f;
   ImVec2 cell_min, cell_max;  // screen rectangle of the hovered cell
+  ExportRequest export_request = ExportRequest::kNone;
 };
 
 // Where a heatmap's grid was last drawn (screen/CSS pixels), for tests and exports.
@@ -65,84 +61,62 @@ struct GridInfo {
   int frame = 0;
   float wx0 = 0, wy0 = 0, wx1 = 0, wy1 = 0;  // the whole widget: labels, grid and legend
   float cell_w = 0;                          // cell width (`cell` is the height)
+  std::string export_name;                   // the PNG's file name stem
 };
 
-class HeatmapRenderer {
- public:
-  const std::map<std::string, GridInfo>& last_grids() const { return grids_; }
-  bool init(std::string* error);  // compiles the shaders; logs the source on failure
-  void shutdown();
-  void begin_frame();  // drops textures unused for a while
-  void set_device_pixel_ratio(float dpr) { dpr_ = dpr; }
+// A PNG of a widget as drawn, read back after a frame was rendered.
+struct PngCapture {
+  std::string filename;
+  std::vector<uint8_t> png;
+};
 
+class Heatmaps {
+ public:
+  HeatmapRenderer renderer;
+
+  void begin_frame() { renderer.begin_frame(); }
   // Draws one heatmap widget at the cursor and returns what the user did with it.
   HeatmapResult draw(const HeatmapSpec& spec);
+  const std::map<std::string, GridInfo>& last_grids() const { return grids_; }
 
-  // Exports: the widget as it is drawn (labels, cells, legend) as a PNG, read back after the
-  // next frame is rendered and handed to deliver_export(); false if `id` was not drawn.
+  // A PNG of widget `id` (labels, cells and legend as drawn), read after the next frame is
+  // rendered (when menus are closed); false if `id` was not drawn in the last frame.
   bool request_png(const std::string& id);
-  void after_render(int fb_w, int fb_h, float dpr);  // call after the frame is rendered
-
-  // Reads back the RGB colour of every cell for PNG export (CPU palette; same mapping).
-  static ImU32 cell_color(const HeatmapSpec& spec, float lo, float hi, float v, bool masked);
-  static void value_range(const HeatmapSpec& spec, float* lo, float* hi);
+  // Call after the frame is rendered: the PNG asked for, when it is ready.
+  std::optional<PngCapture> after_render(int fb_w, int fb_h, float dpr);
+  bool capture_pending() const { return capture_frame_ >= 0; }
 
  private:
-  struct Texture {
-    GLuint values = 0, mask = 0;
-    uint64_t revision = ~uint64_t{0};
-    const void* source = nullptr;
-    int rows = 0, cols = 0;
-    int last_used = 0;
-  };
   struct View {
     float zoom = 1.0f;             // × the fitted cell size
     ImVec2 scroll = ImVec2(0, 0);  // first visible cell (fractional column, row)
   };
-  struct DrawJob {
-    HeatmapRenderer* self;
-    GLuint values, mask;
-    ImVec4 rect;  // screen pixels: x0, y0, x1, y1
-    ImVec4 view;  // first col, first row, cols, rows
-    int cols, rows;
-    float lo, hi;
-    ImVec2 cell_px;  // on-screen cell width and height
-    Palette palette;
-  };
+  struct Layout;
 
-  Texture& texture_for(const HeatmapSpec& spec);
-  static void draw_callback(const ImDrawList* list, const ImDrawCmd* cmd);
-  void draw_job(const DrawJob& job, const ImDrawCmd* cmd);
+  Layout layout(const HeatmapSpec& spec);
+  void interact(const HeatmapSpec& spec, Layout* l, HeatmapResult* r);
+  void edit(const HeatmapSpec& spec, bool activated, bool active, HeatmapResult* r);
+  void cells(const HeatmapSpec& spec, const Layout& l, const HeatmapResult& r);
+  void labels(const HeatmapSpec& spec, const Layout& l, const HeatmapResult& r);
+  float legend(const HeatmapSpec& spec, Layout* l);
+  void export_menu(const HeatmapSpec& spec, const Layout& l, HeatmapResult* r, float* bottom);
 
-  GLuint program_ = 0, vao_ = 0, empty_mask_ = 0;
-  GLint u_rect_ = -1, u_view_ = -1, u_values_ = -1, u_mask_ = -1, u_size_ = -1, u_range_ = -1,
-        u_stops_ = -1, u_stop_count_ = -1, u_cell_px_ = -1, u_dpr_ = -1;
-  std::map<std::string, Texture> textures_;
   std::map<std::string, View> views_;
   std::map<std::string, GridInfo> grids_;  // by HeatmapSpec::id
-  std::deque<DrawJob> jobs_;               // stable addresses until the frame is rendered
-  int frame_ = 0;
-  float dpr_ = 1.0f;
-  // Editing state: the cell being dragged.
+  // The cell being dragged, and the one being typed into.
   std::string drag_id_;
   int drag_row_ = -1, drag_col_ = -1;
   float drag_start_value_ = 0.0f;
-  std::string edit_popup_id_;
-  // A PNG export waiting for the next rendered frame.
-  std::string capture_id_, capture_name_;
-  int capture_frame_ = -1;
-  std::map<std::string, std::string> export_names_;  // by id, for request_png
   int edit_row_ = -1, edit_col_ = -1;
   float edit_buffer_ = 0.0f;
+  // A PNG waiting for the next rendered frame.
+  std::string capture_id_;
+  int capture_frame_ = -1;
 };
 
-// The width HeatmapRenderer::draw gives the row labels of a widget `avail_x` wide: the widest
-// label (or the row axis name) plus a margin, at most 22% of the width.
+// The width Heatmaps::draw gives the row labels of a widget `avail_x` wide: the widest label
+// (or the row axis name) plus a margin, at most 22% of the width.
 float heatmap_row_label_width(const std::vector<std::string>* labels, const char* row_axis,
                               float avail_x);
-
-// The shader sources, embedded at build time from shaders/ (generated file).
-extern const char* const kHeatmapVertexShader;
-extern const char* const kHeatmapFragmentShader;
 
 }  // namespace ui

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -119,7 +120,7 @@ void rebuild_fonts() {
   cfg.OversampleV = 1;
   const std::string dir = g_runtime.font_dir;
   const std::string cjk = dir + "/cjk.ttf";
-  const bool have_cjk = language() == Lang::kZh && file_exists(cjk);
+  const bool have_cjk = g_runtime.app.state.lang == Lang::kZh && file_exists(cjk);
   g_runtime.cjk_loaded = have_cjk;
   auto add = [&](const char* file, float size) -> ImFont* {
     const std::string path = dir + "/" + file;
@@ -213,7 +214,7 @@ void frame(bool present) {
   if (io.MousePos.x > -FLT_MAX / 2)
     io.MousePos = ImVec2(io.MousePos.x / g_runtime.dpr, io.MousePos.y / g_runtime.dpr);
 #endif
-  g_runtime.app.heatmaps.set_device_pixel_ratio(g_runtime.dpr);
+  g_runtime.app.heatmaps.renderer.set_device_pixel_ratio(g_runtime.dpr);
   ImGui::NewFrame();
   g_runtime.app.frame();
   ImGui::Render();
@@ -222,7 +223,10 @@ void frame(bool present) {
   glClearColor(0.965f, 0.969f, 0.976f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  g_runtime.app.heatmaps.after_render(g_runtime.fb_w, g_runtime.fb_h, g_runtime.dpr);
+  if (const std::optional<PngCapture> png =
+          g_runtime.app.heatmaps.after_render(g_runtime.fb_w, g_runtime.fb_h, g_runtime.dpr))
+    deliver_export(png->filename, "image/png", std::string(png->png.begin(), png->png.end()),
+                   false);
   std::vector<float>& times = g_runtime.frame_ms;
   if (times.size() >= 240) times.erase(times.begin(), times.begin() + 120);
   times.push_back(static_cast<float>(
@@ -332,14 +336,14 @@ int main(int argc, char** argv) {
   ImGui_ImplGlfw_InitForOpenGL(g_runtime.window, true);
   ImGui_ImplOpenGL3_Init(glsl);
 
-  set_language(lang == "zh" ? Lang::kZh : Lang::kEn);
-  std::string error;
-  if (!g_runtime.app.init(&error)) {
-    std::fprintf(stderr, "error: %s\n", error.c_str());
-    report_fatal(error);
+  AppState& s = g_runtime.app.state;
+  s.set_language(lang == "zh" ? Lang::kZh : Lang::kEn);
+  const attn::Status started = g_runtime.app.init();
+  if (!started.ok()) {
+    std::fprintf(stderr, "error: %s\n", started.error.c_str());
+    report_fatal(started.error);
     return 1;
   }
-  AppState& s = g_runtime.app.state;
   for (int i = 0; i < static_cast<int>(s.presets.size()); ++i)
     if (s.presets[i].name == preset) s.load_preset(i);
   if (step >= 0) s.set_step(step);

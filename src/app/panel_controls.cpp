@@ -105,7 +105,7 @@ void section_tokens(AppState& s) {
     }
   }
   if (shown(s, "randomize")) {
-    static int seed = 1;
+    int& seed = s.controls.randomize_seed;
     if (ImGui::Button(T("Randomize"))) {
       ++seed;
       randomize(&sc, static_cast<uint64_t>(seed));
@@ -200,7 +200,7 @@ void section_masks(AppState& s) {
     ImGui::TextUnformatted(T("masked scores"));
     // The two choices and the (?) follow on the same line when they fit (by their width as
     // drawn last time), else on the next.
-    static float choices_w = 0.0f;
+    float& choices_w = s.controls.mask_choices_w;
     ImGui::SameLine();
     if (ImGui::GetContentRegionAvail().x < choices_w) ImGui::NewLine();
     const float choices_x = ImGui::GetCursorScreenPos().x;

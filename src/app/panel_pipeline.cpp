@@ -26,17 +26,9 @@ namespace {
 
 struct Ctx {
   AppState& s;
-  HeatmapRenderer& h;
-  const attn::HeadTrace& ht;
-  int b;
-  std::vector<std::string> q_labels, k_labels;
+  Heatmaps& h;
+  int head, b;
 };
-
-std::vector<std::string> numbered(const char* prefix, int n) {
-  std::vector<std::string> out;
-  for (int i = 0; i < n; ++i) out.push_back(prefix + std::to_string(i + 1));
-  return out;
-}
 
 // The hover from last frame, if it is on `kind` in this head and batch item.
 const CellRef* hovered_on(const AppState& s, std::initializer_list<MatrixKind> kinds) {
@@ -47,36 +39,8 @@ const CellRef* hovered_on(const AppState& s, std::initializer_list<MatrixKind> k
   return nullptr;
 }
 
-// A file name stem from a caption: "Q (head 1)" → "Q_head_1", plus the head and batch item.
-std::string export_stem(const char* caption, int head, int batch) {
-  std::string out;
-  for (const char* p = caption; *p; ++p) {
-    const char ch = *p;
-    if (std::isalnum(static_cast<unsigned char>(ch)) && !(ch & 0x80))
-      out += ch;
-    else if (!out.empty() && out.back() != '_')
-      out += '_';
-  }
-  while (!out.empty() && out.back() == '_') out.pop_back();
-  if (out.empty()) out = "matrix";
-  if (head >= 0 && out.find("head") == std::string::npos) out += "_head" + std::to_string(head + 1);
-  if (batch >= 0) out += "_batch" + std::to_string(batch + 1);
-  return out;
-}
-
-// Draws a captioned heatmap in a group and records the hover.
-HeatmapResult block(Ctx& c, const char* caption, HeatmapSpec spec, MatrixKind kind) {
-  ImGui::BeginGroup();
-  if (g_fonts.mono) ImGui::PushFont(g_fonts.mono);
-  ImGui::TextUnformatted(caption);
-  if (g_fonts.mono) ImGui::PopFont();
-  spec.revision = c.s.revision;
-  spec.export_name = export_stem(caption, c.s.scenario.heads > 1 ? c.s.head : -1,
-                                 c.s.scenario.batch() > 1 ? c.b : -1);
-  const HeatmapResult r = c.h.draw(spec);
-  ImGui::EndGroup();
-  if (r.hovered) c.s.hover = CellRef{kind, c.s.head, c.b, r.row, r.col};
-  return r;
+HeatmapResult block(Ctx& c, MatrixKind kind, MatrixDraw d) {
+  return draw_matrix(c.s, c.h, kind, c.head, c.b, d);
 }
 
 // A "·" or "=" between blocks laid out in a row.
@@ -91,29 +55,27 @@ void operator_sign(const char* sign, float height) {
   ImGui::SameLine();
 }
 
-// Widths for heatmaps side by side in `total` pixels, so that their cells come out the same
-// size: each gets room for its row labels (heatmap_row_label_width) and a share of the
-// pixels in proportion to its columns.
-struct Shape {
-  int cols;
-  const std::vector<std::string>* row_labels;
-};
-std::vector<float> widths_in_row(float total, std::initializer_list<Shape> shapes) {
+// Widths for the matrices of `kinds` side by side in `total` pixels, so that their cells come
+// out the same size: each gets room for its row labels (heatmap_row_label_width) and a share
+// of the pixels in proportion to its columns.
+std::vector<float> widths_in_row(Ctx& c, float total, std::initializer_list<MatrixKind> kinds) {
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
   std::vector<float> label_w;
+  std::vector<int> cols;
   float fixed = 0.0f;
-  int cols = 0;
-  for (const Shape& sh : shapes) {
-    const float w = heatmap_row_label_width(sh.row_labels, "", total);
-    label_w.push_back(w);
-    fixed += w + spacing;
-    cols += std::max(sh.cols, 1);
+  int all_cols = 0;
+  for (MatrixKind k : kinds) {
+    const attn::Matrix* m = matrix_of(c.s, k, c.head, c.b);
+    const int rows = m ? static_cast<int>(m->rows()) : 0;
+    const std::vector<std::string> labels = axis_labels(c.s, matrix_info(k).rows, c.b, rows);
+    label_w.push_back(heatmap_row_label_width(&labels, "", total));
+    cols.push_back(std::max(m ? static_cast<int>(m->cols()) : 1, 1));
+    fixed += label_w.back() + spacing;
+    all_cols += cols.back();
   }
-  const float cell = std::max(1.0f, (total - fixed) / std::max(cols, 1));
+  const float cell = std::max(1.0f, (total - fixed) / std::max(all_cols, 1));
   std::vector<float> out;
-  size_t i = 0;
-  for (const Shape& sh : shapes)
-    out.push_back(label_w[i++] + spacing + std::max(sh.cols, 1) * cell);
+  for (size_t i = 0; i < cols.size(); ++i) out.push_back(label_w[i] + spacing + cols[i] * cell);
   return out;
 }
 
@@ -142,18 +104,6 @@ void lesson_note(const AppState& s, const std::string& text) {
   dl->AddRectFilled(p0, ImVec2(p0.x + 4.0f, p1.y), IM_COL32(46, 99, 201, 255), 2.0f);
   dl->ChannelsMerge();
   ImGui::Spacing();
-}
-
-HeatmapSpec spec(const char* id, const attn::Matrix& m, const std::vector<std::string>* rows,
-                 const std::vector<std::string>* cols, Palette p, ImVec2 size) {
-  HeatmapSpec sp;
-  sp.id = id;
-  sp.values = &m;
-  sp.row_labels = rows;
-  sp.col_labels = cols;
-  sp.palette = p;
-  sp.size = size;
-  return sp;
 }
 
 //-----------------------------------------------------------------------------
@@ -234,15 +184,13 @@ void step_bar(AppState& s) {
 
 // Whole-scenario exports: the trace, the scenario, code that recomputes it, the link.
 void export_menu(AppState& s) {
-  if (ImGui::MenuItem(T("Copy the trace as JSON")))
-    deliver_export("trace.json", "application/json", scenario::trace_to_json(s.trace), true);
-  if (ImGui::MenuItem(T("Copy the scenario as JSON")))
-    deliver_export("scenario.json", "application/json", scenario::to_json(s.scenario), true);
-  if (ImGui::MenuItem(T("Copy as NumPy code")))
-    deliver_export("attention_numpy.py", "text/x-python", scenario::export_numpy(s.scenario), true);
-  if (ImGui::MenuItem(T("Copy as PyTorch code")))
-    deliver_export("attention_pytorch.py", "text/x-python", scenario::export_pytorch(s.scenario),
-                   true);
+  const std::pair<const char*, const char*> documents[] = {
+      {N_("Copy the trace as JSON"), "trace"},
+      {N_("Copy the scenario as JSON"), "scenario"},
+      {N_("Copy as NumPy code"), "numpy"},
+      {N_("Copy as PyTorch code"), "pytorch"}};
+  for (const auto& [label, what] : documents)
+    if (ImGui::MenuItem(T(label))) deliver(s, make_export(s, what, "", s.head, s.batch), true);
 #if defined(__EMSCRIPTEN__)
   if (ImGui::MenuItem(T("Copy the link"))) s.emit("copy_link");  // the page knows its address
 #endif
@@ -268,7 +216,6 @@ void head_selector(AppState& s) {
 
 void view_inputs(Ctx& c, ImVec2 avail) {
   AppState& s = c.s;
-  const attn::Trace& t = s.trace;
   const bool pe = s.problem.positional_encoding;
   auto edit = [&](const HeatmapResult& r, char which) {
     if (!r.edited) return;
@@ -276,127 +223,116 @@ void view_inputs(Ctx& c, ImVec2 avail) {
     s.preset = -1;
     s.changed();
   };
-  static std::vector<std::string> dims;
-  dims = numbered("d", std::max({attn::batch_cols(t.queries), attn::batch_cols(t.keys),
-                                 attn::batch_cols(t.values)}));
+  // The inputs as given (editable); the table's kQueries... hold them after PE.
   if (s.scenario.self_attention) {
     const float w = pe ? (avail.x - 80.0f) / 3.0f : std::min(avail.x, 560.0f);
-    HeatmapSpec x = spec("x", s.problem.queries[c.b], &c.q_labels, &dims, Palette::kDiverging,
-                         ImVec2(w, avail.y));
+    MatrixDraw x;
+    x.id = "x";
+    x.caption = pe ? T("X (drag a cell to change it)")
+                   : T("X: one row per token (drag a cell to change it)");
+    x.size = ImVec2(w, avail.y);
+    x.values = &s.problem.queries[c.b];
     x.editable = true;
-    edit(block(c,
-               pe ? T("X (drag a cell to change it)")
-                  : T("X: one row per token (drag a cell to change it)"),
-               x, MatrixKind::kQueries),
-         'x');
+    edit(block(c, MatrixKind::kQueries, x), 'x');
     if (pe) {
       operator_sign("+", avail.y * 0.5f);
-      block(c, "PE",
-            spec("pe", t.pe_queries[c.b], &c.q_labels, &dims, Palette::kDiverging,
-                 ImVec2(w, avail.y)),
-            MatrixKind::kPositional);
+      MatrixDraw d;
+      d.id = "pe";
+      d.caption = "PE";
+      d.size = ImVec2(w, avail.y);
+      block(c, MatrixKind::kPositional, d);
       operator_sign("=", avail.y * 0.5f);
-      block(
-          c, "X + PE",
-          spec("xpe", t.queries[c.b], &c.q_labels, &dims, Palette::kDiverging, ImVec2(w, avail.y)),
-          MatrixKind::kQueries);
+      d.id = "xpe";
+      d.caption = "X + PE";
+      block(c, MatrixKind::kQueries, d);
     }
     return;
   }
   const float w = (avail.x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.0f;
-  HeatmapSpec q = spec("q", s.problem.queries[c.b], &c.q_labels, &dims, Palette::kDiverging,
-                       ImVec2(w, avail.y));
-  q.editable = true;
-  edit(block(c, T("queries"), q, MatrixKind::kQueries), 'q');
-  ImGui::SameLine();
-  HeatmapSpec k =
-      spec("k", s.problem.keys[c.b], &c.k_labels, &dims, Palette::kDiverging, ImVec2(w, avail.y));
-  k.editable = true;
-  edit(block(c, T("keys"), k, MatrixKind::kKeys), 'k');
-  ImGui::SameLine();
-  HeatmapSpec v =
-      spec("v", s.problem.values[c.b], &c.k_labels, &dims, Palette::kDiverging, ImVec2(w, avail.y));
-  v.editable = true;
-  edit(block(c, T("values"), v, MatrixKind::kValues), 'v');
+  const struct {
+    const char* id;
+    const char* caption;
+    MatrixKind kind;
+    const attn::Batch& raw;
+    char which;
+  } inputs[] = {{"q", T("queries"), MatrixKind::kQueries, s.problem.queries, 'q'},
+                {"k", T("keys"), MatrixKind::kKeys, s.problem.keys, 'k'},
+                {"v", T("values"), MatrixKind::kValues, s.problem.values, 'v'}};
+  for (const auto& in : inputs) {
+    if (in.which != 'q') ImGui::SameLine();
+    MatrixDraw d;
+    d.id = in.id;
+    d.caption = in.caption;
+    d.size = ImVec2(w, avail.y);
+    d.values = &in.raw[c.b];
+    d.editable = true;
+    edit(block(c, in.kind, d), in.which);
+  }
   if (pe)
     ImGui::TextDisabled("%s", T("Positional encoding is added to all three; see the PE tab."));
 }
 
 void view_projections(Ctx& c, ImVec2 avail) {
   AppState& s = c.s;
-  const attn::Trace& t = s.trace;
-  const attn::Weights& w = s.problem.weights;
   const bool additive = s.problem.scoring == attn::Scoring::kAdditive;
-  static std::vector<std::string> in_dims, model_dims, head_dims;
   const float row_h = std::max(90.0f, (avail.y - 3 * ImGui::GetTextLineHeightWithSpacing()) / 3.0f);
   struct Row {
-    const char* label;
-    const attn::Batch* x;
-    const attn::Matrix* W;
-    const attn::Batch* out;
-    MatrixKind in_kind, w_kind, out_kind;
-    const std::vector<std::string>* labels;
+    const char* symbol;
+    MatrixKind in, w, out;
     const char *x_id, *w_id, *out_id;  // unique heatmap ids (ap_layout reports them)
+    const char* x_caption;
   };
-  const Row rows[] = {{"Q", &t.queries, additive ? nullptr : &w.W_q, &c.ht.q, MatrixKind::kQueries,
-                       MatrixKind::kWq, MatrixKind::kQ, &c.q_labels, "x_q", "W_q", "Q"},
-                      {"K", &t.keys, additive ? nullptr : &w.W_k, &c.ht.k, MatrixKind::kKeys,
-                       MatrixKind::kWk, MatrixKind::kK, &c.k_labels, "x_k", "W_k", "K"},
-                      {"V", &t.values, &w.W_v, &c.ht.v, MatrixKind::kValues, MatrixKind::kWv,
-                       MatrixKind::kV, &c.k_labels, "x_v", "W_v", "V"}};
+  const Row rows[] = {
+      {"Q", MatrixKind::kQueries, MatrixKind::kWq, MatrixKind::kQ, "x_q", "W_q", "Q",
+       "X (queries)"},
+      {"K", MatrixKind::kKeys, MatrixKind::kWk, MatrixKind::kK, "x_k", "W_k", "K", "X (keys)"},
+      {"V", MatrixKind::kValues, MatrixKind::kWv, MatrixKind::kV, "x_v", "W_v", "V", "X (values)"}};
   const CellRef* hov = hovered_on(s, {MatrixKind::kQ, MatrixKind::kK, MatrixKind::kV});
   for (const Row& r : rows) {
-    ImGui::PushID(r.label);
-    const attn::Matrix& x = (*r.x)[c.b];
-    in_dims = numbered("d", static_cast<int>(x.cols()));
-    const bool projected = r.W && r.W->size();
-    const int out_cols = static_cast<int>((*r.out)[c.b].cols());
-    const std::vector<float> w =
-        projected ? widths_in_row(avail.x - 80.0f, {{static_cast<int>(x.cols()), r.labels},
-                                                    {static_cast<int>(r.W->cols()), &in_dims},
-                                                    {out_cols, r.labels}})
-                  : widths_in_row(avail.x - 40.0f,
-                                  {{static_cast<int>(x.cols()), r.labels}, {out_cols, r.labels}});
-    HeatmapSpec xs = spec(r.x_id, x, r.labels, &in_dims, Palette::kDiverging, ImVec2(w[0], row_h));
-    xs.legend = false;
-    if (hov && hov->kind == r.out_kind) xs.highlight_row = hov->row;
-    char caption[64];
-    std::snprintf(caption, sizeof caption, "%s",
-                  r.label[0] == 'Q'   ? "X (queries)"
-                  : r.label[0] == 'K' ? "X (keys)"
-                                      : "X (values)");
-    block(c, caption, xs, r.in_kind);
+    ImGui::PushID(r.symbol);
+    // In additive scoring W_q and W_k belong to the scoring network: no projection here.
+    const bool projected = matrix_of(s, r.w, c.head, c.b) && !(additive && r.w != MatrixKind::kWv);
+    const std::vector<float> w = projected ? widths_in_row(c, avail.x - 80.0f, {r.in, r.w, r.out})
+                                           : widths_in_row(c, avail.x - 40.0f, {r.in, r.out});
+    const bool hovering = hov && hov->kind == r.out;
+    MatrixDraw d;
+    d.legend = false;
+    d.id = r.x_id;
+    d.caption = r.x_caption;
+    d.size = ImVec2(w[0], row_h);
+    if (hovering) d.highlight_row = hov->row;
+    block(c, r.in, d);
     if (projected) {
       operator_sign("\xc2\xb7", row_h * 0.5f);
-      model_dims = numbered("m", static_cast<int>(r.W->cols()));
-      HeatmapSpec ws =
-          spec(r.w_id, *r.W, &in_dims, &model_dims, Palette::kDiverging, ImVec2(w[1], row_h));
-      ws.legend = false;
-      if (hov && hov->kind == r.out_kind)
-        ws.highlight_col = hov->head * static_cast<int>((*r.out)[c.b].cols()) + hov->col;
-      const char* wname = r.label[0] == 'Q' ? "W_q" : r.label[0] == 'K' ? "W_k" : "W_v";
-      block(c, wname, ws, r.w_kind);
+      MatrixDraw wd;
+      wd.legend = false;
+      wd.id = r.w_id;
+      wd.caption = matrix_info(r.w).symbol;
+      wd.size = ImVec2(w[1], row_h);
+      if (hovering)  // the hovered head's column of the whole projection
+        wd.highlight_col =
+            hov->head * static_cast<int>(matrix_of(s, r.out, c.head, c.b)->cols()) + hov->col;
+      block(c, r.w, wd);
     }
     operator_sign(projected ? "=" : "\xe2\x86\x92", row_h * 0.5f);
-    head_dims = numbered("c", static_cast<int>((*r.out)[c.b].cols()));
-    HeatmapSpec os = spec(r.out_id, (*r.out)[c.b], r.labels, &head_dims, Palette::kDiverging,
-                          ImVec2(w.back(), row_h));
-    os.legend = false;
     char out_caption[64];
     if (s.scenario.heads > 1)
-      std::snprintf(out_caption, sizeof out_caption, "%s (%s %d)", r.label, T("head"), s.head + 1);
+      std::snprintf(out_caption, sizeof out_caption, "%s (%s %d)", r.symbol, T("head"), s.head + 1);
     else
-      std::snprintf(out_caption, sizeof out_caption, "%s", r.label);
-    block(c, out_caption, os, r.out_kind);
+      std::snprintf(out_caption, sizeof out_caption, "%s", r.symbol);
+    MatrixDraw od;
+    od.legend = false;
+    od.id = r.out_id;
+    od.caption = out_caption;
+    od.size = ImVec2(w.back(), row_h);
+    block(c, r.out, od);
     ImGui::PopID();
   }
 }
 
 // Q_h and K_h on the left, the step's n_q × n_k matrix on the right.
-HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, const char* caption, const attn::Matrix& m,
-                               MatrixKind kind, bool masked_look) {
+HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
   AppState& s = c.s;
-  static std::vector<std::string> dims_q, dims_k;
   // On a narrow screen the step's own matrix takes the whole width; Q and K stay one step back.
   const bool with_qk = avail.x >= 520.0f;
   const float left = with_qk ? std::min(avail.x * 0.3f, 300.0f) : 0.0f;
@@ -405,36 +341,28 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, const char* caption, const 
   if (with_qk) {
     ImGui::BeginGroup();
     // Q_h and K_h, with the hovered cell's query row and key row outlined.
-    auto side = [&](const char* id, const attn::Matrix& m, const std::vector<std::string>* rows,
-                    std::vector<std::string>* dims, int highlight, const char* caption,
-                    MatrixKind kind) {
-      *dims = numbered("c", static_cast<int>(m.cols()));
-      HeatmapSpec sp = spec(id, m, rows, dims, Palette::kDiverging, ImVec2(left, avail.y * 0.45f));
-      sp.legend = false;
-      sp.max_cell_px = 34.0f;
-      sp.highlight_row = highlight;
-      block(c, caption, sp, kind);
-    };
     const bool heads = s.scenario.heads > 1;
-    side("qh", c.ht.q[c.b], &c.q_labels, &dims_q, hov ? hov->row : -1, heads ? "Q_h" : "Q",
-         MatrixKind::kQ);
-    side("kh", c.ht.k[c.b], &c.k_labels, &dims_k, hov ? hov->col : -1, heads ? "K_h" : "K",
-         MatrixKind::kK);
+    MatrixDraw d;
+    d.legend = false;
+    d.max_cell_px = 34.0f;
+    d.size = ImVec2(left, avail.y * 0.45f);
+    d.id = "qh";
+    d.caption = heads ? "Q_h" : "Q";
+    d.highlight_row = hov ? hov->row : -1;
+    block(c, MatrixKind::kQ, d);
+    d.id = "kh";
+    d.caption = heads ? "K_h" : "K";
+    d.highlight_row = hov ? hov->col : -1;
+    block(c, MatrixKind::kK, d);
     ImGui::EndGroup();
     ImGui::SameLine(0, 24);
   }
-  HeatmapSpec main = spec("main", m, &c.q_labels, &c.k_labels,
-                          kind == MatrixKind::kWeights ? Palette::kSequential : Palette::kDiverging,
-                          ImVec2(avail.x - (with_qk ? left + 24 : 0), avail.y));
-  main.row_axis = T("queries");
-  main.col_axis = T("keys");
-  if (kind == MatrixKind::kWeights && !s.problem.hard && s.problem.dropout_p == 0.0f) {
-    main.fixed_range = true;
-    main.lo = 0.0f;
-    main.hi = 1.0f;
-  }
-  if (masked_look && c.b < static_cast<int>(s.masks.size())) main.mask = &s.masks[c.b];
-  const HeatmapResult r = block(c, caption, main, kind);
+  MatrixDraw main;
+  main.id = "main";
+  main.caption = matrix_info(kind).symbol;
+  main.size = ImVec2(avail.x - (with_qk ? left + 24 : 0), avail.y);
+  main.axis_names = true;
+  const HeatmapResult r = block(c, kind, main);
   if (r.clicked && s.mask_by_click) {
     toggle_masked_cell(&s.scenario, c.b, r.row, r.col);
     s.preset = -1;
@@ -443,61 +371,56 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, const char* caption, const 
   return r;
 }
 
-void view_output(Ctx& c, ImVec2 avail) {
+void view_weighted_values(Ctx& c, ImVec2 avail) {
   AppState& s = c.s;
-  static std::vector<std::string> dims;
-  dims = numbered("c", static_cast<int>(c.ht.v[c.b].cols()));
   const CellRef* hov = hovered_on(s, {MatrixKind::kHeadOutput});
-  const std::vector<float> w =
-      widths_in_row(avail.x - 80.0f, {{static_cast<int>(c.ht.weights[c.b].cols()), &c.q_labels},
-                                      {static_cast<int>(c.ht.v[c.b].cols()), &c.k_labels},
-                                      {static_cast<int>(c.ht.output[c.b].cols()), &c.q_labels}});
-  HeatmapSpec ws = spec("w", c.ht.weights[c.b], &c.q_labels, &c.k_labels, Palette::kSequential,
-                        ImVec2(w[0], avail.y));
-  if (!s.problem.hard && s.problem.dropout_p == 0.0f) ws.fixed_range = true;
-  ws.lo = 0.0f;
-  ws.hi = 1.0f;
-  if (c.b < static_cast<int>(s.masks.size())) ws.mask = &s.masks[c.b];
-  if (hov) ws.highlight_row = hov->row;
-  block(c, "W", ws, MatrixKind::kWeights);
+  const std::vector<float> w = widths_in_row(
+      c, avail.x - 80.0f, {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput});
+  const bool heads = s.scenario.heads > 1;
+  MatrixDraw d;
+  d.size = ImVec2(w[0], avail.y);
+  d.id = "w";
+  d.caption = "W";
+  if (hov) d.highlight_row = hov->row;
+  block(c, MatrixKind::kWeights, d);
   operator_sign("\xc2\xb7", avail.y * 0.5f);
-  HeatmapSpec vs =
-      spec("v", c.ht.v[c.b], &c.k_labels, &dims, Palette::kDiverging, ImVec2(w[1], avail.y));
-  if (hov) vs.highlight_col = hov->col;
-  block(c, s.scenario.heads > 1 ? "V_h" : "V", vs, MatrixKind::kV);
+  d = MatrixDraw{};
+  d.size = ImVec2(w[1], avail.y);
+  d.id = "v";
+  d.caption = heads ? "V_h" : "V";
+  if (hov) d.highlight_col = hov->col;
+  block(c, MatrixKind::kV, d);
   operator_sign("=", avail.y * 0.5f);
-  block(c, s.scenario.heads > 1 ? "O_h" : "O",
-        spec("o", c.ht.output[c.b], &c.q_labels, &dims, Palette::kDiverging, ImVec2(w[2], avail.y)),
-        MatrixKind::kHeadOutput);
+  d = MatrixDraw{};
+  d.size = ImVec2(w[2], avail.y);
+  d.id = "o";
+  d.caption = heads ? "O_h" : "O";
+  block(c, MatrixKind::kHeadOutput, d);
 }
 
-void view_concat(Ctx& c, ImVec2 avail) {
+void view_output(Ctx& c, ImVec2 avail) {
   AppState& s = c.s;
-  const attn::Trace& t = s.trace;
-  static std::vector<std::string> dims_concat, dims_out, dims_model;
-  dims_concat = numbered("c", attn::batch_cols(t.concat));
-  dims_out = numbered("d", attn::batch_cols(t.output));
   const bool wo = s.problem.weights.W_o.size() > 0;
-  const int n_concat = attn::batch_cols(t.concat), n_out = attn::batch_cols(t.output);
   const std::vector<float> w =
-      wo ? widths_in_row(avail.x - 80.0f,
-                         {{n_concat, &c.q_labels}, {n_out, &dims_concat}, {n_out, &c.q_labels}})
+      wo ? widths_in_row(c, avail.x - 80.0f,
+                         {MatrixKind::kConcat, MatrixKind::kWo, MatrixKind::kOutput})
          : std::vector<float>{std::min(avail.x * 0.6f, 600.0f)};
-  block(c, s.scenario.heads > 1 ? T("concat [O_1 | ... | O_H]") : "O_1",
-        spec("concat", t.concat[c.b], &c.q_labels, &dims_concat, Palette::kDiverging,
-             ImVec2(w[0], avail.y)),
-        MatrixKind::kConcat);
+  MatrixDraw d;
+  d.size = ImVec2(w[0], avail.y);
+  d.id = "concat";
+  d.caption = s.scenario.heads > 1 ? T("concat [O_1 | ... | O_H]") : "O_1";
+  block(c, MatrixKind::kConcat, d);
   if (!wo) return;
   operator_sign("\xc2\xb7", avail.y * 0.5f);
-  block(c, "W_o",
-        spec("wo", s.problem.weights.W_o, &dims_concat, &dims_out, Palette::kDiverging,
-             ImVec2(w[1], avail.y)),
-        MatrixKind::kWo);
+  d.size = ImVec2(w[1], avail.y);
+  d.id = "wo";
+  d.caption = "W_o";
+  block(c, MatrixKind::kWo, d);
   operator_sign("=", avail.y * 0.5f);
-  block(c, T("output"),
-        spec("out", t.output[c.b], &c.q_labels, &dims_out, Palette::kDiverging,
-             ImVec2(w[2], avail.y)),
-        MatrixKind::kOutput);
+  d.size = ImVec2(w[2], avail.y);
+  d.id = "out";
+  d.caption = T("output");
+  block(c, MatrixKind::kOutput, d);
 }
 
 }  // namespace
@@ -506,7 +429,7 @@ void view_concat(Ctx& c, ImVec2 avail) {
 // [SECTION] The panel
 //-----------------------------------------------------------------------------
 
-void draw_pipeline(AppState& s, HeatmapRenderer& h) {
+void draw_pipeline(AppState& s, Heatmaps& h) {
   if (s.trace.heads.empty()) {
     ImGui::TextUnformatted(T("No scenario yet."));
     return;
@@ -515,12 +438,12 @@ void draw_pipeline(AppState& s, HeatmapRenderer& h) {
   ImGui::Separator();
   const int head = std::clamp(s.head, 0, static_cast<int>(s.trace.heads.size()) - 1);
   const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.queries.size()) - 1);
-  Ctx c{s, h, s.head_trace(head), b, query_labels(s.scenario, b), key_labels(s.scenario, b)};
+  Ctx c{s, h, head, b};
 
   if (g_fonts.title) ImGui::PushFont(g_fonts.title);
   ImGui::Text("%d. %s", static_cast<int>(s.step) + 1, T(step_name(s.step)));
   if (g_fonts.title) ImGui::PopFont();
-  if (s.step != Step::kInputs && s.step != Step::kConcat) head_selector(s);
+  if (s.step != Step::kInputs && s.step != Step::kOutput) head_selector(s);
   ImGui::SameLine(0, 24);
   batch_selector(s);
   text_wrapped_mono(step_formula(s.step, s.problem));
@@ -536,7 +459,6 @@ void draw_pipeline(AppState& s, HeatmapRenderer& h) {
 
   const ImVec2 avail(ImGui::GetContentRegionAvail().x,
                      std::max(160.0f, ImGui::GetContentRegionAvail().y - 4.0f));
-  const attn::HeadTrace& ht = c.ht;
   switch (s.step) {
     case Step::kInputs:
       view_inputs(c, avail);
@@ -545,22 +467,16 @@ void draw_pipeline(AppState& s, HeatmapRenderer& h) {
       view_projections(c, avail);
       break;
     case Step::kScores:
-      view_scores_like(c, avail, "S", ht.scores[b], MatrixKind::kScores, false);
-      break;
     case Step::kScaled:
-      view_scores_like(c, avail, "S'", ht.scaled[b], MatrixKind::kScaled, false);
-      break;
     case Step::kMasked:
-      view_scores_like(c, avail, "M", ht.masked[b], MatrixKind::kMasked, true);
-      break;
     case Step::kWeights:
-      view_scores_like(c, avail, "W", ht.weights[b], MatrixKind::kWeights, true);
+      view_scores_like(c, avail, step_matrix(s.step));
+      break;
+    case Step::kWeightedValues:
+      view_weighted_values(c, avail);
       break;
     case Step::kOutput:
       view_output(c, avail);
-      break;
-    case Step::kConcat:
-      view_concat(c, avail);
       break;
   }
 }

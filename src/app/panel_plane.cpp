@@ -42,7 +42,7 @@ void draw_plane(AppState& s) {
   const bool draggable =
       !s.problem.positional_encoding && s.scenario.scoring != attn::Scoring::kAdditive &&
       !s.problem.weights.W_q.size() && !s.problem.weights.W_k.size() && s.scenario.heads == 1;
-  static int query = 0;
+  int& query = s.plane.query;
   query = std::clamp(query, 0, static_cast<int>(q.rows()) - 1);
   const std::vector<std::string> ql = query_labels(s.scenario, b), kl = key_labels(s.scenario, b);
   ImGui::TextUnformatted(T("Query"));
@@ -67,7 +67,7 @@ void draw_plane(AppState& s) {
     extent = std::max({extent, std::fabs(q(i, 0)), std::fabs(q(i, 1))});
   for (int j = 0; j < k.rows(); ++j)
     extent = std::max({extent, std::fabs(k(j, 0)), std::fabs(k(j, 1))});
-  static float view_extent = 1.5f;
+  float& view_extent = s.plane.view_extent;
   if (!ImGui::IsMouseDown(ImGuiMouseButton_Left))
     view_extent = std::ceil(extent * 1.2f * 2.0f) / 2.0f;
   const float scale = side * 0.5f / view_extent;
@@ -87,7 +87,8 @@ void draw_plane(AppState& s) {
 
   // Interaction: the nearest arrow tip under the mouse can be dragged.
   ImGui::InvisibleButton("plane", ImVec2(side, side));
-  static int drag_kind = 0, drag_index = -1;  // 1 = query, 2 = key
+  int& drag_kind = s.plane.drag_kind;  // 1 = query, 2 = key
+  int& drag_index = s.plane.drag_index;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (draggable && ImGui::IsItemActivated()) {
     float best = 14.0f * 14.0f;

@@ -12,17 +12,11 @@ namespace ui {
 
 namespace {
 
-struct ShuffleExperiment {
-  uint64_t revision = ~uint64_t{0};
-  bool valid = false;
-  std::vector<float> change_without, change_with;  // per token: max |Δ output row|
-};
-
 // Runs the scenario in its order and shuffled, with PE off and on, and measures how much each
 // token's output row moves (rows compared by token, not by position).
-void run_experiment(const AppState& s, ShuffleExperiment* e) {
-  e->revision = s.revision;
-  e->valid = false;
+void run_experiment(const AppState& s, PositionalPanel* e) {
+  e->experiment_revision = s.revision;
+  e->experiment_valid = false;
   if (!s.scenario.self_attention || s.scenario.n_queries() > 256) return;
   const int n = s.scenario.n_queries();
   scenario::Scenario shuffled = s.scenario;
@@ -50,31 +44,31 @@ void run_experiment(const AppState& s, ShuffleExperiment* e) {
       out[token] = (a.output[0].row(token) - b.output[0].row(row)).cwiseAbs().maxCoeff();
     }
   }
-  e->valid = true;
+  e->experiment_valid = true;
 }
 
 }  // namespace
 
-void draw_positional(AppState& s, HeatmapRenderer& h) {
+void draw_positional(AppState& s, Heatmaps& h) {
   const int n = s.scenario.n_queries();
   const int scenario_d = attn::batch_cols(s.scenario.queries);
   // The explorer's own table: as many positions as the learner asks for (a one-token scenario
   // shows no pattern), with the scenario's d unless changed here. It follows the scenario's d
   // when that changes.
-  static int positions = 32, d = 0, followed_d = -1;
-  if (followed_d != scenario_d) {
-    followed_d = scenario_d;
+  PositionalPanel& e = s.positional;
+  int& positions = e.positions;
+  int& d = e.d;
+  if (e.followed_d != scenario_d) {
+    e.followed_d = scenario_d;
     d = std::max(scenario_d, 2);
     positions = std::clamp(std::max(n, 32), 1, 256);
   }
-  static attn::Matrix pe;
-  static float pe_base = 0.0f;
-  static uint64_t pe_revision = 0;  // +1 whenever the table is recomputed (for its texture)
-  if (pe.rows() != positions || pe.cols() != d || pe_base != s.scenario.pe_base) {
-    pe = attn::positional_encoding(positions, d, s.scenario.pe_base);
-    pe_base = s.scenario.pe_base;
-    ++pe_revision;
+  if (e.pe.rows() != positions || e.pe.cols() != d || e.pe_base != s.scenario.pe_base) {
+    e.pe = attn::positional_encoding(positions, d, s.scenario.pe_base);
+    e.pe_base = s.scenario.pe_base;
+    ++e.pe_revision;
   }
+  const attn::Matrix& pe = e.pe;
   text_wrapped(
       T("Self-attention compares tokens by their vectors only, so on its own it "
         "cannot tell first from last. Sinusoidal positional encoding adds a "
@@ -129,11 +123,18 @@ void draw_positional(AppState& s, HeatmapRenderer& h) {
   sp.hi = 1.0f;
   sp.size = ImVec2(half, height);
   sp.max_aspect = 6.0f;  // few features, many positions: wide cells
-  sp.revision = pe_revision;
+  sp.revision = e.pe_revision;
   ImGui::BeginGroup();
   ImGui::TextUnformatted(T("PE matrix (rows: positions, columns: features)"));
+  sp.export_name = "positional_encoding_" + std::to_string(positions) + "x" + std::to_string(d);
   const HeatmapResult r = h.draw(sp);
   if (r.hovered) s.hover = CellRef{MatrixKind::kPositional, 0, 0, r.row, r.col, d};
+  if (r.export_request == ExportRequest::kCsv || r.export_request == ExportRequest::kJson)
+    deliver(s,
+            export_values(
+                pe, rows, cols, sp.export_name,
+                r.export_request == ExportRequest::kCsv ? ExportFormat::kCsv : ExportFormat::kJson),
+            true);
   if (outlined > 0) {
     // Outline the scenario's rows where they are visible.
     const auto it = h.last_grids().find("pe");
@@ -233,13 +234,11 @@ void draw_positional(AppState& s, HeatmapRenderer& h) {
   if (ImGui::Checkbox(T("positional encoding"), &s.scenario.positional_encoding)) s.changed();
   ImGui::SameLine();
   if (ImGui::Button(T("Shuffle tokens"))) {
-    static uint64_t seed = 100;
-    shuffle_tokens(&s.scenario, ++seed);
+    shuffle_tokens(&s.scenario, ++e.shuffle_seed);
     s.changed();
   }
-  static ShuffleExperiment e;
-  if (e.revision != s.revision) run_experiment(s, &e);
-  if (!e.valid) return;
+  if (e.experiment_revision != s.revision) run_experiment(s, &e);
+  if (!e.experiment_valid) return;
   float worst_without = 0.0f, worst_with = 0.0f;
   for (float v : e.change_without) worst_without = std::max(worst_without, v);
   for (float v : e.change_with) worst_with = std::max(worst_with, v);

@@ -36,15 +36,12 @@ void draw_top_bar(AppState& s) {
     ImGui::SameLine(ImGui::GetWindowWidth() - w);
     // A two-way switch: the current language is the filled one.
     auto option = [&](const char* label, Lang lang) {
-      const bool on = language() == lang;
+      const bool on = s.lang == lang;
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, on ? 1.0f : 0.7f));
       ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(1, 1, 1, on ? 0.22f : 0.0f));
       ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(1, 1, 1, 0.3f));
       ImGui::PushStyleColor(ImGuiCol_ButtonActive, ImVec4(1, 1, 1, 0.4f));
-      if (ImGui::SmallButton(label) && !on) {
-        set_language(lang);
-        s.emit("view");
-      }
+      if (ImGui::SmallButton(label) && !on) s.set_language(lang);
       ImGui::PopStyleColor(4);
     };
     option("English", Lang::kEn);

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <string>
 
-#include "app/edits.h"
 #include "app/i18n.h"
+#include "app/matrices.h"
 #include "app/platform.h"
 #include "imgui_impl_glfw.h"
 #include "scenario/export.h"
@@ -20,8 +20,6 @@
 namespace ui {
 
 namespace {
-
-std::string g_last_language = "en";
 
 std::vector<std::string> split_csv(const char* text) {
   std::vector<std::string> out;
@@ -32,59 +30,25 @@ std::vector<std::string> split_csv(const char* text) {
   return out;
 }
 
+// getView(): the link's view (AppState::view) with every field written out, the panels
+// listed even when all are shown; "preset" repeats "lesson" for pages written before it.
 std::string view_json() {
   const AppState& s = g_runtime.app.state;
-  nlohmann::json v;
-  v["step"] = static_cast<int>(s.step);
-  v["head"] = s.head;
-  v["batch"] = s.batch;
-  v["lang"] = language_code();
-  v["embed"] = s.embed;
-  v["preset"] = s.preset >= 0 ? s.presets[s.preset].name : "";
+  const scenario::ViewState v = s.view();
+  nlohmann::json j;
+  j["step"] = v.step;
+  j["head"] = v.head;
+  j["batch"] = v.batch;
+  j["lang"] = v.lang;
+  j["embed"] = v.embed;
+  j["lesson"] = v.lesson;
+  j["preset"] = v.lesson;
   nlohmann::json panels = nlohmann::json::array();
   for (int p = 0; p < static_cast<int>(Panel::kCount); ++p)
     if (s.show[p]) panels.push_back(panel_id(static_cast<Panel>(p)));
-  v["panels"] = panels;
-  v["hidden"] = std::vector<std::string>(s.hidden.begin(), s.hidden.end());
-  return v.dump();
-}
-
-scenario::ViewState current_view() {
-  const AppState& s = g_runtime.app.state;
-  scenario::ViewState v;
-  v.step = static_cast<int>(s.step);
-  v.head = s.head;
-  v.batch = s.batch;
-  v.lang = language_code();
-  bool all = true;
-  std::vector<std::string> panels;
-  for (int p = 0; p < static_cast<int>(Panel::kCount); ++p) {
-    if (s.show[p])
-      panels.push_back(panel_id(static_cast<Panel>(p)));
-    else
-      all = false;
-  }
-  if (!all) v.panels = panels;  // empty means the default: every panel
-  v.hidden.assign(s.hidden.begin(), s.hidden.end());
-  v.embed = s.embed;
-  if (s.preset >= 0) v.lesson = s.presets[s.preset].name;
-  return v;
-}
-
-void apply_view(const scenario::ViewState& v) {
-  AppState& s = g_runtime.app.state;
-  s.set_step(v.step);
-  s.set_head(v.head);
-  s.batch = std::clamp(v.batch, 0, std::max(0, s.scenario.batch() - 1));
-  set_language(v.lang == "zh" ? Lang::kZh : Lang::kEn);
-  for (int p = 0; p < static_cast<int>(Panel::kCount); ++p)
-    s.show[p] = v.panels.empty() || std::find(v.panels.begin(), v.panels.end(),
-                                              panel_id(static_cast<Panel>(p))) != v.panels.end();
-  s.hidden = std::set<std::string>(v.hidden.begin(), v.hidden.end());
-  s.embed = v.embed;
-  for (int i = 0; i < static_cast<int>(s.presets.size()); ++i)
-    if (!v.lesson.empty() && s.presets[i].name == v.lesson) s.preset = i;
-  s.emit("view");
+  j["panels"] = panels;
+  j["hidden"] = v.hidden;
+  return j.dump();
 }
 
 }  // namespace
@@ -97,25 +61,23 @@ void on_ready() {
 
 void after_frame() {
   AppState& s = g_runtime.app.state;
-  // A language switch needs the Chinese glyphs: the page fetches them, then calls back.
-  const std::string lang = language_code();
-  if (lang != g_last_language) {
-    g_last_language = lang;
-    s.emit("view");
-    if (lang == "zh" && !g_runtime.cjk_loaded) {
-      EM_ASM({
-        if (Module.apNeedCjkFont) Module.apNeedCjkFont();
-      });
-    } else {
-      g_runtime.fonts_dirty = true;
-    }
-  }
   if (g_runtime.frame_count == 0) {
     EM_ASM({
       if (Module.apFirstFrame) Module.apFirstFrame();
     });
   }
   for (const std::string& e : s.events) {
+    // A language switch needs the Chinese glyphs: the page fetches them, then calls back.
+    if (e == "language") {
+      if (s.lang == Lang::kZh && !g_runtime.cjk_loaded) {
+        EM_ASM({
+          if (Module.apNeedCjkFont) Module.apNeedCjkFont();
+        });
+      } else {
+        g_runtime.fonts_dirty = true;
+      }
+      continue;
+    }
     EM_ASM(
         {
           if (Module.apEvent) Module.apEvent(UTF8ToString($0));
@@ -190,14 +152,14 @@ EMSCRIPTEN_KEEPALIVE int ap_focus_head(int head) {
 
 EMSCRIPTEN_KEEPALIVE int ap_set_batch(int batch) {
   ui::AppState& s = g_runtime.app.state;
-  s.batch = std::clamp(batch, 0, std::max(0, s.scenario.batch() - 1));
-  s.emit("view");
+  s.set_batch(batch);
   ui::request_wake();
   return s.batch;
 }
 
 EMSCRIPTEN_KEEPALIVE void ap_set_language(const char* code) {
-  ui::set_language(code && std::string(code) == "zh" ? ui::Lang::kZh : ui::Lang::kEn);
+  g_runtime.app.state.set_language(code && std::string(code) == "zh" ? ui::Lang::kZh
+                                                                     : ui::Lang::kEn);
   ui::request_wake();
 }
 
@@ -256,11 +218,11 @@ EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
 // scenario being edited does not validate.
 EMSCRIPTEN_KEEPALIVE const char* ap_get_link() {
   static std::string out;
-  const scenario::Scenario& s = g_runtime.app.state.scenario;
-  const scenario::ViewState v = ui::current_view();
+  const ui::AppState& s = g_runtime.app.state;
+  const scenario::ViewState v = s.view();
   out.clear();
-  if (scenario::validate(s).ok() && scenario::validate_view(v, s).empty())
-    out = scenario::encode_link(s, v);
+  if (s.runs() && scenario::validate_view(v, s.scenario).empty())
+    out = scenario::encode_link(s.scenario, v);
   return out.c_str();
 }
 
@@ -272,7 +234,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_open_link(const char* fragment) {
   out = r.error;
   if (r.ok()) {
     g_runtime.app.state.set_parsed(std::move(r.scenario), std::move(r.problem));
-    ui::apply_view(r.view);
+    g_runtime.app.state.apply_view(r.view);
   }
   ui::request_wake();
   return out.c_str();
@@ -292,79 +254,23 @@ EMSCRIPTEN_KEEPALIVE void ap_toast(const char* key, const char* detail) {
   ui::request_wake();
 }
 
-// Exports for the JavaScript API. `what` is "trace", "scenario", "numpy", "pytorch", or a
-// matrix: "queries", "keys", "values" (the inputs), "scores", "scaled", "masked", "weights",
-// "head_output" (of head `head`), "output" (the final one); `format` is "csv" or "json" for a
-// matrix. Returns {"ok":true,"filename","mime","data"} or {"ok":false,"error"}.
-EMSCRIPTEN_KEEPALIVE const char* ap_export(const char* what_c, const char* format_c, int head,
+// Exports for the JavaScript API (ui::make_export): `what` is "trace", "scenario", "numpy",
+// "pytorch", or a matrix id of the table (matrices.h); `format` is "csv" or "json" for a
+// matrix. Returns {"ok":true,"error":null,"filename","mime","data"} or {"ok":false,"error"}.
+EMSCRIPTEN_KEEPALIVE const char* ap_export(const char* what, const char* format, int head,
                                            int batch) {
   static std::string out;
-  ui::AppState& s = g_runtime.app.state;
-  s.recompute_if_needed();
-  const std::string what = what_c ? what_c : "", format = format_c ? format_c : "";
+  const ui::Export e =
+      ui::make_export(g_runtime.app.state, what ? what : "", format ? format : "", head, batch);
   nlohmann::json j;
-  auto done = [&](const std::string& filename, const char* mime, const std::string& data) {
-    j = {{"ok", true}, {"filename", filename}, {"mime", mime}, {"data", data}};
-  };
-  auto error = [&](const std::string& e) { j = {{"ok", false}, {"error", e}}; };
-  if (what == "trace") {
-    done("trace.json", "application/json", scenario::trace_to_json(s.trace));
-  } else if (what == "scenario") {
-    done("scenario.json", "application/json", scenario::to_json(s.scenario));
-  } else if (what == "numpy") {
-    done("attention_numpy.py", "text/x-python", scenario::export_numpy(s.scenario));
-  } else if (what == "pytorch") {
-    done("attention_pytorch.py", "text/x-python", scenario::export_pytorch(s.scenario));
-  } else if (format != "csv" && format != "json") {
-    error("format: must be \"csv\" or \"json\"");
-  } else if (s.trace.heads.empty()) {
-    error("scenario: has no trace yet");
-  } else if (head < 0 || head >= static_cast<int>(s.trace.heads.size())) {
-    error("head: must be from 0 to " + std::to_string(s.trace.heads.size() - 1));
-  } else if (batch < 0 || batch >= static_cast<int>(s.trace.output.size())) {
-    error("batch: must be from 0 to " + std::to_string(s.trace.output.size() - 1));
-  } else {
-    const attn::Trace& t = s.trace;
-    const std::vector<std::string> q = ui::query_labels(s.scenario, batch),
-                                   k = ui::key_labels(s.scenario, batch), none;
-    const attn::Matrix* m = nullptr;
-    const std::vector<std::string>*rows = &q, *cols = &k;
-    if (what == "queries" || what == "keys" || what == "values") {
-      m = what == "queries" ? &t.queries[batch]
-          : what == "keys"  ? &t.keys[batch]
-                            : &t.values[batch];
-      rows = what == "queries" ? &q : &k;
-      cols = &none;
-    } else if (what == "output") {
-      m = &t.output[batch];
-      cols = &none;
-    } else {
-      const attn::HeadTrace& ht = s.head_trace(head);
-      if (what == "scores")
-        m = &ht.scores[batch];
-      else if (what == "scaled")
-        m = &ht.scaled[batch];
-      else if (what == "masked")
-        m = &ht.masked[batch];
-      else if (what == "weights")
-        m = &ht.weights[batch];
-      else if (what == "head_output")
-        m = &ht.output[batch], cols = &none;
-    }
-    if (!m) {
-      error("matrix: unknown \"" + what.substr(0, 40) +
-            "\" (queries, keys, values, scores, scaled, masked, weights, head_output, output, "
-            "trace, scenario, numpy, pytorch)");
-    } else {
-      char stem[96];
-      std::snprintf(stem, sizeof stem, "%s_head%d_batch%d", what.c_str(), head + 1, batch + 1);
-      const std::string name = std::string(stem) + "." + format;
-      if (format == "csv")
-        done(name, "text/csv", scenario::matrix_csv(*m, *rows, *cols, "r", "c"));
-      else
-        done(name, "application/json", scenario::matrix_json(*m, *rows, *cols, "r", "c"));
-    }
-  }
+  if (e.ok())
+    j = {{"ok", true},
+         {"error", nullptr},
+         {"filename", e.filename},
+         {"mime", e.mime},
+         {"data", e.data}};
+  else
+    j = {{"ok", false}, {"error", e.error}};
   out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return out.c_str();
 }
@@ -372,7 +278,9 @@ EMSCRIPTEN_KEEPALIVE const char* ap_export(const char* what_c, const char* forma
 // Asks for a PNG of heatmap `id` (a key of ap_layout) after the next frame; it arrives through
 // Module.apExport. Returns 0 when that heatmap is not on screen.
 EMSCRIPTEN_KEEPALIVE int ap_export_png(const char* id) {
-  return g_runtime.app.heatmaps.request_png(id ? id : "") ? 1 : 0;
+  const bool ok = g_runtime.app.heatmaps.request_png(id ? id : "");
+  ui::request_wake();
+  return ok ? 1 : 0;
 }
 
 // Wheel steps (+1 = one notch up or left), normalised by the page from the DOM event: Emscripten

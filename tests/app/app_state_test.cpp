@@ -260,7 +260,7 @@ TEST_CASE("set_step clamps to the 8 steps and emits step on a change", "[app][st
 
   app.set_step(100);
   CHECK(static_cast<int>(app.step) == 7);
-  CHECK(app.step == ui::Step::kConcat);
+  CHECK(app.step == ui::Step::kOutput);
   CHECK(app.events == Events{"step"});
 
   app.events.clear();

@@ -227,10 +227,10 @@ TEST_CASE("the mask, concat and dropout formulas carry the scenario's numbers", 
   m.queries = {Matrix::Constant(2, 6, 0.1f)};
   m.keys = m.values = m.queries;
   m.heads = 3;
-  CHECK(ui::step_formula(ui::Step::kConcat, m) ==
+  CHECK(ui::step_formula(ui::Step::kOutput, m) ==
         "Output = [O\xe2\x82\x81 | \xe2\x80\xa6 | O\xe2\x82\x83]");  // [O₁ | … | O₃]
   m.weights.W_o = Matrix::Constant(6, 2, 0.5f);
-  CHECK(ui::step_formula(ui::Step::kConcat, m) ==
+  CHECK(ui::step_formula(ui::Step::kOutput, m) ==
         "Output = [O\xe2\x82\x81 | \xe2\x80\xa6 | O\xe2\x82\x83]\xc2\xb7W_o");
   // Projections: X·W where there is a weight, the input as it is where there is none.
   CHECK(ui::step_formula(ui::Step::kProjections, m) ==
@@ -242,7 +242,7 @@ TEST_CASE("the mask, concat and dropout formulas carry the scenario's numbers", 
              Catch::StartsWith("Q = X\xc2\xb7W_q,   K = X\xc2\xb7W_k,   V = values"));
   m.weights.W_q = m.weights.W_k = Matrix();
   m.heads = 2;  // both heads named: [O₁ | O₂]
-  CHECK(ui::step_formula(ui::Step::kConcat, m) ==
+  CHECK(ui::step_formula(ui::Step::kOutput, m) ==
         "Output = [O\xe2\x82\x81 | O\xe2\x82\x82]\xc2\xb7W_o");
 
   m.dropout_p = 0.25f;

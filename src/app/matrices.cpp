@@ -1,0 +1,252 @@
+// The table of matrices, where each is in the trace, and the exports built from it.
+//
+// [SECTION] The table
+// [SECTION] Where each matrix is
+// [SECTION] Exports
+#include "app/matrices.h"
+
+#include <algorithm>
+
+#include "app/app_state.h"
+#include "app/edits.h"
+#include "app/i18n.h"
+#include "scenario/export.h"
+
+namespace ui {
+
+//-----------------------------------------------------------------------------
+// [SECTION] The table
+//-----------------------------------------------------------------------------
+
+namespace {
+
+constexpr Palette kSeq = Palette::kSequential, kDiv = Palette::kDiverging;
+constexpr RangeRule kData = RangeRule::kData;
+constexpr Axis kQTok = Axis::kQueryTokens, kKTok = Axis::kKeyTokens, kIn = Axis::kInputFeatures,
+               kModel = Axis::kModelFeatures, kHead = Axis::kHeadFeatures,
+               kOut = Axis::kOutputFeatures;
+
+// clang-format off
+const std::vector<MatrixInfo> kTable = {
+  // kind                   id             symbol    title                       head   palette range               masked rows   cols
+  {MatrixKind::kQueries,    "queries",     "X",      N_("queries"),              false, kDiv, kData,              false, kQTok, kIn},
+  {MatrixKind::kKeys,       "keys",        "X",      N_("keys"),                 false, kDiv, kData,              false, kKTok, kIn},
+  {MatrixKind::kValues,     "values",      "X",      N_("values"),               false, kDiv, kData,              false, kKTok, kIn},
+  {MatrixKind::kPositional, "positional",  "PE",     N_("positional encoding"),  false, kDiv, kData,              false, kQTok, kIn},
+  {MatrixKind::kWq,         "W_q",         "W_q",    N_("W_q"),                  false, kDiv, kData,              false, kIn,   kModel},
+  {MatrixKind::kWk,         "W_k",         "W_k",    N_("W_k"),                  false, kDiv, kData,              false, kIn,   kModel},
+  {MatrixKind::kWv,         "W_v",         "W_v",    N_("W_v"),                  false, kDiv, kData,              false, kIn,   kModel},
+  {MatrixKind::kWo,         "W_o",         "W_o",    N_("W_o"),                  false, kDiv, kData,              false, kHead, kOut},
+  {MatrixKind::kQ,          "Q",           "Q",      N_("Q"),                    true,  kDiv, kData,              false, kQTok, kHead},
+  {MatrixKind::kK,          "K",           "K",      N_("K"),                    true,  kDiv, kData,              false, kKTok, kHead},
+  {MatrixKind::kV,          "V",           "V",      N_("V"),                    true,  kDiv, kData,              false, kKTok, kHead},
+  {MatrixKind::kScores,     "scores",      "S",      N_("scores"),               true,  kDiv, kData,              false, kQTok, kKTok},
+  {MatrixKind::kScaled,     "scaled",      "S'",     N_("scaled scores"),        true,  kDiv, kData,              false, kQTok, kKTok},
+  {MatrixKind::kMasked,     "masked",      "M",      N_("masked scores"),        true,  kDiv, kData,              true,  kQTok, kKTok},
+  {MatrixKind::kWeights,    "weights",     "W",      N_("weights"),              true,  kSeq, RangeRule::kWeights, true,  kQTok, kKTok},
+  {MatrixKind::kHeadOutput, "head_output", "O",      N_("weighted values"),      true,  kDiv, kData,              false, kQTok, kHead},
+  {MatrixKind::kConcat,     "concat",      "concat", N_("concatenated heads"),   false, kDiv, kData,              false, kQTok, kHead},
+  {MatrixKind::kOutput,     "output",      "output", N_("output"),               false, kDiv, kData,              false, kQTok, kOut},
+};
+// clang-format on
+
+}  // namespace
+
+const std::vector<MatrixInfo>& matrix_table() {
+  return kTable;
+}
+
+const MatrixInfo& matrix_info(MatrixKind k) {
+  return kTable[static_cast<size_t>(k)];
+}
+
+const MatrixInfo* find_matrix(std::string_view id) {
+  for (const MatrixInfo& m : kTable)
+    if (id == m.id) return &m;
+  return nullptr;
+}
+
+std::string matrix_ids() {
+  std::string out;
+  for (const MatrixInfo& m : kTable) out += (out.empty() ? "" : ", ") + std::string(m.id);
+  return out;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Where each matrix is
+//-----------------------------------------------------------------------------
+
+const attn::Matrix* matrix_of(AppState& s, MatrixKind k, int head, int batch) {
+  const attn::Trace& t = s.trace;
+  const attn::Weights& w = s.problem.weights;
+  auto weight = [](const attn::Matrix& m) { return m.size() ? &m : nullptr; };
+  switch (k) {
+    case MatrixKind::kQueries:
+      return &t.queries[batch];
+    case MatrixKind::kKeys:
+      return &t.keys[batch];
+    case MatrixKind::kValues:
+      return &t.values[batch];
+    case MatrixKind::kPositional:
+      return t.pe_queries.empty() ? nullptr : &t.pe_queries[batch];
+    case MatrixKind::kWq:
+      return weight(w.W_q);
+    case MatrixKind::kWk:
+      return weight(w.W_k);
+    case MatrixKind::kWv:
+      return weight(w.W_v);
+    case MatrixKind::kWo:
+      return weight(w.W_o);
+    case MatrixKind::kConcat:
+      return &t.concat[batch];
+    case MatrixKind::kOutput:
+      return &t.output[batch];
+    default:
+      break;
+  }
+  const attn::HeadTrace& ht = s.head_trace(head);
+  switch (k) {
+    case MatrixKind::kQ:
+      return &ht.q[batch];
+    case MatrixKind::kK:
+      return &ht.k[batch];
+    case MatrixKind::kV:
+      return &ht.v[batch];
+    case MatrixKind::kScores:
+      return &ht.scores[batch];
+    case MatrixKind::kScaled:
+      return &ht.scaled[batch];
+    case MatrixKind::kMasked:
+      return &ht.masked[batch];
+    case MatrixKind::kWeights:
+      return &ht.weights[batch];
+    case MatrixKind::kHeadOutput:
+      return &ht.output[batch];
+    default:
+      return nullptr;
+  }
+}
+
+namespace {
+
+std::vector<std::string> numbered(const char* prefix, int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back(prefix + std::to_string(i + 1));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, int n) {
+  switch (axis) {
+    case Axis::kQueryTokens:
+      return query_labels(s.scenario, batch);
+    case Axis::kKeyTokens:
+      return key_labels(s.scenario, batch);
+    case Axis::kInputFeatures:
+    case Axis::kOutputFeatures:
+      return numbered("d", n);
+    case Axis::kModelFeatures:
+      return numbered("m", n);
+    case Axis::kHeadFeatures:
+      return numbered("c", n);
+  }
+  return {};
+}
+
+const std::vector<uint8_t>* matrix_mask(const AppState& s, MatrixKind k, int batch) {
+  if (!matrix_info(k).masked || batch < 0 || batch >= static_cast<int>(s.masks.size()))
+    return nullptr;
+  return &s.masks[batch];
+}
+
+ValueRange matrix_range(const AppState& s, MatrixKind k) {
+  ValueRange r;
+  if (matrix_info(k).range == RangeRule::kWeights && !s.problem.hard &&
+      s.problem.dropout_p == 0.0f) {
+    r.fixed = true;
+    r.lo = 0.0f;
+    r.hi = 1.0f;
+  }
+  return r;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Exports
+//-----------------------------------------------------------------------------
+
+std::string export_stem(MatrixKind k, int head, int batch) {
+  const MatrixInfo& info = matrix_info(k);
+  std::string stem = info.id;
+  if (info.per_head) stem += "_head" + std::to_string(head + 1);
+  return stem + "_batch" + std::to_string(batch + 1);
+}
+
+Export export_values(const attn::Matrix& m, const std::vector<std::string>& rows,
+                     const std::vector<std::string>& cols, const std::string& stem,
+                     ExportFormat format) {
+  Export e;
+  if (format == ExportFormat::kCsv) {
+    e.filename = stem + ".csv";
+    e.mime = "text/csv";
+    e.data = scenario::matrix_csv(m, rows, cols, "r", "c");
+  } else {
+    e.filename = stem + ".json";
+    e.mime = "application/json";
+    e.data = scenario::matrix_json(m, rows, cols, "r", "c");
+  }
+  return e;
+}
+
+Export export_matrix(AppState& s, MatrixKind k, ExportFormat format, int head, int batch) {
+  const MatrixInfo& info = matrix_info(k);
+  const attn::Matrix* m = matrix_of(s, k, head, batch);
+  if (!m) {
+    Export e;
+    e.error = std::string(info.id) + ": this scenario has none";
+    return e;
+  }
+  return export_values(*m, axis_labels(s, info.rows, batch, static_cast<int>(m->rows())),
+                       axis_labels(s, info.cols, batch, static_cast<int>(m->cols())),
+                       export_stem(k, head, batch), format);
+}
+
+Export make_export(AppState& s, const std::string& what, const std::string& format, int head,
+                   int batch) {
+  s.recompute_if_needed();
+  Export e;
+  auto document = [&](const char* filename, const char* mime, std::string data) {
+    e.filename = filename;
+    e.mime = mime;
+    e.data = std::move(data);
+    return e;
+  };
+  if (what == "trace")
+    return document("trace.json", "application/json", scenario::trace_to_json(s.trace));
+  if (what == "scenario")
+    return document("scenario.json", "application/json", scenario::to_json(s.scenario));
+  if (what == "numpy")
+    return document("attention_numpy.py", "text/x-python", scenario::export_numpy(s.scenario));
+  if (what == "pytorch")
+    return document("attention_pytorch.py", "text/x-python", scenario::export_pytorch(s.scenario));
+  const int heads = static_cast<int>(s.trace.heads.size());
+  const int items = static_cast<int>(s.trace.output.size());
+  if (format != "csv" && format != "json") {
+    e.error = "format: must be \"csv\" or \"json\"";
+  } else if (heads == 0) {
+    e.error = "scenario: has no trace yet";
+  } else if (head < 0 || head >= heads) {
+    e.error = "head: must be from 0 to " + std::to_string(heads - 1);
+  } else if (batch < 0 || batch >= items) {
+    e.error = "batch: must be from 0 to " + std::to_string(items - 1);
+  } else if (const MatrixInfo* info = find_matrix(what)) {
+    return export_matrix(s, info->kind, format == "csv" ? ExportFormat::kCsv : ExportFormat::kJson,
+                         head, batch);
+  } else {
+    e.error = "matrix: unknown \"" + what.substr(0, 40) + "\" (" + matrix_ids() +
+              ", trace, scenario, numpy, pytorch)";
+  }
+  return e;
+}
+
+}  // namespace ui

@@ -1,0 +1,126 @@
+// The table of matrices: every matrix the playground shows, explains or exports, one row
+// each — its name in exports and the JavaScript API, its symbol and title on screen, how it is
+// coloured, whether masks show on it, how its rows and columns are labelled, and where it is
+// in the trace. Views, the details panel, the exports and the JS API all read this table;
+// adding a matrix is adding a row (and, for "behind this cell", a case in explain_cell).
+//
+// GL-free (part of the model that the native tests cover).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/attention.h"
+
+namespace ui {
+
+struct AppState;
+
+enum class MatrixKind {
+  kQueries,     // the inputs after positional encoding (when it is on)
+  kKeys,        //
+  kValues,      //
+  kPositional,  // the PE added to the queries
+  kWq,          // weights, as in x·W
+  kWk,
+  kWv,
+  kWo,
+  kQ,  // this head's slices of the projected queries, keys and values
+  kK,
+  kV,
+  kScores,
+  kScaled,
+  kMasked,
+  kWeights,
+  kHeadOutput,  // this head's weighted sum of the value rows
+  kConcat,      // the heads' outputs side by side
+  kOutput,      // the final output
+};
+
+// How values map to colours: viridis for weights, purple–orange around 0 for signed values.
+enum class Palette { kSequential, kDiverging };
+
+// The value range a matrix's colours span.
+enum class RangeRule {
+  kData,     // its own finite values (symmetric around 0 on the diverging palette)
+  kWeights,  // 0 to 1; from the data when dropout scales the survivors above 1
+};
+
+// What the rows or the columns of a matrix are, and so how they are labelled.
+enum class Axis {
+  kQueryTokens,     // the query tokens (or q1, q2, ...)
+  kKeyTokens,       // the key tokens (or k1, k2, ...)
+  kInputFeatures,   // d1, d2, ...: the columns of the inputs
+  kModelFeatures,   // m1, m2, ...: the projected columns of all heads
+  kHeadFeatures,    // c1, c2, ...: one head's columns, or the concatenated heads' columns
+  kOutputFeatures,  // d1, d2, ...: the columns of the final output
+};
+
+struct MatrixInfo {
+  MatrixKind kind;
+  const char* id;      // in exports and the JS API: "weights", "W_q", "head_output", ...
+  const char* symbol;  // on screen, as in the formulas: "S'", "W_q", "Q"
+  const char* title;   // what it is, in English (translated with T()): "scaled scores"
+  bool per_head;       // one per head: Q, K, V and the steps from scores to weighted values
+  Palette palette;
+  RangeRule range;
+  bool masked;  // masked cells are hatched
+  Axis rows, cols;
+};
+
+// The row of a kind, and the row with a given id (nullptr when there is none).
+const MatrixInfo& matrix_info(MatrixKind k);
+const MatrixInfo* find_matrix(std::string_view id);
+const std::vector<MatrixInfo>& matrix_table();
+// "queries, keys, ..." (every id, for error messages).
+std::string matrix_ids();
+
+// The matrix of `kind` for head `head` and batch item `batch` of the state's trace (a head the
+// lean trace does not keep is computed on demand), or nullptr when the scenario has none (W_q
+// without projections, PE when it is off). Precondition: head and batch are in range.
+const attn::Matrix* matrix_of(AppState& s, MatrixKind k, int head, int batch);
+
+// Labels of the n rows or columns along `axis` for batch item `batch`.
+std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, int n);
+
+// The mask to hatch on a matrix of `kind` for batch item `batch`, or nullptr.
+const std::vector<uint8_t>* matrix_mask(const AppState& s, MatrixKind k, int batch);
+
+// The range a matrix of `kind` colours, for the state's scenario (RangeRule).
+struct ValueRange {
+  bool fixed = false;  // false: from the data
+  float lo = 0.0f, hi = 1.0f;
+};
+ValueRange matrix_range(const AppState& s, MatrixKind k);
+
+//-----------------------------------------------------------------------------
+// Exports
+//-----------------------------------------------------------------------------
+
+struct Export {
+  std::string filename, mime, data;
+  std::string error;  // "" on success, else "<field>: <problem>"
+  bool ok() const { return error.empty(); }
+};
+
+enum class ExportFormat { kCsv, kJson };
+
+// A file name stem: the id, then the head (per-head matrices) and the batch item, 1-based:
+// "weights_head2_batch1", "output_batch1".
+std::string export_stem(MatrixKind k, int head, int batch);
+
+// One matrix as CSV or JSON, labelled as on screen.
+Export export_matrix(AppState& s, MatrixKind k, ExportFormat format, int head, int batch);
+// Any labelled matrix (one the trace does not hold, such as the PE explorer's table).
+Export export_values(const attn::Matrix& m, const std::vector<std::string>& rows,
+                     const std::vector<std::string>& cols, const std::string& stem,
+                     ExportFormat format);
+
+// Every export by name: "trace", "scenario", "numpy", "pytorch", or a matrix id with format
+// "csv" or "json" (ignored for the others); head and batch are 0-based.
+Export make_export(AppState& s, const std::string& what, const std::string& format, int head,
+                   int batch);
+
+}  // namespace ui

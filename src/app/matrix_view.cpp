@@ -1,0 +1,66 @@
+// A matrix of the table drawn as a heatmap, with its hover and its exports.
+#include "app/app.h"
+#include "app/i18n.h"
+#include "app/platform.h"
+
+namespace ui {
+
+HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int batch,
+                          const MatrixDraw& d) {
+  const MatrixInfo& info = matrix_info(k);
+  const attn::Matrix* m = d.values ? d.values : matrix_of(s, k, head, batch);
+  if (!m) return HeatmapResult{};
+  const std::vector<std::string> rows =
+      axis_labels(s, info.rows, batch, static_cast<int>(m->rows()));
+  const std::vector<std::string> cols =
+      axis_labels(s, info.cols, batch, static_cast<int>(m->cols()));
+  const ValueRange range = matrix_range(s, k);
+  HeatmapSpec spec;
+  spec.id = d.id;
+  spec.values = m;
+  spec.mask = matrix_mask(s, k, batch);
+  spec.row_labels = &rows;
+  spec.col_labels = &cols;
+  if (d.axis_names) {
+    spec.row_axis = T("queries");
+    spec.col_axis = T("keys");
+  }
+  spec.palette = info.palette;
+  spec.fixed_range = range.fixed;
+  spec.lo = range.lo;
+  spec.hi = range.hi;
+  spec.size = d.size;
+  spec.max_cell_px = d.max_cell_px;
+  spec.editable = d.editable;
+  spec.legend = d.legend;
+  spec.highlight_row = d.highlight_row;
+  spec.highlight_col = d.highlight_col;
+  spec.revision = s.revision;
+  spec.export_name = export_stem(k, head, batch);
+
+  if (d.caption) {
+    ImGui::BeginGroup();
+    if (g_fonts.mono) ImGui::PushFont(g_fonts.mono);
+    ImGui::TextUnformatted(d.caption);
+    if (g_fonts.mono) ImGui::PopFont();
+  }
+  const HeatmapResult r = h.draw(spec);
+  if (d.caption) ImGui::EndGroup();
+  if (r.hovered) s.hover = CellRef{k, head, batch, r.row, r.col};
+  if (r.export_request == ExportRequest::kCsv || r.export_request == ExportRequest::kJson) {
+    const ExportFormat format =
+        r.export_request == ExportRequest::kCsv ? ExportFormat::kCsv : ExportFormat::kJson;
+    deliver(s, export_values(*m, rows, cols, spec.export_name, format), true);
+  }
+  return r;
+}
+
+void deliver(AppState& s, const Export& e, bool copy) {
+  if (!e.ok()) {
+    s.notice = e.error;
+    return;
+  }
+  deliver_export(e.filename, e.mime, e.data, copy);
+}
+
+}  // namespace ui
