@@ -1,0 +1,233 @@
+// The table of matrices (app/matrices.h): one row per kind, where each matrix is in the trace,
+// its labels, ranges and masks, the exports by name; and the view and language in AppState.
+//
+// [SECTION] The table
+// [SECTION] Where each matrix is
+// [SECTION] Exports
+// [SECTION] The view and the language
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "app/app_state.h"
+#include "app/explain.h"
+#include "app/matrices.h"
+#include "scenario/export.h"
+#include "scenario/link.h"
+
+using ui::MatrixKind;
+
+namespace {
+
+// Two heads over d_model 4, a batch of two with valid lengths, projections and W_o.
+const char kScenario[] = R"({"version": 1,
+  "x": [[[1, 0, 0.5], [0, 1, -0.5], [1, 1, 0]], [[0.5, 0.5, 1], [-1, 0, 0], [0, -1, 1]]],
+  "query_tokens": [["a", "b", "c"], ["d", "e", "f"]],
+  "init": {"seed": 7, "d_model": 4}, "heads": 2, "valid_lens": [2, 3]})";
+
+ui::AppState loaded(const char* json = kScenario) {
+  ui::AppState app;
+  REQUIRE(app.set_scenario_json(json).error == "");
+  return app;
+}
+
+}  // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] The table
+//-----------------------------------------------------------------------------
+
+TEST_CASE("the table has one row per kind, in order, with distinct ids", "[app][matrices]") {
+  const auto& table = ui::matrix_table();
+  REQUIRE(table.size() == static_cast<size_t>(MatrixKind::kOutput) + 1);
+  std::set<std::string> ids;
+  for (size_t i = 0; i < table.size(); ++i) {
+    INFO(table[i].id);
+    CHECK(static_cast<size_t>(table[i].kind) == i);
+    CHECK(&ui::matrix_info(table[i].kind) == &table[i]);
+    CHECK(ui::find_matrix(table[i].id) == &table[i]);
+    CHECK(ids.insert(table[i].id).second);
+    CHECK(ui::matrix_ids().find(table[i].id) != std::string::npos);
+  }
+  CHECK(ui::find_matrix("nope") == nullptr);
+  CHECK(ui::find_matrix("") == nullptr);
+}
+
+TEST_CASE("the table's rules: weights on viridis 0..1, masks on M and W only", "[app][matrices]") {
+  for (const ui::MatrixInfo& m : ui::matrix_table()) {
+    INFO(m.id);
+    const bool weights = m.kind == MatrixKind::kWeights;
+    CHECK((m.palette == ui::Palette::kSequential) == weights);
+    CHECK((m.range == ui::RangeRule::kWeights) == weights);
+    CHECK(m.masked == (weights || m.kind == MatrixKind::kMasked));
+  }
+  // Every step's matrix is a row; the all-heads grid shows the per-head ones.
+  for (int k = 0; k < ui::kStepCount; ++k) {
+    const ui::Step step = static_cast<ui::Step>(k);
+    const bool per_head = k >= static_cast<int>(ui::Step::kProjections) &&
+                          k <= static_cast<int>(ui::Step::kWeightedValues);
+    CHECK(ui::matrix_info(ui::step_matrix(step)).per_head == per_head);
+  }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Where each matrix is
+//-----------------------------------------------------------------------------
+
+TEST_CASE("matrix_of finds each kind in the trace for a head and batch item", "[app][matrices]") {
+  ui::AppState app = loaded();
+  const attn::Trace& t = app.trace;
+  CHECK(ui::matrix_of(app, MatrixKind::kQueries, 0, 1) == &t.queries[1]);
+  CHECK(ui::matrix_of(app, MatrixKind::kWq, 0, 0) == &app.problem.weights.W_q);
+  CHECK(ui::matrix_of(app, MatrixKind::kQ, 1, 0) == &t.heads[1].q[0]);
+  CHECK(ui::matrix_of(app, MatrixKind::kScaled, 1, 1) == &t.heads[1].scaled[1]);
+  CHECK(ui::matrix_of(app, MatrixKind::kWeights, 0, 1) == &t.heads[0].weights[1]);
+  CHECK(ui::matrix_of(app, MatrixKind::kHeadOutput, 1, 0) == &t.heads[1].output[0]);
+  CHECK(ui::matrix_of(app, MatrixKind::kConcat, 0, 1) == &t.concat[1]);
+  CHECK(ui::matrix_of(app, MatrixKind::kOutput, 0, 0) == &t.output[0]);
+  // What a scenario does not have: positional encoding is off, and without init no W_q.
+  CHECK(ui::matrix_of(app, MatrixKind::kPositional, 0, 0) == nullptr);
+  ui::AppState plain = loaded(R"({"version": 1, "x": [[1, 0], [0, 1]]})");
+  CHECK(ui::matrix_of(plain, MatrixKind::kWq, 0, 0) == nullptr);
+  CHECK(ui::matrix_of(plain, MatrixKind::kWo, 0, 0) == nullptr);
+}
+
+TEST_CASE("labels, masks and ranges follow the table's axes and rules", "[app][matrices]") {
+  ui::AppState app = loaded();
+  CHECK(ui::axis_labels(app, ui::Axis::kQueryTokens, 1, 3) ==
+        std::vector<std::string>{"d", "e", "f"});
+  CHECK(ui::axis_labels(app, ui::Axis::kHeadFeatures, 0, 2) ==
+        std::vector<std::string>{"c1", "c2"});
+  CHECK(ui::axis_labels(app, ui::Axis::kModelFeatures, 0, 1) == std::vector<std::string>{"m1"});
+  CHECK(ui::matrix_mask(app, MatrixKind::kWeights, 1) == &app.masks[1]);
+  CHECK(ui::matrix_mask(app, MatrixKind::kScores, 1) == nullptr);
+  CHECK(ui::matrix_mask(app, MatrixKind::kMasked, 7) == nullptr);  // no such batch item
+  CHECK(ui::matrix_range(app, MatrixKind::kWeights).fixed);
+  CHECK_FALSE(ui::matrix_range(app, MatrixKind::kScores).fixed);
+  // Dropout scales survivors above 1, so the weights' range comes from the data.
+  ui::AppState dropped = loaded(R"({"version": 1, "x": [[1, 0], [0, 1]], "dropout": {"p": 0.5}})");
+  CHECK_FALSE(ui::matrix_range(dropped, MatrixKind::kWeights).fixed);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Exports
+//-----------------------------------------------------------------------------
+
+TEST_CASE("every matrix id exports as CSV and JSON, named by id, head and batch item",
+          "[app][matrices][export]") {
+  ui::AppState app = loaded();
+  for (const ui::MatrixInfo& m : ui::matrix_table()) {
+    if (m.kind == MatrixKind::kPositional) continue;  // off in this scenario (below)
+    INFO(m.id);
+    const ui::Export csv = ui::make_export(app, m.id, "csv", 1, 1);
+    REQUIRE(csv.error == "");
+    CHECK(csv.mime == "text/csv");
+    CHECK(csv.filename == std::string(m.id) + (m.per_head ? "_head2" : "") + "_batch2.csv");
+    const attn::Matrix* matrix = ui::matrix_of(app, m.kind, 1, 1);
+    REQUIRE(matrix);
+    // The header row has one cell per column (plus the corner); one line per row.
+    size_t lines = 0;
+    for (size_t at = csv.data.find("\r\n"); at != std::string::npos;
+         at = csv.data.find("\r\n", at + 2))
+      ++lines;
+    CHECK(lines == static_cast<size_t>(matrix->rows()) + 1);
+    const ui::Export json = ui::make_export(app, m.id, "json", 1, 1);
+    REQUIRE(json.error == "");
+    CHECK(json.mime == "application/json");
+    CHECK(json.data.rfind("{\"rows\":", 0) == 0);
+  }
+  // Rows are labelled as on screen: the tokens of batch item 2.
+  CHECK(ui::make_export(app, "weights", "csv", 0, 1).data.find("\r\nd,") != std::string::npos);
+}
+
+TEST_CASE("make_export: the documents, and errors that name the field", "[app][matrices][export]") {
+  ui::AppState app = loaded();
+  CHECK(ui::make_export(app, "trace", "", 0, 0).data == scenario::trace_to_json(app.trace));
+  CHECK(ui::make_export(app, "scenario", "", 0, 0).data == scenario::to_json(app.scenario));
+  CHECK(ui::make_export(app, "numpy", "", 0, 0).filename == "attention_numpy.py");
+  CHECK(ui::make_export(app, "pytorch", "", 0, 0).filename == "attention_pytorch.py");
+  CHECK(ui::make_export(app, "weights", "xml", 0, 0).error ==
+        "format: must be \"csv\" or \"json\"");
+  CHECK(ui::make_export(app, "weights", "csv", 2, 0).error == "head: must be from 0 to 1");
+  CHECK(ui::make_export(app, "weights", "csv", 0, -1).error == "batch: must be from 0 to 1");
+  CHECK_THAT(ui::make_export(app, "bogus", "csv", 0, 0).error,
+             Catch::StartsWith("matrix: unknown \"bogus\" (queries, keys, values,"));
+  CHECK(ui::make_export(app, "positional", "csv", 0, 0).error ==
+        "positional: this scenario has none");
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The view and the language
+//-----------------------------------------------------------------------------
+
+TEST_CASE("view() and apply_view() carry the link's view both ways", "[app][state][view]") {
+  ui::AppState app = loaded();
+  app.set_step(4);
+  app.set_head(1);
+  app.set_batch(1);
+  app.set_language(ui::Lang::kZh);
+  app.show[static_cast<int>(ui::Panel::kPlane)] = false;
+  app.hidden = {"preset", "seed"};
+  app.embed = true;
+  const scenario::ViewState v = app.view();
+  CHECK(v.step == 4);
+  CHECK(v.head == 1);
+  CHECK(v.batch == 1);
+  CHECK(v.lang == "zh");
+  CHECK(v.panels ==
+        std::vector<std::string>{"controls", "details", "heads", "positional", "lesson"});
+  CHECK(v.hidden == std::vector<std::string>{"preset", "seed"});
+  CHECK(v.embed);
+  CHECK(v.lesson == "");  // a scenario of its own, not a preset
+  CHECK(scenario::validate_view(v, app.scenario).empty());
+
+  ui::AppState other = loaded();
+  other.events.clear();
+  other.apply_view(v);
+  CHECK(other.view() == v);
+  CHECK(other.lang == ui::Lang::kZh);
+  CHECK(std::string(ui::language_code()) == "zh");  // T() follows the state's language
+  CHECK(std::count(other.events.begin(), other.events.end(), "view") == 1);
+  CHECK(std::count(other.events.begin(), other.events.end(), "language") == 1);
+  other.set_language(ui::Lang::kEn);
+  CHECK(std::string(ui::language_code()) == "en");
+}
+
+TEST_CASE("apply_view clamps the head and batch item to the scenario; a lesson is a preset",
+          "[app][state][view]") {
+  ui::AppState app;
+  scenario::ViewState v;
+  v.head = 5;
+  v.batch = 5;
+  v.lesson = "multi_head";
+  app.apply_view(v);
+  CHECK(app.head == std::max(0, app.scenario.heads - 1));
+  CHECK(app.batch == std::max(0, app.scenario.batch() - 1));
+  REQUIRE(app.preset >= 0);
+  CHECK(app.presets[app.preset].name == "multi_head");
+  CHECK(app.view().lesson == "multi_head");
+}
+
+TEST_CASE("cell_number prints short numbers and mask values as they are", "[app][explain]") {
+  CHECK(ui::cell_number(0.4868f) == "0.49");
+  CHECK(ui::cell_number(-0.004f) == "0.00");  // no "−0.00"
+  CHECK(ui::cell_number(-0.5f) ==
+        "\xe2\x88\x92"
+        "0.50");
+  CHECK(ui::cell_number(0.0f) == "0.00");
+  CHECK(ui::cell_number(12.34f) == "12.3");
+  CHECK(ui::cell_number(-1234.0f) ==
+        "\xe2\x88\x92"
+        "1234");
+  CHECK(ui::cell_number(-1e6f) ==
+        "\xe2\x88\x92"
+        "1e6");
+  CHECK(ui::cell_number(-1e9f) ==
+        "\xe2\x88\x92"
+        "1e9");
+  CHECK(ui::cell_number(250000.0f) == "2.5e5");
+  CHECK(ui::cell_number(-INFINITY) == "\xe2\x88\x92\xe2\x88\x9e");
+  CHECK(ui::cell_number(NAN) == "NaN");
+}
