@@ -91,6 +91,7 @@
   let M = null; // the Emscripten module, once the app runs
   const call = (name, ret, types, args) => M.ccall(name, ret, types, args);
   const getJson = (name) => JSON.parse(call(name, "string", [], []));
+  const counts = () => getJson("ap_counts"); // {heads, batch}: what head and batch index
   // ccall copies string arguments onto the 1 MiB WASM stack (4 bytes per character reserved):
   // long ones (scenarios, links) go through the heap instead.
   function callWithText(name, text) {
@@ -135,11 +136,11 @@
     if (param("panels") !== null) call("ap_set_panels", null, ["string"], [nameList(param("panels")).join(",")]);
     if (param("hide") !== null) call("ap_hide_controls", null, ["string"], [nameList(param("hide")).join(",")]);
     if (embedded) call("ap_set_embed", null, ["number"], [1]);
-    const head = smallInt(param("head"), 63);
-    if (head !== null) api.focusHead(head);
-    const step = smallInt(param("step"), 15);
-    if (step !== null) api.setStep(step);
-    else if (param("step") !== null) notes.push("step: must be a whole number from 0 to 7");
+    for (const [name, set] of [["head", api.focusHead], ["step", api.setStep]]) {
+      if (param(name) === null) continue;
+      const r = set(smallInt(param(name), 999) ?? NaN);
+      if (!r.ok) notes.push(r.error);
+    }
     return notes;
   }
 
@@ -193,9 +194,15 @@
   let resolveReady;
   const readyPromise = new Promise((resolve) => { resolveReady = resolve; });
 
-  function requireReady() {
-    if (!ready) throw new Error("attentionPlayground is not ready yet: wait for its ready event");
-  }
+  // Every call answers instead of throwing: an action returns {ok: true, error: null, ...} or
+  // {ok: false, error: "<field>: <problem>"} and changes nothing; a getter returns its data, or
+  // {ok: false, error} before the playground is ready. Indices (step, head, batch) are 0-based.
+  const failure = (error) => ({ ok: false, error });
+  const success = (fields = {}) => ({ ok: true, error: null, ...fields });
+  const NOT_READY = "not ready yet: wait for the ready event";
+  const whole = (v, name, max) =>
+    Number.isInteger(v) && v >= 0 && v <= max ? null
+      : max < 0 ? `${name}: there is none` : `${name}: must be a whole number from 0 to ${max}`;
 
   const api = {
     version: 1,
@@ -205,91 +212,119 @@
     // Subscribes to "ready", "scenario", "step", "head", "view", "link" or "error"; returns a
     // function that unsubscribes. "ready" fires at once when the playground is already ready.
     on(event, callback) {
-      if (typeof callback !== "function") throw new TypeError("on(event, callback): callback must be a function");
+      if (typeof event !== "string") return failure("event: must be a string");
+      if (typeof callback !== "function") return failure("callback: must be a function");
       if (!listeners.has(event)) listeners.set(event, new Set());
       listeners.get(event).add(callback);
       if (event === "ready" && ready) queueMicrotask(() => callback(api));
-      return () => listeners.get(event).delete(callback);
+      const off = () => { listeners.get(event).delete(callback); };
+      return Object.assign(off, { ok: true, error: null });
     },
     off(event, callback) {
       listeners.get(event)?.delete(callback);
+      return success();
     },
 
-    getScenario() { requireReady(); return getJson("ap_get_scenario"); },
+    getScenario() { return ready ? getJson("ap_get_scenario") : failure(NOT_READY); },
 
     // Takes a scenario object (or its JSON text); returns {ok: true, error: null} once it runs,
     // or {ok: false, error: "<field>: <problem>"} and leaves the playground as it was.
     setScenario(scenario) {
-      requireReady();
+      if (!ready) return failure(NOT_READY);
       let text;
       try {
         text = typeof scenario === "string" ? scenario : JSON.stringify(scenario);
       } catch (e) {
-        return { ok: false, error: `scenario: cannot be written as JSON (${e.message})` };
+        return failure(`scenario: cannot be written as JSON (${e.message})`);
       }
-      if (typeof text !== "string") return { ok: false, error: "scenario: must be an object" };
+      if (typeof text !== "string") return failure("scenario: must be an object");
       if (text.length > MAX_SCENARIO_CHARS) {
-        return { ok: false, error: `scenario: is ${text.length} characters, at most ${MAX_SCENARIO_CHARS}` };
+        return failure(`scenario: is ${text.length} characters, at most ${MAX_SCENARIO_CHARS}`);
       }
       const error = callWithText("ap_set_scenario", text);
-      return error ? { ok: false, error } : { ok: true, error: null };
+      return error ? failure(error) : success();
     },
 
-    getTrace() { requireReady(); return getJson("ap_get_trace"); },
-    getView() { requireReady(); return getJson("ap_get_view"); },
-    setStep(step) { requireReady(); return call("ap_set_step", "number", ["number"], [step | 0]); },
-    focusHead(head) { requireReady(); return call("ap_focus_head", "number", ["number"], [head | 0]); },
-    setBatch(batch) { requireReady(); return call("ap_set_batch", "number", ["number"], [batch | 0]); },
+    getTrace() { return ready ? getJson("ap_get_trace") : failure(NOT_READY); },
+    getView() { return ready ? getJson("ap_get_view") : failure(NOT_READY); },
+    // The step to show, 0 (inputs) to 7 (output).
+    setStep(step) {
+      if (!ready) return failure(NOT_READY);
+      const bad = whole(step, "step", 7);
+      if (bad) return failure(bad);
+      return success({ step: call("ap_set_step", "number", ["number"], [step]) });
+    },
+    focusHead(head) {
+      if (!ready) return failure(NOT_READY);
+      const bad = whole(head, "head", counts().heads - 1);
+      if (bad) return failure(bad);
+      return success({ head: call("ap_focus_head", "number", ["number"], [head]) });
+    },
+    setBatch(batch) {
+      if (!ready) return failure(NOT_READY);
+      const bad = whole(batch, "batch", counts().batch - 1);
+      if (bad) return failure(bad);
+      return success({ batch: call("ap_set_batch", "number", ["number"], [batch]) });
+    },
     setLanguage(lang) {
-      requireReady();
-      if (lang !== "en" && lang !== "zh") throw new RangeError('setLanguage: "en" or "zh"');
+      if (!ready) return failure(NOT_READY);
+      if (lang !== "en" && lang !== "zh") return failure('lang: must be "en" or "zh"');
       call("ap_set_language", null, ["string"], [lang]);
+      return success();
     },
     loadPreset(name) {
-      requireReady();
-      return typeof name === "string" && NAME.test(name) &&
-             call("ap_load_preset", "number", ["string"], [name]) === 1;
+      if (!ready) return failure(NOT_READY);
+      if (typeof name !== "string" || !NAME.test(name) ||
+          call("ap_load_preset", "number", ["string"], [name]) !== 1) {
+        return failure(`preset: there is no preset named "${String(name).slice(0, 40)}"`);
+      }
+      return success();
     },
-    presets() { requireReady(); return getJson("ap_presets"); },
-    getLink() { requireReady(); return call("ap_get_link", "string", [], []); },
-    // Exports as text: what = "trace" | "scenario" | "numpy" | "pytorch", or a matrix name
-    // ("queries", "keys", "values", "scores", "scaled", "masked", "weights", "head_output",
-    // "output") with options {format: "csv" | "json", head, batch} (default: the view's).
-    // Returns {ok, filename, mime, data} or {ok: false, error}.
+    presets() { return ready ? getJson("ap_presets") : failure(NOT_READY); },
+    getLink() { return ready ? call("ap_get_link", "string", [], []) : failure(NOT_READY); },
+    // Exports as text: what = "trace" | "scenario" | "numpy" | "pytorch", or a matrix id
+    // ("queries", "W_q", "Q", "scores", "scaled", "masked", "weights", "head_output", "output",
+    // ...) with options {format: "csv" | "json", head, batch} (default: the view's).
+    // Returns {ok: true, error: null, filename, mime, data} or {ok: false, error}.
     export(what, options = {}) {
-      requireReady();
+      if (!ready) return failure(NOT_READY);
+      if (options === null || options === undefined) options = {};
+      if (typeof options !== "object") return failure("options: must be an object {format, head, batch}");
+      if (typeof what !== "string") return failure("what: must be a string");
       const view = getJson("ap_get_view");
       const format = options.format ?? "csv";
+      if (typeof format !== "string") return failure('format: must be "csv" or "json"');
       const head = Number.isInteger(options.head) ? options.head : view.head;
       const batch = Number.isInteger(options.batch) ? options.batch : view.batch;
-      if (typeof what !== "string" || typeof format !== "string") {
-        return { ok: false, error: "export(what, {format}): what and format must be strings" };
-      }
       return JSON.parse(call("ap_export", "string", ["string", "string", "number", "number"],
                              [what.slice(0, 64), format.slice(0, 16), head, batch]));
     },
-    // A PNG (Blob) of a heatmap as drawn, labels and legend included; id is a key of layout().
+    // A PNG of a heatmap as drawn, labels and legend included; id is a key of layout().
+    // Resolves with {ok: true, error: null, blob} or {ok: false, error}.
     exportPng(id) {
-      requireReady();
-      return new Promise((resolve, reject) => {
-        if (typeof id !== "string" || !call("ap_export_png", "number", ["string"], [id.slice(0, 64)])) {
-          reject(new Error(`exportPng: no heatmap "${String(id).slice(0, 64)}" on screen`));
-          return;
-        }
-        pendingPng.push(resolve);
-      });
+      if (!ready) return Promise.resolve(failure(NOT_READY));
+      if (typeof id !== "string" || !call("ap_export_png", "number", ["string"], [id.slice(0, 64)])) {
+        return Promise.resolve(failure(`id: no heatmap "${String(id).slice(0, 64)}" on screen`));
+      }
+      return new Promise((resolve) => pendingPng.push((blob) => resolve(success({ blob }))));
     },
     // Copies text to the clipboard; when the browser refuses, downloads it as `filename`.
-    copyOrDownload(text, filename = "attention.txt", mime = "text/plain") {
-      return deliver(filename, mime, new TextEncoder().encode(String(text)), true);
+    // Resolves with {ok: true, error: null, delivered: "copied" | "downloaded"}.
+    async copyOrDownload(text, filename = "attention.txt", mime = "text/plain") {
+      const delivered = await deliver(filename, mime, new TextEncoder().encode(String(text)), true);
+      return success({ delivered });
     },
     // For tests and benchmarks: when the page became ready and drew its first frame (ms since
     // navigation start), and a way to restart the frame-time statistics of stats().
     timing() { return { ...timing }; },
-    clearFrameTimes() { requireReady(); call("ap_clear_frame_times", null, [], []); },
+    clearFrameTimes() {
+      if (!ready) return failure(NOT_READY);
+      call("ap_clear_frame_times", null, [], []);
+      return success();
+    },
     // For tests and tools: the last recompute, frames drawn, heap size; where heatmaps are.
-    stats() { requireReady(); return getJson("ap_stats"); },
-    layout() { requireReady(); return getJson("ap_layout"); },
+    stats() { return ready ? getJson("ap_stats") : failure(NOT_READY); },
+    layout() { return ready ? getJson("ap_layout") : failure(NOT_READY); },
   };
   Object.defineProperty(window, "attentionPlayground", { value: api, enumerable: true });
 
@@ -400,6 +435,18 @@
     return "";
   }
 
+  // A method's return value as a reply: {ok, error} of an action, with its one value (the
+  // step, the head...) or its fields as `result`; a getter's data as `result`.
+  function answer(value) {
+    const isAnswer = value !== null && typeof value === "object" && !Array.isArray(value) &&
+                     typeof value.ok === "boolean" && "error" in value;
+    if (!isAnswer) return { ok: true, result: value };
+    if (!value.ok) return { ok: false, error: value.error };
+    const { ok, error, ...rest } = value;
+    const keys = Object.keys(rest);
+    return { ok, result: keys.length === 0 ? null : keys.length === 1 ? rest[keys[0]] : rest };
+  }
+
   function onMessage(event) {
     const data = event.data;
     if (data === null || typeof data !== "object" || typeof data.type !== "string" ||
@@ -428,9 +475,7 @@
         reply({ ok: true, result: null });
         return;
       }
-      const result = api[data.method](...(data.args ?? []));
-      if (data.method === "setScenario") reply({ ok: result.ok, error: result.error });
-      else reply({ ok: true, result });
+      reply(answer(api[data.method](...(data.args ?? []))));
     } catch (e) {
       reply({ ok: false, error: String(e.message ?? e) });
     }

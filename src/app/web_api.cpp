@@ -132,6 +132,15 @@ EMSCRIPTEN_KEEPALIVE const char* ap_get_trace() {
   return out.c_str();
 }
 
+// What a head or batch index may be: {"heads": H, "batch": B}.
+EMSCRIPTEN_KEEPALIVE const char* ap_counts() {
+  static std::string out;
+  const ui::AppState& s = g_runtime.app.state;
+  out = "{\"heads\":" + std::to_string(s.scenario.heads) +
+        ",\"batch\":" + std::to_string(s.scenario.batch()) + "}";
+  return out.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* ap_get_view() {
   static std::string out;
   out = ui::view_json();

@@ -33,10 +33,11 @@ const STEP_IDS = [
   [["concat"], ["wo", "out"]],
 ];
 
-// viridis, as in src/app/heatmap.cpp (palette_stops) and shaders/heatmap.frag.
+// viridis, as in src/app/heatmap_renderer.cpp (palette_stops), which the shader is given.
 const VIRIDIS = [0x440154, 0x482475, 0x414487, 0x355f8d, 0x2a788e, 0x21918c, 0x22a884, 0x44bf70,
                  0x7ad151, 0xbddf26, 0xfde725].map((c) => [c >> 16, (c >> 8) & 255, c & 255]);
-// The masked-cell hatch of shaders/heatmap.frag: (0.80, 0.81, 0.83) and (0.62, 0.63, 0.66).
+// The masked-cell hatch (kMaskedColor, kMaskedStripe in src/app/heatmap_renderer.h):
+// (0.80, 0.81, 0.83) and (0.62, 0.63, 0.66).
 const HATCH = [[204, 207, 212], [158, 161, 168]];
 
 // A scenario whose weights are clearly spread out: one dominant cell, one nearly empty, and
@@ -250,10 +251,12 @@ async function checkConsole({ page }) {
   for (const name of presets) {
     const r = await page.evaluate(async (name) => {
       const ap = window.attentionPlayground;
-      if (!ap.loadPreset(name)) return `loadPreset("${name}") returned false`;
+      const loaded = ap.loadPreset(name);
+      if (!loaded.ok) return `loadPreset("${name}"): ${loaded.error}`;
       const s = ap.getScenario();
       for (let step = 0; step < 8; ++step) {
-        if (ap.setStep(step) !== step) return `setStep(${step}) did not go to step ${step}`;
+        const set = ap.setStep(step);
+        if (!set.ok || set.step !== step) return `setStep(${step}) gave ${JSON.stringify(set)}`;
         for (let h = 0; h < (s.heads ?? 1); ++h) ap.focusHead(h);
         const f0 = ap.stats().frames;
         while (ap.stats().frames < f0 + 1) await new Promise((r) => setTimeout(r, 10));
@@ -444,7 +447,7 @@ async function checkSteps({ page, opts }) {
   const shots = {}, grids = {};
   for (let step = 0; step < 8; ++step) {
     const got = await page.evaluate((s) => window.attentionPlayground.setStep(s), step);
-    if (got !== step) fail(`setStep(${step}) returned ${got}`);
+    if (!got.ok || got.step !== step) fail(`setStep(${step}) returned ${JSON.stringify(got)}`);
     await waitForFrames(page);
     grids[step] = await currentGrids(page);
     const ids = Object.keys(grids[step]);
@@ -494,7 +497,7 @@ async function checkLink({ page, browser, url, opts, pages }) {
   await setScenario(page, JSON.parse(readFileSync(presetPath(opts, "multi_head"), "utf8")), "multi_head");
   const state = await page.evaluate(() => {
     const ap = window.attentionPlayground;
-    const step = ap.setStep(4), head = ap.focusHead(1);
+    const step = ap.setStep(4).step, head = ap.focusHead(1).head;
     return { step, head, link: ap.getLink(), scenario: ap.getScenario(), trace: ap.getTrace(),
              view: ap.getView() };
   });
@@ -609,6 +612,84 @@ async function checkNarrow({ browser, url, pages }) {
      `the weights take ${(100 * share).toFixed(0)}% of the width, without the Q and K columns`);
 }
 
+// Every call answers with {ok, error} on bad input instead of throwing, changes nothing then,
+// and answers {ok: true, error: null, ...} on good input; before the ready event too.
+async function checkApi({ browser, url, pages }) {
+  // Before ready: a page asked as soon as its script has run.
+  const early = await browser.newPage({ viewport: VIEWPORT });
+  pages.push(early);
+  early.problems = [];
+  await early.goto(url, { waitUntil: "domcontentloaded" });
+  const before = await early.evaluate(() => {
+    const ap = window.attentionPlayground;
+    if (ap.isReady) return null;  // too late to see it: nothing to check
+    return [ap.getTrace(), ap.setStep(1), ap.export("weights"), ap.stats()];
+  });
+  if (before) {
+    for (const r of before) {
+      if (r?.ok !== false || !/^not ready/.test(r.error)) fail(`before ready: ${JSON.stringify(r)}`);
+    }
+    ok("api: before the ready event, getters and actions answer {ok: false, error: \"not ready...\"}");
+  }
+  const page = await openPage(browser, url);
+  pages.push(page);
+  await page.evaluate(() => window.attentionPlayground.loadPreset("multi_head"));
+  const got = await page.evaluate(async () => {
+    const ap = window.attentionPlayground;
+    const view0 = ap.getView(), scenario0 = JSON.stringify(ap.getScenario());
+    const calls = {
+      "setStep(99)": () => ap.setStep(99),
+      'setStep("2")': () => ap.setStep("2"),
+      "setStep(2.5)": () => ap.setStep(2.5),
+      "focusHead(5)": () => ap.focusHead(5),
+      "setBatch(1)": () => ap.setBatch(1),
+      'setLanguage("fr")': () => ap.setLanguage("fr"),
+      'loadPreset("nope")': () => ap.loadPreset("nope"),
+      "loadPreset(7)": () => ap.loadPreset(7),
+      "export(42)": () => ap.export(42),
+      'export("weights", 5)': () => ap.export("weights", 5),
+      'export("bogus")': () => ap.export("bogus"),
+      'export("weights", {format: "xml"})': () => ap.export("weights", { format: "xml" }),
+      'exportPng("nope")': () => ap.exportPng("nope"),
+      'on("step", 5)': () => ap.on("step", 5),
+      "setScenario(undefined)": () => ap.setScenario(undefined),
+    };
+    const bad = {};
+    for (const [name, fn] of Object.entries(calls)) {
+      try {
+        bad[name] = await fn();
+      } catch (e) {
+        bad[name] = { threw: String(e) };
+      }
+    }
+    const unchanged = JSON.stringify(ap.getView()) === JSON.stringify(view0) &&
+                      JSON.stringify(ap.getScenario()) === scenario0;
+    const good = {
+      step: ap.setStep(3), head: ap.focusHead(1), lang: ap.setLanguage("en"),
+      preset: ap.loadPreset("multi_head"), nullOptions: ap.export("weights", null),
+      png: await ap.exportPng("main").then((r) => ({ ok: r.ok, error: r.error, blob: r.blob instanceof Blob })),
+    };
+    return { bad, unchanged, good };
+  });
+  for (const [name, r] of Object.entries(got.bad)) {
+    if (r?.threw) fail(`${name} threw ${r.threw}`);
+    if (r?.ok !== false || typeof r.error !== "string" || !/^[a-z_.]+[[:]/.test(r.error)) {
+      fail(`${name} returned ${JSON.stringify(r)}, expected {ok: false, error: "<field>: ..."}`);
+    }
+  }
+  if (!got.unchanged) fail("a refused call changed the view or the scenario");
+  const g = got.good;
+  if (!g.step.ok || g.step.step !== 3 || g.step.error !== null) fail(`setStep(3) returned ${JSON.stringify(g.step)}`);
+  if (!g.head.ok || g.head.head !== 1) fail(`focusHead(1) returned ${JSON.stringify(g.head)}`);
+  if (!g.lang.ok || !g.preset.ok) fail(`setLanguage("en"), loadPreset: ${JSON.stringify([g.lang, g.preset])}`);
+  if (!g.nullOptions.ok || !/^weights_head1_batch1\.csv$/.test(g.nullOptions.filename)) {
+    fail(`export("weights", null) returned ${JSON.stringify(g.nullOptions).slice(0, 200)}`);
+  }
+  if (!g.png.ok || !g.png.blob) fail(`exportPng("main") resolved with ${JSON.stringify(g.png)}`);
+  ok(`api: ${Object.keys(got.bad).length} bad calls answer {ok: false, error} naming the field and ` +
+     "change nothing; good calls answer {ok: true, error: null, ...}; nothing throws");
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -619,6 +700,7 @@ const CHECKS = {
   link: checkLink,
   input: checkInput,
   narrow: checkNarrow,
+  api: checkApi,
 };
 
 //-----------------------------------------------------------------------------

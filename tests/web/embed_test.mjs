@@ -219,12 +219,15 @@ const linkOf = (json) => `v1.${b64(typeof json === "string" ? json : JSON.string
 // A page's PNG export of heatmap `id`, as a Buffer.
 async function exportPng(page, id) {
   const r = await page.evaluate(async (id) => {
-    const blob = await window.attentionPlayground.exportPng(id);
+    const r = await window.attentionPlayground.exportPng(id);
+    if (!r.ok) return { error: r.error };
+    const blob = r.blob;
     const bytes = new Uint8Array(await blob.arrayBuffer());
     let text = "";
     for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
     return { type: blob.type, isBlob: blob instanceof Blob, b64: btoa(text) };
   }, id);
+  if (r.error) fail(`exportPng("${id}"): ${r.error}`);
   if (!r.isBlob) fail(`exportPng("${id}") did not resolve to a Blob`);
   if (r.type !== "image/png") fail(`exportPng("${id}") gave a Blob of type "${r.type}", not image/png`);
   return Buffer.from(r.b64, "base64");
@@ -385,8 +388,8 @@ async function checkLinks({ browser, url }) {
   const a = await openApp(browser, url, "the page that makes a link");
   const state = await a.evaluate(() => {
     const ap = window.attentionPlayground;
-    const loaded = ap.loadPreset("multi_head");
-    const step = ap.setStep(4), head = ap.focusHead(1);
+    const loaded = ap.loadPreset("multi_head").ok;
+    const step = ap.setStep(4).step, head = ap.focusHead(1).head;
     return { loaded, step, head, link: ap.getLink(), scenario: ap.getScenario(), trace: ap.getTrace() };
   });
   if (!state.loaded || state.step !== 4 || state.head !== 1) {
@@ -833,7 +836,7 @@ async function checkExports({ browser, url, opts }) {
 
   // padded_batch: weights of head 0, batch item 1 as CSV.
   const loaded = await page.evaluate(() => window.attentionPlayground.loadPreset("padded_batch"));
-  if (!loaded) fail('loadPreset("padded_batch") returned false');
+  if (!loaded.ok) fail(`loadPreset("padded_batch"): ${loaded.error}`);
   const { trace, scenario, view } = await readState(page);
   const csv = await ex("weights", { format: "csv", head: 0, batch: 1 });
   if (csv.ok !== true || typeof csv.data !== "string") fail(`export("weights", csv) returned ${short(csv)}`);
@@ -893,7 +896,7 @@ async function checkExports({ browser, url, opts }) {
     for (const name of ["padded_batch", "multi_head", "textbook_additive"]) {
       const got = await page.evaluate((n) => {
         const ap = window.attentionPlayground;
-        if (!ap.loadPreset(n)) return null;
+        if (!ap.loadPreset(n).ok) return null;
         return { numpy: ap.export("numpy"), trace: ap.getTrace() };
       }, name);
       if (!got) fail(`loadPreset("${name}") returned false`);
