@@ -131,6 +131,22 @@ const char* step_name(Step s) {
   return "";
 }
 
+const char* scoring_label(attn::Scoring s) {
+  switch (s) {
+    case attn::Scoring::kDot:
+      return N_("dot product");
+    case attn::Scoring::kScaledDot:
+      return N_("scaled dot product");
+    case attn::Scoring::kAdditive:
+      return N_("additive (Bahdanau)");
+    case attn::Scoring::kGeneral:
+      return N_("general (bilinear)");
+    case attn::Scoring::kCosine:
+      return N_("cosine");
+  }
+  return "";
+}
+
 MatrixKind step_matrix(Step s) {
   switch (s) {
     case Step::kInputs:

@@ -26,6 +26,9 @@ constexpr int kStepCount = 8;
 const char* step_name(Step s);  // English; the UI translates it with T()
 // The matrix a step is about: the one the all-heads grid shows for it.
 MatrixKind step_matrix(Step s);
+// A scoring as the controls name it, in English ("scaled dot product").
+const char* scoring_label(attn::Scoring s);
+
 // One or two sentences, English, chosen for the scenario (scoring, masks, heads, PE).
 const char* step_explanation(Step s, const attn::Problem& p);
 // The formula exactly as the code computes it, with this scenario's numbers (d, T, p).

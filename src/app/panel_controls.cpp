@@ -19,22 +19,6 @@ bool shown(const AppState& s, const char* id) {
   return !s.control_hidden(id);
 }
 
-const char* scoring_label(attn::Scoring sc) {
-  switch (sc) {
-    case attn::Scoring::kDot:
-      return N_("dot product");
-    case attn::Scoring::kScaledDot:
-      return N_("scaled dot product");
-    case attn::Scoring::kAdditive:
-      return N_("additive (Bahdanau)");
-    case attn::Scoring::kGeneral:
-      return N_("general (bilinear)");
-    case attn::Scoring::kCosine:
-      return N_("cosine");
-  }
-  return "";
-}
-
 void section_scenario(AppState& s) {
   if (!shown(s, "preset") || s.presets.empty()) return;
   const char* current = s.preset >= 0
@@ -128,9 +112,7 @@ void section_scoring(AppState& s) {
   if (shown(s, "scoring")) {
     ImGui::SetNextItemWidth(-1);
     if (ImGui::BeginCombo("##scoring", T(scoring_label(sc.scoring)))) {
-      for (attn::Scoring o :
-           {attn::Scoring::kDot, attn::Scoring::kScaledDot, attn::Scoring::kAdditive,
-            attn::Scoring::kGeneral, attn::Scoring::kCosine})
+      for (attn::Scoring o : attn::kScorings)
         if (ImGui::Selectable(T(scoring_label(o)), sc.scoring == o)) {
           set_scoring(&sc, o);
           s.changed();

@@ -31,7 +31,12 @@ enum class Scoring {
   kCosine,     // q·k / (|q| |k|)
 };
 
-const char* scoring_name(Scoring s);  // "dot", "scaled_dot", ...
+// Every scoring, in the order the UI lists them: the JSON reader, the controls and the tests
+// take the list from here.
+constexpr Scoring kScorings[] = {Scoring::kDot, Scoring::kScaledDot, Scoring::kAdditive,
+                                 Scoring::kGeneral, Scoring::kCosine};
+
+const char* scoring_name(Scoring s);  // "dot", "scaled_dot", ... (as Scenario JSON writes it)
 
 // Which (query i, key j) cells of batch item b are hidden from the softmax. A cell is masked
 // when any rule masks it.

@@ -220,11 +220,12 @@ void check_keys(const json& obj, const std::string& field, const std::set<std::s
 
 attn::Scoring read_scoring(const json& v) {
   const std::string name = read_string(v, "scoring", 64);
-  for (attn::Scoring s : {attn::Scoring::kDot, attn::Scoring::kScaledDot, attn::Scoring::kAdditive,
-                          attn::Scoring::kGeneral, attn::Scoring::kCosine})
+  std::string names;
+  for (attn::Scoring s : attn::kScorings) {
     if (name == attn::scoring_name(s)) return s;
-  fail("scoring", "unknown scoring " + v.dump() +
-                      ", expected one of dot, scaled_dot, additive, general, cosine");
+    names += (names.empty() ? "" : ", ") + std::string(attn::scoring_name(s));
+  }
+  fail("scoring", "unknown scoring " + v.dump() + ", expected one of " + names);
 }
 
 // "tour": [{"step": 5, "text": "..." or {"en": ..., "zh": ...}}, ...], one note per step.

@@ -253,8 +253,7 @@ TEST_CASE("d_model and set_d_model", "[app][edits]") {
 
 TEST_CASE("set_scoring keeps every scenario valid from every scoring to every other",
           "[app][edits]") {
-  const Scoring all[] = {Scoring::kDot, Scoring::kScaledDot, Scoring::kAdditive, Scoring::kGeneral,
-                         Scoring::kCosine};
+  const auto& all = attn::kScorings;
   const std::vector<Scenario> scenarios = all_scenarios();
   for (size_t k = 0; k < scenarios.size(); ++k)
     for (Scoring from : all)

@@ -151,9 +151,7 @@ TEST_CASE("every step has a distinct name and an explanation", "[app][explain]")
 
   // Explanations for several kinds of scenario, every step.
   std::vector<Problem> problems;
-  for (Scoring sc : {Scoring::kDot, Scoring::kScaledDot, Scoring::kAdditive, Scoring::kGeneral,
-                     Scoring::kCosine})
-    problems.push_back(small_problem(sc));
+  for (Scoring sc : attn::kScorings) problems.push_back(small_problem(sc));
   problems[0].mask.causal = true;
   problems[1].positional_encoding = true;
   problems[1].dropout_p = 0.2f;

@@ -231,3 +231,16 @@ TEST_CASE("cell_number prints short numbers and mask values as they are", "[app]
   CHECK(ui::cell_number(-INFINITY) == "\xe2\x88\x92\xe2\x88\x9e");
   CHECK(ui::cell_number(NAN) == "NaN");
 }
+
+TEST_CASE("every scoring of the core's list has a label and a formula", "[app][explain]") {
+  std::set<std::string> labels;
+  for (attn::Scoring s : attn::kScorings) {
+    INFO(attn::scoring_name(s));
+    CHECK(labels.insert(ui::scoring_label(s)).second);
+    attn::Problem p;
+    p.scoring = s;
+    p.queries = p.keys = p.values = {attn::Matrix::Ones(2, 2)};
+    CHECK_FALSE(ui::step_formula(ui::Step::kScores, p).empty());
+    CHECK(std::string(ui::step_explanation(ui::Step::kScores, p)).size() > 20);
+  }
+}

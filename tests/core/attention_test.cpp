@@ -64,8 +64,8 @@ Problem random_problem(int batch, int n_q, int n_k, int d_q, int d_k, int d_v, d
 //-----------------------------------------------------------------------------
 
 TEST_CASE("every scoring function matches the float64 reference at every step", "[core][ref]") {
-  const Scoring scoring = GENERATE(Scoring::kDot, Scoring::kScaledDot, Scoring::kAdditive,
-                                   Scoring::kGeneral, Scoring::kCosine);
+  const Scoring scoring =
+      GENERATE(from_range(std::begin(attn::kScorings), std::end(attn::kScorings)));
   const double mag = GENERATE(1.0, 10.0);
   INFO("scoring " << attn::scoring_name(scoring) << ", inputs within ±" << mag);
   Problem p = random_problem(2, 5, 7, 4, 4, 3, mag, 11);
