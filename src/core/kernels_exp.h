@@ -55,5 +55,62 @@ inline float exp2_f32(float t) {
   return p * s;
 }
 
+// The smallest and largest of x[j0, n) and *mn, *mx: the scalar min/max kernel's loop and the
+// SIMD kernel's leftovers.
+inline void minmax_from(int j0, int n, const float* x, float* mn, float* mx) {
+  for (int j = j0; j < n; ++j) {
+    if (x[j] < *mn) *mn = x[j];
+    if (x[j] > *mx) *mx = x[j];
+  }
+}
+
+// y[j] = 2^((x[j] − m)·c) for j in [j0, n), and their sum: the scalar kernels' loop and the
+// SIMD kernels' leftovers. Without kScaled the scores are already in base-2 units (c = 1).
+template <bool kScaled>
+float exp2_minus_sum(int j0, int n, const float* x, float m, float c, float* y) {
+  float sum = 0.0f;
+  for (int j = j0; j < n; ++j) {
+    // x - m is exact near the maximum; exp(-inf - -inf) is NaN, as in attn::softmax_rows.
+    y[j] = exp2_f32(kScaled ? (x[j] - m) * c : x[j] - m);
+    sum += y[j];
+  }
+  return sum;
+}
+
+// What a masked softmax row needs before its exponentials, the same for both twins: the
+// row maximum M (over the visible scores x[lo, hi), and the masked score m2 when a key is
+// masked), the smallest visible score, and the weight each masked key gets, 2^(m2 - M)
+// before normalising. `rminmax(n, x, &mn, &mx)` is the twin's min/max kernel.
+struct MaskedRowPlan {
+  int visible = 0, masked = 0;
+  float mn = 0.0f, mx = 0.0f, mw = 0.0f;
+};
+
+template <typename RMinMax>
+MaskedRowPlan plan_masked_row(int n, const float* x, int lo, int hi, float mask_value,
+                              RMinMax rminmax) {
+  MaskedRowPlan p;
+  p.visible = std::max(0, hi - lo);
+  p.masked = n - p.visible;
+  const float mask2 = mask_value_base2(mask_value);
+  p.mn = std::numeric_limits<float>::infinity();
+  p.mx = -p.mn;
+  if (p.visible > 0) rminmax(p.visible, x + lo, &p.mn, &p.mx);
+  if (p.masked > 0 && (p.visible == 0 || mask2 > p.mx)) p.mx = mask2;
+  p.mw = p.masked > 0 ? exp2_f32(mask2 - p.mx) : 0.0f;
+  return p;
+}
+
+// The masked keys' weight in y outside [lo, hi); the row's sum with them.
+inline float finish_masked_row(int n, int lo, int hi, const MaskedRowPlan& p, float visible_sum,
+                               float* y, float* masked_weight) {
+  if (p.masked > 0) {
+    std::fill(y, y + std::min(lo, n), p.mw);
+    std::fill(y + std::max(hi, lo), y + n, p.mw);
+  }
+  *masked_weight = p.mw;
+  return visible_sum + static_cast<float>(p.masked) * p.mw;
+}
+
 }  // namespace kernels
 }  // namespace attn

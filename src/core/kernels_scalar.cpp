@@ -37,25 +37,16 @@ void f32_vscale__scalar(int n, const float* x, float s, float* y) {
 
 void f32_rminmax__scalar(int n, const float* x, float* min, float* max) {
   assert(n >= 1);
-  float mn = std::numeric_limits<float>::infinity(), mx = -mn;
-  for (int j = 0; j < n; ++j) {
-    if (x[j] < mn) mn = x[j];
-    if (x[j] > mx) mx = x[j];
-  }
-  *min = mn;
-  *max = mx;
+  *min = std::numeric_limits<float>::infinity();
+  *max = -*min;
+  minmax_from(0, n, x, min, max);
 }
 
 void f32_softmax_row__scalar(int n, const float* x, float* y) {
   assert(n >= 1);
   float mn, mx;
   f32_rminmax__scalar(n, x, &mn, &mx);
-  float sum = 0.0f;
-  for (int j = 0; j < n; ++j) {
-    // x - mx is exact near the maximum; exp(-inf - -inf) is NaN, as in attn::softmax_rows.
-    y[j] = exp2_f32((x[j] - mx) * kLog2e);
-    sum += y[j];
-  }
+  const float sum = exp2_minus_sum<true>(0, n, x, mx, kLog2e, y);
   f32_vscale__scalar(n, y, 1.0f / sum, y);
 }
 
@@ -64,22 +55,9 @@ float f32_masked_softmax_row__scalar(int n, const float* x, int lo, int hi, floa
   assert(n >= 1);
   assert(lo >= 0 && hi <= n);
   assert(!std::isnan(mask_value) && mask_value <= 0.0f);
-  const int visible = std::max(0, hi - lo);
-  const int masked = n - visible;
-  const float mask2 = mask_value_base2(mask_value);
-  float mn = std::numeric_limits<float>::infinity(), mx = -mn;
-  if (visible > 0) f32_rminmax__scalar(visible, x + lo, &mn, &mx);
-  if (masked > 0 && (visible == 0 || mask2 > mx)) mx = mask2;
-  const float mw = masked > 0 ? exp2_f32(mask2 - mx) : 0.0f;
-  float sum = 0.0f;
-  for (int j = lo; j < hi; ++j) {
-    y[j] = exp2_f32(x[j] - mx);
-    sum += y[j];
-  }
-  for (int j = 0; j < std::min(lo, n); ++j) y[j] = mw;
-  for (int j = std::max(hi, lo); j < n; ++j) y[j] = mw;
-  *masked_weight = mw;
-  return sum + static_cast<float>(masked) * mw;
+  const MaskedRowPlan p = plan_masked_row(n, x, lo, hi, mask_value, f32_rminmax__scalar);
+  const float sum = exp2_minus_sum<false>(lo, hi, x, p.mx, 1.0f, y);
+  return finish_masked_row(n, lo, hi, p, sum, y, masked_weight);
 }
 
 }  // namespace kernels

@@ -96,16 +96,23 @@ inline v128_t exp2_cutoff(v128_t vt) {
   return wasm_v128_andnot(exp2_nocutoff(vt), wasm_f32x4_lt(vt, wasm_f32x4_splat(kExp2Cutoff)));
 }
 
-// y[j] = 2^(x[j] - m) for j < n, returns the sum. `cutoff`: some x[j] - m may be below the
-// cutoff or not finite, so every lane is tested.
-float exp2_minus_store_sum(int n, const float* x, float m, bool cutoff, float* y) {
+// y[j] = 2^((x[j] − m)·c) for j in [0, n) and their sum, each as exp2_minus_sum (the scalar
+// twin) computes it. `cutoff`: some exponent may be below the cutoff or not finite, so every
+// lane is tested.
+template <bool kScaled>
+float exp2_minus_store_sum(int n, const float* x, float m, float c, bool cutoff, float* y) {
   const v128_t vm = wasm_f32x4_splat(m);
+  const v128_t vc = wasm_f32x4_splat(c);
+  auto exponent = [&](int j) {
+    const v128_t vt = wasm_f32x4_sub(wasm_v128_load(x + j), vm);
+    return kScaled ? wasm_f32x4_mul(vt, vc) : vt;
+  };
   v128_t vsum = wasm_f32x4_splat(0.0f);
   int j = 0;
   if (cutoff) {
     AP_NO_UNROLL
     for (; j + 4 <= n; j += 4) {
-      const v128_t ve = exp2_cutoff(wasm_f32x4_sub(wasm_v128_load(x + j), vm));
+      const v128_t ve = exp2_cutoff(exponent(j));
       vsum = wasm_f32x4_add(vsum, ve);
       wasm_v128_store(y + j, ve);
     }
@@ -114,8 +121,8 @@ float exp2_minus_store_sum(int n, const float* x, float m, bool cutoff, float* y
     v128_t vsum1 = vsum;
     AP_NO_UNROLL
     for (; j + 8 <= n; j += 8) {
-      const v128_t ve0123 = exp2_nocutoff(wasm_f32x4_sub(wasm_v128_load(x + j), vm));
-      const v128_t ve4567 = exp2_nocutoff(wasm_f32x4_sub(wasm_v128_load(x + j + 4), vm));
+      const v128_t ve0123 = exp2_nocutoff(exponent(j));
+      const v128_t ve4567 = exp2_nocutoff(exponent(j + 4));
       vsum = wasm_f32x4_add(vsum, ve0123);
       vsum1 = wasm_f32x4_add(vsum1, ve4567);
       wasm_v128_store(y + j, ve0123);
@@ -123,13 +130,8 @@ float exp2_minus_store_sum(int n, const float* x, float m, bool cutoff, float* y
     }
     vsum = wasm_f32x4_add(vsum, vsum1);
   }
-  float sum = hsum(vsum);
   // leftovers
-  for (; j < n; ++j) {
-    y[j] = exp2_f32(x[j] - m);
-    sum += y[j];
-  }
-  return sum;
+  return hsum(vsum) + exp2_minus_sum<kScaled>(j, n, x, m, c, y);
 }
 
 }  // namespace
@@ -240,51 +242,19 @@ void f32_rminmax__wasmsimd(int n, const float* x, float* min, float* max) {
     vmin0 = wasm_f32x4_pmin(vmin0, vx);
     j += 4;
   }
-  float mx = hmax(wasm_f32x4_pmax(vmax0, vmax1));
-  float mn = hmin(wasm_f32x4_pmin(vmin0, vmin1));
-  // leftovers
-  for (; j < n; ++j) {
-    if (x[j] < mn) mn = x[j];
-    if (x[j] > mx) mx = x[j];
-  }
-  *min = mn;
-  *max = mx;
+  *max = hmax(wasm_f32x4_pmax(vmax0, vmax1));
+  *min = hmin(wasm_f32x4_pmin(vmin0, vmin1));
+  minmax_from(j, n, x, min, max);  // leftovers
 }
 
 void f32_softmax_row__wasmsimd(int n, const float* x, float* y) {
   assert(n >= 1);
   float mn, mx;
   f32_rminmax__wasmsimd(n, x, &mn, &mx);
-  const v128_t vmax = wasm_f32x4_splat(mx);
-  const v128_t vlog2e = wasm_f32x4_splat(kLog2e);
   // The cutoff test is skipped when even the smallest exponent is above it; NaN and the
   // infinities fail the comparison and take the loop with the test.
   const bool cutoff = !((mn - mx) * kLog2e >= kExp2Cutoff);
-  v128_t vsum = wasm_f32x4_splat(0.0f);
-  int j = 0;
-  if (cutoff) {
-    AP_NO_UNROLL
-    for (; j + 4 <= n; j += 4) {
-      const v128_t vt = wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(x + j), vmax), vlog2e);
-      const v128_t ve = exp2_cutoff(vt);
-      vsum = wasm_f32x4_add(vsum, ve);
-      wasm_v128_store(y + j, ve);
-    }
-  } else {
-    AP_NO_UNROLL
-    for (; j + 4 <= n; j += 4) {
-      const v128_t vt = wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(x + j), vmax), vlog2e);
-      const v128_t ve = exp2_nocutoff(vt);
-      vsum = wasm_f32x4_add(vsum, ve);
-      wasm_v128_store(y + j, ve);
-    }
-  }
-  float sum = hsum(vsum);
-  // leftovers
-  for (; j < n; ++j) {
-    y[j] = exp2_f32((x[j] - mx) * kLog2e);
-    sum += y[j];
-  }
+  const float sum = exp2_minus_store_sum<true>(n, x, mx, kLog2e, cutoff, y);
   f32_vscale__wasmsimd(n, y, 1.0f / sum, y);
 }
 
@@ -293,24 +263,13 @@ float f32_masked_softmax_row__wasmsimd(int n, const float* x, int lo, int hi, fl
   assert(n >= 1);
   assert(lo >= 0 && hi <= n);
   assert(!std::isnan(mask_value) && mask_value <= 0.0f);
-  const int visible = std::max(0, hi - lo);
-  const int masked = n - visible;
-  const float mask2 = mask_value_base2(mask_value);
-  float mn = std::numeric_limits<float>::infinity(), mx = -mn;
-  if (visible > 0) f32_rminmax__wasmsimd(visible, x + lo, &mn, &mx);
-  if (masked > 0 && (visible == 0 || mask2 > mx)) mx = mask2;
-  const float mw = masked > 0 ? exp2_f32(mask2 - mx) : 0.0f;
+  const MaskedRowPlan p = plan_masked_row(n, x, lo, hi, mask_value, f32_rminmax__wasmsimd);
   float sum = 0.0f;
-  if (visible > 0) {
-    const bool cutoff = !(mn - mx >= kExp2Cutoff);
-    sum = exp2_minus_store_sum(visible, x + lo, mx, cutoff, y + lo);
+  if (p.visible > 0) {
+    const bool cutoff = !(p.mn - p.mx >= kExp2Cutoff);
+    sum = exp2_minus_store_sum<false>(p.visible, x + lo, p.mx, 1.0f, cutoff, y + lo);
   }
-  if (masked > 0) {
-    std::fill(y, y + std::min(lo, n), mw);
-    std::fill(y + std::max(hi, lo), y + n, mw);
-  }
-  *masked_weight = mw;
-  return sum + static_cast<float>(masked) * mw;
+  return finish_masked_row(n, lo, hi, p, sum, y, masked_weight);
 }
 
 }  // namespace kernels
