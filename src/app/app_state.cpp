@@ -52,30 +52,56 @@ void AppState::load_preset(int index) {
 attn::Status AppState::set_scenario(const scenario::Scenario& s) {
   scenario::Resolved r = scenario::resolve(s);
   if (!r.ok()) return attn::Status{r.error};
-  set_parsed(s, std::move(r.problem));
-  return attn::Status{};
+  return set_parsed(s, std::move(r.problem));
 }
 
 attn::Status AppState::set_scenario_json(const std::string& json) {
   scenario::ParseResult r = scenario::parse(json);
   if (!r.ok()) return attn::Status{r.error};
-  set_parsed(std::move(r.scenario), std::move(r.problem));
-  return attn::Status{};
+  return set_parsed(std::move(r.scenario), std::move(r.problem));
 }
 
-void AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
+attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
+  const std::string refused = over_budget(p);
+  if (!refused.empty()) return attn::Status{refused};
   scenario = std::move(s);
   preset = -1;
   edited = false;
   recompute(std::move(p));
+  return attn::Status{};
 }
 
 void AppState::recompute_if_needed() {
   if (!dirty_) return;
   dirty_ = false;
   scenario::Resolved r = scenario::resolve(scenario);
-  error = r.error;
-  if (r.ok()) recompute(std::move(r.problem));
+  error = r.ok() ? over_budget(r.problem) : r.error;
+  if (error.empty()) recompute(std::move(r.problem));
+}
+
+int64_t AppState::memory_needed(const attn::Problem& p) {
+  const int64_t n_q = attn::batch_rows(p.queries), n_k = attn::batch_rows(p.keys);
+  const bool lean_run = attn::head_matrix_bytes(p) > kLeanBytes;
+  attn::RunOptions options;
+  options.keep_head_matrices = !lean_run;
+  int64_t bytes = attn::trace_bytes(p, options);
+  if (lean_run) bytes += 4 * n_q * n_k * static_cast<int64_t>(sizeof(float));  // one head, item
+  bytes += n_q * n_k;                                                          // one item's mask
+  int64_t inputs = 0;
+  for (const attn::Batch* x : {&p.queries, &p.keys, &p.values})
+    inputs += static_cast<int64_t>(x->size()) * attn::batch_rows(*x) * attn::batch_cols(*x);
+  return bytes + 2 * inputs * static_cast<int64_t>(sizeof(float));  // the scenario, the problem
+}
+
+std::string AppState::over_budget(const attn::Problem& p) {
+  const int64_t bytes = memory_needed(p);
+  if (bytes <= kMemoryBudget) return "";
+  auto mb = [](int64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MB"; };
+  return "scenario: batch " + std::to_string(p.queries.size()) + " × " +
+         std::to_string(attn::batch_rows(p.queries)) + " queries × " +
+         std::to_string(attn::batch_rows(p.keys)) + " keys × " + std::to_string(p.heads) +
+         (p.heads == 1 ? " head" : " heads") + " needs about " + mb(bytes) + ", more than the " +
+         mb(kMemoryBudget) + " the playground may use";
 }
 
 void AppState::recompute(attn::Problem p) {
@@ -86,13 +112,13 @@ void AppState::recompute(attn::Problem p) {
   lean = attn::head_matrix_bytes(problem) > kLeanBytes;
   attn::RunOptions options;
   options.keep_head_matrices = !lean;
-  trace = attn::run(problem, options);
+  // The old matrices go before the new ones are made: the two never need memory together.
+  trace = attn::Trace{};
   on_demand_ = attn::HeadTrace{};
-  on_demand_head_ = -1;
-  const int n_q = attn::batch_rows(problem.queries), n_k = attn::batch_rows(problem.keys);
-  masks.clear();
-  for (int b = 0; b < static_cast<int>(problem.queries.size()); ++b)
-    masks.push_back(attn::mask_cells(problem.mask, b, n_q, n_k));
+  on_demand_head_ = on_demand_item_ = -1;
+  mask_.clear();
+  mask_item_ = -1;
+  trace = attn::run(problem, options);
   recompute_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   error.clear();
@@ -101,14 +127,24 @@ void AppState::recompute(attn::Problem p) {
   emit("scenario");
 }
 
-const attn::HeadTrace& AppState::head_trace(int h) {
+const attn::HeadTrace& AppState::head_trace(int h, int b) {
   if (!lean) return trace.heads[h];
-  if (on_demand_head_ != h) {        // recompute() resets on_demand_head_
+  if (on_demand_head_ != h || on_demand_item_ != b) {  // recompute() resets them
     on_demand_ = attn::HeadTrace{};  // free the previous head before computing the next
-    on_demand_ = attn::run_head(problem, h);
+    on_demand_ = attn::run_head(problem, h, b);
     on_demand_head_ = h;
+    on_demand_item_ = b;
   }
   return on_demand_;
+}
+
+const std::vector<uint8_t>& AppState::mask(int b) {
+  if (mask_item_ != b) {  // recompute() resets it
+    mask_ = attn::mask_cells(problem.mask, b, attn::batch_rows(problem.queries),
+                             attn::batch_rows(problem.keys));
+    mask_item_ = b;
+  }
+  return mask_;
 }
 
 void AppState::set_step(int s) {

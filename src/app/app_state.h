@@ -72,7 +72,6 @@ struct AppState {
   std::string error;            // why the current edit cannot run ("" when it can)
   uint64_t revision = 0;        // +1 on every recompute; textures follow it
   double recompute_ms = 0.0;    // duration of the last recompute
-  std::vector<std::vector<uint8_t>> masks;  // per batch item, n_q × n_k, 1 = masked
 
   // Call after editing `scenario` in place; the recompute happens once, before the next frame.
   void changed() {
@@ -80,19 +79,34 @@ struct AppState {
     edited = true;
   }
   bool edited = false;  // the learner has changed the scenario since it was set or loaded
-  // Validates and, when valid, recomputes now; otherwise the state is unchanged.
+  // Validates and, when valid and within the memory budget, recomputes now; otherwise the
+  // state is unchanged.
   attn::Status set_scenario(const scenario::Scenario& s);
   attn::Status set_scenario_json(const std::string& json);
-  // A scenario already validated and resolved (scenario::ParseResult, LinkResult).
-  void set_parsed(scenario::Scenario s, attn::Problem p);
+  // A scenario already validated and resolved (scenario::ParseResult, LinkResult): only the
+  // memory budget is checked.
+  attn::Status set_parsed(scenario::Scenario s, attn::Problem p);
   void recompute_if_needed();
   // The scenario being edited is the one the trace was computed from (it validated).
   bool runs() const { return error.empty() && !dirty_; }
-  // Head h's intermediates. When keeping every head's n_q × n_k matrices would pass
-  // kLeanBytes, the trace keeps only the outputs and one head is recomputed on demand.
-  const attn::HeadTrace& head_trace(int h);
+  // Head h's intermediates, valid for batch item b (and, unless lean, for every item). When
+  // keeping every head's n_q × n_k matrices would pass kLeanBytes, the trace keeps only the
+  // outputs, and one head of one batch item is recomputed on demand.
+  const attn::HeadTrace& head_trace(int h, int b);
   static constexpr int64_t kLeanBytes = int64_t{64} << 20;
   bool lean = false;  // the trace holds outputs only (see head_trace)
+  // Batch item b's mask, n_q × n_k bytes, row-major, 1 = masked (computed when asked).
+  const std::vector<uint8_t>& mask(int b);
+
+  // The memory a scenario may use: its trace, the view's one head and mask (lean), and the
+  // copies of its inputs. A scenario above it is refused with its sizes, before anything of
+  // that size is allocated: what is accepted can be drawn (the WASM heap stops at 1 GiB, and
+  // an old trace and a new one are alive together for a moment).
+  static constexpr int64_t kMemoryBudget = int64_t{384} << 20;
+  // The bytes the playground needs for a scenario resolved to p, and the refusal above the
+  // budget ("" within it).
+  static int64_t memory_needed(const attn::Problem& p);
+  static std::string over_budget(const attn::Problem& p);
 
   // --- Presets ---------------------------------------------------------------------------------
   std::vector<Preset> presets;
@@ -142,8 +156,10 @@ struct AppState {
  private:
   void recompute(attn::Problem p);
   bool dirty_ = false;
-  attn::HeadTrace on_demand_;  // the one head computed on demand when lean
-  int on_demand_head_ = -1;
+  attn::HeadTrace on_demand_;  // the one head of one batch item computed on demand when lean
+  int on_demand_head_ = -1, on_demand_item_ = -1;
+  std::vector<uint8_t> mask_;  // the mask of batch item mask_item_
+  int mask_item_ = -1;
 };
 
 }  // namespace ui

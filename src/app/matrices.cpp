@@ -104,7 +104,7 @@ const attn::Matrix* matrix_of(AppState& s, MatrixKind k, int head, int batch) {
     default:
       break;
   }
-  const attn::HeadTrace& ht = s.head_trace(head);
+  const attn::HeadTrace& ht = s.head_trace(head, batch);
   switch (k) {
     case MatrixKind::kQ:
       return &ht.q[batch];
@@ -154,10 +154,10 @@ std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, in
   return {};
 }
 
-const std::vector<uint8_t>* matrix_mask(const AppState& s, MatrixKind k, int batch) {
-  if (!matrix_info(k).masked || batch < 0 || batch >= static_cast<int>(s.masks.size()))
+const std::vector<uint8_t>* matrix_mask(AppState& s, MatrixKind k, int batch) {
+  if (!matrix_info(k).masked || batch < 0 || batch >= static_cast<int>(s.problem.queries.size()))
     return nullptr;
-  return &s.masks[batch];
+  return &s.mask(batch);
 }
 
 ValueRange matrix_range(const AppState& s, MatrixKind k) {

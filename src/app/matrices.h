@@ -86,7 +86,7 @@ const attn::Matrix* matrix_of(AppState& s, MatrixKind k, int head, int batch);
 std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, int n);
 
 // The mask to hatch on a matrix of `kind` for batch item `batch`, or nullptr.
-const std::vector<uint8_t>* matrix_mask(const AppState& s, MatrixKind k, int batch);
+const std::vector<uint8_t>* matrix_mask(AppState& s, MatrixKind k, int batch);
 
 // The range a matrix of `kind` colours, for the state's scenario (RangeRule).
 struct ValueRange {

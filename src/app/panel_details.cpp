@@ -27,7 +27,8 @@ void draw_details(AppState& s) {
   }
   if (s.scenario.heads > 1 && info.per_head) ImGui::TextDisabled("%s %d", T("head"), h + 1);
   ImGui::Separator();
-  const std::vector<std::string> lines = explain_cell(c, s.problem, s.trace, s.head_trace(h));
+  const std::vector<std::string> lines =
+      explain_cell(c, s.problem, s.trace, s.head_trace(h, c.batch));
   for (const std::string& line : lines) text_wrapped_mono(line);
 }
 

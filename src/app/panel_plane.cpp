@@ -29,7 +29,7 @@ void draw_plane(AppState& s) {
   if (s.trace.heads.empty()) return;
   const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.queries.size()) - 1);
   const attn::HeadTrace& ht =
-      s.head_trace(std::min(s.head, static_cast<int>(s.trace.heads.size()) - 1));
+      s.head_trace(std::min(s.head, static_cast<int>(s.trace.heads.size()) - 1), b);
   const attn::Matrix& q = ht.q[b];
   const attn::Matrix& k = ht.k[b];
   if (q.cols() != 2 || k.cols() != 2) {

@@ -242,8 +242,8 @@ EMSCRIPTEN_KEEPALIVE const char* ap_open_link(const char* fragment) {
   scenario::LinkResult r = scenario::decode_link(fragment ? fragment : "");
   out = r.error;
   if (r.ok()) {
-    g_runtime.app.state.set_parsed(std::move(r.scenario), std::move(r.problem));
-    g_runtime.app.state.apply_view(r.view);
+    out = g_runtime.app.state.set_parsed(std::move(r.scenario), std::move(r.problem)).error;
+    if (out.empty()) g_runtime.app.state.apply_view(r.view);
   }
   ui::request_wake();
   return out.c_str();

@@ -624,11 +624,17 @@ Matrix head_output(const Problem& p, int head, int b, const Matrix& q, const Mat
   return out;
 }
 
-// Fills ht for one head from its slices q_h, k_h, v_h (one matrix per batch item).
+// Fills ht for one head from its slices q_h, k_h, v_h (one matrix per batch item): every
+// batch item, or only `only_item` (>= 0), the others' matrices left empty.
 void fill_head(const Problem& p, int head, Batch q_h, Batch k_h, Batch v_h, float scale,
-               bool keep_matrices, HeadTrace* ht, kernels::FusedWorkspace* ws) {
+               bool keep_matrices, HeadTrace* ht, kernels::FusedWorkspace* ws, int only_item = -1) {
   const int B = static_cast<int>(q_h.size());
   for (int b = 0; b < B; ++b) {
+    if (only_item >= 0 && b != only_item) {
+      for (Batch* m : {&ht->scores, &ht->scaled, &ht->masked, &ht->weights, &ht->output})
+        m->push_back(Matrix());
+      continue;
+    }
     const Matrix& q = q_h[b];
     const Matrix& k = k_h[b];
     const Matrix& v = v_h[b];
@@ -691,7 +697,7 @@ Trace run(const Problem& p, const RunOptions& options) {
   return t;
 }
 
-HeadTrace run_head(const Problem& p, int head) {
+HeadTrace run_head(const Problem& p, int head, int item) {
   Trace t;
   encode_inputs(p, &t);
   const Weights& w = p.weights;
@@ -703,8 +709,35 @@ HeadTrace run_head(const Problem& p, int head) {
   Batch v_h = times_cols(t.values, w.W_v, head * hs.dv, hs.dv);
   HeadTrace ht;
   kernels::FusedWorkspace ws;
-  fill_head(p, head, std::move(q_h), std::move(k_h), std::move(v_h), hs.scale, true, &ht, &ws);
+  fill_head(p, head, std::move(q_h), std::move(k_h), std::move(v_h), hs.scale, true, &ht, &ws,
+            item);
   return ht;
+}
+
+namespace {
+
+constexpr int64_t kFloat = sizeof(float);
+
+int64_t cells(const Batch& x) {
+  return static_cast<int64_t>(x.size()) * batch_rows(x) * batch_cols(x);
+}
+
+}  // namespace
+
+int64_t trace_bytes(const Problem& p, const RunOptions& options) {
+  const HeadShape hs = head_shape(p);
+  const int64_t B = static_cast<int64_t>(p.queries.size()), H = p.heads;
+  const int64_t n_q = batch_rows(p.queries), n_k = batch_rows(p.keys);
+  const int64_t inputs = cells(p.queries) + cells(p.keys) + cells(p.values);
+  int64_t floats = inputs;                                                // after PE
+  if (p.positional_encoding) floats += cells(p.queries) + cells(p.keys);  // the PE added
+  const int64_t projected = B * (n_q * hs.dq + n_k * hs.dk + n_k * hs.dv) * H;
+  floats += 2 * projected;            // q_proj, k_proj, v_proj and each head's slices
+  floats += 2 * B * n_q * hs.dv * H;  // the heads' outputs, and their concatenation
+  floats += B * n_q * (p.weights.W_o.size() ? p.weights.W_o.cols() : hs.dv * H);  // output
+  int64_t bytes = floats * kFloat;
+  if (options.keep_head_matrices) bytes += head_matrix_bytes(p);
+  return bytes;
 }
 
 int64_t head_matrix_bytes(const Problem& p) {

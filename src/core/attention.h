@@ -181,13 +181,18 @@ struct RunOptions {
 Trace run(const Problem& p);
 Trace run(const Problem& p, const RunOptions& options);
 
-// Every intermediate of one head (0 <= head < p.heads) for every batch item, equal to
-// run(p).heads[head]: lets a caller that ran with keep_head_matrices = false show one head.
-// Precondition: validate(p).ok().
-HeadTrace run_head(const Problem& p, int head);
+// Every intermediate of one head (0 <= head < p.heads), equal to run(p).heads[head]: lets a
+// caller that ran with keep_head_matrices = false show one head. With item >= 0 only that
+// batch item is computed; the others' scores, scaled, masked, weights and output are left
+// empty (0 × 0). Precondition: validate(p).ok().
+HeadTrace run_head(const Problem& p, int head, int item = -1);
 
 // Bytes that keeping every head's scores, scaled, masked and weights would take:
 // 4 · heads · batch · n_q · n_k · 4. Above 64 MB, prefer keep_head_matrices = false.
 int64_t head_matrix_bytes(const Problem& p);
+
+// Bytes of the matrices in the Trace that run(p, options) returns, from the sizes alone:
+// what a caller checks against its memory before running. Precondition: validate(p).ok().
+int64_t trace_bytes(const Problem& p, const RunOptions& options);
 
 }  // namespace attn

@@ -127,10 +127,11 @@ TEST_CASE("load_preset loads each preset and runs it", "[app][state]") {
     CHECK(app.problem.heads == want.heads);
     REQUIRE(static_cast<int>(app.trace.output.size()) == want.batch());
     CHECK(app.trace.output[0].rows() == want.n_queries());
-    CHECK(static_cast<int>(app.masks.size()) == want.batch());
+    CHECK(app.mask(want.batch() - 1).size() ==
+          static_cast<size_t>(want.n_queries()) * want.n_keys());
     for (int h = 0; h < want.heads; ++h) {
       INFO("head " << h);
-      CHECK(&app.head_trace(h) == &app.trace.heads[h]);
+      CHECK(&app.head_trace(h, 0) == &app.trace.heads[h]);
       CHECK(worst_row_sum(app.trace.heads[h].weights) < 1e-5);
     }
   }
@@ -319,12 +320,11 @@ TEST_CASE("the masks of a causal scenario are j > i", "[app][state]") {
   REQUIRE(app.set_scenario_json(R"({"version": 1, "causal": true,
     "x": [[1, 0], [0, 1], [1, 1], [0, 0], [0.5, -0.5]]})")
               .error == "");
-  REQUIRE(app.masks.size() == 1);
-  REQUIRE(app.masks[0].size() == 25);
+  REQUIRE(app.mask(0).size() == 25);
   for (int i = 0; i < 5; ++i)
     for (int j = 0; j < 5; ++j) {
       INFO("cell " << i << "," << j);
-      CHECK(app.masks[0][i * 5 + j] == (j > i ? 1 : 0));
+      CHECK(app.mask(0)[i * 5 + j] == (j > i ? 1 : 0));
     }
 }
 
@@ -337,15 +337,15 @@ TEST_CASE("the masks combine lengths, window and cells, n_q × n_k per item", "[
     "values": [[[1], [2], [3], [4]], [[5], [6], [7], [8]]],
     "valid_lens": [3, 4], "window": 1, "masked_cells": [[1, 0, 0]]})")
               .error == "");
-  REQUIRE(app.masks.size() == 2);
   const int lens[2] = {3, 4};
   for (int b = 0; b < 2; ++b) {
-    REQUIRE(app.masks[b].size() == 12);
+    const std::vector<uint8_t> mask = app.mask(b);
+    REQUIRE(mask.size() == 12);
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 4; ++j) {
         const bool masked = j >= lens[b] || std::abs(i - j) > 1 || (b == 1 && i == 0 && j == 0);
         INFO("cell " << b << "," << i << "," << j);
-        CHECK(app.masks[b][i * 4 + j] == (masked ? 1 : 0));
+        CHECK(mask[i * 4 + j] == (masked ? 1 : 0));
         // The trace agrees: masked cells get no weight, the others some.
         const float w = app.trace.heads[0].weights[b](i, j);
         if (masked) {
@@ -380,7 +380,7 @@ TEST_CASE("a scenario past kLeanBytes keeps outputs only and recomputes a head o
   REQUIRE(app.trace.output[0].cols() == d);
 
   // Head 2 on demand: its weights, against float64 softmax rows of features 5–8.
-  const attn::HeadTrace& h1 = app.head_trace(1);
+  const attn::HeadTrace& h1 = app.head_trace(1, 0);
   REQUIRE(h1.weights.size() == 1);
   REQUIRE(h1.weights[0].rows() == n);
   REQUIRE(h1.weights[0].cols() == n);
@@ -391,7 +391,7 @@ TEST_CASE("a scenario past kLeanBytes keeps outputs only and recomputes a head o
   CHECK(worst_row_sum(h1.weights) < 1e-5);
   // No W_o: the output is the heads side by side, head 2 in columns 5–8.
   CHECK((h1.output[0] - app.trace.output[0].middleCols(4, 4)).cwiseAbs().maxCoeff() < 1e-5f);
-  CHECK(&app.head_trace(1) == &h1);  // kept until another head or revision
+  CHECK(&app.head_trace(1, 0) == &h1);  // kept until another head, item or revision
 
   // The same as a full run that keeps every matrix.
   {
@@ -401,7 +401,7 @@ TEST_CASE("a scenario past kLeanBytes keeps outputs only and recomputes a head o
   }
 
   // Another head replaces it.
-  const attn::HeadTrace& h0 = app.head_trace(0);
+  const attn::HeadTrace& h0 = app.head_trace(0, 0);
   CHECK(worst_row_diff(h0.weights[0], 5, softmax_row(x, 5, 0, 4)) < 1e-5);
   CHECK((h0.output[0] - app.trace.output[0].leftCols(4)).cwiseAbs().maxCoeff() < 1e-5f);
 
@@ -411,7 +411,7 @@ TEST_CASE("a scenario past kLeanBytes keeps outputs only and recomputes a head o
   app.recompute_if_needed();
   REQUIRE(app.error == "");
   CHECK(app.lean);
-  const attn::HeadTrace& again = app.head_trace(0);
+  const attn::HeadTrace& again = app.head_trace(0, 0);
   CHECK(again.q[0](0, 0) == 5.0f);
   CHECK(worst_row_diff(again.weights[0], 0, softmax_row(app.scenario.queries[0], 0, 0, 4)) < 1e-5);
 }
@@ -423,5 +423,60 @@ TEST_CASE("a scenario just under kLeanBytes keeps every matrix", "[app][state][l
   CHECK_FALSE(app.lean);
   REQUIRE(app.trace.heads.size() == 2);
   CHECK(app.trace.heads[1].weights.size() == 1);
-  CHECK(&app.head_trace(1) == &app.trace.heads[1]);
+  CHECK(&app.head_trace(1, 0) == &app.trace.heads[1]);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The memory budget
+//-----------------------------------------------------------------------------
+
+TEST_CASE("a scenario that lean mode can show is accepted, and each batch item is drawn alone",
+          "[app][state][memory]") {
+  // The page that once went blank: 4 sequences of 4096 one-number tokens. Every head's
+  // matrices of every item would take 1 GiB; one item's take 256 MiB, within the budget.
+  Scenario s;
+  s.self_attention = true;
+  s.queries.assign(4, Matrix::Zero(4096, 1));
+  s.keys = s.values = s.queries;
+  ui::AppState app;
+  REQUIRE(app.set_scenario(s).error == "");
+  CHECK(app.lean);
+  CHECK(ui::AppState::memory_needed(app.problem) <= ui::AppState::kMemoryBudget);
+  app.set_batch(3);
+  const attn::HeadTrace& ht = app.head_trace(0, 3);
+  REQUIRE(ht.weights[3].rows() == 4096);
+  CHECK(ht.weights[0].size() == 0);                     // the other items are not computed
+  CHECK(ht.weights[3](4095, 0) == Approx(1.0 / 4096));  // equal scores: uniform weights
+  CHECK(app.mask(3).size() == size_t{4096} * 4096);
+}
+
+TEST_CASE("a scenario over the memory budget is refused with its sizes, and nothing changes",
+          "[app][state][memory]") {
+  // 4096 tokens of 1024 features: the inputs, their copies and projections, and one head's
+  // matrices of one item come to more than the budget.
+  Scenario big;
+  big.self_attention = true;
+  big.queries.assign(1, Matrix::Zero(4096, 1024));
+  big.keys = big.values = big.queries;
+  big.heads = 8;
+  ui::AppState app;
+  const Scenario before = app.scenario;
+  const uint64_t revision = app.revision;
+  const std::string error = app.set_scenario(big).error;
+  CHECK_THAT(error, Catch::StartsWith("scenario: batch 1 × 4096 queries × 4096 keys × 8 heads "
+                                      "needs about "));
+  CHECK_THAT(error, Catch::EndsWith(" MB, more than the 384 MB the playground may use"));
+  CHECK(app.revision == revision);
+  CHECK(same(app.scenario, before));
+  // The same from an edit: the last trace stays, and the reason is shown.
+  REQUIRE(app.set_scenario_json(kSmall).error == "");
+  const uint64_t small = app.revision;
+  ui::resize_tokens(&app.scenario, 4096, 4096);
+  ui::resize_features(&app.scenario, 1024);
+  app.scenario.heads = 8;
+  app.changed();
+  app.recompute_if_needed();
+  CHECK_THAT(app.error, Catch::StartsWith("scenario: batch 1 × 4096 queries"));
+  CHECK(app.revision == small);
+  CHECK(app.trace.output[0].rows() == 3);
 }

@@ -101,7 +101,7 @@ TEST_CASE("labels, masks and ranges follow the table's axes and rules", "[app][m
   CHECK(ui::axis_labels(app, ui::Axis::kHeadFeatures, 0, 2) ==
         std::vector<std::string>{"c1", "c2"});
   CHECK(ui::axis_labels(app, ui::Axis::kModelFeatures, 0, 1) == std::vector<std::string>{"m1"});
-  CHECK(ui::matrix_mask(app, MatrixKind::kWeights, 1) == &app.masks[1]);
+  CHECK(ui::matrix_mask(app, MatrixKind::kWeights, 1) == &app.mask(1));
   CHECK(ui::matrix_mask(app, MatrixKind::kScores, 1) == nullptr);
   CHECK(ui::matrix_mask(app, MatrixKind::kMasked, 7) == nullptr);  // no such batch item
   CHECK(ui::matrix_range(app, MatrixKind::kWeights).fixed);

@@ -481,6 +481,63 @@ TEST_CASE("head_shape: sizes per head and the scale, with and without projection
   CHECK(attn::head_shape(p).scale == Approx(0.5));  // 1 / temperature only
 }
 
+namespace {
+
+int64_t bytes_of(const Batch& x) {
+  int64_t n = 0;
+  for (const Matrix& m : x) n += m.size();
+  return n * static_cast<int64_t>(sizeof(float));
+}
+
+int64_t bytes_of(const attn::Trace& t) {
+  int64_t n = 0;
+  for (const Batch* x : {&t.queries, &t.keys, &t.values, &t.pe_queries, &t.pe_keys, &t.q_proj,
+                         &t.k_proj, &t.v_proj, &t.concat, &t.output})
+    n += bytes_of(*x);
+  for (const attn::HeadTrace& h : t.heads)
+    for (const Batch* x :
+         {&h.q, &h.k, &h.v, &h.scores, &h.scaled, &h.masked, &h.weights, &h.output})
+      n += bytes_of(*x);
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("trace_bytes is what run() allocates for its matrices", "[core][memory]") {
+  Problem p = random_problem(3, 5, 7, 6, 6, 4, 1.0, 181);
+  p.heads = GENERATE(1, 2);
+  p.positional_encoding = GENERATE(false, true);
+  const bool projected = GENERATE(false, true);
+  if (projected) {
+    p.weights.W_q = test::random_matrix(6, 8, -1, 1, 1);
+    p.weights.W_k = test::random_matrix(6, 8, -1, 1, 2);
+    p.weights.W_v = test::random_matrix(4, 6, -1, 1, 3);
+    p.weights.W_o = test::random_matrix(6, 5, -1, 1, 4);
+  }
+  REQUIRE(attn::validate(p).error == "");
+  for (bool keep : {true, false}) {
+    INFO("heads " << p.heads << ", PE " << p.positional_encoding << ", projected " << projected
+                  << ", keep " << keep);
+    attn::RunOptions options;
+    options.keep_head_matrices = keep;
+    CHECK(attn::trace_bytes(p, options) == bytes_of(attn::run(p, options)));
+  }
+}
+
+TEST_CASE("run_head for one batch item computes that item only, as run() does", "[core][heads]") {
+  Problem p = random_problem(3, 4, 6, 4, 4, 4, 1.0, 191);
+  p.heads = 2;
+  const attn::Trace full = attn::run(p);
+  const attn::HeadTrace one = attn::run_head(p, 1, 2);
+  REQUIRE(one.weights.size() == 3);
+  CHECK(one.weights[0].size() == 0);
+  CHECK(one.scores[1].size() == 0);
+  CHECK(one.weights[2] == full.heads[1].weights[2]);
+  CHECK(one.masked[2] == full.heads[1].masked[2]);
+  CHECK(one.output[2] == full.heads[1].output[2]);
+  CHECK(one.q[0] == full.heads[1].q[0]);  // the head's slices, for every item
+}
+
 TEST_CASE("dropout is seeded, drops about p and rescales the survivors", "[core][dropout]") {
   Problem p = random_problem(1, 100, 100, 2, 2, 2, 0.1, 161);
   const attn::Trace eval = attn::run(p);

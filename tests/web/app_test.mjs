@@ -690,6 +690,34 @@ async function checkApi({ browser, url, pages }) {
      "change nothing; good calls answer {ok: true, error: null, ...}; nothing throws");
 }
 
+// The scenario that once blanked the page for good (four sequences of 4096 tokens: every
+// head's matrices of every item would take 1 GiB) is drawn, one batch item at a time, and the
+// page goes on working.
+async function checkMemory({ page }) {
+  const r = await page.evaluate(() => {
+    const rows = (n) => Array.from({ length: n }, () => [0]);
+    return window.attentionPlayground.setScenario({ version: 1, x: [rows(4096), rows(4096), rows(4096), rows(4096)] });
+  });
+  if (!r.ok) fail(`setScenario(4 × 4096 tokens) was refused: ${r.error}`);
+  for (const [step, batch] of [[5, 3], [2, 0], [6, 1]]) {
+    await page.evaluate(([s, b]) => { window.attentionPlayground.setStep(s); window.attentionPlayground.setBatch(b); },
+                        [step, batch]);
+    await waitForFrames(page);
+    const grids = await currentGrids(page);
+    const main = grids.main ?? grids.w;
+    if (!main || main.rows !== 4096 || main.cols !== 4096) {
+      fail(`step ${step}, item ${batch + 1}: no 4096 × 4096 heatmap drawn (${Object.keys(grids).join(", ")})`);
+    }
+  }
+  const stats = await page.evaluate(() => window.attentionPlayground.stats());
+  if (!stats.lean || stats.error) fail(`stats after the big scenario: ${JSON.stringify(stats)}`);
+  const back = await page.evaluate(() => window.attentionPlayground.loadPreset("padded_batch"));
+  if (!back.ok) fail(`loadPreset after the big scenario: ${back.error}`);
+  await waitForFrames(page);
+  ok(`memory: 4 × 4096 tokens are drawn one batch item at a time (WASM heap ${Math.round(stats.heap_bytes / 2 ** 20)} MiB), ` +
+     "and a preset loads afterwards");
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -701,6 +729,7 @@ const CHECKS = {
   input: checkInput,
   narrow: checkNarrow,
   api: checkApi,
+  memory: checkMemory,
 };
 
 //-----------------------------------------------------------------------------
