@@ -4,7 +4,9 @@
 //   attention-cli validate FILE|-   prints "ok" if the scenario can run
 //   attention-cli normalize FILE|-  prints the scenario in canonical compact JSON
 //
-// Exit 0 on success; on bad input exit 2 with one line on stderr: "error: <field>: <problem>".
+// Exit 0 on success; on bad input exit 2 with one line on stderr: "error: <field>: <problem>";
+// exit 1 when the output cannot be written (a full disk, a closed pipe).
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,7 +18,7 @@
 
 namespace {
 
-constexpr size_t kMaxInputBytes = size_t{256} << 20;
+constexpr size_t kMaxInputBytes = size_t{96} << 20;  // bad input is refused in ~100 MB
 
 const char kUsage[] =
     "usage: attention-cli eval FILE|-       print the trace JSON of a scenario\n"
@@ -44,14 +46,17 @@ Input read_input(const std::string& path) {
     in.error = path + ": cannot open (" + std::strerror(errno) + ")";
     return in;
   }
+  // One buffer of the limit's size, never copied to grow: its pages take memory only as
+  // they are filled, so a text is refused with no more than the limit in memory.
+  in.text.reserve(kMaxInputBytes);
   char buf[1 << 16];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-    in.text.append(buf, n);
-    if (in.text.size() > kMaxInputBytes) {
+    if (in.text.size() + n > kMaxInputBytes) {
       in.error = path + ": larger than " + std::to_string(kMaxInputBytes >> 20) + " MB";
       break;
     }
+    in.text.append(buf, n);
   }
   if (in.ok() && std::ferror(f)) in.error = path + ": read error";
   if (f != stdin) std::fclose(f);
@@ -88,6 +93,11 @@ int main(int argc, char** argv) {
     const std::string out = scenario::trace_to_json(trace);
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fputc('\n', stdout);
+  }
+  // A full disk or a closed pipe: the output is not all there, and the exit status says so.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "error: output: cannot be written (%s)\n", std::strerror(errno));
+    return 1;
   }
   return 0;
 }

@@ -365,7 +365,7 @@ std::string check(const Problem& p) {
 
   // Masks.
   const MaskSpec& m = p.mask;
-  if (std::isnan(m.mask_value) || m.mask_value > 0.0f)
+  if (!(m.mask_value < 0.0f))  // NaN, 0 and -0 too: a masked score must be below the others
     return "mask_value: must be a negative number or \"-inf\"";
   if (!m.valid_lens.empty()) {
     if (m.valid_lens.size() != B)

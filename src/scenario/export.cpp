@@ -27,7 +27,12 @@ namespace {
 //-----------------------------------------------------------------------------
 
 std::string csv_label(const std::string& label) {
-  std::string cell = label;
+  std::string cell;
+  for (char c : label)  // NUL and the other control characters (but line breaks and tabs)
+    cell +=
+        (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f
+            ? '?'
+            : c;
   // A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
   if (!cell.empty() && std::string("=+-@\t\r").find(cell[0]) != std::string::npos)
     cell = "'" + cell;

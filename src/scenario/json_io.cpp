@@ -441,11 +441,8 @@ ParseResult parse(const std::string& json_text) {
   switch (e.kind) {
     case JsonError::Kind::kNone:
       return json_util::parse_value(j);
-    case JsonError::Kind::kOverflow:
-      r.error = (e.path.empty() ? "scenario" : e.path) + ": is not a finite number";
-      break;
-    case JsonError::Kind::kTooDeep:
-      r.error = "json: nests deeper than " + std::to_string(json_util::kMaxDepth) + " levels";
+    case JsonError::Kind::kValue:
+      r.error = (e.path.empty() ? "scenario" : e.path) + ": " + e.message;
       break;
     default:
       r.error = "json: " + e.message;

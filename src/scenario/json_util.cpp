@@ -5,7 +5,10 @@
 // [SECTION] One-line text
 #include "scenario/json_util.h"
 
+#include <algorithm>
 #include <cctype>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,35 +20,43 @@ namespace scenario::json_util {
 
 namespace {
 
-// Builds the DOM like nlohmann's own parser, refusing nesting deeper than kMaxDepth and
-// keeping the path of the value being read, so that a number too large for a double is
-// reported where it stands ("x[0][1]").
+// A SAX handler that checks a document against the limits and keeps the path of the value
+// being read, so that errors name it ("x[0][1]"); with a DOM to fill it builds it too, like
+// nlohmann's own parser.
 class BoundedSax {
  public:
-  BoundedSax(json* root, size_t text_size) : dom_(*root, false), text_size_(text_size) {}
-
-  bool null() { return value(), dom_.null(); }
-  bool boolean(bool v) { return value(), dom_.boolean(v); }
-  bool number_integer(json::number_integer_t v) { return value(), dom_.number_integer(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return value(), dom_.number_unsigned(v); }
-  bool number_float(json::number_float_t v, const std::string& s) {
-    return value(), dom_.number_float(v, s);
+  BoundedSax(json* root, size_t text_size) : text_size_(text_size) {
+    if (root) dom_.emplace(*root, false);
   }
-  bool string(std::string& v) { return value(), dom_.string(v); }
-  bool binary(json::binary_t& v) { return value(), dom_.binary(v); }
-  bool start_object(std::size_t n) { return open(false) && dom_.start_object(n); }
+
+  bool null() { return value() && (!dom_ || dom_->null()); }
+  bool boolean(bool v) { return value() && (!dom_ || dom_->boolean(v)); }
+  bool number_integer(json::number_integer_t v) {
+    return number() && (!dom_ || dom_->number_integer(v));
+  }
+  bool number_unsigned(json::number_unsigned_t v) {
+    return number() && (!dom_ || dom_->number_unsigned(v));
+  }
+  bool number_float(json::number_float_t v, const std::string& s) {
+    return number() && (!dom_ || dom_->number_float(v, s));
+  }
+  bool string(std::string& v) { return value() && (!dom_ || dom_->string(v)); }
+  bool binary(json::binary_t& v) { return value() && (!dom_ || dom_->binary(v)); }
+  bool start_object(std::size_t n) { return open(false) && (!dom_ || dom_->start_object(n)); }
   bool key(std::string& k) {
-    frames_.back().key = k;
-    return dom_.key(k);
+    Frame& f = frames_.back();
+    f.key = k;
+    if (!f.keys.insert(k).second) return value_error("appears twice in its object");
+    return !dom_ || dom_->key(k);
   }
   bool end_object() {
     frames_.pop_back();
-    return dom_.end_object();
+    return !dom_ || dom_->end_object();
   }
-  bool start_array(std::size_t n) { return open(true) && dom_.start_array(n); }
+  bool start_array(std::size_t n) { return open(true) && (!dom_ || dom_->start_array(n)); }
   bool end_array() {
     frames_.pop_back();
-    return dom_.end_array();
+    return !dom_ || dom_->end_array();
   }
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
     const std::string what = e.what();
@@ -53,8 +64,9 @@ class BoundedSax {
     const size_t at = what.find("] ");
     error.message = at == std::string::npos ? what : what.substr(at + 2);
     if (e.id == 406) {  // a number that overflows a double, such as 1e999
-      error.kind = JsonError::Kind::kOverflow;
+      error.kind = JsonError::Kind::kValue;
       error.path = next_path();
+      error.message = "is not a finite number";
     } else if (position >= text_size_ ||
                what.find("unexpected end of input") != std::string::npos) {
       error.kind = JsonError::Kind::kTruncated;
@@ -71,27 +83,49 @@ class BoundedSax {
     bool array;
     size_t count;  // values seen so far in an array
     std::string key;
+    std::set<std::string> keys;  // an object's keys so far
   };
 
   // A value (scalar or container) starts in the innermost container.
-  void value() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().count;
-  }
-
-  bool open(bool array) {
-    value();
-    if (frames_.size() >= kMaxDepth) {
-      error.kind = JsonError::Kind::kTooDeep;
-      return false;
-    }
-    frames_.push_back({array, 0, ""});
+  bool value() {
+    if (frames_.empty() || !frames_.back().array) return true;
+    if (++frames_.back().count > kMaxArrayLength)
+      return value_error("has more than " + std::to_string(kMaxArrayLength) + " elements", 1);
     return true;
   }
 
-  // The path of the value about to be read.
-  std::string next_path() const {
+  bool number() {
+    if (!value()) return false;
+    if (++numbers_ <= kMaxNumbers) return true;
+    error.kind = JsonError::Kind::kTooLarge;
+    error.message = "holds more than " + std::to_string(kMaxNumbers) + " numbers";
+    return false;
+  }
+
+  bool open(bool array) {
+    if (!value()) return false;
+    if (frames_.size() >= kMaxDepth) {
+      error.kind = JsonError::Kind::kTooLarge;
+      error.message = "nests deeper than " + std::to_string(kMaxDepth) + " levels";
+      return false;
+    }
+    frames_.push_back({array, 0, "", {}});
+    return true;
+  }
+
+  // An error about the value about to be read (up = 1: about its container).
+  bool value_error(const std::string& problem, size_t up = 0) {
+    error.kind = JsonError::Kind::kValue;
+    error.path = next_path(up);
+    error.message = problem;
+    return false;
+  }
+
+  // The path of the value about to be read, or of a container `up` levels above it.
+  std::string next_path(size_t up = 0) const {
     std::string path;
-    for (size_t i = 0; i < frames_.size(); ++i) {
+    const size_t depth = frames_.size() - std::min(up, frames_.size());
+    for (size_t i = 0; i < depth; ++i) {
       const Frame& f = frames_[i];
       const bool last = i + 1 == frames_.size();
       if (f.array) {
@@ -103,21 +137,36 @@ class BoundedSax {
     return path;
   }
 
-  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  std::optional<nlohmann::detail::json_sax_dom_parser<json>> dom_;
   size_t text_size_;
+  size_t numbers_ = 0;
   std::vector<Frame> frames_;
 };
 
-}  // namespace
-
-JsonError read_json(const std::string& text, json* out) {
+JsonError sax_pass(const std::string& text, json* out) {
   BoundedSax sax(out, text.size());
   if (!json::sax_parse(text, &sax) && sax.error.ok()) {
     sax.error.kind = JsonError::Kind::kSyntax;
     sax.error.message = "parse error";
   }
-  if (!sax.error.ok()) *out = json();
   return sax.error;
+}
+
+}  // namespace
+
+JsonError read_json(const std::string& text, json* out) {
+  *out = json();
+  const size_t nul = text.find('\0');
+  if (nul != std::string::npos) {
+    JsonError e;
+    e.kind = JsonError::Kind::kTooLarge;
+    e.message = "has a NUL byte at position " + std::to_string(nul);
+    return e;
+  }
+  JsonError e = sax_pass(text, nullptr);  // the check: nothing is built
+  if (e.ok()) e = sax_pass(text, out);
+  if (!e.ok()) *out = json();
+  return e;
 }
 
 //-----------------------------------------------------------------------------

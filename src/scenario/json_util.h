@@ -13,20 +13,33 @@ namespace scenario::json_util {
 
 using nlohmann::json;
 
-// Deep enough for a Scenario JSON v1 document inside {"scenario": ...} (5 levels), small
-// enough that nothing recursive (dump, copies, destruction) can exhaust the stack.
+// Limits on any JSON the playground reads, checked in a first pass that builds nothing, so
+// that a bad document is refused in little memory: nesting deep enough for a Scenario JSON v1
+// document inside {"scenario": ...} (5 levels) and small enough that nothing recursive (dump,
+// copies, destruction) can exhaust the stack; arrays as long as the longest field
+// (masked_cells); numbers for 8 matrices of 1024 × 1024 (bigger inputs come as binary).
 constexpr size_t kMaxDepth = 16;
+constexpr size_t kMaxArrayLength = 65536;
+constexpr size_t kMaxNumbers = size_t{1} << 23;
 
-// Why a text could not be read as JSON.
+// Why a text could not be read as JSON. A document error is about the text as a whole; a
+// value error names the value by its JSON path.
 struct JsonError {
-  enum class Kind { kNone, kSyntax, kTruncated, kTooDeep, kOverflow };
+  enum class Kind {
+    kNone,
+    kSyntax,     // document: the parser's description in `message`
+    kTruncated,  // document: the text ends early
+    kTooLarge,   // document: deeper than kMaxDepth, more than kMaxNumbers, or a NUL byte
+    kValue,      // the value at `path`: a number beyond double, a key twice, a long array
+  };
   Kind kind = Kind::kNone;
-  std::string path;     // kOverflow: the JSON path of the number, "" at the top level
-  std::string message;  // kSyntax, kTruncated: the parser's description, without its prefix
+  std::string path;     // kValue: "x[0][1]", "" for the whole document
+  std::string message;  // "is not a finite number", "nests deeper than 16 levels", ...
   bool ok() const { return kind == Kind::kNone; }
 };
 
-// Reads `text` into *out, refusing nesting deeper than kMaxDepth before it is built.
+// Reads `text` into *out: first a pass that checks the limits above, duplicate keys and the
+// syntax without building anything, then the DOM.
 JsonError read_json(const std::string& text, json* out);
 
 // Thrown by the field readers (fail); caught where a reader turns it into a result's error.

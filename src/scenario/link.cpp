@@ -329,11 +329,10 @@ LinkResult decode(const std::string& fragment) {
   switch (e.kind) {
     case JsonError::Kind::kNone:
       break;
-    case JsonError::Kind::kOverflow:
-      return failed("link." + e.path + ": is not a finite number");
-    case JsonError::Kind::kTooDeep:
-      return failed("link: the JSON nests deeper than " + std::to_string(json_util::kMaxDepth) +
-                    " levels");
+    case JsonError::Kind::kValue:
+      return failed((e.path.empty() ? "link" : "link." + e.path) + ": " + e.message);
+    case JsonError::Kind::kTooLarge:
+      return failed("link: the JSON " + e.message);
     case JsonError::Kind::kTruncated:
       return failed("link: truncated (the JSON ends early: " + e.message + ")");
     case JsonError::Kind::kSyntax:

@@ -58,6 +58,9 @@ TEST_CASE("matrix_csv quotes labels and guards against formulas", "[export][csv]
         ",\"a,b\",\"two\nlines\",'=SUM(A1),我\r\n"
         "\"say \"\"hi\"\"\",1,1,1,1\r\n");
   CHECK(scenario::matrix_csv(m.leftCols(1), {"-1", "@x"}, {"+x"}) == ",'+x\r\n'-1,1\r\n");
+  // A NUL or another control character in a token never reaches the file.
+  CHECK(scenario::matrix_csv(m.leftCols(1), {std::string("a\0b", 3)}, {"c\x01"}) ==
+        ",c?\r\na?b,1\r\n");
 }
 
 TEST_CASE("matrix_csv numbers read back exactly, non-finite ones as words", "[export][csv]") {

@@ -66,6 +66,31 @@ TEST_CASE("nesting deeper than 16 levels is refused before it is built", "[scena
                  std::string(14, ']') + "}}") == "title.en: must be a string, got an array");
 }
 
+TEST_CASE("a bad document is refused before it is built: NUL bytes, repeated keys, long arrays",
+          "[scenario][bad]") {
+  CHECK(error_of(std::string(R"({"version": 1, "x": [[1]]})") + '\0' + "garbage") ==
+        "json: has a NUL byte at position 26");
+  CHECK(error_of(R"({"version": 1, "x": [[1]], "x": [[2]]})") == "x: appears twice in its object");
+  CHECK(error_of(R"({"version": 1, "x": [[1]], "title": {"en": "a", "en": "b"}})") ==
+        "title.en: appears twice in its object");
+  std::string long_row = "[0";
+  for (int i = 0; i < 65536; ++i) long_row += ",0";
+  CHECK(error_of(R"({"version": 1, "x": [)" + long_row + "]]}") ==
+        "x[0]: has more than 65536 elements");
+  CHECK(error_of("[" + long_row + "]") == "[0]: has more than 65536 elements");
+}
+
+TEST_CASE("more than 2^23 numbers are refused as too large, before anything is built",
+          "[scenario][bad]") {
+  // 129 rows of 65536 numbers: each array within its limit, the document over.
+  std::string row = "[0";
+  for (int i = 1; i < 65536; ++i) row += ",0";
+  row += "]";
+  std::string x = "[" + row;
+  for (int r = 1; r < 129; ++r) x += "," + row;
+  CHECK(error_of(R"({"version": 1, "x": )" + x + "]}") == "json: holds more than 8388608 numbers");
+}
+
 TEST_CASE("parse resolves the scenario once: the problem is what to_problem gives",
           "[scenario][json]") {
   const scenario::ParseResult r = scenario::parse(R"({"version": 1, "x": [[1, 0], [0, 1]],
@@ -201,6 +226,10 @@ TEST_CASE("temperature, dropout, masks, positional encoding", "[scenario][bad]")
   CHECK(error_of(with(R"("mask_value": "-infinity")")) ==
         "mask_value: must be a negative number or the string \"-inf\", got \"-infinity\"");
   CHECK(error_of(with(R"("mask_value": 5)")) ==
+        "mask_value: must be a negative number or \"-inf\"");
+  CHECK(error_of(with(R"("mask_value": 0)")) ==
+        "mask_value: must be a negative number or \"-inf\"");
+  CHECK(error_of(with(R"("mask_value": -0.0)")) ==
         "mask_value: must be a negative number or \"-inf\"");
   CHECK(error_of(with(R"("mask_value": "-inf")")) == "");
   CHECK(error_of(with(R"("causal": 1)")) == "causal: must be true or false, got a number");
