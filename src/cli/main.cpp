@@ -1,6 +1,7 @@
 // attention-cli: evaluates and validates Scenario JSON from files or standard input.
 //
-//   attention-cli eval FILE|-       prints the trace JSON (shared/DESIGN.md §5)
+//   attention-cli eval FILE|- [--only heads|output] [--head H] [--matrices NAME,...]
+//                                   prints the trace JSON (shared/DESIGN.md §5), or part of it
 //   attention-cli validate FILE|-   prints "ok" if the scenario can run
 //   attention-cli normalize FILE|-  prints the scenario in canonical compact JSON
 //
@@ -11,7 +12,9 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/attention.h"
 #include "scenario/scenario.h"
@@ -20,12 +23,20 @@ namespace {
 
 constexpr size_t kMaxInputBytes = size_t{96} << 20;  // bad input is refused in ~100 MB
 
+// The most numbers eval prints: about 300 MB of text. A trace above it is refused, with the
+// options that print less.
+constexpr int64_t kMaxOutputNumbers = int64_t{1} << 25;
+
 const char kUsage[] =
-    "usage: attention-cli eval FILE|-       print the trace JSON of a scenario\n"
-    "       attention-cli validate FILE|-   check a scenario, print \"ok\"\n"
-    "       attention-cli normalize FILE|-  print a scenario as canonical JSON\n"
-    "FILE is Scenario JSON v1; - reads standard input. Bad input exits with 2 and one line\n"
-    "\"error: <field>: <problem>\" on standard error.\n";
+    "usage: attention-cli eval FILE|- [OPTIONS]   print the trace JSON of a scenario\n"
+    "       attention-cli validate FILE|-         check a scenario, print \"ok\"\n"
+    "       attention-cli normalize FILE|-        print a scenario as canonical JSON\n"
+    "FILE is Scenario JSON v1; - reads standard input. eval prints everything, or only:\n"
+    "  --only heads|output      the heads' matrices, or the final output\n"
+    "  --head H                 head H (0-based) of the heads, with \"head\": H in it\n"
+    "  --matrices NAME,...      of scores, scaled, masked, weights, output (each head's)\n"
+    "and refuses to print more than 33554432 numbers. Bad input exits with 2 and one line\n"
+    "\"error: <field>: <problem>\" on standard error; an output that cannot be written with 1.\n";
 
 int fail(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
@@ -63,6 +74,102 @@ Input read_input(const std::string& path) {
   return in;
 }
 
+// What eval prints.
+struct EvalOptions {
+  bool heads = true, output = true;
+  int head = -1;                      // -1: every head
+  std::vector<std::string> matrices;  // empty: all five
+};
+
+// Reads the options after FILE; "" or "<option>: <problem>".
+std::string read_eval_options(int argc, char** argv, EvalOptions* o) {
+  for (int i = 3; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return a + ": needs a value";
+    const std::string v = argv[++i];
+    if (a == "--only") {
+      if (v != "heads" && v != "output")
+        return "--only: is \"" + v + "\", expected heads or output";
+      o->heads = v == "heads";
+      o->output = v == "output";
+    } else if (a == "--head") {
+      char* end = nullptr;
+      const long h = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || h < 0 || h > 1 << 20) return "--head: is \"" + v + "\", not a head";
+      o->head = static_cast<int>(h);
+    } else if (a == "--matrices") {
+      std::stringstream names(v);
+      std::string name;
+      while (std::getline(names, name, ',')) {
+        const auto& known = scenario::TraceJsonWriter::kHeadMatrices;
+        if (std::find(std::begin(known), std::end(known), name) == std::end(known))
+          return "--matrices: unknown \"" + name +
+                 "\", expected scores, scaled, masked, weights or output";
+        o->matrices.push_back(name);
+      }
+      if (o->matrices.empty()) return "--matrices: names no matrix";
+    } else {
+      return "option: unknown " + a;
+    }
+  }
+  return "";
+}
+
+// Prints the trace asked for, one head at a time: at most one head's matrices in memory.
+int eval(const attn::Problem& p, const EvalOptions& o) {
+  const int64_t B = static_cast<int64_t>(p.queries.size()), H = p.heads;
+  const int64_t n_q = attn::batch_rows(p.queries), n_k = attn::batch_rows(p.keys);
+  const attn::HeadShape hs = attn::head_shape(p);
+  if (o.head >= H)
+    return fail("--head: is " + std::to_string(o.head) + ", but the scenario has " +
+                std::to_string(H) + (H == 1 ? " head" : " heads"));
+  // How much would be printed.
+  int64_t per_head = 0;
+  for (const char* m : scenario::TraceJsonWriter::kHeadMatrices)
+    if (o.matrices.empty() ||
+        std::find(o.matrices.begin(), o.matrices.end(), m) != o.matrices.end())
+      per_head += B * n_q * (std::string(m) == "output" ? hs.dv : n_k);
+  const int64_t d_out = p.weights.W_o.size() ? p.weights.W_o.cols() : hs.dv * H;
+  const int64_t numbers =
+      (o.heads ? per_head * (o.head >= 0 ? 1 : H) : 0) + (o.output ? B * n_q * d_out : 0);
+  if (numbers > kMaxOutputNumbers)
+    return fail("output: the trace has " + std::to_string(numbers) + " numbers (batch " +
+                std::to_string(B) + " × " + std::to_string(n_q) + " queries × " +
+                std::to_string(n_k) + " keys × " + std::to_string(H) +
+                (H == 1 ? " head), more than " : " heads), more than ") +
+                std::to_string(kMaxOutputNumbers) +
+                "; print less with --only output, --head H or --matrices NAME,...");
+
+  static char buffer[1 << 20];
+  std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
+  scenario::TraceJsonWriter w(
+      [](const std::string& piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); });
+  std::vector<attn::Batch> outputs;  // every head's output, when every head is printed
+  if (o.heads) {
+    for (int h = 0; h < H; ++h) {
+      if (o.head >= 0 && h != o.head) continue;
+      attn::HeadTrace ht = attn::run_head(p, h);
+      w.head(ht, o.matrices, o.head);
+      if (o.head < 0) outputs.push_back(std::move(ht.output));
+    }
+  }
+  if (o.output) {
+    if (static_cast<int64_t>(outputs.size()) == H) {
+      // From the printed heads, so that the output is theirs to the last bit (as run() does).
+      std::vector<const attn::Batch*> parts;
+      for (const attn::Batch& b : outputs) parts.push_back(&b);
+      w.output(attn::output_of(p, attn::concat_heads(parts)));
+    } else {
+      attn::RunOptions lean;
+      lean.keep_head_matrices = false;
+      w.output(attn::run(p, lean).output);
+    }
+  }
+  w.finish();
+  std::fputc('\n', stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,7 +177,7 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  if (argc != 3) {
+  if (argc < 3) {
     std::fputs(kUsage, stderr);
     return 2;
   }
@@ -78,26 +185,28 @@ int main(int argc, char** argv) {
   if (command != "eval" && command != "validate" && command != "normalize")
     return fail("command: unknown command \"" + command +
                 "\" (expected eval, validate or normalize)");
+  EvalOptions options;
+  if (command != "eval" && argc != 3) return fail("option: " + command + " takes no options");
+  const std::string bad_option = read_eval_options(argc, argv, &options);
+  if (!bad_option.empty()) return fail(bad_option);
 
   const Input input = read_input(argv[2]);
   if (!input.ok()) return fail(input.error);
   const scenario::ParseResult parsed = scenario::parse(input.text);
   if (!parsed.ok()) return fail(parsed.error);
 
+  int status = 0;
   if (command == "validate") {
     std::puts("ok");
   } else if (command == "normalize") {
     std::puts(scenario::to_json(parsed.scenario).c_str());
   } else {
-    const attn::Trace trace = attn::run(parsed.problem);
-    const std::string out = scenario::trace_to_json(trace);
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fputc('\n', stdout);
+    status = eval(parsed.problem, options);
   }
   // A full disk or a closed pipe: the output is not all there, and the exit status says so.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     std::fprintf(stderr, "error: output: cannot be written (%s)\n", std::strerror(errno));
     return 1;
   }
-  return 0;
+  return status;
 }

@@ -678,7 +678,7 @@ Trace run(const Problem& p, const RunOptions& options) {
   t.k_proj = additive ? t.keys : times(t.keys, w.W_k);
   t.v_proj = times(t.values, w.W_v);
 
-  const int H = p.heads, B = static_cast<int>(p.queries.size());
+  const int H = p.heads;
   const HeadShape hs = head_shape(p);
   kernels::FusedWorkspace ws;
   t.heads.resize(H);
@@ -688,13 +688,27 @@ Trace run(const Problem& p, const RunOptions& options) {
               &t.heads[h], &ws);
   }
 
-  t.concat.resize(B);
-  for (int b = 0; b < B; ++b) {
-    t.concat[b].resize(batch_rows(t.queries), hs.dv * H);
-    for (int h = 0; h < H; ++h) t.concat[b].middleCols(h * hs.dv, hs.dv) = t.heads[h].output[b];
-  }
-  t.output = times(t.concat, w.W_o);
+  std::vector<const Batch*> outputs;
+  for (const HeadTrace& ht : t.heads) outputs.push_back(&ht.output);
+  t.concat = concat_heads(outputs);
+  t.output = output_of(p, t.concat);
   return t;
+}
+
+Batch concat_heads(const std::vector<const Batch*>& outputs) {
+  const int B = static_cast<int>(outputs[0]->size());
+  const int n_q = batch_rows(*outputs[0]), dv = batch_cols(*outputs[0]);
+  const int H = static_cast<int>(outputs.size());
+  Batch concat(B);
+  for (int b = 0; b < B; ++b) {
+    concat[b].resize(n_q, dv * H);
+    for (int h = 0; h < H; ++h) concat[b].middleCols(h * dv, dv) = (*outputs[h])[b];
+  }
+  return concat;
+}
+
+Batch output_of(const Problem& p, const Batch& concat) {
+  return times(concat, p.weights.W_o);
 }
 
 HeadTrace run_head(const Problem& p, int head, int item) {

@@ -187,6 +187,12 @@ Trace run(const Problem& p, const RunOptions& options);
 // empty (0 × 0). Precondition: validate(p).ok().
 HeadTrace run_head(const Problem& p, int head, int item = -1);
 
+// The heads' outputs side by side (Trace::concat), and the final output: concat · W_o, or
+// concat itself without W_o (Trace::output). A caller that computes heads one at a time
+// (run_head) gets the same output as run() from them.
+Batch concat_heads(const std::vector<const Batch*>& head_outputs);
+Batch output_of(const Problem& p, const Batch& concat);
+
 // Bytes that keeping every head's scores, scaled, masked and weights would take:
 // 4 · heads · batch · n_q · n_k · 4. Above 64 MB, prefer keep_head_matrices = false.
 int64_t head_matrix_bytes(const Problem& p);

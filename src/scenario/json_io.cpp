@@ -4,6 +4,7 @@
 // [SECTION] Reading: typed fields with JSON-path errors
 // [SECTION] Reading: the scenario
 // [SECTION] Writing
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -30,39 +31,64 @@ using nlohmann::json;
 // [SECTION] Number formatting
 //-----------------------------------------------------------------------------
 
-std::string format_float(float v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+namespace {
+
+// The shortest text that reads back (strtof) to exactly v, into buf (at least 48 bytes);
+// returns its length. Digits come from printf, which rounds the exact value correctly, so a
+// precision that reads back makes every larger one read back too: a binary search over 1 to 9
+// significant digits needs three or four tries where counting up needed up to nine. (Debian's
+// Emscripten 3.1.6 has no std::to_chars for float, and both builds must write the same text.)
+int format_float_to(char* buf, float v) {
+  if (std::isnan(v)) return std::snprintf(buf, 48, "nan");
+  if (std::isinf(v)) return std::snprintf(buf, 48, v < 0 ? "-inf" : "inf");
   // Negative zero keeps its sign through JSON readers only as a float: "-0" reads as the
   // integer 0 (nlohmann, Python), "-0.0" as -0.0.
-  if (v == 0.0f) return std::signbit(v) ? "-0.0" : "0";
-  char buf[32];
-  for (int precision = 1; precision <= 9; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(v));
-    if (std::strtof(buf, nullptr) == v) break;
-  }
-  // %g writes 10 as "1e+01": between 1e-4 and 1e5 a plain decimal reads better.
+  if (v == 0.0f) return std::snprintf(buf, 48, std::signbit(v) ? "-0.0" : "0");
   const float a = std::fabs(v);
+  // Whole numbers below 1e5 as integers (masks, counts, the textbook's values).
+  if (a < 1e5f && std::floor(a) == a)
+    return std::snprintf(buf, 48, "%lld", static_cast<long long>(v));
+  int lo = 1, hi = 9;  // 9 significant digits always read back
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    std::snprintf(buf, 48, "%.*g", mid, static_cast<double>(v));
+    if (std::strtof(buf, nullptr) == v)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  int len = std::snprintf(buf, 48, "%.*g", lo, static_cast<double>(v));
+  // %g writes 0.000123 as "0.000123" but 10.5e3 as "1.05e+04": between 1e-4 and 1e5 a plain
+  // decimal reads better.
   if (std::strchr(buf, 'e') && a >= 1e-4f && a < 1e5f) {
     char plain[48];
     for (int decimals = 0; decimals <= 12; ++decimals) {
-      std::snprintf(plain, sizeof plain, "%.*f", decimals, static_cast<double>(v));
-      if (std::strtof(plain, nullptr) == v) return plain;
+      const int n = std::snprintf(plain, sizeof plain, "%.*f", decimals, static_cast<double>(v));
+      if (std::strtof(plain, nullptr) == v) {
+        std::memcpy(buf, plain, static_cast<size_t>(n) + 1);
+        return n;
+      }
     }
   }
-  return buf;
+  return len;
+}
+
+}  // namespace
+
+std::string format_float(float v) {
+  char buf[48];
+  const int n = format_float_to(buf, v);
+  return std::string(buf, static_cast<size_t>(n));
 }
 
 namespace {
 
 void append_number(std::string* out, float v) {
-  if (std::isfinite(v)) {
-    *out += format_float(v);
-  } else {
-    *out += '"';
-    *out += format_float(v);
-    *out += '"';
-  }
+  char buf[48];
+  const int n = format_float_to(buf, v);
+  if (!std::isfinite(v)) *out += '"';
+  out->append(buf, static_cast<size_t>(n));
+  if (!std::isfinite(v)) *out += '"';
 }
 
 //-----------------------------------------------------------------------------
@@ -632,24 +658,90 @@ std::string to_json(const Scenario& s) {
   return o;
 }
 
-std::string trace_to_json(const attn::Trace& t) {
-  std::string o = "{\"version\":1,\"heads\":[";
-  for (size_t h = 0; h < t.heads.size(); ++h) {
-    const attn::HeadTrace& ht = t.heads[h];
-    o += h ? ",{" : "{";
-    const std::pair<const char*, const attn::Batch*> parts[] = {{"scores", &ht.scores},
-                                                                {"scaled", &ht.scaled},
-                                                                {"masked", &ht.masked},
-                                                                {"weights", &ht.weights},
-                                                                {"output", &ht.output}};
-    for (const auto& [name, batch] : parts) append_key(&o, name), append_batch(&o, *batch, false);
-    o += '}';
+TraceJsonWriter::TraceJsonWriter(Sink sink) : sink_(std::move(sink)) {
+  buffer_ = "{\"version\":1";
+}
+
+void TraceJsonWriter::flush_if_full() {
+  if (buffer_.size() < (size_t{1} << 16)) return;
+  sink_(buffer_);
+  buffer_.clear();
+}
+
+void TraceJsonWriter::matrix(const attn::Matrix& m) {
+  buffer_ += '[';
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    buffer_ += r ? ",[" : "[";
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      if (c) buffer_ += ',';
+      // Runs of one value (uniform weights, masks, zeros) are formatted once.
+      const float v = m(r, c);
+      if (std::memcmp(&v, &last_value_, sizeof v) != 0) {
+        last_value_ = v;
+        last_text_.clear();
+        append_number(&last_text_, v);
+      }
+      buffer_ += last_text_;
+    }
+    buffer_ += ']';
+    flush_if_full();
   }
-  o += ']';
-  append_key(&o, "output");
-  append_batch(&o, t.output, false);
-  o += '}';
-  return o;
+  buffer_ += ']';
+}
+
+void TraceJsonWriter::batch(const attn::Batch& b) {
+  buffer_ += '[';
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (i) buffer_ += ',';
+    matrix(b[i]);
+  }
+  buffer_ += ']';
+}
+
+void TraceJsonWriter::head(const attn::HeadTrace& h, const std::vector<std::string>& names,
+                           int index) {
+  buffer_ += heads_++ ? ",{" : ",\"heads\":[{";
+  bool first = true;
+  if (index >= 0) {
+    buffer_ += "\"head\":" + std::to_string(index);
+    first = false;
+  }
+  const std::pair<const char*, const attn::Batch*> parts[] = {{"scores", &h.scores},
+                                                              {"scaled", &h.scaled},
+                                                              {"masked", &h.masked},
+                                                              {"weights", &h.weights},
+                                                              {"output", &h.output}};
+  for (const auto& [name, b] : parts) {
+    if (!names.empty() && std::find(names.begin(), names.end(), name) == names.end()) continue;
+    buffer_ += first ? "\"" : ",\"";
+    buffer_ += name;
+    buffer_ += "\":";
+    batch(*b);
+    first = false;
+  }
+  buffer_ += '}';
+}
+
+void TraceJsonWriter::output(const attn::Batch& out) {
+  if (heads_ && !heads_closed_) buffer_ += ']', heads_closed_ = true;
+  buffer_ += ",\"output\":";
+  batch(out);
+}
+
+void TraceJsonWriter::finish() {
+  if (heads_ && !heads_closed_) buffer_ += ']', heads_closed_ = true;
+  buffer_ += '}';
+  sink_(buffer_);
+  buffer_.clear();
+}
+
+std::string trace_to_json(const attn::Trace& t) {
+  std::string text;
+  TraceJsonWriter w([&text](const std::string& piece) { text += piece; });
+  for (const attn::HeadTrace& h : t.heads) w.head(h);
+  w.output(t.output);
+  w.finish();
+  return text;
 }
 
 }  // namespace scenario

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,34 @@ std::string to_json(const Scenario& s);
 // Trace JSON v1: {"version":1,"heads":[{"scores","scaled","masked","weights","output"}],
 // "output"}. Non-finite numbers are written as the strings "-inf", "inf" and "nan".
 std::string trace_to_json(const attn::Trace& t);
+
+// The same text written piece by piece (pieces of about 64 KB), so that a trace of any size
+// can be streamed, one head at a time, and only the parts asked for:
+//   TraceJsonWriter w(sink);  w.head(h0); w.head(h1); w.output(out); w.finish();
+// With no head() call "heads" is left out; without output() "output" is.
+class TraceJsonWriter {
+ public:
+  using Sink = std::function<void(const std::string&)>;
+  static constexpr const char* kHeadMatrices[] = {"scores", "scaled", "masked", "weights",
+                                                  "output"};
+  explicit TraceJsonWriter(Sink sink);
+  // One head object with the named matrices (all five when `names` is empty); index >= 0
+  // adds "head": index, for output that holds only some heads.
+  void head(const attn::HeadTrace& h, const std::vector<std::string>& names = {}, int index = -1);
+  void output(const attn::Batch& out);
+  void finish();  // closes the document and hands over the rest
+
+ private:
+  void matrix(const attn::Matrix& m);
+  void batch(const attn::Batch& b);
+  void flush_if_full();
+  Sink sink_;
+  std::string buffer_;
+  float last_value_ = 0.0f;  // the last number formatted (compared by its bits), and its text
+  std::string last_text_ = "0";
+  int heads_ = 0;
+  bool heads_closed_ = false;
+};
 
 // The shortest decimal text that reads back (strtof) to exactly v.
 std::string format_float(float v);

@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/random.h"
 #include "scenario/scenario.h"
@@ -475,4 +477,66 @@ TEST_CASE("init generates seeded Glorot weights rounded to 0.01", "[scenario][in
   CHECK(p.weights.W_q.cols() == 6);
   CHECK(p.weights.W_k(1, 1) == 1.0f);  // explicit weights win over init
   CHECK(p.weights.W_o.rows() == 6);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Trace JSON, whole or in parts
+//-----------------------------------------------------------------------------
+
+TEST_CASE("TraceJsonWriter writes the trace in pieces, or only the parts asked for",
+          "[scenario][json][trace]") {
+  const scenario::ParseResult r = scenario::parse(R"({"version": 1,
+      "x": [[1, 0, 0.5, 2], [0, 1, -0.5, 0], [1, 1, 0, -1]], "heads": 2, "causal": true,
+      "mask_value": "-inf", "valid_lens": [[1, 2, 3]]})");
+  REQUIRE(r.ok());
+  const attn::Trace t = attn::run(r.problem);
+  const std::string whole = scenario::trace_to_json(t);
+  const nlohmann::json j = nlohmann::json::parse(whole);
+  CHECK(j["version"] == 1);
+  CHECK(j["heads"].size() == 2);
+  CHECK(j["heads"][1]["masked"][0][0][1] == "-inf");
+  CHECK(j["output"][0].size() == 3);
+
+  // The same text, streamed in small pieces.
+  std::vector<std::string> pieces;
+  scenario::TraceJsonWriter all([&](const std::string& p) { pieces.push_back(p); });
+  for (const attn::HeadTrace& h : t.heads) all.head(h);
+  all.output(t.output);
+  all.finish();
+  std::string joined;
+  for (const std::string& p : pieces) joined += p;
+  CHECK(joined == whole);
+
+  // One head's weights, and no output.
+  std::string part;
+  scenario::TraceJsonWriter some([&](const std::string& p) { part += p; });
+  some.head(t.heads[1], {"weights"}, 1);
+  some.finish();
+  const nlohmann::json k = nlohmann::json::parse(part);
+  CHECK(k.size() == 2);  // version and heads
+  REQUIRE(k["heads"].size() == 1);
+  CHECK(k["heads"][0]["head"] == 1);
+  CHECK(k["heads"][0].size() == 2);  // head and weights
+  CHECK(k["heads"][0]["weights"] == j["heads"][1]["weights"]);
+
+  // The output alone.
+  std::string out;
+  scenario::TraceJsonWriter only([&](const std::string& p) { out += p; });
+  only.output(t.output);
+  only.finish();
+  CHECK(nlohmann::json::parse(out) == nlohmann::json({{"version", 1}, {"output", j["output"]}}));
+}
+
+TEST_CASE("concat_heads and output_of give run()'s output from the heads one by one",
+          "[scenario][trace]") {
+  const scenario::ParseResult r = scenario::parse(R"({"version": 1,
+      "x": [[1, 0, 0.5, 2], [0, 1, -0.5, 0], [1, 1, 0, -1]], "heads": 2,
+      "init": {"seed": 5, "d_model": 4}})");
+  REQUIRE(r.ok());
+  const attn::Trace t = attn::run(r.problem);
+  std::vector<attn::Batch> outputs;
+  for (int h = 0; h < 2; ++h) outputs.push_back(attn::run_head(r.problem, h).output);
+  const attn::Batch concat = attn::concat_heads({&outputs[0], &outputs[1]});
+  CHECK(concat[0] == t.concat[0]);
+  CHECK(attn::output_of(r.problem, concat)[0] == t.output[0]);
 }
