@@ -45,9 +45,18 @@ Runtime g_runtime;
 namespace {
 
 // Marks the UI as busy for a short while after any input, so that hover effects and
-// animations settle; when idle, frames are skipped and the canvas keeps its last image.
+// animations settle; when idle, frames are skipped and the canvas keeps its last image. In
+// the browser an idle page stops its frame loop altogether (it would poll every animation
+// frame, about 12% of a core), and input, a resize or an API call starts it again.
+bool g_sleeping = false;
 void wake() {
   g_runtime.busy_frames = 30;
+#if defined(__EMSCRIPTEN__)
+  if (g_sleeping) {
+    g_sleeping = false;
+    emscripten_resume_main_loop();
+  }
+#endif
 }
 void on_cursor(GLFWwindow*, double, double) {
   wake();
@@ -189,12 +198,13 @@ void update_canvas_size() {
 #endif
 }
 
-// Draws one frame; `present` swaps it to the screen (the screenshot reads it before that).
-void frame(bool present) {
+// Draws one frame when there is something to draw; `present` swaps it to the screen (the
+// screenshot reads it before that). Returns false when there was nothing to draw.
+bool frame(bool present) {
   update_canvas_size();
   const bool busy =
       g_runtime.busy_frames > 0 || g_runtime.app.animating() || g_runtime.frames_left > 0;
-  if (!busy) return;
+  if (!busy) return false;
   if (g_runtime.busy_frames > 0) --g_runtime.busy_frames;
   const auto t0 = std::chrono::steady_clock::now();
   if (g_runtime.fonts_dirty || std::fabs(g_runtime.font_dpr - g_runtime.dpr) > 0.01f) {
@@ -239,11 +249,15 @@ void frame(bool present) {
 #else
   (void)present;
 #endif
+  return true;
 }
 
 #if defined(__EMSCRIPTEN__)
 void web_frame() {
-  frame(true);
+  if (!frame(true)) {
+    g_sleeping = true;
+    emscripten_pause_main_loop();
+  }
 }
 #endif
 

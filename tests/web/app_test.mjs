@@ -718,6 +718,29 @@ async function checkMemory({ page }) {
      "and a preset loads afterwards");
 }
 
+// A page left alone sleeps: over 10 s its main thread is busy at most 1% of the time and it
+// draws no frame; a mouse move wakes it.
+async function checkIdle({ page }) {
+  await waitForFrames(page);
+  await page.waitForTimeout(1500);  // the frames after the last input settle
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const metrics = async () =>
+    Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+  const frames = () => page.evaluate(() => window.attentionPlayground.stats().frames);
+  const a = await metrics(), f0 = await frames(), t0 = Date.now();
+  await page.waitForTimeout(10000);
+  const b = await metrics(), f1 = await frames(), seconds = (Date.now() - t0) / 1000;
+  const busy = (b.TaskDuration - a.TaskDuration) / seconds;
+  if (busy > 0.01) fail(`an idle page keeps its main thread busy ${(100 * busy).toFixed(2)}% of the time`);
+  if (f1 !== f0) fail(`an idle page drew ${f1 - f0} frames in ${seconds.toFixed(1)} s`);
+  await page.mouse.move(700, 450);
+  await page.mouse.move(720, 460);
+  await waitForFrames(page);
+  ok(`idle: over ${seconds.toFixed(1)} s the idle page's main thread was busy ${(100 * busy).toFixed(2)}% ` +
+     "of the time and drew no frame; a mouse move woke it");
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -730,6 +753,7 @@ const CHECKS = {
   narrow: checkNarrow,
   api: checkApi,
   memory: checkMemory,
+  idle: checkIdle,
 };
 
 //-----------------------------------------------------------------------------

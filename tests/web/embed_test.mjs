@@ -445,7 +445,7 @@ async function checkLinks({ browser, url }) {
   // address update. Each link has its own row count, so that each notice is told apart.
   const waits = [130, 160, 190, 220, 245];
   for (const [k, wait] of waits.entries()) {
-    const rows = 100001 + k;
+    const rows = 5001 + k;  // more than the 4096 a scenario may have
     const link = linkOf(`{"scenario":{"version":1,"x":[${Array(rows).fill("[0]").join(",")}]}}`);
     const seen = await a.evaluate(async ([link, wait, step]) => {
       const ap = window.attentionPlayground;
