@@ -150,10 +150,14 @@
 
   let lastLink = "";  // the fragment the page last opened, refused or wrote itself
   let linkTimer = 0;
+  // A refused link stays in the address bar (and in the history) until the learner changes
+  // something: the page does not write its own link over it.
+  let keepRefusedLink = false;
 
   function openLink(fragment, atStart = false) {
     lastLink = fragment.replace(/^#/, "");
     const error = callWithText("ap_open_link", fragment);
+    keepRefusedLink = Boolean(error);
     if (error) {
       const fallback = atStart ? "so the playground starts with its first lesson" : "so the playground keeps what it shows";
       showNotice(`This link could not be opened, ${fallback}.\n${error}`);
@@ -168,6 +172,7 @@
 
   function scheduleLinkUpdate() {
     if (embedded) return; // an embedded playground leaves its address alone
+    if (keepRefusedLink) return;
     clearTimeout(linkTimer);
     linkTimer = setTimeout(() => {
       // Never write over a link that was just pasted: read it first (open it or refuse it).
@@ -695,5 +700,9 @@
   installTouch();
   installWheel();
   canvas.addEventListener("pointerdown", () => canvas.focus({ preventScroll: true }));
+  // The learner's own input ends the hold on a refused link (keepRefusedLink).
+  for (const type of ["pointerdown", "keydown", "wheel", "touchstart"]) {
+    canvas.addEventListener(type, () => { keepRefusedLink = false; }, { capture: true, passive: true });
+  }
   start();
 })();

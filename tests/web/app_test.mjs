@@ -741,6 +741,32 @@ async function checkIdle({ page }) {
      "of the time and drew no frame; a mouse move woke it");
 }
 
+// A link the page refuses stays in the address bar, and in the history, until the learner
+// changes something; then the address follows the page again.
+async function checkRefusedLink({ browser, url, pages }) {
+  const refused = "v9.eyJzY2VuYXJpbyI6e319";  // a newer version
+  const page = await openPage(browser, `${url}#${refused}`);
+  pages.push(page);
+  const notice = await page.evaluate(() => window.attentionPlayground.stats().notice);
+  if (!/newer than this playground/.test(notice)) fail(`the refused link's notice is ${JSON.stringify(notice)}`);
+  await page.evaluate(() => window.attentionPlayground.setStep(3));  // a page script, not the learner
+  await page.waitForTimeout(3500);
+  const kept = await page.evaluate(() => location.hash);
+  if (kept !== `#${refused}`) fail(`3.5 s after a refused link the address holds ${kept.slice(0, 60)}`);
+  // The learner clicks and steps: the address becomes the page's own link.
+  const box = await page.evaluate(() => {
+    const r = document.getElementById("canvas").getBoundingClientRect();
+    return { x: r.x + r.width / 2, y: r.y + r.height - 20 };
+  });
+  await page.mouse.click(box.x, box.y);
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction((r) => location.hash.length > 1 && location.hash !== `#${r}`, refused,
+                             { timeout: 5000 }).catch(() => {});
+  const own = await page.evaluate(() => location.hash);
+  if (!/^#v1\./.test(own)) fail(`after the learner's input the address is ${own.slice(0, 60)}, not the page's link`);
+  ok("refused-link: a refused link stays in the address until the learner acts; then the page's link replaces it");
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -754,6 +780,7 @@ const CHECKS = {
   api: checkApi,
   memory: checkMemory,
   idle: checkIdle,
+  "refused-link": checkRefusedLink,
 };
 
 //-----------------------------------------------------------------------------
