@@ -5,15 +5,16 @@
 //
 // Prints "Attention Playground: http://HOST:PORT/" once listening (PORT 0 picks a free one).
 import { createServer } from "node:http";
-import { createReadStream, statSync } from "node:fs";
-import { extname, join, normalize, resolve, sep } from "node:path";
+import { closeSync, createReadStream, fstatSync, openSync, realpathSync } from "node:fs";
+import { extname, join, normalize, sep } from "node:path";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
 };
-const root = resolve(option("--root", "build/wasm/site"));
+// The real path: a link inside the site that leads out of it is not followed.
+const root = realpathSync(option("--root", "build/wasm/site"));
 const port = Number(option("--port", "8080"));
 const host = option("--host", "127.0.0.1");
 
@@ -54,25 +55,44 @@ const server = createServer((req, res) => {
     res.writeHead(400).end("bad request");
     return;
   }
-  let file = normalize(join(root, path));
-  if (file !== root && !file.startsWith(root + sep)) {
-    res.writeHead(403).end("forbidden");
-    return;
-  }
+  // Only regular files inside the root, by their real path (no link leads out of it); the
+  // size and the bytes come from one open file, so a file replaced during a rebuild is sent
+  // whole or not at all.
+  let fd = -1;
   try {
-    if (statSync(file).isDirectory()) file = join(file, "index.html");
-    const size = statSync(file).size;
+    let file = realpathSync(normalize(join(root, path)));
+    if (file !== root && !file.startsWith(root + sep)) throw new Error("outside the root");
+    fd = openSync(file, "r");
+    let stat = fstatSync(fd);
+    if (stat.isDirectory()) {
+      closeSync(fd);
+      fd = -1;
+      file = realpathSync(join(file, "index.html"));
+      if (!file.startsWith(root + sep)) throw new Error("outside the root");
+      fd = openSync(file, "r");
+      stat = fstatSync(fd);
+    }
+    if (!stat.isFile()) throw new Error("not a file");
     res.writeHead(200, {
       "Content-Type": TYPES[extname(file)] ?? "application/octet-stream",
-      "Content-Length": size,
+      "Content-Length": stat.size,
       "Content-Security-Policy": CSP,
       "X-Content-Type-Options": "nosniff",
       "Cache-Control": "no-cache",
     });
-    if (req.method === "HEAD") res.end();
-    else createReadStream(file).pipe(res);
+    if (req.method === "HEAD") {
+      closeSync(fd);
+      res.end();
+      return;
+    }
+    const stream = createReadStream(null, { fd, start: 0, end: Math.max(0, stat.size - 1) });
+    fd = -1;  // the stream closes it
+    stream.on("error", () => res.destroy());  // a read error ends the response, not the server
+    stream.pipe(res);
   } catch {
-    res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("not found");
+    if (fd >= 0) closeSync(fd);
+    if (!res.headersSent) res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("not found");
+    else res.destroy();
   }
 });
 

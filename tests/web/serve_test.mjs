@@ -1,0 +1,63 @@
+// scripts/serve.mjs as a hostile visitor meets it: it serves the site's files with its
+// headers, refuses what is outside the root (also through symbolic links) and what is not a
+// regular file, and keeps serving after each refusal.
+//
+//   node tests/web/serve_test.mjs
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CheckFailure, fail, ok, startSiteServer } from "./harness.mjs";
+
+function get(url, path) {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, url), (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => { body += d; });
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const root = mkdtempSync(join(tmpdir(), "ap-serve-"));
+let server = null, status = 0;
+try {
+  writeFileSync(join(root, "index.html"), "<!doctype html><title>t</title>");
+  writeFileSync(join(root, "app.js"), "console.log(1);");
+  mkdirSync(join(root, "x.html"));                           // a directory with a file's name
+  mkdirSync(join(root, "sub"));                              // a directory without index.html
+  symlinkSync("/etc/passwd", join(root, "passwd.txt"));      // a link out of the root
+  symlinkSync("/etc", join(root, "etc"));                    // a directory link out of it
+  symlinkSync(join(root, "app.js"), join(root, "alias.js"));  // a link inside it
+  server = await startSiteServer(root);
+  const url = server.url;
+
+  const index = await get(url, "/");
+  if (index.status !== 200 || !index.body.includes("<title>t</title>")) fail(`GET / gave ${index.status}`);
+  if (!/default-src 'self'/.test(index.headers["content-security-policy"] ?? "")) fail("no CSP on /");
+  if (index.headers["content-type"] !== "text/html; charset=utf-8") fail(`/ is ${index.headers["content-type"]}`);
+  const js = await get(url, "/alias.js");
+  if (js.status !== 200 || js.body !== "console.log(1);") fail(`a link inside the root gave ${js.status}`);
+  ok("serve: the site's files are served with their type and the CSP; a link inside the root too");
+
+  for (const path of ["/passwd.txt", "/etc/passwd", "/x.html", "/sub", "/../../etc/passwd",
+                      "/%2e%2e/%2e%2e/etc/passwd", "/nope.js"]) {
+    const r = await get(url, path);
+    if (r.status === 200) fail(`GET ${path} was served: ${r.body.slice(0, 40)}`);
+    if (r.body.includes("root:")) fail(`GET ${path} leaked /etc/passwd`);
+  }
+  const after = await get(url, "/app.js");
+  if (after.status !== 200) fail(`the server stopped serving after the refusals (${after.status})`);
+  ok("serve: links out of the root, directories and missing files are refused, and the server goes on");
+} catch (e) {
+  console.error(e instanceof CheckFailure ? `FAIL: ${e.message}` : `FAIL: ${e.stack ?? e}`);
+  status = 1;
+} finally {
+  server?.child.kill();
+  rmSync(root, { recursive: true, force: true });
+}
+process.exit(status);
