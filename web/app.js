@@ -12,6 +12,7 @@
   const MAX_SCENARIO_CHARS = 1 << 20; // the same bound as a link (scenario::kMaxLinkChars)
   const MAX_PARAM_CHARS = 512;
   const NAME = /^[a-z0-9_]{1,32}$/;
+  const ORIGIN = /^https?:\/\/[^/\s]+$/; // an entry of ?allow=
 
   const canvas = document.getElementById("canvas");
   const overlay = document.getElementById("overlay");
@@ -136,6 +137,11 @@
     if (param("panels") !== null) call("ap_set_panels", null, ["string"], [nameList(param("panels")).join(",")]);
     if (param("hide") !== null) call("ap_hide_controls", null, ["string"], [nameList(param("hide")).join(",")]);
     if (embedded) call("ap_set_embed", null, ["number"], [1]);
+    for (const origin of (param("allow") ?? "").split(",").map((s) => s.trim())) {
+      if (origin && !ORIGIN.test(origin)) {
+        notes.push(`allow: "${origin.slice(0, 40)}" is not an origin such as https://example.org`);
+      }
+    }
     for (const [name, set] of [["head", api.focusHead], ["step", api.setStep]]) {
       if (param(name) === null) continue;
       const r = set(smallInt(param(name), 999) ?? NaN);
@@ -396,7 +402,7 @@
     }
   })();
   const allowed = new Set((param("allow") ?? "").split(",").map((s) => s.trim())
-    .filter((s) => /^https?:\/\/[^/\s]+$/.test(s)));
+    .filter((s) => ORIGIN.test(s)));
   const subscribers = new Map(); // window → origin, for events
 
   function originAllowed(event) {

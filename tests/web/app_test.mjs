@@ -767,6 +767,20 @@ async function checkRefusedLink({ browser, url, pages }) {
   ok("refused-link: a refused link stays in the address until the learner acts; then the page's link replaces it");
 }
 
+// A bad URL parameter is named in a notice and ignored; the good ones still apply.
+async function checkParams({ browser, url, pages }) {
+  const page = await openPage(browser, `${url}?allow=javascript:alert(1),https://ok.example&step=99&head=2&preset=multi_head`);
+  pages.push(page);
+  const state = await page.evaluate(() => ({ notice: window.attentionPlayground.stats().notice,
+                                             view: window.attentionPlayground.getView() }));
+  for (const want of ['allow: "javascript:alert(1)" is not an origin', "step: must be a whole number from 0 to 7",
+                      "head: must be a whole number from 0 to 1"]) {
+    if (!state.notice.includes(want)) fail(`the notice does not say "${want}": ${JSON.stringify(state.notice)}`);
+  }
+  if (state.view.lesson !== "multi_head") fail(`?preset=multi_head was not applied: ${JSON.stringify(state.view)}`);
+  ok("params: bad allow, step and head parameters are each named in the notice; ?preset still applies");
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -781,6 +795,7 @@ const CHECKS = {
   memory: checkMemory,
   idle: checkIdle,
   "refused-link": checkRefusedLink,
+  params: checkParams,
 };
 
 //-----------------------------------------------------------------------------
