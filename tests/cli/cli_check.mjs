@@ -7,7 +7,7 @@
 //
 // A CLI is given as a ;-separated command line, as CMake lists are written.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 const TOLERANCE = 1e-5;  // native vs WASM, max abs difference
 
@@ -22,6 +22,9 @@ function parseArgs(argv) {
 }
 
 function run(cli, args, input) {
+  if (!existsSync(cli[0])) {
+    fail(`${cli[0]} is missing: build the native-release preset first (scripts/build.sh does)`);
+  }
   const r = spawnSync(cli[0], [...cli.slice(1), ...args], {
     input, encoding: "utf8", maxBuffer: 1 << 30,
   });

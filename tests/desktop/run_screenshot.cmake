@@ -8,6 +8,9 @@ foreach(var XVFB_RUN APP PYTHON CHECK OUT)
   endif()
 endforeach()
 
+if(NOT EXISTS "${XVFB_RUN}")
+  message(FATAL_ERROR "FAIL: ${XVFB_RUN} is missing: apt-get install xvfb (scripts/setup.sh does)")
+endif()
 file(REMOVE "${OUT}")
 execute_process(
   COMMAND "${XVFB_RUN}" -a -s "-screen 0 1400x900x24"

@@ -116,6 +116,10 @@ def check_csv(text, weights, label):
 
 
 def main():
+    try:
+        import numpy  # noqa: F401  (the exported program needs it)
+    except ImportError:
+        fail(f"{sys.executable} cannot import numpy: install python3-numpy (scripts/setup.sh does)")
     ap = argparse.ArgumentParser()
     ap.add_argument("--tool", required=True)
     ap.add_argument("--cli", required=True)

@@ -292,7 +292,10 @@ async function checkConsole({ page }) {
 // For every preset: setScenario → getTrace equals `attention-cli eval`, and getScenario
 // equals `attention-cli normalize`.
 async function checkTrace({ page, opts }) {
-  if (!opts.cli || !existsSync(opts.cli)) fail(`--cli must name the native attention-cli (${opts.cli})`);
+  if (!opts.cli || !existsSync(opts.cli)) {
+    fail(`the native attention-cli is missing (${opts.cli ?? "no --cli"}): build the native-release ` +
+         "preset first (scripts/build.sh does)");
+  }
   const cli = (...args) => JSON.parse(execFileSync(opts.cli, args, { encoding: "utf8", maxBuffer: 1 << 28 }));
   for (const file of presetFiles(opts)) {
     const name = basename(file, ".json");
@@ -332,7 +335,8 @@ async function checkBadScenarios({ page, opts }) {
       fail(`setScenario(${what}): error ${JSON.stringify(r.error)} does not start with "${field}: "`);
     }
     // The native CLI says the same about the same text.
-    if (opts.cli && existsSync(opts.cli) && typeof scenario === "object") {
+    if (typeof scenario === "object") {
+      if (!opts.cli || !existsSync(opts.cli)) fail(`the native attention-cli is missing (${opts.cli})`);
       let stderr = "";
       try {
         execFileSync(opts.cli, ["validate", "-"], { input: JSON.stringify(scenario), encoding: "utf8",
