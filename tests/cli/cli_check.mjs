@@ -8,8 +8,9 @@
 // A CLI is given as a ;-separated command line, as CMake lists are written.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { compareJson } from "../web/harness.mjs";
 
-const TOLERANCE = 1e-5;  // native vs WASM, max abs difference
+const TOLERANCE = 1e-5;  // native vs WASM: absolute up to 1, relative above
 
 function parseArgs(argv) {
   const opts = { rest: [] };
@@ -76,23 +77,6 @@ function checkTrace(trace, scenario) {
   checkTensor(trace.output, "output");
 }
 
-function maxAbsDiff(a, b, path = "trace") {
-  if (typeof a === "number" && typeof b === "number") return [Math.abs(a - b), path];
-  if (typeof a === "string" || typeof b === "string") {
-    if (a !== b) fail(`${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
-    return [0, path];
-  }
-  if (Array.isArray(a) !== Array.isArray(b) || typeof a !== typeof b) fail(`${path}: types differ`);
-  let worst = [0, path];
-  const keys = Array.isArray(a) ? a.keys() : Object.keys(a);
-  if (Array.isArray(a) && a.length !== b.length) fail(`${path}: lengths ${a.length} vs ${b.length}`);
-  for (const k of keys) {
-    if (!(k in b)) fail(`${path}.${k} is missing`);
-    const d = maxAbsDiff(a[k], b[k], `${path}[${k}]`);
-    if (d[0] > worst[0]) worst = d;
-  }
-  return worst;
-}
 
 const opts = parseArgs(process.argv.slice(2));
 const [mode, file, expectedFile] = opts.rest;
@@ -122,9 +106,10 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
   const a = run(opts.cli, ["eval", file]);
   const b = run(opts.other, ["eval", file]);
   if (a.status !== 0 || b.status !== 0) fail(`exits ${a.status} and ${b.status}: ${a.stderr}${b.stderr}`);
-  const [worst, where] = maxAbsDiff(JSON.parse(a.stdout), JSON.parse(b.stdout));
-  console.log(`max abs difference ${worst.toExponential(3)} at ${where}`);
-  if (!(worst <= TOLERANCE)) fail(`difference ${worst} exceeds ${TOLERANCE}`);
+  const c = compareJson(JSON.parse(a.stdout), JSON.parse(b.stdout),
+                        { tolerance: TOLERANCE, path: "trace", refName: "the other CLI" });
+  if (c.problem) fail(c.problem);
+  console.log(`largest difference ${c.worst.toExponential(3)} at ${c.path}`);
 } else {
   fail(`unknown mode ${mode}`);
 }

@@ -4,14 +4,13 @@
 //
 //   node tests/web/app_test.mjs --site DIR [--cli NATIVE_attention-cli] [--presets DIR] CHECK
 //
-// CHECK is one of the names in CHECKS below, or "all" to run every check in one browser.
-// Prints one "ok - ..." line per passed check; the first failure prints "FAIL: ..." and exits 1.
-// Every check also fails on a console error or an uncaught page error.
+// CHECK is one of the names in CHECKS below, or "all" to run every check in one browser
+// (harness.mjs runChecks: "ok - ..." lines, "FAIL: CHECK: ..." for each failed check, exit 1 if
+// any failed). Every check also fails on a console error or an uncaught page error.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { launchChromium } from "./browser.mjs";
-import { CheckFailure, fail, ok, startSiteServer } from "./harness.mjs";
+import { compareJson, fail, ok, runChecks } from "./harness.mjs";
 import { decodePng } from "./png.mjs";
 
 const VIEWPORT = { width: 1400, height: 900 };
@@ -68,21 +67,6 @@ const BAD_SCENARIOS = [
 //-----------------------------------------------------------------------------
 // Helpers
 //-----------------------------------------------------------------------------
-
-function parseArgs(argv) {
-  const opts = { checks: [] };
-  for (let i = 0; i < argv.length; ++i) {
-    if (argv[i] === "--site") opts.site = argv[++i];
-    else if (argv[i] === "--cli") opts.cli = argv[++i];
-    else if (argv[i] === "--presets") opts.presets = argv[++i];
-    else if (argv[i].startsWith("--")) fail(`unknown option ${argv[i]}`);
-    else opts.checks.push(argv[i]);
-  }
-  if (!opts.site || !existsSync(join(opts.site, "index.html"))) {
-    fail(`--site must name the staged site (no index.html in ${opts.site})`);
-  }
-  return opts;
-}
 
 // A fresh page on the site that collects console errors and page errors.
 async function openPage(browser, url, { viewport = VIEWPORT, dpr = 1 } = {}) {
@@ -159,32 +143,6 @@ async function setScenario(page, scenario, what) {
   if (!r || r.ok !== true || r.error !== null) fail(`setScenario(${what}) returned ${JSON.stringify(r)}`);
 }
 
-// Every number in `got` within TOLERANCE·max(1, |ref|) of `ref`, everything else equal.
-function compareTrace(got, ref, path, worst = { rel: 0, path }) {
-  if (typeof ref === "number") {
-    if (typeof got !== "number") fail(`${path}: ${JSON.stringify(got)}, the CLI has ${ref}`);
-    const rel = Math.abs(got - ref) / Math.max(1, Math.abs(ref));
-    if (!(rel <= TOLERANCE)) fail(`${path}: ${got}, the CLI has ${ref} (relative difference ${rel})`);
-    if (rel > worst.rel) Object.assign(worst, { rel, path });
-  } else if (Array.isArray(ref)) {
-    if (!Array.isArray(got) || got.length !== ref.length) {
-      fail(`${path}: ${Array.isArray(got) ? `${got.length} entries` : JSON.stringify(got)}, ` +
-           `the CLI has ${ref.length}`);
-    }
-    ref.forEach((v, i) => compareTrace(got[i], v, `${path}[${i}]`, worst));
-  } else if (ref !== null && typeof ref === "object") {
-    if (got === null || typeof got !== "object" || Array.isArray(got)) fail(`${path}: not an object`);
-    const extra = Object.keys(got).filter((k) => !(k in ref));
-    if (extra.length) fail(`${path}: has ${extra.join(", ")}, which the CLI's trace does not`);
-    for (const k of Object.keys(ref)) {
-      if (!(k in got)) fail(`${path}.${k} is missing`);
-      compareTrace(got[k], ref[k], `${path}.${k}`, worst);
-    }
-  } else if (got !== ref) {
-    fail(`${path}: ${JSON.stringify(got)}, the CLI has ${JSON.stringify(ref)}`);
-  }
-  return worst;
-}
 
 function sameJson(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -312,12 +270,13 @@ async function checkTrace({ page, opts }) {
       }
     }
     if (!Array.isArray(ref.output)) fail(`${name}: the CLI's trace has no output`);
-    const worst = compareTrace(trace, ref, "trace");
+    const worst = compareJson(trace, ref, { tolerance: TOLERANCE, path: "trace", refName: "the CLI" });
+    if (worst.problem) fail(worst.problem);
     if (!sameJson(scenario, cli("normalize", file))) {
       fail(`${name}: getScenario() differs from attention-cli normalize`);
     }
     ok(`trace of ${name} matches the CLI (largest relative difference ` +
-       `${worst.rel.toExponential(2)} at ${worst.path})`);
+       `${worst.worst.toExponential(2)} at ${worst.path})`);
   }
 }
 
@@ -803,40 +762,17 @@ const CHECKS = {
 };
 
 //-----------------------------------------------------------------------------
-// Main
+// Main: each check gets a fresh page, and fails on its console errors
 //-----------------------------------------------------------------------------
 
-let server = null, browser = null;
-let status = 0;
-const watchdog = setTimeout(() => {
-  console.error("FAIL: the checks did not finish within 110 s");
-  server?.child.kill();
-  process.exit(1);
-}, 110000);
-
-try {
-  const opts = parseArgs(process.argv.slice(2));
-  const names = opts.checks.includes("all") ? Object.keys(CHECKS) : opts.checks;
-  if (names.length === 0) fail(`name a check: ${Object.keys(CHECKS).join(", ")} or all`);
-  for (const name of names) if (!CHECKS[name]) fail(`unknown check "${name}"`);
-  server = await startSiteServer(opts.site);
-  browser = await launchChromium();
-  for (const name of names) {
-    const t0 = Date.now();
-    const page = await openPage(browser, server.url);
+await runChecks(CHECKS, {
+  options: { cli: undefined, presets: undefined },
+  checkMs: 110000,
+  async run(name, { browser, url, opts }) {
+    const page = await openPage(browser, url);
     const pages = [page];
     checkNoProblems(page, "while loading");
-    await CHECKS[name]({ page, browser, url: server.url, opts, pages });
+    await CHECKS[name]({ page, browser, url, opts, pages });
     for (const p of pages) checkNoProblems(p, `during ${name}`);
-    for (const p of pages) await p.close();
-    console.log(`# ${name}: ${Date.now() - t0} ms`);
-  }
-} catch (e) {
-  console.error(e instanceof CheckFailure ? `FAIL: ${e.message}` : `FAIL: ${e.stack ?? e}`);
-  status = 1;
-} finally {
-  await browser?.close().catch(() => {});
-  server?.child.kill();
-  clearTimeout(watchdog);
-}
-process.exit(status);
+  },
+});

@@ -4,20 +4,10 @@
 //   node tests/web/embed_test.mjs --site DIR [--python /usr/bin/python3] CHECK...
 //
 // CHECK is links, course, origins, requests, exports, embed, or "all" (every check, one
-// browser). Prints "ok - ..." per passed assertion and "# CHECK: N ms" per check; a check
-// stops at its first failure with "FAIL: CHECK: ...", the others still run, and the exit
-// status is 1 if any failed. Every page (and its frames) fails the check on a console error or
-// an uncaught page error; warnings are allowed.
-//
-// Registration in tests/web/CMakeLists.txt (inside its EMSCRIPTEN block, next to app_test):
-//
-//   set(embed_test "${CMAKE_CURRENT_SOURCE_DIR}/embed_test.mjs")
-//   foreach(check links course origins requests exports embed)
-//     add_test(NAME "wasm.browser.embed: ${check}"
-//              COMMAND "${AP_NODE}" "${embed_test}" --site "${CMAKE_BINARY_DIR}/site" ${check})
-//     set_tests_properties("wasm.browser.embed: ${check}" PROPERTIES
-//       LABELS wasm TIMEOUT 120 RESOURCE_LOCK browser)
-//   endforeach()
+// browser; harness.mjs runChecks prints "ok - ..." per passed assertion, "# CHECK: N ms" per
+// check and "FAIL: CHECK: ..." for each that fails, and exits 1 if any failed). Every page
+// (and its frames) fails the check on a console error or an uncaught page error; warnings are
+// allowed.
 //
 // "exports" runs the NumPy export with /usr/bin/python3 (Debian's python3-numpy); pass
 // --python PATH for another interpreter.
@@ -28,8 +18,7 @@ import { tmpdir } from "node:os";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
-import { launchChromium } from "./browser.mjs";
-import { CheckFailure, fail, ok, startSiteServer } from "./harness.mjs";
+import { compareJson, fail, ok, runChecks } from "./harness.mjs";
 import { decodePng } from "./png.mjs";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
@@ -48,20 +37,6 @@ const short = (v, n = 160) => {
   const s = (typeof v === "string" ? v : JSON.stringify(v) ?? String(v)).replace(/\r?\n/g, " / ");
   return s.length > n ? `${s.slice(0, n)}…` : s;
 };
-
-function parseArgs(argv) {
-  const opts = { checks: [], python: "/usr/bin/python3" };
-  for (let i = 0; i < argv.length; ++i) {
-    if (argv[i] === "--site") opts.site = argv[++i];
-    else if (argv[i] === "--python") opts.python = argv[++i];
-    else if (argv[i].startsWith("--")) fail(`unknown option ${argv[i]}`);
-    else opts.checks.push(argv[i]);
-  }
-  if (!opts.site || !existsSync(join(opts.site, "index.html"))) {
-    fail(`--site must name the staged site (no index.html in ${opts.site})`);
-  }
-  return opts;
-}
 
 // A plain static server for tests/web/fixtures on another loopback port (another origin).
 // It sends no Content-Security-Policy.
@@ -802,34 +777,6 @@ function parseCsv(text, what) {
   return rows;
 }
 
-// Every number in got within 1e-5·max(1, |ref|) of ref; strings ("nan", "-inf") and
-// structure equal.
-function compareClose(got, ref, path) {
-  if (typeof ref === "number") {
-    if (typeof got !== "number") fail(`${path}: ${short(got)}, the page has ${ref}`);
-    const rel = Math.abs(got - ref) / Math.max(1, Math.abs(ref));
-    if (!(rel <= 1e-5)) fail(`${path}: ${got}, the page has ${ref} (relative difference ${rel})`);
-    return 1;
-  }
-  if (Array.isArray(ref)) {
-    if (!Array.isArray(got) || got.length !== ref.length) fail(`${path}: ${short(got)}, the page has ${ref.length} entries`);
-    return ref.reduce((n, v, i) => n + compareClose(got[i], v, `${path}[${i}]`), 0);
-  }
-  if (ref !== null && typeof ref === "object") {
-    if (got === null || typeof got !== "object") fail(`${path}: not an object`);
-    const keys = new Set([...Object.keys(ref), ...Object.keys(got)]);
-    let n = 0;
-    for (const k of keys) {
-      if (!(k in got)) fail(`${path}.${k} is missing`);
-      if (!(k in ref)) fail(`${path}.${k} is extra`);
-      n += compareClose(got[k], ref[k], `${path}.${k}`);
-    }
-    return n;
-  }
-  if (got !== ref) fail(`${path}: ${short(got)}, the page has ${short(ref)}`);
-  return 0;
-}
-
 async function checkExports({ browser, url, opts }) {
   const page = await openApp(browser, url, "the playground");
   const ex = (what, options) => page.evaluate(([w, o]) => window.attentionPlayground.export(w, o), [what, options]);
@@ -917,8 +864,9 @@ async function checkExports({ browser, url, opts }) {
         fail(`${name}: the NumPy program printed no JSON (${e.message}): ${short(out)}`);
       }
       if (py.version !== 1) fail(`${name}: the NumPy program printed trace version ${py.version}`);
-      const n = compareClose(py, got.trace, `${name} numpy`);
-      ok(`exports: ${name}: the NumPy export (${got.numpy.data.length} chars) prints the page's trace (${n} numbers within 1e-5)`);
+      const c = compareJson(py, got.trace, { path: `${name} numpy`, refName: "the page" });
+      if (c.problem) fail(c.problem);
+      ok(`exports: ${name}: the NumPy export (${got.numpy.data.length} chars) prints the page's trace (${c.numbers} numbers within 1e-5)`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -1035,43 +983,8 @@ const CHECKS = {
 // Main
 //-----------------------------------------------------------------------------
 
-let server = null, browser = null, watchdog = null;
-let status = 0;
-const arm = (name) => {
-  clearTimeout(watchdog);
-  watchdog = setTimeout(() => {
-    console.error(`FAIL: ${name} did not finish within ${CHECK_MS / 1000} s`);
-    server?.child.kill();
-    process.exit(1);
-  }, CHECK_MS);
-};
-
-try {
-  arm("starting");
-  const opts = parseArgs(process.argv.slice(2));
-  const names = opts.checks.includes("all") ? Object.keys(CHECKS) : opts.checks;
-  if (names.length === 0) fail(`name a check: ${Object.keys(CHECKS).join(", ")} or all`);
-  for (const name of names) if (!CHECKS[name]) fail(`unknown check "${name}"`);
-  server = await startSiteServer(opts.site);
-  browser = await launchChromium();
-  for (const name of names) {
-    arm(name);
-    const t0 = Date.now();
-    try {
-      await CHECKS[name]({ browser, url: server.url, opts });
-    } catch (e) {
-      console.error(e instanceof CheckFailure ? `FAIL: ${name}: ${e.message}` : `FAIL: ${name}: ${e.stack ?? e}`);
-      status = 1;
-    }
-    for (const context of browser.contexts()) await context.close().catch(() => {});
-    console.log(`# ${name}: ${Date.now() - t0} ms`);
-  }
-} catch (e) {
-  console.error(e instanceof CheckFailure ? `FAIL: ${e.message}` : `FAIL: ${e.stack ?? e}`);
-  status = 1;
-} finally {
-  await browser?.close().catch(() => {});
-  server?.child.kill();
-  clearTimeout(watchdog);
-}
-process.exit(status);
+await runChecks(CHECKS, {
+  options: { python: "/usr/bin/python3" },
+  checkMs: CHECK_MS,
+  run: (name, context) => CHECKS[name](context),
+});

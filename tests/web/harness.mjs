@@ -1,7 +1,11 @@
-// Shared by the browser checks (app_test.mjs, embed_test.mjs) and bench/browser.mjs: failures
-// that stop a check, "ok" lines, and the site served by scripts/serve.mjs on a free port.
+// Shared by the browser checks (app_test.mjs, embed_test.mjs), the CLI checks and
+// bench/browser.mjs: failures that stop a check, "ok" lines, the one comparer of traces, and
+// the site served by scripts/serve.mjs on a free port.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { launchChromium } from "./browser.mjs";
 
 const SERVE = fileURLToPath(new URL("../../scripts/serve.mjs", import.meta.url));
 
@@ -35,4 +39,115 @@ export function startSiteServer(root) {
       }
     });
   });
+}
+
+// Compares two JSON values (traces, usually): every number of `got` within
+// tolerance · max(1, |ref|) of `ref` (absolute up to 1, relative above), every other value
+// equal, arrays of the same length and objects with the same keys. Returns
+// {problem, worst, path, numbers}: `problem` is "" or one line naming the path and both values
+// ("trace.heads[0].weights[0][1][2]: 0.25, the CLI has 0.2500024 (difference 2.4e-6)"), and
+// `worst` the largest scaled difference seen, at `path`.
+export function compareJson(got, ref, { tolerance = 1e-5, path = "", refName = "the reference" } = {}) {
+  const out = { problem: "", worst: 0, path, numbers: 0 };
+  const show = (v) => {
+    const s = JSON.stringify(v) ?? String(v);
+    return s.length > 80 ? `${s.slice(0, 80)}…` : s;
+  };
+  const walk = (g, r, p) => {
+    if (out.problem) return;
+    if (typeof r === "number") {
+      if (typeof g !== "number") {
+        out.problem = `${p}: ${show(g)}, ${refName} has ${r}`;
+        return;
+      }
+      const diff = Math.abs(g - r) / Math.max(1, Math.abs(r));
+      ++out.numbers;
+      if (!(diff <= tolerance)) out.problem = `${p}: ${g}, ${refName} has ${r} (difference ${diff})`;
+      else if (diff > out.worst) Object.assign(out, { worst: diff, path: p });
+    } else if (Array.isArray(r)) {
+      if (!Array.isArray(g) || g.length !== r.length) {
+        out.problem = `${p}: ${Array.isArray(g) ? `${g.length} entries` : show(g)}, ${refName} has ${r.length}`;
+        return;
+      }
+      r.forEach((v, i) => walk(g[i], v, `${p}[${i}]`));
+    } else if (r !== null && typeof r === "object") {
+      if (g === null || typeof g !== "object" || Array.isArray(g)) {
+        out.problem = `${p}: ${show(g)} is not an object`;
+        return;
+      }
+      const extra = Object.keys(g).filter((k) => !(k in r));
+      if (extra.length) {
+        out.problem = `${p}: has ${extra.join(", ")}, which ${refName} does not`;
+        return;
+      }
+      for (const k of Object.keys(r)) {
+        if (!(k in g)) out.problem = `${p}.${k} is missing`;
+        walk(g[k], r[k], `${p}.${k}`);
+      }
+    } else if (g !== r) {
+      out.problem = `${p}: ${show(g)}, ${refName} has ${show(r)}`;
+    }
+  };
+  walk(got, ref, path);
+  return out;
+}
+
+// The main of a browser check tool:
+//
+//   node TOOL.mjs --site DIR [--OPTION VALUE]... CHECK... | all
+//
+// serves the site (startSiteServer), launches one Chromium, and runs every named check in
+// turn, each as run(name, {browser, url, opts}) bounded by a watchdog: it prints "ok - ..." lines
+// (the check's own), "FAIL: NAME: message" for a check that fails (the others still run) and
+// "# NAME: N ms"; the exit status is 1 if any failed. `options` names the --OPTIONs the tool
+// takes, with their defaults.
+export async function runChecks(checks, { options = {}, run, checkMs = 110000 }) {
+  let server = null, browser = null, watchdog = null, status = 0;
+  const arm = (name) => {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => {
+      console.error(`FAIL: ${name} did not finish within ${checkMs / 1000} s`);
+      server?.child.kill();
+      process.exit(1);
+    }, checkMs);
+  };
+  try {
+    arm("starting");
+    const opts = { ...options, checks: [] };
+    const argv = process.argv.slice(2);
+    for (let i = 0; i < argv.length; ++i) {
+      const name = argv[i].startsWith("--") ? argv[i].slice(2) : null;
+      if (name === "site" || (name !== null && name in options)) opts[name] = argv[++i];
+      else if (name !== null) fail(`unknown option ${argv[i]}`);
+      else opts.checks.push(argv[i]);
+    }
+    if (!opts.site || !existsSync(join(opts.site, "index.html"))) {
+      fail(`--site must name the staged site (no index.html in ${opts.site})`);
+    }
+    const names = opts.checks.includes("all") ? Object.keys(checks) : opts.checks;
+    if (names.length === 0) fail(`name a check: ${Object.keys(checks).join(", ")} or all`);
+    for (const name of names) if (!checks[name]) fail(`unknown check "${name}"`);
+    server = await startSiteServer(opts.site);
+    browser = await launchChromium();
+    for (const name of names) {
+      arm(name);
+      const t0 = Date.now();
+      try {
+        await run(name, { browser, url: server.url, opts });
+      } catch (e) {
+        console.error(e instanceof CheckFailure ? `FAIL: ${name}: ${e.message}` : `FAIL: ${name}: ${e.stack ?? e}`);
+        status = 1;
+      }
+      for (const context of browser.contexts()) await context.close().catch(() => {});
+      console.log(`# ${name}: ${Date.now() - t0} ms`);
+    }
+  } catch (e) {
+    console.error(e instanceof CheckFailure ? `FAIL: ${e.message}` : `FAIL: ${e.stack ?? e}`);
+    status = 1;
+  } finally {
+    await browser?.close().catch(() => {});
+    server?.child.kill();
+    clearTimeout(watchdog);
+  }
+  process.exit(status);
 }
