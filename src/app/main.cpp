@@ -48,7 +48,9 @@ namespace {
 // animations settle; when idle, frames are skipped and the canvas keeps its last image. In
 // the browser an idle page stops its frame loop altogether (it would poll every animation
 // frame, about 12% of a core), and input, a resize or an API call starts it again.
+#if defined(__EMSCRIPTEN__)
 bool g_sleeping = false;
+#endif
 void wake() {
   g_runtime.busy_frames = 30;
 #if defined(__EMSCRIPTEN__)

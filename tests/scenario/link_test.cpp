@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/random.h"
+#include "preset_files.h"
 #include "scenario/link.h"
 #include "scenario/scenario.h"
 
@@ -22,23 +23,8 @@ namespace {
 // [SECTION] Helpers
 //-----------------------------------------------------------------------------
 
-const char* const kPresets[] = {"padded_batch", "textbook_ones",   "textbook_additive",
-                                "i_saw_a_saw",  "why_so_tall",     "toy_2d",
-                                "multi_head",   "cross_attention", "causal_decoder"};
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 scenario::Scenario preset(const std::string& name) {
-  const scenario::ParseResult r =
-      scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json"));
-  REQUIRE(r.error == "");
-  return r.scenario;
+  return test::preset(name).scenario;
 }
 
 scenario::Scenario small() {
@@ -111,7 +97,7 @@ TEST_CASE("the reader accepts the fragment with or without '#', and '=' padding"
 //-----------------------------------------------------------------------------
 
 TEST_CASE("every preset round-trips exactly with the default and a full view", "[link]") {
-  const char* name = GENERATE(from_range(std::begin(kPresets), std::end(kPresets)));
+  const char* name = GENERATE(from_range(std::begin(kLessonNames), std::end(kLessonNames)));
   INFO(name);
   const scenario::Scenario s = preset(name);
   scenario::ViewState full;
@@ -317,7 +303,7 @@ TEST_CASE("10,000 random and mutated links give a scenario or one error line", "
   scenario::ViewState view;
   view.step = 2;
   view.panels = {"pipeline"};
-  for (const char* name : kPresets) {
+  for (const char* name : kLessonNames) {
     const scenario::Scenario s = preset(name);
     links.push_back(scenario::encode_link(s, view));
     jsons.push_back("{\"scenario\":" + scenario::to_json(s) + ",\"view\":{\"step\":2}}");

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/random.h"
+#include "preset_files.h"
 #include "scenario/scenario.h"
 
 namespace {
@@ -30,13 +31,7 @@ std::string with(const std::string& fields) {
   return std::string("{\"version\": 1, ") + kX + (fields.empty() ? "" : ", " + fields) + "}";
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::read_file;
 
 }  // namespace
 
@@ -350,10 +345,23 @@ TEST_CASE("to_json and parse round-trip every field exactly", "[scenario][json]"
 // [SECTION] Presets
 //-----------------------------------------------------------------------------
 
+TEST_CASE("every preset file is a lesson in assets/lessons.txt, and every lesson has a file",
+          "[scenario][presets]") {
+  const std::set<std::string> lessons(std::begin(kLessonNames), std::end(kLessonNames));
+  const std::set<std::string> files(std::begin(kPresetFiles), std::end(kPresetFiles));
+  CHECK(lessons.size() == std::size(kLessonNames));  // none listed twice
+  for (const std::string& f : files) {
+    INFO("assets/presets/" << f << ".json");
+    CHECK(lessons.count(f) == 1);
+  }
+  for (const std::string& l : lessons) {
+    INFO("lesson " << l);
+    CHECK(files.count(l) == 1);
+  }
+}
+
 TEST_CASE("every preset parses, round-trips and runs", "[scenario][presets]") {
-  const char* name =
-      GENERATE("padded_batch", "textbook_ones", "textbook_additive", "i_saw_a_saw", "why_so_tall",
-               "toy_2d", "multi_head", "cross_attention", "causal_decoder");
+  const char* name = GENERATE(from_range(std::begin(kLessonNames), std::end(kLessonNames)));
   INFO(name);
   const std::string text = read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json");
   const scenario::ParseResult r = scenario::parse(text);
@@ -413,9 +421,7 @@ TEST_CASE("in 'I saw a saw' positions tell the two saws apart", "[scenario][pres
 }
 
 TEST_CASE("every preset's tour notes are in both languages, one per step", "[scenario][presets]") {
-  for (const char* name :
-       {"why_so_tall", "toy_2d", "textbook_ones", "padded_batch", "causal_decoder", "i_saw_a_saw",
-        "multi_head", "cross_attention", "textbook_additive"}) {
+  for (const char* name : kLessonNames) {
     INFO(name);
     const scenario::ParseResult r =
         scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json"));
