@@ -11,7 +11,6 @@ bench="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$bench/.." && pwd)"
 out="$root/build/bench"
 jobs="$(nproc 2>/dev/null || echo 2)"
-export NODE_PATH=/usr/share/nodejs  # Debian's emcc needs its acorn
 
 # The peers, from bench/package-lock.json (the only step that uses the network).
 if [ ! -d "$bench/node_modules/onnxruntime-web" ] ||

@@ -6,7 +6,6 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 [ "${AP_SKIP_SETUP:-0}" = 1 ] || ./scripts/setup.sh
 jobs="$(nproc 2>/dev/null || echo 2)"
-export NODE_PATH=/usr/share/nodejs
 cmake --preset native-release >/dev/null
 cmake --build --preset native-release -j "$jobs"
 cmake --preset wasm-release >/dev/null

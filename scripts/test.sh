@@ -10,7 +10,6 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 ./scripts/build.sh || exit 1
 jobs="$(nproc 2>/dev/null || echo 2)"
-export NODE_PATH=/usr/share/nodejs
 status=0
 echo "== native tests"
 ctest --preset native-release -j "$jobs" || status=1

@@ -62,8 +62,8 @@ attn::Status AppState::set_scenario_json(const std::string& json) {
 }
 
 attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
-  const std::string refused = over_budget(p);
-  if (!refused.empty()) return attn::Status{refused};
+  const attn::Status fits = within_budget(p);
+  if (!fits.ok()) return fits;
   scenario = std::move(s);
   preset = -1;
   edited = false;
@@ -75,7 +75,7 @@ void AppState::recompute_if_needed() {
   if (!dirty_) return;
   dirty_ = false;
   scenario::Resolved r = scenario::resolve(scenario);
-  error = r.ok() ? over_budget(r.problem) : r.error;
+  error = r.ok() ? within_budget(r.problem).error : r.error;
   if (error.empty()) recompute(std::move(r.problem));
 }
 
@@ -93,15 +93,16 @@ int64_t AppState::memory_needed(const attn::Problem& p) {
   return bytes + 2 * inputs * static_cast<int64_t>(sizeof(float));  // the scenario, the problem
 }
 
-std::string AppState::over_budget(const attn::Problem& p) {
+attn::Status AppState::within_budget(const attn::Problem& p) {
   const int64_t bytes = memory_needed(p);
-  if (bytes <= kMemoryBudget) return "";
+  if (bytes <= kMemoryBudget) return attn::Status{};
   auto mb = [](int64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MB"; };
-  return "scenario: batch " + std::to_string(p.queries.size()) + " × " +
-         std::to_string(attn::batch_rows(p.queries)) + " queries × " +
-         std::to_string(attn::batch_rows(p.keys)) + " keys × " + std::to_string(p.heads) +
-         (p.heads == 1 ? " head" : " heads") + " needs about " + mb(bytes) + ", more than the " +
-         mb(kMemoryBudget) + " the playground may use";
+  return attn::Status{"scenario: batch " + std::to_string(p.queries.size()) + " × " +
+                      std::to_string(attn::batch_rows(p.queries)) + " queries × " +
+                      std::to_string(attn::batch_rows(p.keys)) + " keys × " +
+                      std::to_string(p.heads) + (p.heads == 1 ? " head" : " heads") +
+                      " needs about " + mb(bytes) + ", more than the " + mb(kMemoryBudget) +
+                      " the playground may use"};
 }
 
 void AppState::recompute(attn::Problem p) {

@@ -103,10 +103,10 @@ struct AppState {
   // that size is allocated: what is accepted can be drawn (the WASM heap stops at 1 GiB, and
   // an old trace and a new one are alive together for a moment).
   static constexpr int64_t kMemoryBudget = int64_t{384} << 20;
-  // The bytes the playground needs for a scenario resolved to p, and the refusal above the
-  // budget ("" within it).
+  // The bytes the playground needs for a scenario resolved to p, and whether they are within
+  // the budget (the error names the sizes).
   static int64_t memory_needed(const attn::Problem& p);
-  static std::string over_budget(const attn::Problem& p);
+  static attn::Status within_budget(const attn::Problem& p);
 
   // --- Presets ---------------------------------------------------------------------------------
   std::vector<Preset> presets;

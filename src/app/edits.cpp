@@ -144,18 +144,18 @@ void set_scoring(scenario::Scenario* s, attn::Scoring scoring) {
   }
 }
 
-bool set_heads(scenario::Scenario* s, int heads) {
+attn::Status set_heads(scenario::Scenario* s, int heads) {
   scenario::Scenario trial = *s;
   trial.heads = heads;
-  if (heads < 1) return false;
+  if (heads < 1) return attn::Status{"heads: must be at least 1"};
   if (trial.scoring == attn::Scoring::kGeneral && !trial.has_init) {
     const attn::HeadShape hs = attn::head_shape(scenario::to_problem(trial));
     if (hs.dq > 0 && hs.dk > 0)
       trial.W = scenario::generated_matrix(hs.dq, hs.dk, 1, scenario::WeightStream::kW);
   }
-  if (!scenario::validate(trial).ok()) return false;
-  *s = trial;
-  return true;
+  const attn::Status status = scenario::validate(trial);
+  if (status.ok()) *s = trial;
+  return status;
 }
 
 void randomize(scenario::Scenario* s, uint64_t seed) {

@@ -25,8 +25,9 @@ int d_model(const scenario::Scenario& s);  // the width the heads split
 // dot-product scoring needs equal query and key sizes (init weights provide both).
 void set_scoring(scenario::Scenario* s, attn::Scoring scoring);
 
-// Heads must divide d_model; returns false (and changes nothing) when they do not.
-bool set_heads(scenario::Scenario* s, int heads);
+// Heads must divide d_model; when they do not, the scenario is left as it was and the error
+// says why (the one scenario::validate gives).
+attn::Status set_heads(scenario::Scenario* s, int heads);
 
 // New seeded inputs in [-1, 1] (rounded to 0.1) and a new init seed.
 void randomize(scenario::Scenario* s, uint64_t seed);

@@ -255,7 +255,7 @@ void section_heads(AppState& s) {
       ImGui::SameLine();
       char label[24];
       std::snprintf(label, sizeof label, "%d##heads", h);
-      if (ImGui::RadioButton(label, sc.heads == h) && set_heads(&sc, h)) s.changed();
+      if (ImGui::RadioButton(label, sc.heads == h) && set_heads(&sc, h).ok()) s.changed();
     }
     help_marker("Heads split d_model into equal blocks of columns; only divisors of d_model work.");
   }

@@ -230,7 +230,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_get_link() {
   const ui::AppState& s = g_runtime.app.state;
   const scenario::ViewState v = s.view();
   out.clear();
-  if (s.runs() && scenario::validate_view(v, s.scenario).empty())
+  if (s.runs() && scenario::validate_view(v, s.scenario).ok())
     out = scenario::encode_link(s.scenario, v);
   return out.c_str();
 }

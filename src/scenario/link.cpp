@@ -157,7 +157,10 @@ std::string check_range(int v, int lo, int hi, const std::string& field) {
 
 }  // namespace
 
-std::string validate_view(const ViewState& v, const Scenario& s) {
+namespace {
+
+// The first problem of the view, or "".
+std::string check_view(const ViewState& v, const Scenario& s) {
   std::string e;
   if (!(e = check_range(v.step, 0, kMaxViewStep, "view.step")).empty()) return e;
   if (!(e = check_range(v.head, 0, kMaxViewIndex, "view.head")).empty()) return e;
@@ -174,6 +177,12 @@ std::string validate_view(const ViewState& v, const Scenario& s) {
   if (!v.lesson.empty() && !is_name(v.lesson))
     return "view.lesson: " + quoted(v.lesson) + " is not a lesson id (1 to 32 of a-z, 0-9, _)";
   return "";
+}
+
+}  // namespace
+
+attn::Status validate_view(const ViewState& v, const Scenario& s) {
+  return attn::Status{check_view(v, s)};
 }
 
 namespace {
@@ -357,7 +366,7 @@ LinkResult decode(const std::string& fragment) {
       return failed("link." + e.message);
     }
   }
-  const std::string view_error = validate_view(r.view, r.scenario);
+  const std::string view_error = validate_view(r.view, r.scenario).error;
   if (!view_error.empty()) return failed("link." + view_error);
   return r;
 }

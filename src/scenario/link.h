@@ -51,15 +51,15 @@ struct ViewState {
   bool operator!=(const ViewState& o) const { return !(*this == o); }
 };
 
-// "" if the view can be shown with scenario s, else "view.<field>: <problem>". Names in
+// Whether the view can be shown with scenario s; the error is "view.<field>: <problem>". Names in
 // panels, hidden and lesson are identifiers [a-z0-9_]{1,32}, so they never carry markup.
-std::string validate_view(const ViewState& v, const Scenario& s);
+attn::Status validate_view(const ViewState& v, const Scenario& s);
 
 //-----------------------------------------------------------------------------
 // [SECTION] Encoding and decoding
 //-----------------------------------------------------------------------------
 
-// "v1." + base64url(JSON). Precondition: validate(s) and validate_view(v, s) are "". A link
+// "v1." + base64url(JSON). Precondition: validate(s) and validate_view(v, s) are ok. A link
 // longer than kMaxLinkChars (a scenario of roughly 750 KB of JSON) will not decode.
 std::string encode_link(const Scenario& s, const ViewState& v);
 

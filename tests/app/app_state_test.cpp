@@ -276,7 +276,7 @@ TEST_CASE("set_step clamps to the 8 steps and emits step on a change", "[app][st
 TEST_CASE("set_head clamps to the scenario's heads", "[app][state]") {
   ui::AppState app;
   REQUIRE(app.set_scenario_json(kSmall).error == "");
-  REQUIRE(ui::set_heads(&app.scenario, 4));
+  REQUIRE(ui::set_heads(&app.scenario, 4).error == "");
   app.changed();
   app.recompute_if_needed();
   REQUIRE(app.error == "");

@@ -224,7 +224,7 @@ TEST_CASE("resize_features keeps every scenario valid and the columns follow", "
 
 TEST_CASE("resize_features lowers the heads of a scenario without weights", "[app][edits]") {
   Scenario s = plain_scenario();
-  REQUIRE(ui::set_heads(&s, 3));
+  REQUIRE(ui::set_heads(&s, 3).error == "");
   ui::resize_features(&s, 4);  // 3 does not divide 4: the largest divisor below 3 is 2
   CHECK(s.heads == 2);
   CHECK(scenario::validate(s).error == "");
@@ -238,7 +238,7 @@ TEST_CASE("d_model and set_d_model", "[app][edits]") {
   CHECK(ui::d_model(plain) == 6);  // the inputs' width, no weights
   Scenario s = self_scenario();
   CHECK(ui::d_model(s) == 4);
-  REQUIRE(ui::set_heads(&s, 4));
+  REQUIRE(ui::set_heads(&s, 4).error == "");
   ui::set_d_model(&s, 6);
   CHECK(ui::d_model(s) == 6);
   CHECK(s.heads == 3);  // the largest divisor of 6 that is at most 4
@@ -292,7 +292,7 @@ TEST_CASE("set_heads accepts exactly the divisors of d_model", "[app][edits]") {
     Scenario s = start;
     const bool divides = h >= 1 && 4 % h == 0;
     INFO(h << " heads");
-    CHECK(ui::set_heads(&s, h) == divides);
+    CHECK(ui::set_heads(&s, h).ok() == divides);
     if (divides) {
       CHECK(s.heads == h);
       CHECK(scenario::validate(s).error == "");
@@ -305,7 +305,7 @@ TEST_CASE("set_heads accepts exactly the divisors of d_model", "[app][edits]") {
   for (int h = 1; h <= 7; ++h) {
     Scenario s = plain;
     INFO(h << " heads");
-    CHECK(ui::set_heads(&s, h) == (6 % h == 0));
+    CHECK(ui::set_heads(&s, h).ok() == (6 % h == 0));
     if (6 % h) CHECK(same(s, plain));
   }
 }
@@ -314,12 +314,12 @@ TEST_CASE("set_heads regenerates the bilinear W for general scoring", "[app][edi
   Scenario s = plain_scenario();
   ui::set_scoring(&s, Scoring::kGeneral);
   REQUIRE(scenario::validate(s).error == "");
-  REQUIRE(ui::set_heads(&s, 3));
+  REQUIRE(ui::set_heads(&s, 3).error == "");
   CHECK(s.W.rows() == 2);  // 6 features / 3 heads
   CHECK(s.W.cols() == 2);
   CHECK(scenario::validate(s).error == "");
   const Scenario before = s;
-  CHECK_FALSE(ui::set_heads(&s, 4));
+  CHECK_THAT(ui::set_heads(&s, 4).error, Catch::StartsWith("heads: 4 does not divide"));
   CHECK(same(s, before));
 }
 

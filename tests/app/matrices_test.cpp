@@ -181,7 +181,7 @@ TEST_CASE("view() and apply_view() carry the link's view both ways", "[app][stat
   CHECK(v.hidden == std::vector<std::string>{"preset", "seed"});
   CHECK(v.embed);
   CHECK(v.lesson == "");  // a scenario of its own, not a preset
-  CHECK(scenario::validate_view(v, app.scenario).empty());
+  CHECK(scenario::validate_view(v, app.scenario).error == "");
 
   ui::AppState other = loaded();
   other.events.clear();

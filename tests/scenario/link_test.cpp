@@ -240,14 +240,14 @@ TEST_CASE("malformed links: view fields", "[link][bad]") {
 
 TEST_CASE("validate_view checks a view before it is written", "[link]") {
   scenario::ViewState v;
-  CHECK(scenario::validate_view(v, small()) == "");
+  CHECK(scenario::validate_view(v, small()).error == "");
   v.step = 16;
-  CHECK(scenario::validate_view(v, small()) == "view.step: is 16, must be at most 15");
+  CHECK(scenario::validate_view(v, small()).error == "view.step: is 16, must be at most 15");
   v.step = 0;
   v.head = 1;
-  CHECK(scenario::validate_view(v, preset("multi_head")) == "");
+  CHECK(scenario::validate_view(v, preset("multi_head")).error == "");
   v.panels = {""};
-  CHECK(scenario::validate_view(v, preset("multi_head")) ==
+  CHECK(scenario::validate_view(v, preset("multi_head")).error ==
         "view.panels[0]: \"\" is not a name (1 to 32 of a-z, 0-9, _)");
 }
 
@@ -333,8 +333,7 @@ TEST_CASE("10,000 random and mutated links give a scenario or one error line", "
       ++accepted;
       // Whatever is accepted can run and be shared again unchanged.
       const bool fine =
-          scenario::validate(r.scenario).ok() &&
-          scenario::validate_view(r.view, r.scenario).empty() &&
+          scenario::validate(r.scenario).ok() && scenario::validate_view(r.view, r.scenario).ok() &&
           scenario::to_json(
               scenario::decode_link(scenario::encode_link(r.scenario, r.view)).scenario) ==
               scenario::to_json(r.scenario);
