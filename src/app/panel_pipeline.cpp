@@ -377,25 +377,26 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
   const std::vector<float> w = widths_in_row(
       c, avail.x - 80.0f, {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput});
   const bool heads = s.scenario.heads > 1;
-  MatrixDraw d;
-  d.size = ImVec2(w[0], avail.y);
-  d.id = "w";
-  d.caption = "W";
-  if (hov) d.highlight_row = hov->row;
-  block(c, MatrixKind::kWeights, d);
-  operator_sign("\xc2\xb7", avail.y * 0.5f);
-  d = MatrixDraw{};
-  d.size = ImVec2(w[1], avail.y);
-  d.id = "v";
-  d.caption = heads ? "V_h" : "V";
-  if (hov) d.highlight_col = hov->col;
-  block(c, MatrixKind::kV, d);
-  operator_sign("=", avail.y * 0.5f);
-  d = MatrixDraw{};
-  d.size = ImVec2(w[2], avail.y);
-  d.id = "o";
-  d.caption = heads ? "O_h" : "O";
-  block(c, MatrixKind::kHeadOutput, d);
+  // W · V_h = O_h, the hovered output row's weights row and value column outlined.
+  const struct {
+    const char *id, *caption, *sign_after;
+    MatrixKind kind;
+    int highlight_row, highlight_col;
+  } blocks[] = {
+      {"w", "W", "\xc2\xb7", MatrixKind::kWeights, hov ? hov->row : -1, -1},
+      {"v", heads ? "V_h" : "V", "=", MatrixKind::kV, -1, hov ? hov->col : -1},
+      {"o", heads ? "O_h" : "O", nullptr, MatrixKind::kHeadOutput, -1, -1},
+  };
+  for (size_t i = 0; i < std::size(blocks); ++i) {
+    MatrixDraw d;
+    d.size = ImVec2(w[i], avail.y);
+    d.id = blocks[i].id;
+    d.caption = blocks[i].caption;
+    d.highlight_row = blocks[i].highlight_row;
+    d.highlight_col = blocks[i].highlight_col;
+    block(c, blocks[i].kind, d);
+    if (blocks[i].sign_after) operator_sign(blocks[i].sign_after, avail.y * 0.5f);
+  }
 }
 
 void view_output(Ctx& c, ImVec2 avail) {

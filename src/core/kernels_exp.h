@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -89,6 +90,9 @@ struct MaskedRowPlan {
 template <typename RMinMax>
 MaskedRowPlan plan_masked_row(int n, const float* x, int lo, int hi, float mask_value,
                               RMinMax rminmax) {
+  assert(n >= 1);
+  assert(lo >= 0 && hi <= n);
+  assert(!std::isnan(mask_value) && mask_value <= 0.0f);
   MaskedRowPlan p;
   p.visible = std::max(0, hi - lo);
   p.masked = n - p.visible;

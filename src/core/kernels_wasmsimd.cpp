@@ -260,9 +260,6 @@ void f32_softmax_row__wasmsimd(int n, const float* x, float* y) {
 
 float f32_masked_softmax_row__wasmsimd(int n, const float* x, int lo, int hi, float mask_value,
                                        float* y, float* masked_weight) {
-  assert(n >= 1);
-  assert(lo >= 0 && hi <= n);
-  assert(!std::isnan(mask_value) && mask_value <= 0.0f);
   const MaskedRowPlan p = plan_masked_row(n, x, lo, hi, mask_value, f32_rminmax__wasmsimd);
   float sum = 0.0f;
   if (p.visible > 0) {
