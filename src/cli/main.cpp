@@ -144,26 +144,20 @@ int eval(const attn::Problem& p, const EvalOptions& o) {
   std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
   scenario::TraceJsonWriter w(
       [](const std::string& piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); });
-  std::vector<attn::Batch> outputs;  // every head's output, when every head is printed
-  if (o.heads) {
-    for (int h = 0; h < H; ++h) {
-      if (o.head >= 0 && h != o.head) continue;
-      attn::HeadTrace ht = attn::run_head(p, h);
-      w.head(ht, o.matrices, o.head);
-      if (o.head < 0) outputs.push_back(std::move(ht.output));
-    }
+  // Every head is computed as run() computes it, and the output from the heads' outputs, so
+  // that each part printed alone is that part of the whole trace to the last bit.
+  std::vector<attn::Batch> outputs;
+  for (int h = 0; h < H; ++h) {
+    const bool printed = o.heads && (o.head < 0 || h == o.head);
+    if (!printed && !o.output) continue;
+    attn::HeadTrace ht = attn::run_head(p, h);
+    if (printed) w.head(ht, o.matrices, o.head);
+    outputs.push_back(std::move(ht.output));
   }
   if (o.output) {
-    if (static_cast<int64_t>(outputs.size()) == H) {
-      // From the printed heads, so that the output is theirs to the last bit (as run() does).
-      std::vector<const attn::Batch*> parts;
-      for (const attn::Batch& b : outputs) parts.push_back(&b);
-      w.output(attn::output_of(p, attn::concat_heads(parts)));
-    } else {
-      attn::RunOptions lean;
-      lean.keep_head_matrices = false;
-      w.output(attn::run(p, lean).output);
-    }
+    std::vector<const attn::Batch*> parts;
+    for (const attn::Batch& b : outputs) parts.push_back(&b);
+    w.output(attn::output_of(p, attn::concat_heads(parts)));
   }
   w.finish();
   std::fputc('\n', stdout);

@@ -4,10 +4,12 @@
 //   node cli_check.mjs --cli "<cmd;args>" error BAD.json BAD.expected
 //   node cli_check.mjs --cli "<cmd;args>" stdin-ok SCENARIO
 //   node cli_check.mjs --cli "<cmd;args>" --other "<cmd;args>" agree SCENARIO
+//   node cli_check.mjs --cli "<cmd;args>" parts SCENARIO     eval --only, --head, --matrices
+//   node cli_check.mjs --cli "<cmd;args>" full-disk SCENARIO output to /dev/full: exit 1
 //
 // A CLI is given as a ;-separated command line, as CMake lists are written.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { compareJson } from "../web/harness.mjs";
 
 const TOLERANCE = 1e-5;  // native vs WASM: absolute up to 1, relative above
@@ -110,6 +112,40 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
                         { tolerance: TOLERANCE, path: "trace", refName: "the other CLI" });
   if (c.problem) fail(c.problem);
   console.log(`largest difference ${c.worst.toExponential(3)} at ${c.path}`);
+} else if (mode === "parts") {
+  // Each part of the trace equals that part of the whole, and only it is printed.
+  const whole = JSON.parse(run(opts.cli, ["eval", file]).stdout);
+  const part = (...args) => {
+    const r = run(opts.cli, ["eval", file, ...args]);
+    if (r.status !== 0) fail(`eval ${args.join(" ")}: exit ${r.status}: ${r.stderr}`);
+    return JSON.parse(r.stdout);
+  };
+  const same = (got, want, what) => {
+    const c = compareJson(got, want, { tolerance: 0, path: what, refName: "the whole trace" });
+    if (c.problem) fail(c.problem);
+  };
+  same(part("--only", "output"), { version: 1, output: whole.output }, "--only output");
+  same(part("--only", "heads"), { version: 1, heads: whole.heads }, "--only heads");
+  const last = whole.heads.length - 1;
+  same(part("--head", String(last), "--matrices", "weights,scores"),
+       { version: 1, heads: [{ head: last, scores: whole.heads[last].scores, weights: whole.heads[last].weights }],
+         output: whole.output }, `--head ${last} --matrices weights,scores`);
+  for (const [args, error] of [[["--head", String(last + 1)], "--head: is"], [["--only", "all"], "--only: is"],
+                               [["--matrices", "bogus"], "--matrices: unknown"], [["--head"], "--head: needs a value"]]) {
+    const r = run(opts.cli, ["eval", file, ...args]);
+    if (r.status !== 2 || !r.stderr.startsWith(`error: ${error}`)) {
+      fail(`eval ${args.join(" ")}: exit ${r.status}, stderr ${JSON.stringify(r.stderr)}`);
+    }
+  }
+  console.log(`ok: ${file}: --only, --head and --matrices print exactly their part; bad options exit 2`);
+} else if (mode === "full-disk") {
+  const out = openSync("/dev/full", "w");
+  const r = spawnSync(opts.cli[0], [...opts.cli.slice(1), "eval", file], { stdio: ["ignore", out, "pipe"], encoding: "utf8" });
+  closeSync(out);
+  if (r.status !== 1 || !/^error: output: cannot be written/.test(r.stderr)) {
+    fail(`eval > /dev/full: exit ${r.status}, stderr ${JSON.stringify(r.stderr)}`);
+  }
+  console.log(`ok: eval > /dev/full exits 1: ${r.stderr.trim()}`);
 } else {
   fail(`unknown mode ${mode}`);
 }
