@@ -10,48 +10,14 @@
 #include <sstream>
 #include <string>
 
+#include "app/api.h"
 #include "app/i18n.h"
-#include "app/matrices.h"
 #include "app/platform.h"
 #include "imgui_impl_glfw.h"
 #include "scenario/export.h"
 #include "scenario/link.h"
 
 namespace ui {
-
-namespace {
-
-std::vector<std::string> split_csv(const char* text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text ? text : "");
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty() && item.size() <= 32) out.push_back(item);
-  return out;
-}
-
-// getView(): the link's view (AppState::view) with every field written out, the panels
-// listed even when all are shown; "preset" repeats "lesson" for pages written before it.
-std::string view_json() {
-  const AppState& s = g_runtime.app.state;
-  const scenario::ViewState v = s.view();
-  nlohmann::json j;
-  j["step"] = v.step;
-  j["head"] = v.head;
-  j["batch"] = v.batch;
-  j["lang"] = v.lang;
-  j["embed"] = v.embed;
-  j["lesson"] = v.lesson;
-  j["preset"] = v.lesson;
-  nlohmann::json panels = nlohmann::json::array();
-  for (int p = 0; p < static_cast<int>(Panel::kCount); ++p)
-    if (s.show[p]) panels.push_back(panel_id(static_cast<Panel>(p)));
-  j["panels"] = panels;
-  j["hidden"] = v.hidden;
-  return j.dump();
-}
-
-}  // namespace
 
 void on_ready() {
   EM_ASM({
@@ -111,105 +77,82 @@ using ui::g_runtime;
 
 extern "C" {
 
+// The calls of window.attentionPlayground on the app state (ui::api, GL-free, which the
+// native tests and the fuzzer call too). Returned strings stay valid until the next call of
+// the same function.
+
 EMSCRIPTEN_KEEPALIVE const char* ap_get_scenario() {
   static std::string out;
-  out = scenario::to_json(g_runtime.app.state.scenario);
+  out = ui::api::get_scenario(g_runtime.app.state);
   return out.c_str();
 }
 
 // Returns "" when the scenario was applied, otherwise "<field>: <problem>" (state unchanged).
 EMSCRIPTEN_KEEPALIVE const char* ap_set_scenario(const char* json) {
   static std::string out;
-  out = g_runtime.app.state.set_scenario_json(json ? json : "").error;
+  out = ui::api::set_scenario(g_runtime.app.state, json ? json : "");
   ui::request_wake();
   return out.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_get_trace() {
   static std::string out;
-  g_runtime.app.state.recompute_if_needed();
-  out = scenario::trace_to_json(g_runtime.app.state.trace);
+  out = ui::api::get_trace(g_runtime.app.state);
   return out.c_str();
 }
 
 // What a head or batch index may be: {"heads": H, "batch": B}.
 EMSCRIPTEN_KEEPALIVE const char* ap_counts() {
   static std::string out;
-  const ui::AppState& s = g_runtime.app.state;
-  out = "{\"heads\":" + std::to_string(s.scenario.heads) +
-        ",\"batch\":" + std::to_string(s.scenario.batch()) + "}";
+  out = ui::api::counts(g_runtime.app.state);
   return out.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_get_view() {
   static std::string out;
-  out = ui::view_json();
+  out = ui::api::view(g_runtime.app.state);
   return out.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE int ap_set_step(int step) {
-  g_runtime.app.state.set_step(step);
   ui::request_wake();
-  return static_cast<int>(g_runtime.app.state.step);
+  return ui::api::set_step(g_runtime.app.state, step);
 }
 
 EMSCRIPTEN_KEEPALIVE int ap_focus_head(int head) {
-  g_runtime.app.state.set_head(head);
   ui::request_wake();
-  return g_runtime.app.state.head;
+  return ui::api::focus_head(g_runtime.app.state, head);
 }
 
 EMSCRIPTEN_KEEPALIVE int ap_set_batch(int batch) {
-  ui::AppState& s = g_runtime.app.state;
-  s.set_batch(batch);
   ui::request_wake();
-  return s.batch;
+  return ui::api::set_batch(g_runtime.app.state, batch);
 }
 
 EMSCRIPTEN_KEEPALIVE void ap_set_language(const char* code) {
-  g_runtime.app.state.set_language(code && std::string(code) == "zh" ? ui::Lang::kZh
-                                                                     : ui::Lang::kEn);
+  ui::api::set_language(g_runtime.app.state, code ? code : "");
   ui::request_wake();
 }
 
 EMSCRIPTEN_KEEPALIVE int ap_load_preset(const char* name) {
-  ui::AppState& s = g_runtime.app.state;
-  for (int i = 0; i < static_cast<int>(s.presets.size()); ++i) {
-    if (s.presets[i].name == (name ? name : "")) {
-      s.load_preset(i);
-      ui::request_wake();
-      return 1;
-    }
-  }
-  return 0;
+  ui::request_wake();
+  return ui::api::load_preset(g_runtime.app.state, name ? name : "") ? 1 : 0;
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_presets() {
   static std::string out;
-  nlohmann::json list = nlohmann::json::array();
-  for (const ui::Preset& p : g_runtime.app.state.presets)
-    list.push_back(
-        {{"name", p.name}, {"title", p.scenario.title.en}, {"title_zh", p.scenario.title.zh}});
-  out = list.dump();
+  out = ui::api::presets(g_runtime.app.state);
   return out.c_str();
 }
 
 // Comma-separated panel ids to show; the others are hidden.
 EMSCRIPTEN_KEEPALIVE void ap_set_panels(const char* csv) {
-  ui::AppState& s = g_runtime.app.state;
-  const std::vector<std::string> ids = ui::split_csv(csv);
-  for (int p = 0; p < static_cast<int>(ui::Panel::kCount); ++p)
-    s.show[p] =
-        std::find(ids.begin(), ids.end(), ui::panel_id(static_cast<ui::Panel>(p))) != ids.end();
-  s.emit("view");
+  ui::api::set_panels(g_runtime.app.state, csv ? csv : "");
   ui::request_wake();
 }
 
 EMSCRIPTEN_KEEPALIVE void ap_hide_controls(const char* csv) {
-  ui::AppState& s = g_runtime.app.state;
-  const std::vector<std::string> ids = ui::split_csv(csv);
-  s.hidden = std::set<std::string>(ids.begin(), ids.end());
-  s.emit("view");
+  ui::api::hide_controls(g_runtime.app.state, csv ? csv : "");
   ui::request_wake();
 }
 
@@ -227,11 +170,7 @@ EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
 // scenario being edited does not validate.
 EMSCRIPTEN_KEEPALIVE const char* ap_get_link() {
   static std::string out;
-  const ui::AppState& s = g_runtime.app.state;
-  const scenario::ViewState v = s.view();
-  out.clear();
-  if (s.runs() && scenario::validate_view(v, s.scenario).ok())
-    out = scenario::encode_link(s.scenario, v);
+  out = ui::api::get_link(g_runtime.app.state);
   return out.c_str();
 }
 
@@ -239,12 +178,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_get_link() {
 // naming the part and the problem; the state is then unchanged.
 EMSCRIPTEN_KEEPALIVE const char* ap_open_link(const char* fragment) {
   static std::string out;
-  scenario::LinkResult r = scenario::decode_link(fragment ? fragment : "");
-  out = r.error;
-  if (r.ok()) {
-    out = g_runtime.app.state.set_parsed(std::move(r.scenario), std::move(r.problem)).error;
-    if (out.empty()) g_runtime.app.state.apply_view(r.view);
-  }
+  out = ui::api::open_link(g_runtime.app.state, fragment ? fragment : "");
   ui::request_wake();
   return out.c_str();
 }
@@ -269,18 +203,8 @@ EMSCRIPTEN_KEEPALIVE void ap_toast(const char* key, const char* detail) {
 EMSCRIPTEN_KEEPALIVE const char* ap_export(const char* what, const char* format, int head,
                                            int batch) {
   static std::string out;
-  const ui::Export e =
-      ui::make_export(g_runtime.app.state, what ? what : "", format ? format : "", head, batch);
-  nlohmann::json j;
-  if (e.ok())
-    j = {{"ok", true},
-         {"error", nullptr},
-         {"filename", e.filename},
-         {"mime", e.mime},
-         {"data", e.data}};
-  else
-    j = {{"ok", false}, {"error", e.error}};
-  out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out = ui::api::export_json(g_runtime.app.state, what ? what : "", format ? format : "", head,
+                             batch);
   return out.c_str();
 }
 

@@ -685,7 +685,16 @@ async function checkMemory({ page }) {
 // draws no frame; a mouse move wakes it.
 async function checkIdle({ page }) {
   await waitForFrames(page);
-  await page.waitForTimeout(1500);  // the frames after the last input settle
+  // The frames after the last input settle (on a busy machine that takes a while): the page
+  // has fallen asleep once no frame came for a second.
+  await page.evaluate(async () => {
+    const frames = () => window.attentionPlayground.stats().frames;
+    for (let last = frames(), since = performance.now(), t0 = since; performance.now() - t0 < 20000;) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (frames() !== last) last = frames(), since = performance.now();
+      else if (performance.now() - since > 1000) return;
+    }
+  });
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Performance.enable");
   const metrics = async () =>

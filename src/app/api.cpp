@@ -1,0 +1,152 @@
+// The JavaScript API's calls on the app state, GL-free (see api.h).
+#include "app/api.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "app/matrices.h"
+#include "scenario/link.h"
+
+namespace ui::api {
+
+namespace {
+
+std::vector<std::string> split_csv(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty() && item.size() <= 32) out.push_back(item);
+  return out;
+}
+
+std::string dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+std::string get_scenario(const AppState& s) {
+  return scenario::to_json(s.scenario);
+}
+
+std::string set_scenario(AppState& s, const std::string& json) {
+  return s.set_scenario_json(json).error;
+}
+
+std::string get_trace(AppState& s) {
+  s.recompute_if_needed();
+  std::string text = scenario::trace_to_json(s.trace);
+  // A lean trace keeps each head's output only: say so, rather than hand over empty arrays as
+  // if they were the matrices.
+  if (s.lean) text.insert(text.size() - 1, ",\"lean\":true");
+  return text;
+}
+
+std::string counts(const AppState& s) {
+  return "{\"heads\":" + std::to_string(s.scenario.heads) +
+         ",\"batch\":" + std::to_string(s.scenario.batch()) + "}";
+}
+
+std::string view(const AppState& s) {
+  const scenario::ViewState v = s.view();
+  nlohmann::json j;
+  j["step"] = v.step;
+  j["head"] = v.head;
+  j["batch"] = v.batch;
+  j["lang"] = v.lang;
+  j["embed"] = v.embed;
+  j["lesson"] = v.lesson;
+  j["preset"] = v.lesson;  // for pages written before "lesson"
+  nlohmann::json panels = nlohmann::json::array();
+  for (int p = 0; p < static_cast<int>(Panel::kCount); ++p)
+    if (s.show[p]) panels.push_back(panel_id(static_cast<Panel>(p)));
+  j["panels"] = panels;
+  j["hidden"] = v.hidden;
+  return dump(j);
+}
+
+int set_step(AppState& s, int step) {
+  s.set_step(step);
+  return static_cast<int>(s.step);
+}
+
+int focus_head(AppState& s, int head) {
+  s.set_head(head);
+  return s.head;
+}
+
+int set_batch(AppState& s, int batch) {
+  s.set_batch(batch);
+  return s.batch;
+}
+
+void set_language(AppState& s, const std::string& code) {
+  s.set_language(code == "zh" ? Lang::kZh : Lang::kEn);
+}
+
+bool load_preset(AppState& s, const std::string& name) {
+  for (int i = 0; i < static_cast<int>(s.presets.size()); ++i) {
+    if (s.presets[i].name == name) {
+      s.load_preset(i);
+      return s.preset == i;
+    }
+  }
+  return false;
+}
+
+std::string presets(const AppState& s) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Preset& p : s.presets)
+    list.push_back(
+        {{"name", p.name}, {"title", p.scenario.title.en}, {"title_zh", p.scenario.title.zh}});
+  return dump(list);
+}
+
+void set_panels(AppState& s, const std::string& csv) {
+  const std::vector<std::string> ids = split_csv(csv);
+  for (int p = 0; p < static_cast<int>(Panel::kCount); ++p)
+    s.show[p] = std::find(ids.begin(), ids.end(), panel_id(static_cast<Panel>(p))) != ids.end();
+  s.emit("view");
+}
+
+void hide_controls(AppState& s, const std::string& csv) {
+  const std::vector<std::string> ids = split_csv(csv);
+  s.hidden = std::set<std::string>(ids.begin(), ids.end());
+  s.emit("view");
+}
+
+std::string get_link(const AppState& s) {
+  const scenario::ViewState v = s.view();
+  if (!s.runs() || !scenario::validate_view(v, s.scenario).ok()) return "";
+  return scenario::encode_link(s.scenario, v);
+}
+
+std::string open_link(AppState& s, const std::string& fragment) {
+  scenario::LinkResult r = scenario::decode_link(fragment);
+  if (!r.ok()) return r.error;
+  const attn::Status applied = s.set_parsed(std::move(r.scenario), std::move(r.problem));
+  if (applied.ok()) s.apply_view(r.view);
+  return applied.error;
+}
+
+std::string export_json(AppState& s, const std::string& what, const std::string& format, int head,
+                        int batch) {
+  const Export e = make_export(s, what, format, head, batch);
+  nlohmann::json j;
+  if (e.ok())
+    j = {{"ok", true},
+         {"error", nullptr},
+         {"filename", e.filename},
+         {"mime", e.mime},
+         {"data", e.data}};
+  else
+    j = {{"ok", false}, {"error", e.error}};
+  return dump(j);
+}
+
+}  // namespace ui::api

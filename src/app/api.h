@@ -1,0 +1,41 @@
+// The JavaScript API's calls on the app state (web/app.js calls them through the ap_* C
+// functions of web_api.cpp). GL-free and browser-free, so that the native tests and the
+// fuzzer (tests/fuzz/fuzz_api.cpp) call exactly what the page calls, with any input.
+//
+// Texts in are anything (the page passes what a caller gave); texts out are JSON or one
+// line "<field>: <problem>" ("" when the call was applied).
+#pragma once
+
+#include <string>
+
+#include "app/app_state.h"
+
+namespace ui::api {
+
+std::string get_scenario(const AppState& s);                     // Scenario JSON
+std::string set_scenario(AppState& s, const std::string& json);  // "" or the error
+std::string get_trace(AppState& s);     // Trace JSON; "lean": true when heads are outputs only
+std::string counts(const AppState& s);  // {"heads": H, "batch": B}
+std::string view(const AppState& s);    // getView(): every field, "preset" = "lesson"
+
+// The view: each clamps to what the scenario has and returns what it set.
+int set_step(AppState& s, int step);
+int focus_head(AppState& s, int head);
+int set_batch(AppState& s, int batch);
+void set_language(AppState& s, const std::string& code);  // "zh", or English
+bool load_preset(AppState& s, const std::string& name);
+std::string presets(const AppState& s);                // [{"name", "title", "title_zh"}]
+void set_panels(AppState& s, const std::string& csv);  // the panels to show, by id
+void hide_controls(AppState& s, const std::string& csv);
+
+// The link ("v1.…", without '#'), or "" while the edited scenario does not run; opening one
+// returns "" when it was applied, else its error (the state unchanged).
+std::string get_link(const AppState& s);
+std::string open_link(AppState& s, const std::string& fragment);
+
+// make_export as JSON: {"ok":true,"error":null,"filename","mime","data"} or
+// {"ok":false,"error"}.
+std::string export_json(AppState& s, const std::string& what, const std::string& format, int head,
+                        int batch);
+
+}  // namespace ui::api
