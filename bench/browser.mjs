@@ -128,6 +128,43 @@ try {
   console.log(`  next frame incl. the focused head on demand: median ${fmt(median(result.frame))} ms`);
   console.log(`  lean trace: ${result.lean}; WASM heap ${(result.heap / 1048576).toFixed(0)} MiB`);
 
+  // Typed arrays against JSON text at n = 1024, 64 features, d_model 512, 8 heads (d = 64 per
+  // head): setScenario (parse, validate, the core run) and getTrace of one head (computed on
+  // demand: the trace is lean).
+  const io = await page.evaluate(async ({ scenario, runs }) => {
+    const api = window.attentionPlayground;
+    const x = new Float32Array(scenario.x.flat());
+    const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+    const setTyped = [], setJson = [], getTyped = [], getJson = [];
+    for (let i = 0; i < runs; ++i) {
+      scenario.init.seed = 100 + i;
+      let t0 = performance.now();
+      let r = api.setScenario({ ...scenario, x: { shape: [1024, 64], data: x } });
+      setTyped.push(performance.now() - t0);
+      if (!r.ok) throw new Error(r.error);
+      t0 = performance.now();
+      api.getTrace({ typed: true, heads: [i % 8] });
+      getTyped.push(performance.now() - t0);
+      scenario.init.seed = 200 + i;
+      t0 = performance.now();
+      r = api.setScenario(JSON.stringify(scenario));
+      setJson.push(performance.now() - t0);
+      if (!r.ok) throw new Error(r.error);
+      t0 = performance.now();
+      api.getTrace();  // lean: the JSON trace holds the heads' outputs only
+      getJson.push(performance.now() - t0);
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    return { setTyped: median(setTyped), setJson: median(setJson), getTyped: median(getTyped),
+             getJson: median(getJson), chars: JSON.stringify(scenario).length };
+  }, { scenario: big, runs });
+  console.log(`\nTyped arrays vs JSON text, n = 1024 × 64 features, 8 heads (d_model 512), ${runs} runs:`);
+  console.log(`  setScenario from typed arrays (core run included): median ${fmt(io.setTyped)} ms (target ≤ 80 ms)`);
+  console.log(`  setScenario from JSON text (${(io.chars / 1024).toFixed(0)} KB): median ${fmt(io.setJson)} ms ` +
+              `(${fmt(io.setJson / io.setTyped, 1)}× the typed path; target ≤ 3×)`);
+  console.log(`  getTrace({typed: true}) of one head (computed on demand): median ${fmt(io.getTyped)} ms (target ≤ 50 ms)`);
+  console.log(`  getTrace() as JSON (lean: outputs only): median ${fmt(io.getJson)} ms`);
+
   // Memory at n = 2048, 8 heads: the trace keeps outputs only, one head's matrices on demand.
   const huge = bigScenario(2048, 64, 512, 8, false);
   const mem = await page.evaluate(async (scenario) => {

@@ -108,6 +108,100 @@
   }
 
   // ---------------------------------------------------------------------------------------
+  // Typed arrays in and out: numbers that never become text
+  // ---------------------------------------------------------------------------------------
+
+  const MATRIX_FIELDS = ["x", "queries", "keys", "values", "W_q", "W_k", "W_v", "W_o", "W", "w_v"];
+  const HEAD_MATRICES = ["scores", "scaled", "masked", "weights", "output"];
+
+  // The scenario with each {shape, data: Float32Array} field replaced by {shape, buffer: k},
+  // and the arrays; or {error}.
+  function typedFields(scenario) {
+    if (scenario === null || typeof scenario !== "object" || Array.isArray(scenario)) {
+      return { json: scenario, arrays: [] };
+    }
+    const arrays = [];
+    let json = scenario;
+    for (const field of MATRIX_FIELDS) {
+      const v = scenario[field];
+      if (v === null || typeof v !== "object" || Array.isArray(v) || !("data" in v)) continue;
+      if (!(v.data instanceof Float32Array)) return { error: `${field}.data: must be a Float32Array` };
+      if (!Array.isArray(v.shape)) return { error: `${field}.shape: must be an array of sizes` };
+      if (json === scenario) json = { ...scenario };
+      json[field] = { shape: v.shape, buffer: arrays.length };
+      arrays.push(v.data);
+    }
+    return { json, arrays };
+  }
+
+  // The arrays copied into the WASM heap once, a table of (pointer, length) beside them.
+  function setScenarioBinary(text, arrays) {
+    const floats = arrays.reduce((n, a) => n + a.length, 0);
+    const data = M._malloc(Math.max(4, floats * 4));
+    const table = M._malloc(8 * arrays.length);
+    if (!data || !table) {
+      if (data) M._free(data);
+      if (table) M._free(table);
+      return "scenario: too large for the available memory";
+    }
+    try {
+      let at = data;
+      arrays.forEach((a, k) => {
+        M.HEAPF32.set(a, at / 4);
+        M.HEAP32[table / 4 + 2 * k] = at;
+        M.HEAP32[table / 4 + 2 * k + 1] = a.length;
+        at += a.length * 4;
+      });
+      const size = M.lengthBytesUTF8(text) + 1;
+      const ptr = M._malloc(size);
+      if (!ptr) return "scenario: too large for the available memory";
+      try {
+        M.stringToUTF8(text, ptr, size);
+        return call("ap_set_scenario_binary", "string", ["number", "number", "number"],
+                    [ptr, table, arrays.length]);
+      } finally {
+        M._free(ptr);
+      }
+    } finally {
+      M._free(data);
+      M._free(table);
+    }
+  }
+
+  function typedTrace(options) {
+    const shape = getJson("ap_trace_shape");
+    const heads = options.heads ?? [...Array(shape.heads).keys()];
+    const matrices = options.matrices ?? HEAD_MATRICES;
+    if (!Array.isArray(heads) || !heads.every((h) => Number.isInteger(h) && h >= 0 && h < shape.heads)) {
+      return failure(`heads: must be an array of heads from 0 to ${shape.heads - 1}`);
+    }
+    if (!Array.isArray(matrices) || !matrices.every((m) => HEAD_MATRICES.includes(m))) {
+      return failure(`matrices: must name some of ${HEAD_MATRICES.join(", ")}`);
+    }
+    const B = shape.batch, nq = shape.queries, nk = shape.keys, dv = shape.head_columns;
+    const cells = (m) => (m === "output" ? nq * dv : nq * nk);
+    const copy = (ptr, n, into, offset) => into.set(M.HEAPF32.subarray(ptr / 4, ptr / 4 + n), offset);
+    const out = { version: 1, heads: [], output: null, lean: shape.lean };
+    for (const h of heads) {
+      const head = options.heads ? { head: h } : {};
+      for (const m of matrices) {
+        head[m] = { shape: [B, nq, m === "output" ? dv : nk], data: new Float32Array(B * cells(m)) };
+      }
+      for (let b = 0; b < B; ++b) {
+        const ptrs = call("ap_trace_item", "string", ["number", "number"], [h, b]).split(",").map(Number);
+        HEAD_MATRICES.forEach((m, i) => {
+          if (head[m]) copy(ptrs[i], cells(m), head[m].data, b * cells(m));
+        });
+      }
+      out.heads.push(head);
+    }
+    const dOut = shape.output_columns;
+    out.output = { shape: [B, nq, dOut], data: new Float32Array(B * nq * dOut) };
+    for (let b = 0; b < B; ++b) copy(call("ap_trace_output", "number", ["number"], [b]), nq * dOut, out.output.data, b * nq * dOut);
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------
   // URL parameters: ?embed=1&preset=NAME&step=K&head=H&lang=zh&panels=a,b&hide=a,b&allow=ORIGINS
   // ---------------------------------------------------------------------------------------
 
@@ -239,24 +333,40 @@
     getScenario() { return ready ? getJson("ap_get_scenario") : failure(NOT_READY); },
 
     // Takes a scenario object (or its JSON text); returns {ok: true, error: null} once it runs,
-    // or {ok: false, error: "<field>: <problem>"} and leaves the playground as it was.
+    // or {ok: false, error: "<field>: <problem>"} and leaves the playground as it was. Any
+    // matrix field may be {shape: [rows, cols] | [batch, rows, cols], data: Float32Array}
+    // (row-major; w_v {shape: [n], data}): its numbers go to the app as they are, with no
+    // text in between and no limit on the text's length (the size limits still apply).
     setScenario(scenario) {
       if (!ready) return failure(NOT_READY);
+      const typed = typeof scenario === "string" ? null : typedFields(scenario);
+      if (typed?.error) return failure(typed.error);
       let text;
       try {
-        text = typeof scenario === "string" ? scenario : JSON.stringify(scenario);
+        text = typeof scenario === "string" ? scenario : JSON.stringify(typed.json);
       } catch (e) {
         return failure(`scenario: cannot be written as JSON (${e.message})`);
       }
       if (typeof text !== "string") return failure("scenario: must be an object");
       if (text.length > MAX_SCENARIO_CHARS) {
-        return failure(`scenario: is ${text.length} characters, at most ${MAX_SCENARIO_CHARS}`);
+        return failure(`scenario: is ${text.length} characters, at most ${MAX_SCENARIO_CHARS} ` +
+                       "(give large matrices as {shape, data: Float32Array})");
       }
-      const error = callWithText("ap_set_scenario", text);
+      const error = typed?.arrays.length ? setScenarioBinary(text, typed.arrays)
+                                         : callWithText("ap_set_scenario", text);
       return error ? failure(error) : success();
     },
 
-    getTrace() { return ready ? getJson("ap_get_trace") : failure(NOT_READY); },
+    // The trace as JSON, or with {typed: true} every matrix as {shape: [batch, rows, cols],
+    // data: Float32Array}; {heads: [h, ...]} and {matrices: ["weights", ...]} pick parts (a
+    // lean trace's heads are computed on demand, one batch item at a time).
+    getTrace(options) {
+      if (!ready) return failure(NOT_READY);
+      if (options === undefined || options === null || options.typed !== true) {
+        return getJson("ap_get_trace");
+      }
+      return typedTrace(options);
+    },
     getView() { return ready ? getJson("ap_get_view") : failure(NOT_READY); },
     // The step to show, 0 (inputs) to 7 (output).
     setStep(step) {
@@ -414,7 +524,7 @@
   const METHODS = {
     getScenario: [],
     setScenario: ["object|string"],
-    getTrace: [],
+    getTrace: ["object|undefined"],
     getView: [],
     getLink: [],
     setStep: ["number"],

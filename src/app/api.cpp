@@ -38,6 +38,13 @@ std::string set_scenario(AppState& s, const std::string& json) {
   return s.set_scenario_json(json).error;
 }
 
+std::string set_scenario(AppState& s, const std::string& json,
+                         const std::vector<scenario::FloatArray>& arrays) {
+  scenario::ParseResult r = scenario::parse(json, arrays);
+  if (!r.ok()) return r.error;
+  return s.set_parsed(std::move(r.scenario), std::move(r.problem)).error;
+}
+
 std::string get_trace(AppState& s) {
   s.recompute_if_needed();
   std::string text = scenario::trace_to_json(s.trace);
@@ -50,6 +57,36 @@ std::string get_trace(AppState& s) {
 std::string counts(const AppState& s) {
   return "{\"heads\":" + std::to_string(s.scenario.heads) +
          ",\"batch\":" + std::to_string(s.scenario.batch()) + "}";
+}
+
+std::string trace_shape(AppState& s) {
+  s.recompute_if_needed();
+  const attn::Trace& t = s.trace;
+  nlohmann::json j;
+  j["heads"] = t.heads.size();
+  j["batch"] = t.output.size();
+  j["queries"] = attn::batch_rows(t.queries);
+  j["keys"] = attn::batch_rows(t.keys);
+  j["head_columns"] = t.heads.empty() ? 0 : attn::batch_cols(t.heads[0].output);
+  j["output_columns"] = attn::batch_cols(t.output);
+  j["lean"] = s.lean;
+  return dump(j);
+}
+
+std::array<const float*, 5> trace_item(AppState& s, int head, int batch) {
+  s.recompute_if_needed();
+  if (head < 0 || head >= static_cast<int>(s.trace.heads.size()) || batch < 0 ||
+      batch >= static_cast<int>(s.trace.output.size()))
+    return {};
+  const attn::HeadTrace& h = s.head_trace(head, batch);
+  return {h.scores[batch].data(), h.scaled[batch].data(), h.masked[batch].data(),
+          h.weights[batch].data(), h.output[batch].data()};
+}
+
+const float* trace_output(AppState& s, int batch) {
+  s.recompute_if_needed();
+  if (batch < 0 || batch >= static_cast<int>(s.trace.output.size())) return nullptr;
+  return s.trace.output[batch].data();
 }
 
 std::string view(const AppState& s) {
@@ -123,6 +160,14 @@ void hide_controls(AppState& s, const std::string& csv) {
 std::string get_link(const AppState& s) {
   const scenario::ViewState v = s.view();
   if (!s.runs() || !scenario::validate_view(v, s.scenario).ok()) return "";
+  int64_t cells = 0;  // the numbers the link would spell out
+  for (const attn::Batch* x : {&s.scenario.queries, &s.scenario.keys, &s.scenario.values})
+    if (!s.scenario.self_attention || x == &s.scenario.queries)
+      cells += static_cast<int64_t>(x->size()) * attn::batch_rows(*x) * attn::batch_cols(*x);
+  for (const attn::Matrix* w :
+       {&s.scenario.W_q, &s.scenario.W_k, &s.scenario.W_v, &s.scenario.W_o, &s.scenario.W})
+    cells += w->size();
+  if (cells > kMaxLinkCells) return "";
   return scenario::encode_link(s.scenario, v);
 }
 

@@ -6,7 +6,9 @@
 // line "<field>: <problem>" ("" when the call was applied).
 #pragma once
 
+#include <array>
 #include <string>
+#include <vector>
 
 #include "app/app_state.h"
 
@@ -14,9 +16,21 @@ namespace ui::api {
 
 std::string get_scenario(const AppState& s);                     // Scenario JSON
 std::string set_scenario(AppState& s, const std::string& json);  // "" or the error
+// With the typed arrays that the JSON's {"shape", "buffer": k} fields name.
+std::string set_scenario(AppState& s, const std::string& json,
+                         const std::vector<scenario::FloatArray>& arrays);
 std::string get_trace(AppState& s);     // Trace JSON; "lean": true when heads are outputs only
 std::string counts(const AppState& s);  // {"heads": H, "batch": B}
-std::string view(const AppState& s);    // getView(): every field, "preset" = "lesson"
+
+// The trace as typed arrays (getTrace({typed: true})): its sizes, {"heads", "batch",
+// "queries", "keys", "head_columns", "output_columns", "lean"}; then, one head of one batch
+// item at a time, where its scores, scaled, masked, weights (queries × keys each) and output
+// (queries × head_columns) are, row-major (computed on demand when the trace is lean, and
+// valid until the next call); and where the final output of an item is.
+std::string trace_shape(AppState& s);
+std::array<const float*, 5> trace_item(AppState& s, int head, int batch);
+const float* trace_output(AppState& s, int batch);
+std::string view(const AppState& s);  // getView(): every field, "preset" = "lesson"
 
 // The view: each clamps to what the scenario has and returns what it set.
 int set_step(AppState& s, int step);
@@ -28,8 +42,10 @@ std::string presets(const AppState& s);                // [{"name", "title", "ti
 void set_panels(AppState& s, const std::string& csv);  // the panels to show, by id
 void hide_controls(AppState& s, const std::string& csv);
 
-// The link ("v1.…", without '#'), or "" while the edited scenario does not run; opening one
+// The link ("v1.…", without '#'), or "" while the edited scenario does not run or is too big
+// for a link (more than kMaxLinkCells numbers: the link would pass its 1 MiB); opening one
 // returns "" when it was applied, else its error (the state unchanged).
+constexpr int64_t kMaxLinkCells = int64_t{1} << 16;
 std::string get_link(const AppState& s);
 std::string open_link(AppState& s, const std::string& fragment);
 

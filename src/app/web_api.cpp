@@ -5,6 +5,8 @@
 #include <emscripten/emscripten.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -93,6 +95,43 @@ EMSCRIPTEN_KEEPALIVE const char* ap_set_scenario(const char* json) {
   out = ui::api::set_scenario(g_runtime.app.state, json ? json : "");
   ui::request_wake();
   return out.c_str();
+}
+
+// The same with `count` typed arrays: table holds (pointer, length) pairs of floats in the
+// WASM heap, which the JSON's {"shape", "buffer": k} fields name.
+EMSCRIPTEN_KEEPALIVE const char* ap_set_scenario_binary(const char* json, const int32_t* table,
+                                                        int count) {
+  static std::string out;
+  std::vector<scenario::FloatArray> arrays;
+  for (int k = 0; k < count; ++k)
+    arrays.push_back({reinterpret_cast<const float*>(static_cast<uintptr_t>(table[2 * k])),
+                      static_cast<size_t>(table[2 * k + 1])});
+  out = ui::api::set_scenario(g_runtime.app.state, json ? json : "", arrays);
+  ui::request_wake();
+  return out.c_str();
+}
+
+// getTrace({typed: true}): the sizes, then where one head of one item is ("p0,p1,p2,p3,p4":
+// scores, scaled, masked, weights, output; "" when out of range), and an item's output.
+EMSCRIPTEN_KEEPALIVE const char* ap_trace_shape() {
+  static std::string out;
+  out = ui::api::trace_shape(g_runtime.app.state);
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_trace_item(int head, int batch) {
+  static std::string out;
+  const std::array<const float*, 5> p = ui::api::trace_item(g_runtime.app.state, head, batch);
+  out.clear();
+  if (!p[0]) return out.c_str();
+  for (size_t i = 0; i < p.size(); ++i)
+    out += (i ? "," : "") + std::to_string(reinterpret_cast<uintptr_t>(p[i]));
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE double ap_trace_output(int batch) {
+  return static_cast<double>(
+      reinterpret_cast<uintptr_t>(ui::api::trace_output(g_runtime.app.state, batch)));
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_get_trace() {

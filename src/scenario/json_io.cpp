@@ -143,8 +143,68 @@ const json& read_array(const json& v, const std::string& field, size_t max_size,
   return v;
 }
 
+void check_keys(const json& obj, const std::string& field, const std::set<std::string>& known);
+
+// The float arrays of the scenario being read (parse with arrays), for "buffer" fields.
+thread_local const std::vector<FloatArray>* t_arrays = nullptr;
+
+// A matrix field given as {"shape": [...], "buffer": k}: its shape (`dims` numbers, each
+// within its limit) and numbers, checked as an array of numbers would be.
+std::vector<size_t> read_shape(const json& v, const std::string& field, size_t dims_lo,
+                               size_t dims_hi) {
+  const json& shape = v["shape"];
+  const std::string where = field + ".shape";
+  if (!shape.is_array() || shape.size() < dims_lo || shape.size() > dims_hi)
+    fail(where, dims_lo == dims_hi
+                    ? "must be [" + std::string(dims_lo == 1 ? "n" : "rows, cols") + "]"
+                    : "must be [rows, cols] or [batch, rows, cols]");
+  std::vector<size_t> out;
+  const size_t n = shape.size();
+  for (size_t i = 0; i < n; ++i) {
+    // The last dimension is columns, the one before rows, the one before that the batch.
+    const int64_t limit = i + 1 == n ? kMaxCols : i + 2 == n ? kMaxRows : kMaxBatch;
+    out.push_back(static_cast<size_t>(read_int(shape[i], idx(where, i), 1, limit)));
+  }
+  return out;
+}
+
+const float* read_buffer(const json& v, const std::string& field, size_t expected) {
+  check_keys(v, field, {"shape", "buffer"});
+  if (!v.contains("buffer")) fail(field + ".buffer", "missing");
+  const size_t count = t_arrays ? t_arrays->size() : 0;
+  const int64_t k = read_int(v["buffer"], field + ".buffer", 0, 1 << 20);
+  if (static_cast<size_t>(k) >= count)
+    fail(field + ".buffer",
+         "there is no array " + std::to_string(k) + " (" + std::to_string(count) + " given)");
+  const FloatArray& a = (*t_arrays)[static_cast<size_t>(k)];
+  if (a.size != expected)
+    fail(field + ".buffer", "has " + std::to_string(a.size) + " numbers, expected " +
+                                std::to_string(expected) + " (the product of the shape)");
+  return a.data;
+}
+
+bool is_binary(const json& v) {
+  return v.is_object() && v.contains("shape");
+}
+
+// Rows × cols numbers, row-major, into a matrix; a non-finite one is named by its indices.
+attn::Matrix binary_matrix(const float* data, size_t rows, size_t cols, const std::string& field) {
+  attn::Matrix m(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) {
+      const float x = data[r * cols + c];
+      if (!std::isfinite(x)) fail(idx(idx(field, r), c), "is not a finite number");
+      m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = x;
+    }
+  return m;
+}
+
 // A 2-D array of numbers, rows × cols, all rows the same length.
 attn::Matrix read_matrix(const json& v, const std::string& field) {
+  if (is_binary(v)) {
+    const std::vector<size_t> shape = read_shape(v, field, 2, 2);
+    return binary_matrix(read_buffer(v, field, shape[0] * shape[1]), shape[0], shape[1], field);
+  }
   read_array(v, field, kMaxRows, "rows");
   const json& first = v[0];
   read_array(first, idx(field, 0), kMaxCols, "numbers");
@@ -163,6 +223,10 @@ attn::Matrix read_matrix(const json& v, const std::string& field) {
 }
 
 attn::Vector read_vector(const json& v, const std::string& field) {
+  if (is_binary(v)) {
+    const size_t n = read_shape(v, field, 1, 1)[0];
+    return binary_matrix(read_buffer(v, field, n), 1, n, field).row(0).transpose();
+  }
   read_array(v, field, kMaxCols, "numbers");
   attn::Vector out(static_cast<Eigen::Index>(v.size()));
   for (size_t i = 0; i < v.size(); ++i) out(i) = read_float(v[i], idx(field, i));
@@ -171,6 +235,17 @@ attn::Vector read_vector(const json& v, const std::string& field) {
 
 // A 3-D [batch][rows][cols] array, or a 2-D [rows][cols] one meaning batch 1.
 attn::Batch read_batch(const json& v, const std::string& field, bool* two_d) {
+  if (is_binary(v)) {
+    const std::vector<size_t> shape = read_shape(v, field, 2, 3);
+    *two_d = shape.size() == 2;
+    const size_t batch = *two_d ? 1 : shape[0], rows = shape[shape.size() - 2], cols = shape.back();
+    const float* data = read_buffer(v, field, batch * rows * cols);
+    attn::Batch out;
+    for (size_t b = 0; b < batch; ++b)
+      out.push_back(
+          binary_matrix(data + b * rows * cols, rows, cols, *two_d ? field : idx(field, b)));
+    return out;
+  }
   if (!v.is_array())
     fail(field, "must be a 2-D [rows][cols] or 3-D [batch][rows][cols] array of numbers, got " +
                     type_name(v));
@@ -214,8 +289,6 @@ std::vector<std::vector<std::string>> read_tokens(const json& v, const std::stri
   for (size_t b = 0; b < v.size(); ++b) out.push_back(read_token_list(v[b], idx(field, b)));
   return out;
 }
-
-void check_keys(const json& obj, const std::string& field, const std::set<std::string>& known);
 
 // "title"/"description": a string (English) or {"en": ..., "zh": ...}.
 LocalText read_text(const json& v, const std::string& field) {
@@ -446,14 +519,17 @@ Scenario read_scenario(const json& j) {
 
 }  // namespace
 
-ParseResult json_util::parse_value(const json& j) {
+ParseResult json_util::parse_value(const json& j, const std::vector<FloatArray>& arrays) {
   ParseResult r;
+  t_arrays = &arrays;
   try {
     r.scenario = read_scenario(j);
   } catch (const FieldError& e) {
+    t_arrays = nullptr;
     r.error = e.message;
     return r;
   }
+  t_arrays = nullptr;
   Resolved resolved = resolve(r.scenario);
   r.problem = std::move(resolved.problem);
   r.error = std::move(resolved.error);
@@ -461,12 +537,16 @@ ParseResult json_util::parse_value(const json& j) {
 }
 
 ParseResult parse(const std::string& json_text) {
+  return parse(json_text, {});
+}
+
+ParseResult parse(const std::string& json_text, const std::vector<FloatArray>& arrays) {
   json j;
   const JsonError e = json_util::read_json(json_text, &j);
   ParseResult r;
   switch (e.kind) {
     case JsonError::Kind::kNone:
-      return json_util::parse_value(j);
+      return json_util::parse_value(j, arrays);
     case JsonError::Kind::kValue:
       r.error = (e.path.empty() ? "scenario" : e.path) + ": " + e.message;
       break;

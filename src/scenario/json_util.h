@@ -60,7 +60,8 @@ std::string quoted(const std::string& s);
 // line, a Python comment, or a message drawn on the canvas.
 std::string one_line(const std::string& s, size_t max_bytes);
 
-// The scenario in an already parsed JSON value, read and validated as scenario::parse does.
-ParseResult parse_value(const json& j);
+// The scenario in an already parsed JSON value, read and validated as scenario::parse does
+// (with the float arrays that "buffer" fields name).
+ParseResult parse_value(const json& j, const std::vector<FloatArray>& arrays = {});
 
 }  // namespace scenario::json_util

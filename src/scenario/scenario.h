@@ -119,6 +119,17 @@ struct ParseResult {
 // nested deeper than 16 levels is refused before it is built.
 ParseResult parse(const std::string& json_text);
 
+// Numbers handed over beside the JSON, as the JS API's typed arrays are: any matrix field
+// (x, queries, keys, values, W_q, W_k, W_v, W_o, W; w_v as a vector) may then be
+//   {"shape": [rows, cols] | [batch, rows, cols], "buffer": k}    (w_v: {"shape": [n], ...})
+// whose numbers, row-major, are arrays[k]. The same limits and errors apply as to arrays of
+// numbers; no text is made of them.
+struct FloatArray {
+  const float* data = nullptr;
+  size_t size = 0;
+};
+ParseResult parse(const std::string& json_text, const std::vector<FloatArray>& arrays);
+
 // Canonical compact JSON; parse(to_json(s)) gives back s exactly (floats are written with
 // the shortest decimal that reads back to the same float).
 std::string to_json(const Scenario& s);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -545,4 +546,59 @@ TEST_CASE("concat_heads and output_of give run()'s output from the heads one by 
   const attn::Batch concat = attn::concat_heads({&outputs[0], &outputs[1]});
   CHECK(concat[0] == t.concat[0]);
   CHECK(attn::output_of(r.problem, concat)[0] == t.output[0]);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Numbers beside the JSON (typed arrays)
+//-----------------------------------------------------------------------------
+
+TEST_CASE("matrix fields may come as float arrays beside the JSON, equal to the same numbers",
+          "[scenario][binary]") {
+  const std::vector<float> x = {1, 0, 0.5f, -2, 0.25f, 3};  // 3 × 2, or 1 × 3 × 2
+  const std::vector<float> w = {0.5f, -1, 2, 0.125f};       // 2 × 2
+  const std::vector<scenario::FloatArray> arrays = {{x.data(), x.size()}, {w.data(), w.size()}};
+  const scenario::ParseResult typed = scenario::parse(
+      R"({"version": 1, "x": {"shape": [3, 2], "buffer": 0}, "W_q": {"shape": [2, 2],
+          "buffer": 1}, "W_k": [[0.5, -1], [2, 0.125]]})",
+      arrays);
+  REQUIRE(typed.error == "");
+  const scenario::ParseResult text = scenario::parse(
+      R"({"version": 1, "x": [[1, 0], [0.5, -2], [0.25, 3]], "W_q": [[0.5, -1], [2, 0.125]],
+          "W_k": [[0.5, -1], [2, 0.125]]})");
+  REQUIRE(text.error == "");
+  CHECK(scenario::to_json(typed.scenario) == scenario::to_json(text.scenario));
+  CHECK(typed.scenario.batch_of_one);
+  // [batch, rows, cols], and queries/keys/values each from their own array.
+  const scenario::ParseResult three = scenario::parse(
+      R"({"version": 1, "queries": {"shape": [1, 2, 2], "buffer": 1},
+          "keys": {"shape": [1, 3, 2], "buffer": 0}, "values": {"shape": [1, 3, 2], "buffer": 0}})",
+      arrays);
+  REQUIRE(three.error == "");
+  CHECK_FALSE(three.scenario.batch_of_one);
+  CHECK(three.scenario.queries[0](1, 1) == 0.125f);
+  CHECK(three.scenario.values[0](2, 1) == 3.0f);
+}
+
+TEST_CASE("float arrays beside the JSON: every problem names its field", "[scenario][binary]") {
+  std::vector<float> x = {1, 0, 0.5f, -2, 0.25f, 3};
+  std::vector<scenario::FloatArray> arrays = {{x.data(), x.size()}};
+  auto error = [&](const std::string& field) {
+    return scenario::parse(R"({"version": 1, "x": )" + field + "}", arrays).error;
+  };
+  CHECK(error(R"({"shape": [3, 2], "buffer": 1})") == "x.buffer: there is no array 1 (1 given)");
+  CHECK(error(R"({"shape": [2, 2], "buffer": 0})") ==
+        "x.buffer: has 6 numbers, expected 4 (the product of the shape)");
+  CHECK(error(R"({"shape": [6], "buffer": 0})") ==
+        "x.shape: must be [rows, cols] or [batch, rows, cols]");
+  CHECK(error(R"({"shape": [3, 0], "buffer": 0})") == "x.shape[1]: is 0, must be at least 1");
+  CHECK(error(R"({"shape": [5000, 2], "buffer": 0})") ==
+        "x.shape[0]: is 5000, must be at most 4096");
+  CHECK(error(R"({"shape": [3, 2]})") == "x.buffer: missing");
+  CHECK(error(R"({"shape": [3, 2], "buffer": 0, "data": 1})") == "x.data: unknown field");
+  x[3] = std::numeric_limits<float>::infinity();
+  CHECK(error(R"({"shape": [3, 2], "buffer": 0})") == "x[1][1]: is not a finite number");
+  CHECK(error(R"({"shape": [1, 3, 2], "buffer": 0})") == "x[0][1][1]: is not a finite number");
+  // Without arrays, a buffer field names the missing array.
+  CHECK(scenario::parse(R"({"version": 1, "x": {"shape": [1, 1], "buffer": 0}})").error ==
+        "x.buffer: there is no array 0 (0 given)");
 }

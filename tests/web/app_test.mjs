@@ -753,6 +753,73 @@ async function checkParams({ browser, url, pages }) {
   ok("params: bad allow, step and head parameters are each named in the notice; ?preset still applies");
 }
 
+// Typed arrays in and out: a scenario given as {shape, data: Float32Array} runs as its JSON
+// does, getTrace({typed: true}) holds the same numbers as getTrace(), bad arrays are named,
+// and a scenario far past the JSON's 1 MiB is taken.
+async function checkTyped({ page, opts }) {
+  const scenario = JSON.parse(readFileSync(presetPath(opts, "multi_head"), "utf8"));
+  const r = await page.evaluate((scenario) => {
+    const ap = window.attentionPlayground;
+    const flat = (m) => new Float32Array(m.flat(2));
+    const x = scenario.x;
+    const is3d = Array.isArray(x[0][0]);
+    const shape = is3d ? [x.length, x[0].length, x[0][0].length] : [x.length, x[0].length];
+    const typed = { ...scenario, x: { shape, data: flat(x) } };
+    const a = ap.setScenario(typed);
+    const viaTyped = { trace: ap.getTrace(), scenario: ap.getScenario() };
+    const b = ap.setScenario(scenario);
+    const viaJson = { trace: ap.getTrace(), scenario: ap.getScenario() };
+    const t = ap.getTrace({ typed: true });
+    const one = ap.getTrace({ typed: true, heads: [1], matrices: ["weights"] });
+    const bad = [
+      ap.setScenario({ version: 1, x: { shape: [2, 2], data: [1, 0, 0, 1] } }),
+      ap.setScenario({ version: 1, x: { shape: [2, 3], data: new Float32Array(4) } }),
+      ap.setScenario({ version: 1, x: { shape: [2, 2], data: new Float32Array([1, NaN, 0, 1]) } }),
+      ap.getTrace({ typed: true, heads: [7] }),
+    ];
+    // 2048 tokens × 256 features: 2 MB of numbers, some 10 MB as JSON text.
+    const big = new Float32Array(2048 * 256);
+    for (let i = 0; i < big.length; ++i) big[i] = Math.sin(i * 0.01);
+    const large = ap.setScenario({ version: 1, x: { shape: [2048, 256], data: big }, heads: 4 });
+    const largeTrace = ap.getTrace({ typed: true, heads: [2], matrices: ["weights"] });
+    const w = largeTrace.heads[0]?.weights;
+    let rowSum = 0;
+    for (let j = 0; j < 2048; ++j) rowSum += w.data[5 * 2048 + j];
+    return { a, b, same: JSON.stringify(viaTyped) === JSON.stringify(viaJson), json: viaJson.trace,
+             typed: { heads: t.heads.map((h) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, [v.shape, Array.from(v.data)]]))),
+                      output: [t.output.shape, Array.from(t.output.data)] },
+             one: { keys: Object.keys(one.heads[0]), head: one.heads[0].head, shape: one.heads[0].weights.shape },
+             bad: bad.map((x) => x.error), large, lean: largeTrace.lean, wshape: w?.shape, rowSum };
+  }, scenario);
+  if (!r.a.ok || !r.b.ok) fail(`setScenario typed / JSON: ${JSON.stringify([r.a, r.b])}`);
+  if (!r.same) fail("a scenario given as typed arrays runs differently from its JSON");
+  // Every typed matrix holds the JSON trace's numbers (as float32).
+  r.json.heads.forEach((h, k) => {
+    for (const m of ["scores", "scaled", "masked", "weights", "output"]) {
+      const [shape, data] = r.typed.heads[k][m];
+      const want = h[m].flat(2).map((v) => (typeof v === "string" ? Number(v.replace("inf", "Infinity")) : v));
+      if (JSON.stringify(shape) !== JSON.stringify([h[m].length, h[m][0].length, h[m][0][0].length])) fail(`typed heads[${k}].${m} has shape ${shape}`);
+      want.forEach((v, i) => {
+        if (!(Object.is(Math.fround(v), data[i]) || (Number.isNaN(v) && Number.isNaN(data[i])))) {
+          fail(`typed heads[${k}].${m}[${i}] is ${data[i]}, the JSON trace has ${v}`);
+        }
+      });
+    }
+  });
+  if (JSON.stringify(r.one) !== JSON.stringify({ keys: ["head", "weights"], head: 1, shape: [1, 5, 5] })) {
+    fail(`getTrace({typed, heads: [1], matrices: ["weights"]}) gave ${JSON.stringify(r.one)}`);
+  }
+  const want = ["x.data: must be a Float32Array", "x.buffer: has 4 numbers, expected 6",
+                "x[0][1]: is not a finite number", "heads: must be an array of heads from 0 to 1"];
+  r.bad.forEach((e, i) => { if (!e?.startsWith(want[i])) fail(`bad typed call ${i}: ${e}, expected ${want[i]}…`); });
+  if (!r.large.ok) fail(`a 2048 × 256 typed scenario was refused: ${r.large.error}`);
+  if (!r.lean || JSON.stringify(r.wshape) !== "[1,2048,2048]" || Math.abs(r.rowSum - 1) > 1e-4) {
+    fail(`the 2048-token trace: lean ${r.lean}, weights ${JSON.stringify(r.wshape)}, a row sums to ${r.rowSum}`);
+  }
+  ok("typed: typed arrays in run as the JSON does and come out as the JSON trace's numbers; bad " +
+     "arrays are named; 2048 × 256 (10 MB as text) is taken, and a lean head computed on demand");
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -768,6 +835,7 @@ const CHECKS = {
   idle: checkIdle,
   "refused-link": checkRefusedLink,
   params: checkParams,
+  typed: checkTyped,
 };
 
 //-----------------------------------------------------------------------------
