@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -601,4 +603,44 @@ TEST_CASE("float arrays beside the JSON: every problem names its field", "[scena
   // Without arrays, a buffer field names the missing array.
   CHECK(scenario::parse(R"({"version": 1, "x": {"shape": [1, 1], "buffer": 0}})").error ==
         "x.buffer: there is no array 0 (0 given)");
+}
+
+TEST_CASE("format_float: the fast path writes what printf's shortest round trip writes",
+          "[scenario][json]") {
+  // Against the definition: the fewest %.{p}g digits that strtof reads back to v (and the
+  // plain-decimal rule between 1e-4 and 1e5), for values that take every branch.
+  auto reference = [](float v) {
+    char buf[48];
+    int p = 1;
+    for (; p < 9; ++p) {
+      std::snprintf(buf, sizeof buf, "%.*g", p, static_cast<double>(v));
+      if (std::strtof(buf, nullptr) == v) break;
+    }
+    std::snprintf(buf, sizeof buf, "%.*g", p, static_cast<double>(v));
+    return std::string(buf);
+  };
+  uint64_t state = 12345;
+  int checked = 0;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const uint32_t bits = static_cast<uint32_t>(state >> 32);
+    float v;
+    std::memcpy(&v, &bits, sizeof v);
+    if (!std::isfinite(v) || v == 0.0f) continue;
+    const float a = std::fabs(v);
+    if (a < 1e5f && std::floor(a) == a) continue;  // integers are written as integers
+    const std::string want = reference(v);
+    if (want.find('e') != std::string::npos && a >= 1e-4f && a < 1e5f) continue;
+    INFO(want);
+    CHECK(scenario::format_float(v) == want);
+    ++checked;
+  }
+  CHECK(checked > 150000);
+  CHECK(scenario::format_float(0.1f) == "0.1");
+  CHECK(scenario::format_float(1e-7f) == "1e-07");
+  CHECK(scenario::format_float(-2.5e-5f) == "-2.5e-05");
+  CHECK(scenario::format_float(123456.7f) == "123456.7");
+  CHECK(scenario::format_float(1.5e20f) == "1.5e+20");
+  CHECK(scenario::format_float(3.4028235e38f) == "3.4028235e+38");
+  CHECK(scenario::format_float(1e-45f) == "1e-45");  // subnormal: printf decides
 }

@@ -25,7 +25,7 @@ const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const VIEWPORT = { width: 1400, height: 900 };
 const READY_MS = 20000; // for a page to become ready
 const POOL_WIDTH = 2; // link pages loading at once
-const CHECK_MS = 100000; // the watchdog, per check
+const CHECK_MS = 150000; // the watchdog, per check (links takes 60–100 s on a busy machine)
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const PREFIX = "attention-playground:";
 
