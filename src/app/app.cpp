@@ -158,6 +158,10 @@ void App::frame() {
     text_wrapped(std::string(T("This change cannot run yet:")) + " " + state.error);
     ImGui::PopStyleColor();
     ImGui::TextDisabled("%s", T("The numbers below are from the last scenario that ran."));
+  } else if (state.overflow) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.70f, 0.08f, 0.05f, 1.0f));
+    text_wrapped(overflow_text(*state.overflow, state.problem));
+    ImGui::PopStyleColor();
   }
   const bool tabs = state.visible(Panel::kHeads) || state.visible(Panel::kPositional) ||
                     state.visible(Panel::kPlane) || controls_tab;

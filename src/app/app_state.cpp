@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "app/matrices.h"
+
 namespace ui {
 
 const char* panel_id(Panel p) {
@@ -120,6 +122,7 @@ void AppState::recompute(attn::Problem p) {
   mask_.clear();
   mask_item_ = -1;
   trace = attn::run(problem, options);
+  overflow = first_overflow(*this);
   recompute_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   error.clear();

@@ -66,12 +66,13 @@ struct AppState {
   AppState();
 
   // --- The scenario and what it computes -------------------------------------------------
-  scenario::Scenario scenario;  // what the learner edits
-  attn::Problem problem;        // the last scenario that validated, resolved for the core
-  attn::Trace trace;            // its trace
-  std::string error;            // why the current edit cannot run ("" when it can)
-  uint64_t revision = 0;        // +1 on every recompute; textures follow it
-  double recompute_ms = 0.0;    // duration of the last recompute
+  scenario::Scenario scenario;      // what the learner edits
+  attn::Problem problem;            // the last scenario that validated, resolved for the core
+  attn::Trace trace;                // its trace
+  std::string error;                // why the current edit cannot run ("" when it can)
+  std::optional<CellRef> overflow;  // the first number past float32 (first_overflow), if any
+  uint64_t revision = 0;            // +1 on every recompute; textures follow it
+  double recompute_ms = 0.0;        // duration of the last recompute
 
   // Call after editing `scenario` in place; the recompute happens once, before the next frame.
   void changed() {

@@ -334,6 +334,20 @@ std::string step_formula(Step s, const attn::Problem& p) {
 // [SECTION] Masks
 //-----------------------------------------------------------------------------
 
+std::string overflow_text(const CellRef& c, const attn::Problem& p) {
+  const MatrixInfo& info = matrix_info(c.kind);
+  std::string where = fmt("%s [%d, %d]", T(info.title), c.row + 1, c.col + 1);
+  if (info.per_head && p.heads > 1) where += fmt(T(", head %d"), c.head + 1);
+  if (p.queries.size() > 1) where += fmt(T(", batch item %d"), c.batch + 1);
+  std::string text = fmt(T("%s is beyond the largest float32 number (3.4e38), so what is computed "
+                           "from it is infinite or NaN."),
+                         where.c_str());
+  if (c.kind == MatrixKind::kScaled && p.temperature < 1e-3f)
+    text += " " + fmt(T("The temperature %s is too small: it divides the scores."),
+                      num(p.temperature).c_str());
+  return text;
+}
+
 std::string mask_reason_text(const attn::MaskSpec& m, int b, int i, int j) {
   const attn::MaskReason r = attn::mask_reason(m, b, i, j);
   switch (r.rule) {

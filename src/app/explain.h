@@ -34,16 +34,13 @@ const char* step_explanation(Step s, const attn::Problem& p);
 // The formula exactly as the code computes it, with this scenario's numbers (d, T, p).
 std::string step_formula(Step s, const attn::Problem& p);
 
-struct CellRef {
-  MatrixKind kind = MatrixKind::kWeights;
-  int head = 0, batch = 0, row = 0, col = 0;
-  int pe_d = 0;  // kPositional: the table's width d (0 = the scenario's)
-};
-
 // Lines of arithmetic behind one cell, e.g. "q₂·k₅ = 0.3×1.2 + (−0.5)×0.4 = −0.04".
 // Indices are shown 1-based; `query_tokens`/`key_tokens` name the rows and columns.
 std::vector<std::string> explain_cell(const CellRef& cell, const attn::Problem& p,
                                       const attn::Trace& t, const attn::HeadTrace& head);
+
+// Where the numbers overflowed float32 (first_overflow), as the UI says it.
+std::string overflow_text(const CellRef& c, const attn::Problem& p);
 
 // Why (b, i, j) is masked (attn::mask_reason), as the UI says it ("" when it is visible).
 std::string mask_reason_text(const attn::MaskSpec& m, int b, int i, int j);

@@ -26,6 +26,12 @@ const std::pair<const char*, const char*> kZh[] = {
     {"This change cannot run yet:", "这个改动暂时无法运行："},
     {"The numbers below are from the last scenario that ran.",
      "下面的数字来自上一次成功运行的场景。"},
+    {"%s is beyond the largest float32 number (3.4e38), so what is computed from it is infinite "
+     "or NaN.",
+     "%s 超出了 float32 能表示的最大数（3.4e38），由它算出的数都是无穷大或 NaN。"},
+    {"The temperature %s is too small: it divides the scores.", "温度 %s 太小了：分数要除以它。"},
+    {", head %d", "，第 %d 个头"},
+    {", batch item %d", "，第 %d 个批次样本"},
     {"OK", "好"},
     {"No scenario yet.", "还没有场景。"},
     {"Batch item", "批次样本"},

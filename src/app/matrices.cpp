@@ -6,6 +6,8 @@
 #include "app/matrices.h"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "app/app_state.h"
 #include "app/edits.h"
@@ -169,6 +171,29 @@ ValueRange matrix_range(const AppState& s, MatrixKind k) {
     r.hi = 1.0f;
   }
   return r;
+}
+
+std::optional<CellRef> first_overflow(const AppState& s) {
+  const attn::Trace& t = s.trace;
+  auto find = [](const attn::Batch& x, MatrixKind kind, int head) -> std::optional<CellRef> {
+    for (size_t b = 0; b < x.size(); ++b)
+      for (Eigen::Index i = 0; i < x[b].rows(); ++i)
+        for (Eigen::Index j = 0; j < x[b].cols(); ++j)
+          if (std::isinf(x[b](i, j)))
+            return CellRef{kind, head, static_cast<int>(b), static_cast<int>(i),
+                           static_cast<int>(j)};
+    return std::nullopt;
+  };
+  for (int h = 0; h < static_cast<int>(t.heads.size()); ++h) {
+    const attn::HeadTrace& ht = t.heads[h];
+    for (const auto& [x, kind] : {std::pair{&ht.q, MatrixKind::kQ},
+                                  {&ht.k, MatrixKind::kK},
+                                  {&ht.v, MatrixKind::kV},
+                                  {&ht.scores, MatrixKind::kScores},
+                                  {&ht.scaled, MatrixKind::kScaled}})
+      if (const auto c = find(*x, kind, h)) return c;
+  }
+  return find(t.output, MatrixKind::kOutput, 0);
 }
 
 //-----------------------------------------------------------------------------

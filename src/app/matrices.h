@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,13 @@ enum class Axis {
   kOutputFeatures,  // d1, d2, ...: the columns of the final output
 };
 
+// A cell of a matrix of the table, in one head and batch item.
+struct CellRef {
+  MatrixKind kind = MatrixKind::kWeights;
+  int head = 0, batch = 0, row = 0, col = 0;
+  int pe_d = 0;  // kPositional: the table's width d (0 = the scenario's)
+};
+
 struct MatrixInfo {
   MatrixKind kind;
   const char* id;      // in exports and the JS API: "weights", "W_q", "head_output", ...
@@ -94,6 +102,12 @@ struct ValueRange {
   float lo = 0.0f, hi = 1.0f;
 };
 ValueRange matrix_range(const AppState& s, MatrixKind k);
+
+// The first number that overflowed float32 (±∞ where the inputs were finite), looked for in
+// the projections, each head's scores and scaled scores (when the trace keeps them) and the
+// output; nullopt when there is none. After one, what follows from it is ∞ or NaN: a
+// temperature near 0 or inputs near 3.4e38 pass the validation and still overflow.
+std::optional<CellRef> first_overflow(const AppState& s);
 
 //-----------------------------------------------------------------------------
 // Exports

@@ -285,6 +285,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   j["frames"] = g_runtime.frame_count;
   j["heap_bytes"] = EM_ASM_DOUBLE({ return HEAPU8.length; });
   j["error"] = s.error;
+  j["warning"] = s.overflow ? ui::overflow_text(*s.overflow, s.problem) : "";
   j["notice"] = s.notice;  // the message box on screen, "" when none
   j["lean"] = s.lean;
   // CPU time per drawn frame over the last frames (ImGui, our panels, GL calls).
