@@ -4,7 +4,8 @@
 #   2. the WebAssembly tree (the same Catch2 suites and CLI under node, and the built page in
 #      headless Chromium),
 #   3. the native suites again under AddressSanitizer and UndefinedBehaviorSanitizer,
-#   4. the scenario parser and the link codec under libFuzzer (AP_FUZZ_SECONDS each, 30).
+#   4. the scenario parser, the link codec, the JS API and the NumPy reader under libFuzzer
+#      (AP_FUZZ_SECONDS each, 30).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

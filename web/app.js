@@ -11,6 +11,7 @@
   const MESSAGE_PREFIX = "attention-playground:";
   const MAX_SCENARIO_CHARS = 1 << 20; // the same bound as a link (scenario::kMaxLinkChars)
   const MAX_PARAM_CHARS = 512;
+  const MAX_FILE_BYTES = 64 << 20; // an opened .npy/.npz (scenario::kMaxArrayNumbers as float32)
   const NAME = /^[a-z0-9_]{1,32}$/;
   const ORIGIN = /^https?:\/\/[^/\s]+$/; // an entry of ?allow=
 
@@ -165,6 +166,20 @@
     } finally {
       M._free(data);
       M._free(table);
+    }
+  }
+
+  // The bytes of a .npy or .npz file copied into the WASM heap for ap_open_arrays; "" or the
+  // error.
+  function openArrays(bytes, name) {
+    const ptr = M._malloc(Math.max(1, bytes.length));
+    if (!ptr) return `${name}: too large for the available memory`;
+    try {
+      M.HEAPU8.set(bytes, ptr);
+      return call("ap_open_arrays", "string", ["number", "number", "string"],
+                  [ptr, bytes.length, name.slice(0, 200)]);
+    } finally {
+      M._free(ptr);
     }
   }
 
@@ -357,6 +372,25 @@
       return error ? failure(error) : success();
     },
 
+    // A NumPy file as a new scenario (README: "Bring your own data"): `data` is the bytes of a
+    // .npy or .npz file (np.save, np.savez, np.savez_compressed) as an ArrayBuffer or a typed
+    // array, `name` its file name. Each array becomes the field it is named after (x or
+    // queries, keys, values; W_q, W_k, W_v, W_o, W, w_v; a lone "keys.npy" is keys); the
+    // scoring, temperature and masks stay when they fit. Returns {ok, error}.
+    loadArrays(data, name) {
+      if (!ready) return failure(NOT_READY);
+      const bytes = data instanceof ArrayBuffer ? new Uint8Array(data)
+        : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+          : null;
+      if (!bytes) return failure("data: must be an ArrayBuffer or a typed array");
+      if (typeof name !== "string" || name.length === 0) return failure("name: must be the file's name");
+      if (bytes.length > MAX_FILE_BYTES) {
+        return failure(`data: is ${bytes.length} bytes, at most ${MAX_FILE_BYTES}`);
+      }
+      const error = openArrays(bytes, name);
+      return error ? failure(error) : success();
+    },
+
     // The trace as JSON, or with {typed: true} every matrix as {shape: [batch, rows, cols],
     // data: Float32Array}; {heads: [h, ...]} and {matrices: ["weights", ...]} pick parts (a
     // lean trace's heads are computed on demand, one batch item at a time).
@@ -496,6 +530,59 @@
   }
 
   // ---------------------------------------------------------------------------------------
+  // Files from the learner's disk: "Open a file…" in the app, or a file dropped on the page
+  // ---------------------------------------------------------------------------------------
+
+  // A scenario (.json) or NumPy arrays (.npy, .npz); a problem is shown on the canvas.
+  async function openFile(file) {
+    if (!ready) return;
+    const json = /\.json$/i.test(file.name);
+    const limit = json ? MAX_SCENARIO_CHARS * 4 : MAX_FILE_BYTES;
+    let answer;
+    if (file.size > limit) {
+      answer = failure(`is ${file.size} bytes, at most ${limit}`);
+    } else {
+      try {
+        answer = json ? api.setScenario(await file.text())
+          : api.loadArrays(await file.arrayBuffer(), file.name);
+      } catch (e) {
+        answer = failure(`cannot be read (${e.message})`);
+      }
+    }
+    if (answer.ok) {
+      toast("Opened", file.name);
+    } else {
+      const error = answer.error.startsWith(`${file.name}: `) ? answer.error
+        : `${file.name}: ${answer.error}`;
+      showNotice(`This file could not be opened.\n${error}`);
+    }
+  }
+
+  function pickFile() {
+    const input = document.createElement("input");
+    input.type = "file";
+    input.accept = ".json,.npy,.npz,application/json";
+    input.addEventListener("change", () => {
+      if (input.files.length > 0) openFile(input.files[0]);
+    });
+    input.click();
+  }
+
+  const dropAllowed = (event) => ready && event.dataTransfer?.types.includes("Files") &&
+    !getJson("ap_get_view").hidden.includes("open");
+  window.addEventListener("dragover", (event) => {
+    if (!dropAllowed(event)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "copy";
+  });
+  window.addEventListener("drop", (event) => {
+    if (!dropAllowed(event)) return;
+    event.preventDefault();
+    const file = event.dataTransfer.files[0];
+    if (file) openFile(file);
+  });
+
+  // ---------------------------------------------------------------------------------------
   // postMessage: the same API for pages that embed the playground from another origin
   // ---------------------------------------------------------------------------------------
 
@@ -524,6 +611,7 @@
   const METHODS = {
     getScenario: [],
     setScenario: ["object|string"],
+    loadArrays: ["object", "string"],
     getTrace: ["object|undefined"],
     getView: [],
     getLink: [],
@@ -763,6 +851,10 @@
 
   function onAppEvent(name) {
     if (!ready) return;
+    if (name === "open_file") {
+      pickFile();
+      return;
+    }
     if (name === "copy_link") {
       const link = call("ap_get_link", "string", [], []);
       if (link) api.copyOrDownload(`${location.origin}${location.pathname}#${link}`, "link.txt");

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "app/matrices.h"
+#include "scenario/json_util.h"
 #include "scenario/link.h"
+#include "scenario/npz.h"
 
 namespace ui::api {
 
@@ -43,6 +45,60 @@ std::string set_scenario(AppState& s, const std::string& json,
   scenario::ParseResult r = scenario::parse(json, arrays);
   if (!r.ok()) return r.error;
   return s.set_parsed(std::move(r.scenario), std::move(r.problem)).error;
+}
+
+std::string open_arrays(AppState& s, const std::string& bytes, const std::string& file_name) {
+  const scenario::ArraysResult read = scenario::read_arrays(bytes, file_name);
+  if (!read.ok()) return read.error;
+  const std::string name =
+      scenario::json_util::one_line(file_name.substr(file_name.find_last_of("/\\") + 1), 60);
+  std::string sizes;
+  for (const scenario::NamedArray& a : read.arrays) {
+    sizes += (sizes.empty() ? "" : ", ") + a.name + " ";
+    for (size_t d = 0; d < a.shape.size(); ++d)
+      sizes += (d ? "×" : "") + std::to_string(a.shape[d]);  // "6×8"
+  }
+  // The arrays in the scenario before, as far as it fits them: first whole (but for its
+  // tour, which speaks of its own numbers); then without what counts tokens (labels,
+  // lengths, masked cells); then only its settings that do not count anything; then alone.
+  const nlohmann::json before = nlohmann::json::parse(scenario::to_json(s.scenario));
+  auto titled = [&](nlohmann::json j, const char* en, const char* zh) {
+    j["title"] = {{"en", "Your data: " + name}, {"zh", "你的数据：" + name}};
+    j["description"] = {{"en", "Read from " + name + ": " + sizes + "." + en},
+                        {"zh", "读自 " + name + "：" + sizes + "。" + zh}};
+    j.erase("tour");
+    return j;
+  };
+  std::vector<nlohmann::json> attempts;
+  attempts.push_back(titled(before, " The rest is as in the lesson before.", "其余的沿用上一课。"));
+  attempts.push_back(
+      titled(before,
+             " The rest is as in the lesson before, but for its token labels, "
+             "lengths and masked cells, which do not fit.",
+             "其余的沿用上一课，但词元标签、有效长度和单独掩蔽的格子与新的大小不符，未保留。"));
+  for (const char* key : {"query_tokens", "key_tokens", "valid_lens", "masked_cells"})
+    attempts.back().erase(key);
+  nlohmann::json settings = {{"version", 1}};
+  for (const char* key : {"scoring", "temperature", "causal", "window", "mask_value", "hard"})
+    if (before.contains(key)) settings[key] = before[key];
+  attempts.push_back(titled(settings,
+                            " The scoring, temperature and masks are as in the lesson "
+                            "before.",
+                            "评分函数、温度和掩码沿用上一课。"));
+  attempts.push_back(titled({{"version", 1}}, "", ""));
+  // A file that fits nowhere is explained as it meets the lesson (the second attempt): which
+  // field does not match which.
+  std::string error;
+  for (size_t k = 0; k < attempts.size(); ++k) {
+    scenario::ParseResult r = scenario::parse_with_arrays(attempts[k].dump(), read.arrays);
+    if (!r.ok()) {
+      if (k == 1) error = r.error;
+      continue;
+    }
+    const attn::Status applied = s.set_parsed(std::move(r.scenario), std::move(r.problem));
+    return applied.ok() ? "" : name + ": " + applied.error;
+  }
+  return name + ": " + error;
 }
 
 std::string get_trace(AppState& s) {

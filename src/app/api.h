@@ -19,6 +19,13 @@ std::string set_scenario(AppState& s, const std::string& json);  // "" or the er
 // With the typed arrays that the JSON's {"shape", "buffer": k} fields name.
 std::string set_scenario(AppState& s, const std::string& json,
                          const std::vector<scenario::FloatArray>& arrays);
+// A NumPy file's bytes (.npy or .npz, named `file_name`) as the scenario: its arrays are the
+// matrix fields they are named after (x or queries, keys, values; W_q, W_k, W_v, W_o, W, w_v)
+// in the scenario before, as far as it fits them (its token labels, lengths and masked cells,
+// then all but its scoring, temperature and masks, give way when they do not), titled with
+// the file's name. "" or "<file>: <problem>" / "<file>: <field>: <problem>" (the state
+// unchanged).
+std::string open_arrays(AppState& s, const std::string& bytes, const std::string& file_name);
 std::string get_trace(AppState& s);     // Trace JSON; "lean": true when heads are outputs only
 std::string counts(const AppState& s);  // {"heads": H, "batch": B}
 

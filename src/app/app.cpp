@@ -231,8 +231,10 @@ void App::frame() {
   }
 
   if (!state.notice.empty()) {
-    ImGui::OpenPopup("notice");
-    if (ImGui::BeginPopupModal("notice", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    // The title in the UI's language; "###notice" keeps the popup's id the same in both.
+    const std::string title = std::string(T("Notice")) + "###notice";
+    ImGui::OpenPopup(title.c_str());
+    if (ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
       text_wrapped(state.notice, false, ImGui::GetFontSize() * 30.0f);
       if (ImGui::Button(T("OK"))) {
         state.notice.clear();

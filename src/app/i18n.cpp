@@ -33,6 +33,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {", head %d", "，第 %d 个头"},
     {", batch item %d", "，第 %d 个批次样本"},
     {"OK", "好"},
+    {"Notice", "提示"},
     {"No scenario yet.", "还没有场景。"},
     {"Batch item", "批次样本"},
 
@@ -276,6 +277,14 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Saved as", "已保存为"},
     {"Copied to the clipboard:", "已复制到剪贴板："},
     {"Downloaded", "已下载"},
+    {"Opened", "已打开"},
+    {"This file could not be opened.", "无法打开这个文件。"},
+    {"Open a file\xe2\x80\xa6", "打开文件…"},
+    {"A scenario (.json), or your own Q, K and V saved by NumPy (.npy, .npz): each array "
+     "becomes the field of its name. You can also drop the file on the page.",
+     "一个场景文件（.json），或用 NumPy 保存的你自己的 "
+     "Q、K、V（.npy、.npz）：每个数组成为同名的字段。"
+     "也可以把文件直接拖到页面上。"},
     {"Copy the trace as JSON", "复制整个计算过程（JSON）"},
     {"Copy the scenario as JSON", "复制场景（JSON）"},
     {"Copy as NumPy code", "复制为 NumPy 代码"},

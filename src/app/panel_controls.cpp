@@ -19,8 +19,22 @@ bool shown(const AppState& s, const char* id) {
   return !s.control_hidden(id);
 }
 
+// A scenario (.json) or NumPy arrays (.npy, .npz) from the learner's disk: the page opens its
+// file picker on the "open_file" event (and takes a file dropped on it anyway).
+void open_file_button(AppState& s) {
+  if (!s.can_open_files || !shown(s, "open")) return;
+  if (ImGui::SmallButton(T("Open a file\xe2\x80\xa6"))) s.events.push_back("open_file");
+  ImGui::SameLine();
+  help_marker(
+      "A scenario (.json), or your own Q, K and V saved by NumPy (.npy, .npz): each array "
+      "becomes the field of its name. You can also drop the file on the page.");
+}
+
 void section_scenario(AppState& s) {
-  if (!shown(s, "preset") || s.presets.empty()) return;
+  if (!shown(s, "preset") || s.presets.empty()) {
+    open_file_button(s);
+    return;
+  }
   const char* current = s.preset >= 0
                             ? s.presets[s.preset].scenario.title.in(language_code()).c_str()
                             : T("(your own scenario)");
@@ -32,7 +46,11 @@ void section_scenario(AppState& s) {
     }
     ImGui::EndCombo();
   }
-  if (s.preset >= 0 && ImGui::SmallButton(T("Reset to the preset"))) s.load_preset(s.preset);
+  if (s.preset >= 0 && ImGui::SmallButton(T("Reset to the preset"))) {
+    s.load_preset(s.preset);
+  }
+  if (s.preset >= 0 && s.can_open_files && shown(s, "open")) ImGui::SameLine();
+  open_file_button(s);
 }
 
 void section_tokens(AppState& s) {

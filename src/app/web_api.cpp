@@ -22,6 +22,7 @@
 namespace ui {
 
 void on_ready() {
+  g_runtime.app.state.can_open_files = true;  // app.js answers "open_file" with its picker
   EM_ASM({
     if (Module.apReady) Module.apReady();
   });
@@ -107,6 +108,17 @@ EMSCRIPTEN_KEEPALIVE const char* ap_set_scenario_binary(const char* json, const 
     arrays.push_back({reinterpret_cast<const float*>(static_cast<uintptr_t>(table[2 * k])),
                       static_cast<size_t>(table[2 * k + 1])});
   out = ui::api::set_scenario(g_runtime.app.state, json ? json : "", arrays);
+  ui::request_wake();
+  return out.c_str();
+}
+
+// loadArrays and a dropped .npy/.npz file: `size` bytes at `data` in the WASM heap, the file
+// named `name`. "" when the new scenario runs, else the error (api::open_arrays).
+EMSCRIPTEN_KEEPALIVE const char* ap_open_arrays(const char* data, int size, const char* name) {
+  static std::string out;
+  out = ui::api::open_arrays(g_runtime.app.state,
+                             std::string(data ? data : "", data ? static_cast<size_t>(size) : 0),
+                             name ? name : "");
   ui::request_wake();
   return out.c_str();
 }
@@ -201,7 +213,14 @@ EMSCRIPTEN_KEEPALIVE void ap_set_embed(int embed) {
 }
 
 EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
-  g_runtime.app.state.notice = text ? text : "";
+  // A first line of the texts below is shown in the UI's language; the rest (an error, in
+  // English as every error is) as it is.
+  static const char* const kKeys[] = {N_("This file could not be opened.")};
+  std::string notice = text ? text : "";
+  const std::string first = notice.substr(0, notice.find('\n'));
+  for (const char* known : kKeys)
+    if (first == known) notice.replace(0, first.size(), ui::T(known));
+  g_runtime.app.state.notice = notice;
   ui::request_wake();
 }
 
@@ -225,7 +244,8 @@ EMSCRIPTEN_KEEPALIVE const char* ap_open_link(const char* fragment) {
 // A short confirmation drawn at the bottom of the canvas: the translation of `key` (one of
 // the texts below), then `detail` (a file name).
 EMSCRIPTEN_KEEPALIVE void ap_toast(const char* key, const char* detail) {
-  static const char* const kKeys[] = {N_("Copied to the clipboard:"), N_("Downloaded")};
+  static const char* const kKeys[] = {N_("Copied to the clipboard:"), N_("Downloaded"),
+                                      N_("Opened")};
   ui::AppState& s = g_runtime.app.state;
   const std::string k = key ? key : "";
   std::string text = k;

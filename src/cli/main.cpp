@@ -4,6 +4,7 @@
 //                                   prints the trace JSON (shared/DESIGN.md §5), or part of it
 //   attention-cli validate FILE|-   prints "ok" if the scenario can run
 //   attention-cli normalize FILE|-  prints the scenario in canonical compact JSON
+//   ... --arrays DATA.npz|NAME.npy  any command: NumPy arrays as the scenario's matrix fields
 //
 // Exit 0 on success; on bad input exit 2 with one line on stderr: "error: <field>: <problem>";
 // exit 1 when the output cannot be written (a full disk, a closed pipe).
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/attention.h"
+#include "scenario/npz.h"
 #include "scenario/scenario.h"
 
 namespace {
@@ -31,7 +33,11 @@ const char kUsage[] =
     "usage: attention-cli eval FILE|- [OPTIONS]   print the trace JSON of a scenario\n"
     "       attention-cli validate FILE|-         check a scenario, print \"ok\"\n"
     "       attention-cli normalize FILE|-        print a scenario as canonical JSON\n"
-    "FILE is Scenario JSON v1; - reads standard input. eval prints everything, or only:\n"
+    "FILE is Scenario JSON v1; - reads standard input. Every command takes\n"
+    "  --arrays DATA.npz|NAME.npy  NumPy arrays as matrix fields (x, queries, keys, values,\n"
+    "                           W_q, W_k, W_v, W_o, W, w_v), named by entry or file name;\n"
+    "                           the option may be repeated\n"
+    "eval prints everything, or only:\n"
     "  --only heads|output      the heads' matrices, or the final output\n"
     "  --head H                 head H (0-based) of the heads, with \"head\": H in it\n"
     "  --matrices NAME,...      of scores, scaled, masked, weights, output (each head's)\n"
@@ -79,15 +85,19 @@ struct EvalOptions {
   bool heads = true, output = true;
   int head = -1;                      // -1: every head
   std::vector<std::string> matrices;  // empty: all five
+  std::vector<std::string> arrays;    // --arrays files, in order
 };
 
-// Reads the options after FILE; "" or "<option>: <problem>".
-std::string read_eval_options(int argc, char** argv, EvalOptions* o) {
+// Reads the options after FILE (eval's own only for eval); "" or "<option>: <problem>".
+std::string read_options(int argc, char** argv, bool eval, EvalOptions* o) {
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a != "--arrays" && !eval) return "option: " + a + " is for eval only";
     if (i + 1 >= argc) return a + ": needs a value";
     const std::string v = argv[++i];
-    if (a == "--only") {
+    if (a == "--arrays") {
+      o->arrays.push_back(v);
+    } else if (a == "--only") {
       if (v != "heads" && v != "output")
         return "--only: is \"" + v + "\", expected heads or output";
       o->heads = v == "heads";
@@ -180,13 +190,22 @@ int main(int argc, char** argv) {
     return fail("command: unknown command \"" + command +
                 "\" (expected eval, validate or normalize)");
   EvalOptions options;
-  if (command != "eval" && argc != 3) return fail("option: " + command + " takes no options");
-  const std::string bad_option = read_eval_options(argc, argv, &options);
+  const std::string bad_option = read_options(argc, argv, command == "eval", &options);
   if (!bad_option.empty()) return fail(bad_option);
 
   const Input input = read_input(argv[2]);
   if (!input.ok()) return fail(input.error);
-  const scenario::ParseResult parsed = scenario::parse(input.text);
+  std::vector<scenario::NamedArray> arrays;
+  for (const std::string& path : options.arrays) {
+    const Input data = read_input(path);
+    if (!data.ok()) return fail(data.error);
+    scenario::ArraysResult read = scenario::read_arrays(data.text, path);  // keys.npy: keys
+    if (!read.ok()) return fail(read.error);
+    for (scenario::NamedArray& a : read.arrays) arrays.push_back(std::move(a));
+  }
+  const scenario::ParseResult parsed = arrays.empty()
+                                           ? scenario::parse(input.text)
+                                           : scenario::parse_with_arrays(input.text, arrays);
   if (!parsed.ok()) return fail(parsed.error);
 
   int status = 0;

@@ -1,7 +1,7 @@
 // libFuzzer target: any bytes as a sequence of JavaScript API calls on the app state, the
 // calls the page makes through web_api.cpp's ap_* functions (ui::api). Each line of the input
 // is one call: its first byte picks the call (modulo 12), the rest is its argument (a text,
-// or a number).
+// or a number; for call 0, JSON or the bytes of a .npy/.npz file).
 // Nothing may crash; every error is one line naming a field; a link the state gives must
 // reopen the same scenario; an export either succeeds or says why.
 #include <cstdint>
@@ -49,7 +49,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string arg = line.substr(1);
     switch (line[0] % 12) {
       case 0:
-        one_line(ui::api::set_scenario(s, arg), "set_scenario");
+        // A NumPy file (loadArrays, a dropped file) when it looks like one, else JSON.
+        if (arg.rfind("\x93NUMPY", 0) == 0 || arg.rfind("PK", 0) == 0) {
+          const std::string before = ui::api::get_scenario(s);
+          const std::string error = ui::api::open_arrays(s, arg, "keys.npy");
+          one_line(error, "open_arrays");
+          if (!error.empty() && ui::api::get_scenario(s) != before)
+            fail("open_arrays refused a file but changed the scenario", error);
+        } else {
+          one_line(ui::api::set_scenario(s, arg), "set_scenario");
+        }
         break;
       case 1:
         one_line(ui::api::open_link(s, arg), "open_link");

@@ -820,6 +820,87 @@ async function checkTyped({ page, opts }) {
      "arrays are named; 2048 × 256 (10 MB as text) is taken, and a lean head computed on demand");
 }
 
+// NumPy files: np.savez_compressed's Q, K and V given to loadArrays, and a lone .npy dropped
+// on the page, become the scenario's fields, number for number; a broken file is named in an
+// answer and in the notice on the canvas, and the scenario before stays; with hide=open a drop
+// is ignored.
+async function checkArrays({ page, browser, url, pages }) {
+  const made = JSON.parse(execFileSync("/usr/bin/python3", ["-c", `
+import base64, io, json, numpy as np
+rng = np.random.default_rng(5)
+a = {"queries": rng.standard_normal((7, 16)).astype(np.float32),
+     "keys": rng.standard_normal((9, 16)),
+     "values": rng.integers(-9, 9, size=(9, 4)).astype(">i2")}
+z = io.BytesIO(); np.savez_compressed(z, **a)
+k = io.BytesIO(); np.save(k, (a["keys"] * 2).astype(np.float16))
+print(json.dumps({"npz": base64.b64encode(z.getvalue()).decode(),
+                  "npy": base64.b64encode(k.getvalue()).decode(),
+                  "want": {n: v.astype(np.float32).tolist() for n, v in a.items()},
+                  "keys2": (a["keys"] * 2).astype(np.float16).astype(np.float32).tolist()}))
+`], { encoding: "utf8" }));
+  const r = await page.evaluate(async ({ npz, npy }) => {
+    const ap = window.attentionPlayground;
+    const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const loaded = ap.loadArrays(bytes(npz).buffer, "data.npz");
+    const s = ap.getScenario();
+    const weights = ap.getTrace().heads[0].weights[0];
+    // A lone .npy dropped on the page, as a browser delivers it.
+    const drop = (name, data) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([data], name));
+      window.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    };
+    drop("keys.npy", bytes(npy));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const dropped = ap.getScenario();
+    const before = JSON.stringify(dropped);
+    const cut = bytes(npz).slice(0, 500);
+    const bad = [ap.loadArrays(cut, "cut.npz"), ap.loadArrays("not bytes", "x.npz"),
+                 ap.loadArrays(bytes(npy), "W_z.npy")];
+    drop("cut.npz", cut);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return { loaded, title: s.title, queries: s.queries, keys: s.keys, values: s.values,
+             rowSum: weights[3].reduce((a, b) => a + b, 0), droppedKeys: dropped.keys,
+             bad: bad.map((b) => b.error), unchanged: JSON.stringify(ap.getScenario()) === before,
+             notice: ap.stats().notice };
+  }, made);
+  if (!r.loaded.ok) fail(`loadArrays of an np.savez_compressed file: ${r.loaded.error}`);
+  if (r.title?.en !== "Your data: data.npz") fail(`the title is ${JSON.stringify(r.title)}`);
+  for (const name of ["queries", "keys", "values"]) {
+    const got = r[name].flat(2), want = made.want[name].flat(2);
+    if (got.length !== want.length || got.some((v, i) => Math.fround(v) !== want[i])) {
+      fail(`${name} from the .npz is not NumPy's numbers (as float32)`);
+    }
+  }
+  if (Math.abs(r.rowSum - 1) > 1e-5) fail(`a row of weights sums to ${r.rowSum}`);
+  const k2 = made.keys2.flat(), gotK2 = r.droppedKeys.flat(2);
+  if (gotK2.length !== k2.length || gotK2.some((v, i) => Math.fround(v) !== k2[i])) {
+    fail("a dropped keys.npy (float16) did not become the keys");
+  }
+  const want = ["cut.npz: not a ZIP file", "data: must be an ArrayBuffer or a typed array",
+                "W_z.npy: W_z: is not a matrix field"];
+  r.bad.forEach((e, i) => { if (!e?.startsWith(want[i])) fail(`bad loadArrays ${i}: ${e}, expected ${want[i]}…`); });
+  if (!r.unchanged) fail("a refused file changed the scenario");
+  if (!r.notice.startsWith("This file could not be opened.\ncut.npz: not a ZIP file")) {
+    fail(`a dropped broken file showed the notice ${JSON.stringify(r.notice)}`);
+  }
+  // hide=open: the page takes no drop.
+  const hidden = await openPage(browser, `${url}?hide=open`);
+  pages.push(hidden);
+  const ignored = await hidden.evaluate(async (npy) => {
+    const ap = window.attentionPlayground;
+    const before = JSON.stringify(ap.getScenario());
+    const dt = new DataTransfer();
+    dt.items.add(new File([Uint8Array.from(atob(npy), (c) => c.charCodeAt(0))], "keys.npy"));
+    window.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return JSON.stringify(ap.getScenario()) === before;
+  }, made.npy);
+  if (!ignored) fail("with hide=open a dropped file still replaced the scenario");
+  ok("arrays: np.savez_compressed and a dropped float16 .npy become the fields, number for number; " +
+     "broken files are named and change nothing; hide=open ignores drops");
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -836,6 +917,7 @@ const CHECKS = {
   "refused-link": checkRefusedLink,
   params: checkParams,
   typed: checkTyped,
+  arrays: checkArrays,
 };
 
 //-----------------------------------------------------------------------------

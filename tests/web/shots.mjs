@@ -51,7 +51,7 @@ for (const step of steps) {
     await page.mouse.move(x, y, { steps: 4 });
     await page.waitForTimeout(400);
   }
-  for (const js of options("--eval")) console.log(JSON.stringify(await ap(js)).slice(0, 300));
+  for (const js of options("--eval")) console.log(String(JSON.stringify(await ap(js))).slice(0, 300));
   const file = out.endsWith(".png") ? out : `${out}/step${step}.png`;
   await page.screenshot({ path: file });
   console.log(`wrote ${file}`);

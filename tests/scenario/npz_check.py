@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+# Checks `attention-cli --arrays` against NumPy's own files (run by CTest):
+#
+#   npz_check.py --cli ATTENTION_CLI            the checks below
+#   npz_check.py --seeds DIR                    writes .npy/.npz files as fuzz seeds
+#
+# 1. np.savez and np.savez_compressed (deflate with dynamic codes, several blocks) of
+#    float32/float64/float16/int/bool arrays, C and Fortran order, little- and big-endian:
+#    `normalize --arrays` gives back each array as float32, exactly.
+# 2. A lone .npy is the field its file is named after; --arrays may be repeated.
+# 3. `eval --arrays` prints the same trace, byte for byte, as eval of the scenario with the
+#    numbers written in.
+# 4. Bad files (truncated, corrupted, a field that does not exist, a wrong shape) exit with 2
+#    and one line naming the file, the entry or the field; nothing crashes.
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    print("FAIL: NumPy is needed (apt-get install python3-numpy; scripts/setup.sh does)",
+          file=sys.stderr)
+    sys.exit(1)
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def cli(args, expect=0):
+    r = subprocess.run(args, capture_output=True)
+    if r.returncode != expect:
+        fail(f"{' '.join(args)} exited with {r.returncode}, expected {expect}: "
+             f"{r.stderr.decode('utf-8', 'replace').strip()}")
+    return r.stdout.decode("utf-8"), r.stderr.decode("utf-8")
+
+
+BASE = {"version": 1, "queries": [[0.0, 0.0]], "keys": [[0.0, 0.0]], "values": [[0.0, 0.0]]}
+
+
+def check_equal(got, want, where):
+    got = np.asarray(got, dtype=np.float32)
+    want = np.asarray(want).astype(np.float32)
+    if got.shape != want.shape:
+        fail(f"{where}: shape {got.shape}, expected {want.shape}")
+    if not np.array_equal(got, want):
+        at = np.argwhere(got != want)[0]
+        fail(f"{where}: {got[tuple(at)]!r} at {tuple(at)}, expected {want[tuple(at)]!r}")
+
+
+def arrays(rng, n, d, dv):
+    """Q, K, V of several dtypes and orders, all for one valid scenario."""
+    q = rng.standard_normal((n, d)).astype(np.float32)
+    k = np.asfortranarray(rng.standard_normal((n, d)))  # float64, Fortran order
+    v = rng.integers(-100, 100, size=(n, dv)).astype(">i4")  # big-endian int32
+    return {"queries": q, "keys": k, "values": v}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli")
+    ap.add_argument("--seeds")
+    args = ap.parse_args()
+    rng = np.random.default_rng(7)
+
+    if args.seeds:
+        os.makedirs(args.seeds, exist_ok=True)
+        a = arrays(rng, 3, 2, 2)
+        np.savez(os.path.join(args.seeds, "stored.npz"), **a)
+        np.savez_compressed(os.path.join(args.seeds, "compressed.npz"), **a)
+        np.save(os.path.join(args.seeds, "keys.npy"), a["keys"])
+        np.save(os.path.join(args.seeds, "half.npy"), a["queries"].astype(np.float16))
+        return
+
+    with tempfile.TemporaryDirectory() as tmp:
+        def path(name):
+            return os.path.join(tmp, name)
+
+        base = path("base.json")
+        with open(base, "w") as f:
+            json.dump(BASE, f)
+
+        # 1. Stored and compressed archives, every dtype the reader knows.
+        a = arrays(rng, 300, 24, 8)  # ~60 KB: several deflate blocks
+        a["queries"][::7] = 0.0  # runs of zeros for long back-references
+        for save in (np.savez, np.savez_compressed):
+            npz = path(f"{save.__name__}.npz")
+            save(npz, **a)
+            out, _ = cli([args.cli, "normalize", base, "--arrays", npz])
+            s = json.loads(out)
+            for name, want in a.items():
+                check_equal(s[name], want, f"{save.__name__}: {name}")
+        for dtype in ("<f2", ">f8", "<i8", "|u1", "|b1", "<i2"):
+            q = (rng.standard_normal((4, 3)) * 3).astype(dtype)
+            npz = path("dtypes.npz")
+            np.savez_compressed(npz, queries=q, keys=q, values=q)
+            s = json.loads(cli([args.cli, "normalize", base, "--arrays", npz])[0])
+            check_equal(s["keys"], q, f"dtype {dtype}")
+        # A batch: [batch, rows, cols].
+        qb = rng.standard_normal((3, 5, 4)).astype(np.float32)
+        npz = path("batch.npz")
+        np.savez_compressed(npz, queries=qb, keys=qb, values=qb)
+        s = json.loads(cli([args.cli, "normalize", base, "--arrays", npz])[0])
+        check_equal(s["queries"], qb, "batch")
+
+        # 2. Lone .npy files, named by their file; repeated --arrays.
+        for name in ("queries", "keys", "values"):
+            np.save(path(f"{name}.npy"), a[name])
+        out, _ = cli([args.cli, "normalize", base, "--arrays", path("queries.npy"), "--arrays",
+                      path("keys.npy"), "--arrays", path("values.npy")])
+        s = json.loads(out)
+        for name in ("queries", "keys", "values"):
+            check_equal(s[name], a[name], f"{name}.npy")
+
+        # 3. eval with arrays is eval of the scenario with the numbers written in.
+        npz = path("savez_compressed.npz")
+        written = path("written.json")
+        with open(written, "w") as f:
+            f.write(cli([args.cli, "normalize", base, "--arrays", npz])[0])
+        with_arrays = cli([args.cli, "eval", base, "--arrays", npz])[0]
+        if with_arrays != cli([args.cli, "eval", written])[0]:
+            fail("eval --arrays differs from eval of the same numbers written in the JSON")
+
+        # 4. Bad files: one line, naming what is wrong.
+        def refused(extra, needle):
+            _, err = cli([args.cli, "validate", base] + extra, expect=2)
+            if err.count("\n") != 1 or not err.startswith("error: ") or needle not in err:
+                fail(f"{extra}: expected one error line with {needle!r}, got {err!r}")
+
+        data = open(npz, "rb").read()
+        cut = path("cut.npz")
+        open(cut, "wb").write(data[: len(data) // 2])
+        refused(["--arrays", cut], "cut.npz: not a ZIP file")
+        # Corrupt the deflate data of the first entry (after its local header and name).
+        name_len = int.from_bytes(data[26:28], "little")
+        extra_len = int.from_bytes(data[28:30], "little")
+        start = 30 + name_len + extra_len
+        for offset in range(0, 2000, 97):
+            broken = bytearray(data)
+            broken[start + offset] ^= 0x5A
+            bad = path("broken.npz")
+            open(bad, "wb").write(bytes(broken))
+            r = subprocess.run([args.cli, "validate", base, "--arrays", bad], capture_output=True)
+            if r.returncode not in (0, 2):
+                fail(f"a corrupted byte at {offset} made the CLI exit with {r.returncode}")
+            if r.returncode == 2 and b"broken.npz: " not in r.stderr:
+                fail(f"a corrupted byte at {offset}: the error names no file: {r.stderr!r}")
+        np.savez(path("odd.npz"), W_x=a["queries"])
+        refused(["--arrays", path("odd.npz")], "W_x: is not a matrix field")
+        np.savez(path("shape.npz"), queries=a["queries"], keys=a["keys"][:5],
+                 values=a["values"])
+        refused(["--arrays", path("shape.npz")], "values: has 300 rows, expected 5")
+        np.savez(path("complex.npz"), keys=a["keys"].astype(np.complex64))
+        refused(["--arrays", path("complex.npz")], 'complex.npz: keys.npy: dtype "<c8"')
+        refused(["--arrays", path("nothing.npz")], "nothing.npz: cannot open")
+    print("ok: NumPy's .npy and .npz files read back exactly")
+
+
+if __name__ == "__main__":
+    main()
