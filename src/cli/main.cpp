@@ -5,6 +5,7 @@
 //   attention-cli validate FILE|-   prints "ok" if the scenario can run
 //   attention-cli normalize FILE|-  prints the scenario in canonical compact JSON
 //   ... --arrays DATA.npz|NAME.npy  any command: NumPy arrays as the scenario's matrix fields
+//                                   (--npz is the same; with arrays, FILE may be left out)
 //
 // Exit 0 on success; on bad input exit 2 with one line on stderr: "error: <field>: <problem>";
 // exit 1 when the output cannot be written (a full disk, a closed pipe).
@@ -36,7 +37,8 @@ const char kUsage[] =
     "FILE is Scenario JSON v1; - reads standard input. Every command takes\n"
     "  --arrays DATA.npz|NAME.npy  NumPy arrays as matrix fields (x, queries, keys, values,\n"
     "                           W_q, W_k, W_v, W_o, W, w_v), named by entry or file name;\n"
-    "                           the option may be repeated\n"
+    "                           the option may be repeated; --npz is the same. With arrays,\n"
+    "                           FILE may be left out: the arrays alone are the scenario\n"
     "eval prints everything, or only:\n"
     "  --only heads|output      the heads' matrices, or the final output\n"
     "  --head H                 head H (0-based) of the heads, with \"head\": H in it\n"
@@ -88,14 +90,16 @@ struct EvalOptions {
   std::vector<std::string> arrays;    // --arrays files, in order
 };
 
-// Reads the options after FILE (eval's own only for eval); "" or "<option>: <problem>".
-std::string read_options(int argc, char** argv, bool eval, EvalOptions* o) {
-  for (int i = 3; i < argc; ++i) {
+// Reads the options from argv[first] on (eval's own only for eval); "" or
+// "<option>: <problem>".
+std::string read_options(int argc, char** argv, int first, bool eval, EvalOptions* o) {
+  for (int i = first; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a != "--arrays" && !eval) return "option: " + a + " is for eval only";
+    const bool arrays = a == "--arrays" || a == "--npz";
+    if (!arrays && !eval) return "option: " + a + " is for eval only";
     if (i + 1 >= argc) return a + ": needs a value";
     const std::string v = argv[++i];
-    if (a == "--arrays") {
+    if (arrays) {
       o->arrays.push_back(v);
     } else if (a == "--only") {
       if (v != "heads" && v != "output")
@@ -189,12 +193,22 @@ int main(int argc, char** argv) {
   if (command != "eval" && command != "validate" && command != "normalize")
     return fail("command: unknown command \"" + command +
                 "\" (expected eval, validate or normalize)");
+  // FILE, or straight to the options: the arrays alone are then the whole scenario.
+  const bool has_file = std::strncmp(argv[2], "--", 2) != 0;
   EvalOptions options;
-  const std::string bad_option = read_options(argc, argv, command == "eval", &options);
+  const std::string bad_option =
+      read_options(argc, argv, has_file ? 3 : 2, command == "eval", &options);
   if (!bad_option.empty()) return fail(bad_option);
+  if (!has_file && options.arrays.empty())
+    return fail("FILE: missing (a scenario file, - for standard input, or --arrays FILE)");
 
-  const Input input = read_input(argv[2]);
-  if (!input.ok()) return fail(input.error);
+  Input input;
+  if (has_file) {
+    input = read_input(argv[2]);
+    if (!input.ok()) return fail(input.error);
+  } else {
+    input.text = "{\"version\": 1}";
+  }
   std::vector<scenario::NamedArray> arrays;
   for (const std::string& path : options.arrays) {
     const Input data = read_input(path);

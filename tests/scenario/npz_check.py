@@ -9,7 +9,7 @@
 #    `normalize --arrays` gives back each array as float32, exactly.
 # 2. A lone .npy is the field its file is named after; --arrays may be repeated.
 # 3. `eval --arrays` prints the same trace, byte for byte, as eval of the scenario with the
-#    numbers written in.
+#    numbers written in; `eval --npz FILE` (no scenario file) is eval of the arrays alone.
 # 4. Bad files (truncated, corrupted, a field that does not exist, a wrong shape) exit with 2
 #    and one line naming the file, the entry or the field; nothing crashes.
 import argparse
@@ -125,6 +125,19 @@ def main():
         with_arrays = cli([args.cli, "eval", base, "--arrays", npz])[0]
         if with_arrays != cli([args.cli, "eval", written])[0]:
             fail("eval --arrays differs from eval of the same numbers written in the JSON")
+        # The arrays alone are a scenario: `eval --npz FILE` with no scenario file is eval of
+        # {"version": 1} with them, and --npz is --arrays.
+        plain = path("plain.json")
+        with open(plain, "w") as f:
+            json.dump({"version": 1}, f)
+        alone = cli([args.cli, "eval", "--npz", npz, "--only", "output"])[0]
+        if alone != cli([args.cli, "eval", plain, "--arrays", npz, "--only", "output"])[0]:
+            fail("eval --npz FILE differs from eval of {\"version\": 1} --arrays FILE")
+        if "output" not in json.loads(alone):
+            fail(f"eval --npz FILE printed no output: {alone[:200]}")
+        _, err = cli([args.cli, "eval", "--only", "output"], expect=2)
+        if "FILE: missing" not in err:
+            fail(f"eval with neither a file nor arrays: {err.strip()}")
 
         # 4. Bad files: one line, naming what is wrong.
         def refused(extra, needle):
