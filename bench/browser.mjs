@@ -3,6 +3,7 @@
 //   - time to first frame (navigation start → the app's first drawn frame), median of runs;
 //   - the recompute at n = 1024 tokens with 8 heads (self-attention, d_model 512 so each head
 //     has d = 64, causal), timed inside the app (the core's run) and around setScenario;
+//   - a long export (n = 4096 weights as CSV) by exportFile: its time and longest task;
 //   - CPU time per frame while the mouse moves over an n = 256 weights heatmap.
 //
 //   node bench/browser.mjs [--site build/wasm/site] [--runs 7]
@@ -179,6 +180,51 @@ try {
   }, huge);
   console.log(`\nMemory, n = 2048, 8 heads: recompute ${fmt(mem.recompute_ms)} ms, lean trace ${mem.lean}, ` +
               `WASM heap ${(mem.heap_bytes / 1048576).toFixed(0)} MiB after showing two heads (target < 256 MiB)`);
+
+  // A long export: one head's weights at n = 4096 as CSV (some 230 MB), written by exportFile
+  // a part at a time, against export() at n = 2048 (the largest it takes: 2^22 numbers), which
+  // holds the page for as long as it runs. Measured with the app asleep, so that the longest
+  // task is the export's and not a frame's; export() is timed around the call.
+  const exports = await page.evaluate(async () => {
+    const api = window.attentionPlayground;
+    const settle = async () => {
+      for (let last = -1; ;) {
+        await new Promise((res) => setTimeout(res, 400));
+        const frames = api.stats().frames;
+        if (frames === last) return;
+        last = frames;
+      }
+    };
+    const scenario = (n) => {
+      const data = new Float32Array(n * 16);
+      for (let i = 0; i < data.length; ++i) data[i] = Math.sin(i * 0.37);
+      return { version: 1, x: { shape: [n, 16], data } };
+    };
+    api.setScenario(scenario(2048));
+    await settle();
+    let t0 = performance.now();
+    const sync = api.export("weights", { format: "csv" });
+    const syncMs = performance.now() - t0;
+    api.setScenario(scenario(4096));
+    await settle();
+    const tasks = [];
+    const observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) tasks.push(e.duration);
+    });
+    observer.observe({ type: "longtask" });
+    t0 = performance.now();
+    const file = await api.exportFile("weights", { format: "csv" });
+    const fileMs = performance.now() - t0;
+    await new Promise((res) => setTimeout(res, 100));
+    observer.disconnect();
+    return { syncMs, syncMb: sync.data.length / 1e6, fileMs, fileMb: file.blob.size / 1e6,
+             longest: Math.max(0, ...tasks), longTasks: tasks.length };
+  });
+  console.log("\nLong exports (one head's weights as CSV):");
+  console.log(`  export() at n = 2048 (${fmt(exports.syncMb)} MB): ${fmt(exports.syncMs, 0)} ms with the ` +
+              "page held up throughout");
+  console.log(`  exportFile() at n = 4096 (${fmt(exports.fileMb)} MB): ${fmt(exports.fileMs, 0)} ms; the ` +
+              `longest task ${fmt(exports.longest, 0)} ms (${exports.longTasks} tasks over 50 ms)`);
 
   // Frame time at n = 256 while the mouse moves over the weights heatmap.
   const small = bigScenario(256, 16, 16, 1, false);

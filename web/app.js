@@ -11,6 +11,8 @@
   const MESSAGE_PREFIX = "attention-playground:";
   const MAX_SCENARIO_CHARS = 1 << 20; // the same bound as a link (scenario::kMaxLinkChars)
   const MAX_PARAM_CHARS = 512;
+  const EXPORT_PART_NUMBERS = 1 << 14; // per part of exportFile: some 200 KB of text, a few ms
+  const EXPORT_SLICE_MS = 20; // exportFile writes parts for this long between two frames
   const MAX_FILE_BYTES = 64 << 20; // an opened .npy/.npz (scenario::kMaxArrayNumbers as float32)
   const NAME = /^[a-z0-9_]{1,32}$/;
   const ORIGIN = /^https?:\/\/[^/\s]+$/; // an entry of ?allow=
@@ -454,6 +456,63 @@
       return JSON.parse(call("ap_export", "string", ["string", "string", "number", "number"],
                              [what.slice(0, 64), format.slice(0, 16), head, batch]));
     },
+    // The same exports, written a part at a time between frames so that the page never stops
+    // (any size; export() refuses a matrix of more than 2^22 numbers). Resolves with {ok: true,
+    // error: null, filename, mime, blob} or {ok: false, error}; options.onProgress(done, total)
+    // is called with the rows written after each slice of parts, and (rows, rows) at the end.
+    // A newer exportFile ends an older one, which resolves with an error.
+    async exportFile(what, options = {}) {
+      if (!ready) return failure(NOT_READY);
+      if (options === null || options === undefined) options = {};
+      if (typeof options !== "object") return failure("options: must be an object {format, head, batch, onProgress}");
+      if (typeof what !== "string") return failure("what: must be a string");
+      const onProgress = options.onProgress;
+      if (onProgress !== undefined && typeof onProgress !== "function") {
+        return failure("onProgress: must be a function");
+      }
+      const view = getJson("ap_get_view");
+      const format = options.format ?? "csv";
+      if (typeof format !== "string") return failure('format: must be "csv" or "json"');
+      const head = Number.isInteger(options.head) ? options.head : view.head;
+      const batch = Number.isInteger(options.batch) ? options.batch : view.batch;
+      const job = JSON.parse(call("ap_export_start", "string", ["string", "string", "number", "number"],
+                                  [what.slice(0, 64), format.slice(0, 16), head, batch]));
+      if (!job.ok) return job;
+      // Text parts become a Blob every few megabytes: encoding them all at the end would hold
+      // the page up again.
+      const blobs = [];
+      let parts = [], chars = 0;
+      const flush = () => {
+        blobs.push(new Blob(parts));
+        parts = [];
+        chars = 0;
+      };
+      const report = (rows) => {
+        try {
+          onProgress?.(rows, job.rows);
+        } catch {
+          // the caller's callback failing does not end the export
+        }
+      };
+      let slice = performance.now();
+      for (;;) {
+        const part = call("ap_export_next", "string", ["number", "number"], [job.id, EXPORT_PART_NUMBERS]);
+        const row = call("ap_export_row", "number", ["number"], [job.id]);
+        if (row < 0) return failure("export: ended by a newer export");
+        parts.push(part);
+        chars += part.length;
+        if (chars > 1 << 23) flush();
+        if (row > job.rows) break;
+        // Parts until EXPORT_SLICE_MS have gone, then a frame.
+        if (performance.now() - slice < EXPORT_SLICE_MS) continue;
+        report(row);
+        await new Promise((resolve) => { setTimeout(resolve, 0); });
+        slice = performance.now();
+      }
+      flush();
+      report(job.rows);
+      return success({ filename: job.filename, mime: job.mime, blob: new Blob(blobs, { type: job.mime }) });
+    },
     // A PNG of a heatmap as drawn, labels and legend included; id is a key of layout().
     // Resolves with {ok: true, error: null, blob} or {ok: false, error}.
     exportPng(id) {
@@ -495,7 +554,7 @@
   }
 
   function download(filename, mime, bytes) {
-    const url = URL.createObjectURL(new Blob([bytes], { type: mime }));
+    const url = URL.createObjectURL(bytes instanceof Blob ? bytes : new Blob([bytes], { type: mime }));
     const a = document.createElement("a");
     a.href = url;
     a.download = filename;
@@ -519,6 +578,26 @@
     download(filename, mime, bytes);
     toast("Downloaded", filename);
     return "downloaded";
+  }
+
+  // A long export from the app's menu: written in parts with its progress shown, then
+  // downloaded (the clipboard is no place for tens of megabytes).
+  async function exportInParts(what, format, head, batch) {
+    let shown = -1;
+    const r = await api.exportFile(what, {
+      format, head: Number(head), batch: Number(batch),
+      onProgress: (done, total) => {
+        const percent = Math.floor((100 * done) / Math.max(1, total));
+        if (percent !== shown) toast("Exporting", `${what} ${percent}%`);
+        shown = percent;
+      },
+    });
+    if (!r.ok) {
+      showNotice(r.error);
+      return;
+    }
+    download(r.filename, r.mime, r.blob);
+    toast("Downloaded", r.filename);
   }
 
   function onAppExport(filename, mime, bytes, copy) {
@@ -622,6 +701,7 @@
     loadPreset: ["string"],
     presets: [],
     export: ["string", "object|undefined"],
+    exportFile: ["string", "object|undefined"],
     stats: [],
     subscribe: [],
   };
@@ -684,7 +764,13 @@
         reply({ ok: true, result: null });
         return;
       }
-      reply(answer(api[data.method](...(data.args ?? []))));
+      const value = api[data.method](...(data.args ?? []));
+      if (value instanceof Promise) {
+        // exportFile: the reply when it is done ({filename, mime, blob} as `result`).
+        value.then((v) => reply(answer(v)), (e) => reply({ ok: false, error: String(e?.message ?? e) }));
+      } else {
+        reply(answer(value));
+      }
     } catch (e) {
       reply({ ok: false, error: String(e.message ?? e) });
     }
@@ -853,6 +939,10 @@
     if (!ready) return;
     if (name === "open_file") {
       pickFile();
+      return;
+    }
+    if (name.startsWith("export_file|")) {
+      exportInParts(...name.split("|").slice(1));
       return;
     }
     if (name === "copy_link") {

@@ -237,6 +237,18 @@ std::string open_link(AppState& s, const std::string& fragment) {
 
 std::string export_json(AppState& s, const std::string& what, const std::string& format, int head,
                         int batch) {
+  s.recompute_if_needed();
+  const int heads = static_cast<int>(s.trace.heads.size());
+  const int items = static_cast<int>(s.trace.output.size());
+  if (const MatrixInfo* info = find_matrix(what);
+      info && head >= 0 && head < heads && batch >= 0 && batch < items) {
+    const attn::Matrix* m = matrix_of(s, info->kind, head, batch);
+    if (m && m->size() > kMaxExportNumbers)
+      return dump({{"ok", false},
+                   {"error", std::string(info->id) + ": " + std::to_string(m->size()) +
+                                 " numbers are too many to export at once; exportFile() " +
+                                 "writes them in parts without holding up the page"}});
+  }
   const Export e = make_export(s, what, format, head, batch);
   nlohmann::json j;
   if (e.ok())
@@ -248,6 +260,17 @@ std::string export_json(AppState& s, const std::string& what, const std::string&
   else
     j = {{"ok", false}, {"error", e.error}};
   return dump(j);
+}
+
+std::string export_start(AppState& s, ExportJob* job, const std::string& what,
+                         const std::string& format, int head, int batch) {
+  *job = start_export(s, what, format, head, batch);
+  if (!job->file.ok()) return dump({{"ok", false}, {"error", job->file.error}});
+  return dump({{"ok", true},
+               {"error", nullptr},
+               {"filename", job->file.filename},
+               {"mime", job->file.mime},
+               {"rows", job->rows()}});
 }
 
 }  // namespace ui::api

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/app_state.h"
+#include "app/matrices.h"
 
 namespace ui::api {
 
@@ -57,8 +58,15 @@ std::string get_link(const AppState& s);
 std::string open_link(AppState& s, const std::string& fragment);
 
 // make_export as JSON: {"ok":true,"error":null,"filename","mime","data"} or
-// {"ok":false,"error"}.
+// {"ok":false,"error"}. A matrix of more than kMaxExportNumbers is refused (some 60 MB of
+// text, seconds of a frozen page): exportFile writes it in parts.
+constexpr int64_t kMaxExportNumbers = int64_t{1} << 22;
 std::string export_json(AppState& s, const std::string& what, const std::string& format, int head,
                         int batch);
+// exportFile: starts *job (matrices.h: the matrix is copied now), answering as export_json
+// does but with "rows" (the matrix's rows, for progress; 0 for a document) instead of "data".
+// Its parts come from next_export_part.
+std::string export_start(AppState& s, ExportJob* job, const std::string& what,
+                         const std::string& format, int head, int batch);
 
 }  // namespace ui::api

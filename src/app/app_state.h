@@ -121,10 +121,10 @@ struct AppState {
   bool playing = false;
   double play_clock = 0.0;
   bool show[static_cast<int>(Panel::kCount)] = {true, true, true, true, true, true};
-  std::set<std::string> hidden;       // controls hidden by an embedding page
-  bool embed = false;                 // chrome-less view for iframes
-  bool can_open_files = false;        // the page can pick a file: "Open a file…" is shown
-  bool mask_by_click = false;         // clicking a score or weight cell toggles its mask
+  std::set<std::string> hidden;  // controls hidden by an embedding page
+  bool embed = false;            // chrome-less view for iframes
+  bool in_page = false;        // in the web page: it picks files, and writes long exports in parts
+  bool mask_by_click = false;  // clicking a score or weight cell toggles its mask
   std::optional<CellRef> hover;       // the cell under the mouse this frame
   std::optional<CellRef> prev_hover;  // last frame's, for highlights drawn before the hover
   std::string notice;                 // a message shown once (e.g. a broken link)

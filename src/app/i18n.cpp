@@ -278,6 +278,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Copied to the clipboard:", "已复制到剪贴板："},
     {"Downloaded", "已下载"},
     {"Opened", "已打开"},
+    {"Exporting", "正在导出"},
     {"This file could not be opened.", "无法打开这个文件。"},
     {"Open a file\xe2\x80\xa6", "打开文件…"},
     {"A scenario (.json), or your own Q, K and V saved by NumPy (.npy, .npz): each array "

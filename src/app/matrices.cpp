@@ -236,6 +236,86 @@ Export export_matrix(AppState& s, MatrixKind k, ExportFormat format, int head, i
                        export_stem(k, head, batch), format);
 }
 
+namespace {
+
+// The matrix an export names, or why there is none; nullptr for the documents (trace, ...).
+const MatrixInfo* export_target(AppState& s, const std::string& what, const std::string& format,
+                                int head, int batch, std::string* error) {
+  const int heads = static_cast<int>(s.trace.heads.size());
+  const int items = static_cast<int>(s.trace.output.size());
+  if (format != "csv" && format != "json") {
+    *error = "format: must be \"csv\" or \"json\"";
+  } else if (heads == 0) {
+    *error = "scenario: has no trace yet";
+  } else if (head < 0 || head >= heads) {
+    *error = "head: must be from 0 to " + std::to_string(heads - 1);
+  } else if (batch < 0 || batch >= items) {
+    *error = "batch: must be from 0 to " + std::to_string(items - 1);
+  } else if (const MatrixInfo* info = find_matrix(what)) {
+    return info;
+  } else {
+    *error = "matrix: unknown \"" + what.substr(0, 40) + "\" (" + matrix_ids() +
+             ", trace, scenario, numpy, pytorch)";
+  }
+  return nullptr;
+}
+
+bool is_document(const std::string& what) {
+  return what == "trace" || what == "scenario" || what == "numpy" || what == "pytorch";
+}
+
+}  // namespace
+
+ExportJob start_export(AppState& s, const std::string& what, const std::string& format, int head,
+                       int batch) {
+  s.recompute_if_needed();
+  ExportJob job;
+  if (is_document(what)) {
+    job.file = make_export(s, what, format, head, batch);
+    job.whole = std::move(job.file.data);
+    job.file.data.clear();
+    return job;  // rows() is 0: the head part is the whole
+  }
+  const MatrixInfo* info = export_target(s, what, format, head, batch, &job.file.error);
+  if (!info) return job;
+  const attn::Matrix* m = matrix_of(s, info->kind, head, batch);
+  if (!m) {
+    job.file.error = std::string(info->id) + ": this scenario has none";
+    return job;
+  }
+  job.matrix = *m;
+  job.labels = {axis_labels(s, info->rows, batch, static_cast<int>(m->rows())),
+                axis_labels(s, info->cols, batch, static_cast<int>(m->cols())), "r", "c"};
+  job.format = format == "csv" ? scenario::MatrixText::kCsv : scenario::MatrixText::kJson;
+  const std::string stem = export_stem(info->kind, head, batch);
+  job.file.filename = stem + (format == "csv" ? ".csv" : ".json");
+  job.file.mime = format == "csv" ? "text/csv" : "application/json";
+  return job;
+}
+
+std::string next_export_part(ExportJob* job, int64_t numbers) {
+  if (!job->file.ok() || job->done()) return "";
+  if (job->next_row < 0) {
+    job->next_row = 0;
+    if (!job->whole.empty() || job->rows() == 0) {
+      job->next_row = job->rows() + 1;
+      return std::move(job->whole);
+    }
+    return scenario::matrix_text_head(job->format, job->matrix, job->labels);
+  }
+  const int64_t per_row = std::max<int64_t>(1, job->matrix.cols());
+  const int64_t end =
+      std::min(job->rows(), job->next_row + std::max<int64_t>(1, numbers / per_row));
+  std::string part;
+  scenario::append_matrix_rows(&part, job->format, job->matrix, job->labels, job->next_row, end);
+  job->next_row = end;
+  if (end == job->rows()) {
+    part += scenario::matrix_text_tail(job->format);
+    job->next_row = job->rows() + 1;
+  }
+  return part;
+}
+
 Export make_export(AppState& s, const std::string& what, const std::string& format, int head,
                    int batch) {
   s.recompute_if_needed();
@@ -254,23 +334,9 @@ Export make_export(AppState& s, const std::string& what, const std::string& form
     return document("attention_numpy.py", "text/x-python", scenario::export_numpy(s.scenario));
   if (what == "pytorch")
     return document("attention_pytorch.py", "text/x-python", scenario::export_pytorch(s.scenario));
-  const int heads = static_cast<int>(s.trace.heads.size());
-  const int items = static_cast<int>(s.trace.output.size());
-  if (format != "csv" && format != "json") {
-    e.error = "format: must be \"csv\" or \"json\"";
-  } else if (heads == 0) {
-    e.error = "scenario: has no trace yet";
-  } else if (head < 0 || head >= heads) {
-    e.error = "head: must be from 0 to " + std::to_string(heads - 1);
-  } else if (batch < 0 || batch >= items) {
-    e.error = "batch: must be from 0 to " + std::to_string(items - 1);
-  } else if (const MatrixInfo* info = find_matrix(what)) {
+  if (const MatrixInfo* info = export_target(s, what, format, head, batch, &e.error))
     return export_matrix(s, info->kind, format == "csv" ? ExportFormat::kCsv : ExportFormat::kJson,
                          head, batch);
-  } else {
-    e.error = "matrix: unknown \"" + what.substr(0, 40) + "\" (" + matrix_ids() +
-              ", trace, scenario, numpy, pytorch)";
-  }
   return e;
 }
 

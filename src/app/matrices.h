@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/attention.h"
+#include "scenario/export.h"
 
 namespace ui {
 
@@ -136,5 +137,25 @@ Export export_values(const attn::Matrix& m, const std::vector<std::string>& rows
 // "csv" or "json" (ignored for the others); head and batch are 0-based.
 Export make_export(AppState& s, const std::string& what, const std::string& format, int head,
                    int batch);
+
+// An export written a part at a time, so that a long one never holds up a frame (the page's
+// exportFile): a matrix is copied with its labels when the job starts, whatever happens to
+// the state after; any other export is one part. Joined, the parts are make_export's data.
+struct ExportJob {
+  Export file;  // filename, mime and error; `data` stays empty
+  attn::Matrix matrix;
+  scenario::MatrixLabels labels;
+  scenario::MatrixText format = scenario::MatrixText::kCsv;
+  std::string whole;      // an export that is not a matrix: its one part
+  int64_t next_row = -1;  // -1: the head is next; rows() + 1: done
+  int64_t rows() const { return matrix.rows(); }
+  bool done() const { return next_row > rows(); }
+};
+// Above this many numbers (some 3 MB of text) the page's export menu writes in parts.
+constexpr int64_t kExportInPartsNumbers = int64_t{1} << 18;
+ExportJob start_export(AppState& s, const std::string& what, const std::string& format, int head,
+                       int batch);
+// The next part, of about `numbers` numbers (at least one row); "" once done.
+std::string next_export_part(ExportJob* job, int64_t numbers);
 
 }  // namespace ui

@@ -48,9 +48,17 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
   if (d.caption) ImGui::EndGroup();
   if (r.hovered) s.hover = CellRef{k, head, batch, r.row, r.col};
   if (r.export_request == ExportRequest::kCsv || r.export_request == ExportRequest::kJson) {
-    const ExportFormat format =
-        r.export_request == ExportRequest::kCsv ? ExportFormat::kCsv : ExportFormat::kJson;
-    deliver(s, export_values(*m, rows, cols, spec.export_name, format), true);
+    const bool csv = r.export_request == ExportRequest::kCsv;
+    if (s.in_page && !d.values && m->size() > kExportInPartsNumbers) {
+      // Long: the page writes it in parts between frames, with its progress, and downloads it.
+      s.events.push_back(std::string("export_file|") + info.id + "|" + (csv ? "csv" : "json") +
+                         "|" + std::to_string(head) + "|" + std::to_string(batch));
+    } else {
+      deliver(s,
+              export_values(*m, rows, cols, spec.export_name,
+                            csv ? ExportFormat::kCsv : ExportFormat::kJson),
+              true);
+    }
   }
   return r;
 }

@@ -22,7 +22,7 @@ bool shown(const AppState& s, const char* id) {
 // A scenario (.json) or NumPy arrays (.npy, .npz) from the learner's disk: the page opens its
 // file picker on the "open_file" event (and takes a file dropped on it anyway).
 void open_file_button(AppState& s) {
-  if (!s.can_open_files || !shown(s, "open")) return;
+  if (!s.in_page || !shown(s, "open")) return;
   if (ImGui::SmallButton(T("Open a file\xe2\x80\xa6"))) s.events.push_back("open_file");
   ImGui::SameLine();
   help_marker(
@@ -49,7 +49,7 @@ void section_scenario(AppState& s) {
   if (s.preset >= 0 && ImGui::SmallButton(T("Reset to the preset"))) {
     s.load_preset(s.preset);
   }
-  if (s.preset >= 0 && s.can_open_files && shown(s, "open")) ImGui::SameLine();
+  if (s.preset >= 0 && s.in_page && shown(s, "open")) ImGui::SameLine();
   open_file_button(s);
 }
 

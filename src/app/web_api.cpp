@@ -22,7 +22,8 @@
 namespace ui {
 
 void on_ready() {
-  g_runtime.app.state.can_open_files = true;  // app.js answers "open_file" with its picker
+  // app.js answers "open_file" with its picker, and "export_file|…" with exportFile.
+  g_runtime.app.state.in_page = true;
   EM_ASM({
     if (Module.apReady) Module.apReady();
   });
@@ -245,7 +246,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_open_link(const char* fragment) {
 // the texts below), then `detail` (a file name).
 EMSCRIPTEN_KEEPALIVE void ap_toast(const char* key, const char* detail) {
   static const char* const kKeys[] = {N_("Copied to the clipboard:"), N_("Downloaded"),
-                                      N_("Opened")};
+                                      N_("Opened"), N_("Exporting")};
   ui::AppState& s = g_runtime.app.state;
   const std::string k = key ? key : "";
   std::string text = k;
@@ -265,6 +266,37 @@ EMSCRIPTEN_KEEPALIVE const char* ap_export(const char* what, const char* format,
   out = ui::api::export_json(g_runtime.app.state, what ? what : "", format ? format : "", head,
                              batch);
   return out.c_str();
+}
+
+// exportFile, a part at a time: ap_export_start answers as api::export_start does, with the
+// job's "id"; each ap_export_next(id, numbers) gives the next part (about that many numbers)
+// and ap_export_row(id) the row the job has reached (rows + 1 once done; -1 when a newer job
+// has replaced it). One job at a time.
+namespace {
+ui::ExportJob g_export_job;
+int g_export_id = 0;
+}  // namespace
+
+EMSCRIPTEN_KEEPALIVE const char* ap_export_start(const char* what, const char* format, int head,
+                                                 int batch) {
+  static std::string out;
+  ++g_export_id;
+  out = ui::api::export_start(g_runtime.app.state, &g_export_job, what ? what : "",
+                              format ? format : "", head, batch);
+  if (g_export_job.file.ok()) out.insert(out.size() - 1, ",\"id\":" + std::to_string(g_export_id));
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_export_next(int id, double numbers) {
+  static std::string out;
+  out = id == g_export_id ? ui::next_export_part(&g_export_job, static_cast<int64_t>(numbers))
+                          : std::string();
+  if (g_export_job.done()) g_export_job.matrix.resize(0, 0);  // its memory back at once
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE double ap_export_row(int id) {
+  return id == g_export_id ? static_cast<double>(g_export_job.next_row) : -1.0;
 }
 
 // Asks for a PNG of heatmap `id` (a key of ap_layout) after the next frame; it arrives through

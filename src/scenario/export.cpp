@@ -49,46 +49,81 @@ std::string label_at(const std::vector<std::string>& labels, const std::string& 
 
 }  // namespace
 
-std::string matrix_csv(const attn::Matrix& m, const std::vector<std::string>& row_labels,
-                       const std::vector<std::string>& col_labels, const std::string& row_prefix,
-                       const std::string& col_prefix) {
+std::string matrix_text_head(MatrixText f, const attn::Matrix& m, const MatrixLabels& l) {
   std::string out;
-  for (Eigen::Index c = 0; c < m.cols(); ++c)
-    out += "," + csv_label(label_at(col_labels, col_prefix, c));
-  out += "\r\n";
-  for (Eigen::Index r = 0; r < m.rows(); ++r) {
-    out += csv_label(label_at(row_labels, row_prefix, r));
-    for (Eigen::Index c = 0; c < m.cols(); ++c) out += "," + format_float(m(r, c));
-    out += "\r\n";
+  if (f == MatrixText::kCsv) {
+    for (Eigen::Index c = 0; c < m.cols(); ++c)
+      out += "," + csv_label(label_at(l.cols, l.col_prefix, c));
+    return out + "\r\n";
   }
-  return out;
-}
-
-std::string matrix_json(const attn::Matrix& m, const std::vector<std::string>& row_labels,
-                        const std::vector<std::string>& col_labels, const std::string& row_prefix,
-                        const std::string& col_prefix) {
-  auto labels = [](const std::vector<std::string>& given, const std::string& prefix,
-                   Eigen::Index n) {
-    std::string out = "[";
+  auto labels = [&](const std::vector<std::string>& given, const std::string& prefix,
+                    Eigen::Index n) {
+    out += '[';
     for (Eigen::Index i = 0; i < n; ++i) {
       if (i) out += ',';
       out += nlohmann::json(label_at(given, prefix, i))
                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
-    return out + "]";
-  };
-  std::string out = "{\"rows\":" + labels(row_labels, row_prefix, m.rows()) +
-                    ",\"columns\":" + labels(col_labels, col_prefix, m.cols()) + ",\"values\":[";
-  for (Eigen::Index r = 0; r < m.rows(); ++r) {
-    out += r ? ",[" : "[";
-    for (Eigen::Index c = 0; c < m.cols(); ++c) {
-      if (c) out += ',';
-      const float v = m(r, c);
-      out += std::isfinite(v) ? format_float(v) : "\"" + format_float(v) + "\"";
-    }
     out += ']';
+  };
+  out = "{\"rows\":";
+  labels(l.rows, l.row_prefix, m.rows());
+  out += ",\"columns\":";
+  labels(l.cols, l.col_prefix, m.cols());
+  return out + ",\"values\":[";
+}
+
+void append_matrix_rows(std::string* out, MatrixText f, const attn::Matrix& m,
+                        const MatrixLabels& l, Eigen::Index first, Eigen::Index end) {
+  char buf[48];
+  for (Eigen::Index r = first; r < end; ++r) {
+    if (f == MatrixText::kCsv) {
+      *out += csv_label(label_at(l.rows, l.row_prefix, r));
+    } else {
+      *out += r ? ",[" : "[";
+    }
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      const float v = m(r, c);
+      const size_t n = static_cast<size_t>(format_float_to(buf, v));
+      if (f == MatrixText::kCsv) {
+        *out += ',';
+        out->append(buf, n);
+      } else {
+        if (c) *out += ',';
+        // JSON has no infinities or NaN: they are written as strings, as in the trace.
+        if (!std::isfinite(v)) *out += '"';
+        out->append(buf, n);
+        if (!std::isfinite(v)) *out += '"';
+      }
+    }
+    *out += f == MatrixText::kCsv ? "\r\n" : "]";
   }
-  return out + "]}";
+}
+
+std::string matrix_text_tail(MatrixText f) {
+  return f == MatrixText::kCsv ? "" : "]}";
+}
+
+namespace {
+
+std::string matrix_text(MatrixText f, const attn::Matrix& m, MatrixLabels l) {
+  std::string out = matrix_text_head(f, m, l);
+  append_matrix_rows(&out, f, m, l, 0, m.rows());
+  return out + matrix_text_tail(f);
+}
+
+}  // namespace
+
+std::string matrix_csv(const attn::Matrix& m, const std::vector<std::string>& row_labels,
+                       const std::vector<std::string>& col_labels, const std::string& row_prefix,
+                       const std::string& col_prefix) {
+  return matrix_text(MatrixText::kCsv, m, {row_labels, col_labels, row_prefix, col_prefix});
+}
+
+std::string matrix_json(const attn::Matrix& m, const std::vector<std::string>& row_labels,
+                        const std::vector<std::string>& col_labels, const std::string& row_prefix,
+                        const std::string& col_prefix) {
+  return matrix_text(MatrixText::kJson, m, {row_labels, col_labels, row_prefix, col_prefix});
 }
 
 namespace {

@@ -26,6 +26,20 @@ std::string matrix_json(const attn::Matrix& m, const std::vector<std::string>& r
                         const std::vector<std::string>& col_labels,
                         const std::string& row_prefix = "q", const std::string& col_prefix = "k");
 
+// A matrix as CSV or JSON a part at a time, for exports too long to write in one go: the
+// head, then its rows in pieces of any size, then the tail. Joined, they are matrix_csv or
+// matrix_json with the same labels.
+enum class MatrixText { kCsv, kJson };
+struct MatrixLabels {
+  std::vector<std::string> rows, cols;
+  std::string row_prefix = "q", col_prefix = "k";
+};
+std::string matrix_text_head(MatrixText f, const attn::Matrix& m, const MatrixLabels& l);
+// Appends rows [first, end) of m.
+void append_matrix_rows(std::string* out, MatrixText f, const attn::Matrix& m,
+                        const MatrixLabels& l, Eigen::Index first, Eigen::Index end);
+std::string matrix_text_tail(MatrixText f);
+
 // A self-contained Python program that rebuilds the scenario's inputs and all its weights
 // (those that `init` generates written out as numbers) and recomputes every step as the
 // playground's core does, in float64. Run as a script it prints the trace JSON v1 (as

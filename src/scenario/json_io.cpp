@@ -155,8 +155,8 @@ int write_g(char* buf, bool negative, uint64_t digits, int p, int e10) {
   return len;
 }
 
-// The shortest text that reads back (strtof) to exactly v, into buf (at least 48 bytes);
-// returns its length.
+}  // namespace
+
 int format_float_to(char* buf, float v) {
   if (std::isnan(v)) return std::snprintf(buf, 48, "nan");
   if (std::isinf(v)) return std::snprintf(buf, 48, v < 0 ? "-inf" : "inf");
@@ -176,8 +176,6 @@ int format_float_to(char* buf, float v) {
   }
   return format_float_printf(buf, v);
 }
-
-}  // namespace
 
 std::string format_float(float v) {
   char buf[48];

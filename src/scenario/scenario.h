@@ -168,6 +168,8 @@ class TraceJsonWriter {
 
 // The shortest decimal text that reads back (strtof) to exactly v.
 std::string format_float(float v);
+// The same into buf (at least 48 bytes), without allocating; returns its length.
+int format_float_to(char* buf, float v);
 
 //-----------------------------------------------------------------------------
 // [SECTION] Resolution into the core

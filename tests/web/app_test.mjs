@@ -8,7 +8,7 @@
 // (harness.mjs runChecks: "ok - ..." lines, "FAIL: CHECK: ..." for each failed check, exit 1 if
 // any failed). Every check also fails on a console error or an uncaught page error.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { compareJson, fail, ok, runChecks } from "./harness.mjs";
 import { decodePng } from "./png.mjs";
@@ -901,6 +901,79 @@ print(json.dumps({"npz": base64.b64encode(z.getvalue()).decode(),
      "broken files are named and change nothing; hide=open ignores drops");
 }
 
+// Long exports: exportFile writes the same text as export(), a part at a time with its
+// progress; export() refuses a matrix past 2^22 numbers and names exportFile; a newer
+// exportFile ends an older one; the heatmap menu's "Copy as CSV" of a large matrix is written
+// in parts and downloaded.
+async function checkExportFile({ page }) {
+  const r = await page.evaluate(async () => {
+    const ap = window.attentionPlayground;
+    const scenario = (n) => {
+      const data = new Float32Array(n * 16);
+      for (let i = 0; i < data.length; ++i) data[i] = Math.sin(i * 0.37);
+      return { version: 1, x: { shape: [n, 16], data } };
+    };
+    ap.setScenario(scenario(700));
+    ap.setStep(5);
+    const same = {};
+    const progress = {};
+    for (const format of ["csv", "json"]) {
+      const whole = ap.export("weights", { format });
+      progress[format] = [];
+      const file = await ap.exportFile("weights", {
+        format, onProgress: (done, total) => progress[format].push([done, total]) });
+      same[format] = file.ok && whole.ok && file.filename === whole.filename &&
+                     (await file.blob.text()) === whole.data;
+    }
+    const scenarioFile = await ap.exportFile("scenario");
+    same.scenario = (await scenarioFile.blob.text()) === ap.export("scenario").data;
+    const first = ap.exportFile("weights", { format: "csv" });
+    const second = ap.exportFile("weights", { format: "json" });
+    const [a, b] = await Promise.all([first, second]);
+    const bad = await ap.exportFile("weights", { head: 9 });
+    ap.setScenario(scenario(2100));
+    const refused = ap.export("weights", { format: "csv" });
+    for (let i = 0; i < 6; ++i) await new Promise((res) => requestAnimationFrame(res));
+    return { same, progress, raced: [a.error, b.ok], bad: bad.error, refused: refused.error,
+             layout: ap.layout() };
+  });
+  for (const [k, v] of Object.entries(r.same)) if (!v) fail(`exportFile("${k === "scenario" ? k : `weights", ${k}`}") differs from export()`);
+  // Each export reports more than once, with rows rising to all 700 of them.
+  for (const [format, steps] of Object.entries(r.progress)) {
+    if (steps.length < 2 || steps.some(([d, total], i) => total !== 700 || (i > 0 && d <= steps[i - 1][0])) ||
+        steps[steps.length - 1][0] !== 700) {
+      fail(`exportFile(${format}): onProgress was not called with rising rows up to 700: ` +
+           JSON.stringify(steps.slice(0, 8)));
+    }
+  }
+  if (r.raced[0] !== "export: ended by a newer export" || !r.raced[1]) {
+    fail(`two exports at once: ${JSON.stringify(r.raced)}`);
+  }
+  if (!r.bad?.startsWith("head: must be from 0 to 0")) fail(`exportFile with head 9: ${r.bad}`);
+  if (!r.refused?.startsWith("weights: 4410000 numbers are too many to export at once; exportFile()")) {
+    fail(`export() of 2100 × 2100 weights: ${r.refused}`);
+  }
+  // The menu of the 2100 × 2100 heatmap: right-click, then its first item, "Copy as CSV".
+  const g = r.layout.main;
+  if (!g) fail(`no main heatmap on screen: ${Object.keys(r.layout)}`);
+  const x = (g.x0 + g.x1) / 2, y = (g.y0 + g.y1) / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down({ button: "right" });
+  await page.mouse.up({ button: "right" });
+  await waitForFrames(page);
+  const download = page.waitForEvent("download", { timeout: 90000 });
+  await page.mouse.move(x + 30, y + 12);
+  await waitForFrames(page);
+  await page.mouse.down();
+  await page.mouse.up();
+  const d = await download;
+  if (d.suggestedFilename() !== "weights_head1_batch1.csv") fail(`the download is ${d.suggestedFilename()}`);
+  const size = statSync(await d.path()).size;
+  if (size < 4410000 * 2) fail(`the downloaded CSV has ${size} bytes, too few for 2100 × 2100 numbers`);
+  ok(`export-file: exportFile writes what export() does, with progress; export() refuses 2100² numbers ` +
+     `and the heatmap menu downloads them (${(size / 1e6).toFixed(0)} MB) written in parts`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -918,6 +991,7 @@ const CHECKS = {
   params: checkParams,
   typed: checkTyped,
   arrays: checkArrays,
+  "export-file": checkExportFile,
 };
 
 //-----------------------------------------------------------------------------
