@@ -125,6 +125,9 @@ struct AppState {
   bool embed = false;            // chrome-less view for iframes
   bool in_page = false;        // in the web page: it picks files, and writes long exports in parts
   bool mask_by_click = false;  // clicking a score or weight cell toggles its mask
+  // Each matrix coloured by its own values, not on the scale it shares with the matrices it
+  // is compared with (matrix_range).
+  bool scale_alone = false;
   std::optional<CellRef> hover;       // the cell under the mouse this frame
   std::optional<CellRef> prev_hover;  // last frame's, for highlights drawn before the hover
   std::string notice;                 // a message shown once (e.g. a broken link)
@@ -146,6 +149,12 @@ struct AppState {
   void apply_view(const scenario::ViewState& v);
 
   // --- What panels remember between frames -----------------------------------------------
+  // The shared colour scales of one head and batch item (matrix_range), for one revision.
+  struct SharedRanges {
+    uint64_t revision = ~uint64_t{0};
+    int head = -1, batch = -1;
+    float scores = 0.0f, activations = 0.0f;  // the largest |value| of each group
+  } shared_ranges;
   PositionalPanel positional;
   PlanePanel plane;
   ControlsPanel controls;

@@ -442,6 +442,14 @@ float Heatmaps::legend(const HeatmapSpec& spec, Layout* l) {
                                 ImVec2(bar0.x + bar_w * (s + 1) / segments, bar0.y + bar_h), a, b,
                                 b, a);
   }
+  // Zero, where a scale around it has it: in the bar's light middle, in dark text.
+  if (spec.palette == Palette::kDiverging && l->lo < 0.0f && l->hi > 0.0f) {
+    const float zx = bar0.x + bar_w * (-l->lo / (l->hi - l->lo));
+    const float size = bar_h * 1.1f;
+    const ImVec2 zw = ImGui::GetFont()->CalcTextSizeA(size, FLT_MAX, 0.0f, "0");
+    dl->AddText(ImGui::GetFont(), size, ImVec2(zx - zw.x * 0.5f, bar0.y + (bar_h - zw.y) * 0.5f),
+                IM_COL32(40, 40, 48, 255), "0");
+  }
   float x;       // where the legend's first line ends
   float next_y;  // the top of the next free line
   float bottom_extra = 0.0f;

@@ -261,6 +261,11 @@ const std::pair<const char*, const char*> kZh[] = {
     {"seed", "种子"},
     {"Heads split d_model into equal blocks of columns; only divisors of d_model work.",
      "多个头把 d_model 分成等宽的列块；只有 d_model 的约数可用。"},
+    {"scale each matrix alone", "每个矩阵单独配色"},
+    {"Matrices that are compared share one colour scale: S, S' and M; X, Q, K, V and O. "
+     "With this on, each matrix is coloured by its own values.",
+     "需要相互比较的矩阵共用一套颜色刻度：S、S' 和 M 共用一套；X、Q、K、V 和 O 共用一套。"
+     "勾选后，每个矩阵按自己的数值范围配色。"},
     {"Adds sin/cos patterns of the position to every input row (base 10000).",
      "给每个输入行加上由位置决定的正弦/余弦图案（底数 10000）。"},
     {"hard attention (argmax)", "硬注意力（argmax）"},

@@ -23,7 +23,8 @@ namespace ui {
 namespace {
 
 constexpr Palette kSeq = Palette::kSequential, kDiv = Palette::kDiverging;
-constexpr RangeRule kData = RangeRule::kData;
+constexpr RangeRule kData = RangeRule::kData, kAct = RangeRule::kActivations,
+                    kSc = RangeRule::kScores;
 constexpr Axis kQTok = Axis::kQueryTokens, kKTok = Axis::kKeyTokens, kIn = Axis::kInputFeatures,
                kModel = Axis::kModelFeatures, kHead = Axis::kHeadFeatures,
                kOut = Axis::kOutputFeatures;
@@ -31,24 +32,24 @@ constexpr Axis kQTok = Axis::kQueryTokens, kKTok = Axis::kKeyTokens, kIn = Axis:
 // clang-format off
 const std::vector<MatrixInfo> kTable = {
   // kind                   id             symbol    title                       head   palette range               masked rows   cols
-  {MatrixKind::kQueries,    "queries",     "X",      N_("queries"),              false, kDiv, kData,              false, kQTok, kIn},
-  {MatrixKind::kKeys,       "keys",        "X",      N_("keys"),                 false, kDiv, kData,              false, kKTok, kIn},
-  {MatrixKind::kValues,     "values",      "X",      N_("values"),               false, kDiv, kData,              false, kKTok, kIn},
+  {MatrixKind::kQueries,    "queries",     "X",      N_("queries"),              false, kDiv, kAct,              false, kQTok, kIn},
+  {MatrixKind::kKeys,       "keys",        "X",      N_("keys"),                 false, kDiv, kAct,              false, kKTok, kIn},
+  {MatrixKind::kValues,     "values",      "X",      N_("values"),               false, kDiv, kAct,              false, kKTok, kIn},
   {MatrixKind::kPositional, "positional",  "PE",     N_("positional encoding"),  false, kDiv, kData,              false, kQTok, kIn},
   {MatrixKind::kWq,         "W_q",         "W_q",    N_("W_q"),                  false, kDiv, kData,              false, kIn,   kModel},
   {MatrixKind::kWk,         "W_k",         "W_k",    N_("W_k"),                  false, kDiv, kData,              false, kIn,   kModel},
   {MatrixKind::kWv,         "W_v",         "W_v",    N_("W_v"),                  false, kDiv, kData,              false, kIn,   kModel},
   {MatrixKind::kWo,         "W_o",         "W_o",    N_("W_o"),                  false, kDiv, kData,              false, kHead, kOut},
-  {MatrixKind::kQ,          "Q",           "Q",      N_("Q"),                    true,  kDiv, kData,              false, kQTok, kHead},
-  {MatrixKind::kK,          "K",           "K",      N_("K"),                    true,  kDiv, kData,              false, kKTok, kHead},
-  {MatrixKind::kV,          "V",           "V",      N_("V"),                    true,  kDiv, kData,              false, kKTok, kHead},
-  {MatrixKind::kScores,     "scores",      "S",      N_("scores"),               true,  kDiv, kData,              false, kQTok, kKTok},
-  {MatrixKind::kScaled,     "scaled",      "S'",     N_("scaled scores"),        true,  kDiv, kData,              false, kQTok, kKTok},
-  {MatrixKind::kMasked,     "masked",      "M",      N_("masked scores"),        true,  kDiv, kData,              true,  kQTok, kKTok},
+  {MatrixKind::kQ,          "Q",           "Q",      N_("Q"),                    true,  kDiv, kAct,              false, kQTok, kHead},
+  {MatrixKind::kK,          "K",           "K",      N_("K"),                    true,  kDiv, kAct,              false, kKTok, kHead},
+  {MatrixKind::kV,          "V",           "V",      N_("V"),                    true,  kDiv, kAct,              false, kKTok, kHead},
+  {MatrixKind::kScores,     "scores",      "S",      N_("scores"),               true,  kDiv, kSc,               false, kQTok, kKTok},
+  {MatrixKind::kScaled,     "scaled",      "S'",     N_("scaled scores"),        true,  kDiv, kSc,               false, kQTok, kKTok},
+  {MatrixKind::kMasked,     "masked",      "M",      N_("masked scores"),        true,  kDiv, kSc,               true,  kQTok, kKTok},
   {MatrixKind::kWeights,    "weights",     "W",      N_("weights"),              true,  kSeq, RangeRule::kWeights, true,  kQTok, kKTok},
-  {MatrixKind::kHeadOutput, "head_output", "O",      N_("weighted values"),      true,  kDiv, kData,              false, kQTok, kHead},
-  {MatrixKind::kConcat,     "concat",      "concat", N_("concatenated heads"),   false, kDiv, kData,              false, kQTok, kHead},
-  {MatrixKind::kOutput,     "output",      "output", N_("output"),               false, kDiv, kData,              false, kQTok, kOut},
+  {MatrixKind::kHeadOutput, "head_output", "O",      N_("weighted values"),      true,  kDiv, kAct,              false, kQTok, kHead},
+  {MatrixKind::kConcat,     "concat",      "concat", N_("concatenated heads"),   false, kDiv, kAct,              false, kQTok, kHead},
+  {MatrixKind::kOutput,     "output",      "output", N_("output"),               false, kDiv, kAct,              false, kQTok, kOut},
 };
 // clang-format on
 
@@ -162,15 +163,65 @@ const std::vector<uint8_t>* matrix_mask(AppState& s, MatrixKind k, int batch) {
   return &s.mask(batch);
 }
 
-ValueRange matrix_range(const AppState& s, MatrixKind k) {
-  ValueRange r;
-  if (matrix_info(k).range == RangeRule::kWeights && !s.problem.hard &&
-      s.problem.dropout_p == 0.0f) {
-    r.fixed = true;
-    r.lo = 0.0f;
-    r.hi = 1.0f;
+namespace {
+
+// The largest finite |value| of m.
+float largest(const attn::Matrix& m) {
+  float a = 0.0f;
+  for (Eigen::Index i = 0; i < m.size(); ++i) {
+    const float v = m.data()[i];
+    if (std::isfinite(v)) a = std::max(a, std::fabs(v));
   }
-  return r;
+  return a;
+}
+
+void update_shared_ranges(AppState& s, int head, int batch) {
+  AppState::SharedRanges& r = s.shared_ranges;
+  if (r.revision == s.revision && r.head == head && r.batch == batch) return;
+  const attn::Trace& t = s.trace;
+  float act = std::max({largest(t.queries[batch]), largest(t.keys[batch]), largest(t.values[batch]),
+                        largest(t.concat[batch]), largest(t.output[batch])});
+  for (const attn::HeadTrace& h : t.heads) act = std::max(act, largest(h.output[batch]));
+  // Q, K, V are kept by a full trace; a lean one computes them with the head's scores, only
+  // when a step shows them.
+  if (!s.lean) {
+    const attn::HeadTrace& h = t.heads[head];
+    act = std::max({act, largest(h.q[batch]), largest(h.k[batch]), largest(h.v[batch])});
+  }
+  r.revision = s.revision;
+  r.head = head;
+  r.batch = batch;
+  r.activations = act;
+  r.scores = -1.0f;  // computed when first asked (it may compute a lean trace's head)
+}
+
+}  // namespace
+
+ValueRange matrix_range(AppState& s, MatrixKind k, int head, int batch) {
+  ValueRange r;
+  const RangeRule rule = matrix_info(k).range;
+  if (rule == RangeRule::kWeights) {
+    if (!s.problem.hard && s.problem.dropout_p == 0.0f) r = ValueRange{true, 0.0f, 1.0f};
+    return r;
+  }
+  if (s.scale_alone || rule == RangeRule::kData || s.trace.heads.empty() || head < 0 ||
+      head >= static_cast<int>(s.trace.heads.size()) || batch < 0 ||
+      batch >= static_cast<int>(s.trace.output.size()))
+    return r;
+  update_shared_ranges(s, head, batch);
+  AppState::SharedRanges& shared = s.shared_ranges;
+  float a = shared.activations;
+  if (rule == RangeRule::kScores) {
+    if (shared.scores < 0.0f) {
+      // S and S' (M's unmasked cells are those of S'; its masked ones hold the mask value,
+      // which stays out of the scale).
+      const attn::HeadTrace& h = s.head_trace(head, batch);
+      shared.scores = std::max(largest(h.scores[batch]), largest(h.scaled[batch]));
+    }
+    a = shared.scores;
+  }
+  a = std::max(a, 1e-6f);
+  return ValueRange{true, -a, a};
 }
 
 std::optional<CellRef> first_overflow(const AppState& s) {

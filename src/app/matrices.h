@@ -44,10 +44,13 @@ enum class MatrixKind {
 // How values map to colours: viridis for weights, purple–orange around 0 for signed values.
 enum class Palette { kSequential, kDiverging };
 
-// The value range a matrix's colours span.
+// The value range a matrix's colours span. Matrices that are compared share one scale, so
+// that S' = S/√d looks fainter than S, and O, an average of rows of V, no stronger than V.
 enum class RangeRule {
-  kData,     // its own finite values (symmetric around 0 on the diverging palette)
-  kWeights,  // 0 to 1; from the data when dropout scales the survivors above 1
+  kData,         // its own finite values (symmetric around 0 on the diverging palette)
+  kWeights,      // 0 to 1; from the data when dropout scales the survivors above 1
+  kScores,       // S, S' and M of one head and batch item share ±(largest |S| or |S'|)
+  kActivations,  // X, Q, K, V, the head outputs, their concatenation and the output share one
 };
 
 // What the rows or the columns of a matrix are, and so how they are labelled.
@@ -97,12 +100,16 @@ std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, in
 // The mask to hatch on a matrix of `kind` for batch item `batch`, or nullptr.
 const std::vector<uint8_t>* matrix_mask(AppState& s, MatrixKind k, int batch);
 
-// The range a matrix of `kind` colours, for the state's scenario (RangeRule).
+// The range a matrix of `kind` colours for head `head` and batch item `batch` (RangeRule; with
+// AppState::scale_alone, every matrix but the weights from its own data). A shared range
+// leaves out masked cells and numbers that are not finite; it is computed once per revision,
+// head and batch item. A lean trace adds to the activations' scale only what it keeps (the
+// inputs and the outputs), so the inputs step never computes a head.
 struct ValueRange {
   bool fixed = false;  // false: from the data
   float lo = 0.0f, hi = 1.0f;
 };
-ValueRange matrix_range(const AppState& s, MatrixKind k);
+ValueRange matrix_range(AppState& s, MatrixKind k, int head, int batch);
 
 // The first number that overflowed float32 (±∞ where the inputs were finite), looked for in
 // the projections, each head's scores and scaled scores (when the trace keeps them) and the

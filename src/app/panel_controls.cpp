@@ -288,6 +288,12 @@ void section_extras(AppState& s) {
   if (shown(s, "hard")) {
     if (ImGui::Checkbox(T("hard attention (argmax)"), &sc.hard)) s.changed();
   }
+  if (shown(s, "scale")) {
+    ImGui::Checkbox(T("scale each matrix alone"), &s.scale_alone);
+    help_marker(
+        "Matrices that are compared share one colour scale: S, S' and M; X, Q, K, V and O. "
+        "With this on, each matrix is coloured by its own values.");
+  }
   if (shown(s, "dropout")) {
     if (ImGui::Checkbox(T("dropout (train mode)"), &sc.has_dropout)) {
       if (sc.has_dropout && sc.dropout_p == 0.0f) sc.dropout_p = 0.1f;

@@ -104,11 +104,74 @@ TEST_CASE("labels, masks and ranges follow the table's axes and rules", "[app][m
   CHECK(ui::matrix_mask(app, MatrixKind::kWeights, 1) == &app.mask(1));
   CHECK(ui::matrix_mask(app, MatrixKind::kScores, 1) == nullptr);
   CHECK(ui::matrix_mask(app, MatrixKind::kMasked, 7) == nullptr);  // no such batch item
-  CHECK(ui::matrix_range(app, MatrixKind::kWeights).fixed);
-  CHECK_FALSE(ui::matrix_range(app, MatrixKind::kScores).fixed);
+  const ui::ValueRange weights = ui::matrix_range(app, MatrixKind::kWeights, 0, 0);
+  CHECK((weights.fixed && weights.lo == 0.0f && weights.hi == 1.0f));
+  CHECK_FALSE(ui::matrix_range(app, MatrixKind::kWq, 0, 0).fixed);  // a matrix alone
   // Dropout scales survivors above 1, so the weights' range comes from the data.
   ui::AppState dropped = loaded(R"({"version": 1, "x": [[1, 0], [0, 1]], "dropout": {"p": 0.5}})");
-  CHECK_FALSE(ui::matrix_range(dropped, MatrixKind::kWeights).fixed);
+  CHECK_FALSE(ui::matrix_range(dropped, MatrixKind::kWeights, 0, 0).fixed);
+}
+
+namespace {
+
+// Where v falls on a range, 0 to 1: what picks its colour.
+float position(const ui::ValueRange& r, float v) {
+  return (v - r.lo) / (r.hi - r.lo);
+}
+
+}  // namespace
+
+TEST_CASE("compared matrices share a colour scale: S' = S/√d looks fainter than S",
+          "[app][matrices]") {
+  // d = 4, so √d = 2; key 3 is masked for the first query (causal).
+  ui::AppState app = loaded(R"({"version": 1, "causal": true,
+    "x": [[2, 0, 1, 0], [0, 3, 0, 1], [1, 1, -2, 0]]})");
+  const attn::HeadTrace& h = app.trace.heads[0];
+  const ui::ValueRange s = ui::matrix_range(app, MatrixKind::kScores, 0, 0);
+  const ui::ValueRange s2 = ui::matrix_range(app, MatrixKind::kScaled, 0, 0);
+  const ui::ValueRange m = ui::matrix_range(app, MatrixKind::kMasked, 0, 0);
+  REQUIRE(s.fixed);
+  CHECK((s2.fixed && s2.lo == s.lo && s2.hi == s.hi));
+  CHECK((m.fixed && m.lo == s.lo && m.hi == s.hi));
+  // The largest |score| (x₂·x₂ = 10) spans the scale, symmetric around 0; the mask value
+  // -1e6 of M's masked cells stays out of it.
+  CHECK(s.hi == 10.0f);
+  CHECK(s.lo == -10.0f);
+  // The same cell in S and S' maps to different colours, and S' is nearer the middle.
+  const float cell = h.scores[0](1, 1), scaled = h.scaled[0](1, 1);
+  REQUIRE(scaled == cell / 2.0f);
+  CHECK(std::fabs(position(s, cell) - position(s2, scaled)) > 0.2f);
+  CHECK(std::fabs(position(s2, scaled) - 0.5f) < std::fabs(position(s, cell) - 0.5f));
+  // X, Q, K, V and O share one: O, a weighted average of V's rows, is never stronger than V.
+  const ui::ValueRange v = ui::matrix_range(app, MatrixKind::kV, 0, 0);
+  const ui::ValueRange o = ui::matrix_range(app, MatrixKind::kHeadOutput, 0, 0);
+  const ui::ValueRange x = ui::matrix_range(app, MatrixKind::kQueries, 0, 0);
+  CHECK((v.fixed && o.lo == v.lo && o.hi == v.hi && x.hi == v.hi));
+  CHECK(v.hi == 3.0f);
+  // "Scale each matrix alone": every matrix but the weights from its own values again, and
+  // then S and S' of the same cell look alike.
+  app.scale_alone = true;
+  CHECK_FALSE(ui::matrix_range(app, MatrixKind::kScaled, 0, 0).fixed);
+  CHECK_FALSE(ui::matrix_range(app, MatrixKind::kHeadOutput, 0, 0).fixed);
+  CHECK(ui::matrix_range(app, MatrixKind::kWeights, 0, 0).fixed);
+}
+
+TEST_CASE("a shared scale follows the head, the batch item and every recompute",
+          "[app][matrices]") {
+  ui::AppState app = loaded();
+  const int n = static_cast<int>(app.trace.heads.size());
+  REQUIRE(n == 2);
+  for (int head = 0; head < n; ++head)
+    for (int b = 0; b < 2; ++b) {
+      float a = 0.0f;
+      for (const attn::Batch* x : {&app.trace.heads[head].scores, &app.trace.heads[head].scaled})
+        a = std::max(a, (*x)[b].cwiseAbs().maxCoeff());
+      INFO("head " << head << ", batch item " << b);
+      CHECK(ui::matrix_range(app, MatrixKind::kScores, head, b).hi == a);
+    }
+  // A new scenario, a new scale (not the cached one of the old trace).
+  REQUIRE(app.set_scenario_json(R"({"version": 1, "x": [[5, 0], [0, 1]]})").error == "");
+  CHECK(ui::matrix_range(app, MatrixKind::kScores, 0, 0).hi == 25.0f);
 }
 
 //-----------------------------------------------------------------------------

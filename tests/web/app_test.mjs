@@ -455,6 +455,51 @@ async function checkSteps({ page, opts }) {
      `of the centre panel (${x0},${y0}–${x1},${y1})`);
 }
 
+// S and S' = S/√d are drawn on one scale, so the same cell is fainter in S' (d = 4: half the
+// score); V and O share one too.
+async function checkSharedScale({ page, opts }) {
+  await setScenario(page, JSON.parse(readFileSync(presetPath(opts, "why_so_tall"), "utf8")), "why_so_tall");
+  const trace = await page.evaluate(() => window.attentionPlayground.getTrace());
+  const S = trace.heads[0].scores[0], S2 = trace.heads[0].scaled[0];
+  // The cell with the largest score.
+  let top = [0, 0];
+  S.forEach((row, r) => row.forEach((v, c) => { if (Math.abs(v) > Math.abs(S[top[0]][top[1]])) top = [r, c]; }));
+  const [r, c] = top;
+  if (Math.abs(S2[r][c] * 2 - S[r][c]) > 1e-4) fail(`S' is not S/2 at [${r}, ${c}]: ${S[r][c]}, ${S2[r][c]}`);
+  const seen = {};
+  for (const step of [STEP.scores, STEP.scaled]) {
+    await page.evaluate((k) => window.attentionPlayground.setStep(k), step);
+    await waitForFrames(page);
+    const g = (await currentGrids(page)).main;
+    if (!g) fail(`step ${step}: no "main" heatmap`);
+    const img = await screenshot(page);
+    // 15% in from the cell's top-left corner: inside the grid lines, away from the number.
+    seen[step] = { lo: g.lo, hi: g.hi,
+                   colour: pixel(img, g.x0 + (c - g.first_col + 0.15) * g.cell, g.y0 + (r - g.first_row + 0.15) * g.cell) };
+  }
+  const a = seen[STEP.scores], b = seen[STEP.scaled];
+  const largest = Math.abs(S[r][c]);
+  if (Math.abs(a.hi - largest) > 1e-3 || a.lo !== -a.hi) fail(`S drawn over [${a.lo}, ${a.hi}], not ±${largest}`);
+  if (b.lo !== a.lo || b.hi !== a.hi) fail(`S' drawn over [${b.lo}, ${b.hi}], S over [${a.lo}, ${a.hi}]: not one scale`);
+  if (distance(a.colour, b.colour) < 40) {
+    fail(`cell [${r}, ${c}] is ${hex(a.colour)} in S (${S[r][c]}) and ${hex(b.colour)} in S' (${S2[r][c]}): ` +
+         "they should differ");
+  }
+  if (luminance(b.colour) <= luminance(a.colour)) {
+    fail(`cell [${r}, ${c}] is not lighter (nearer the scale's white middle) in S' than in S`);
+  }
+  // Value weighting: W · V = O, V and O on one scale.
+  await page.evaluate((k) => window.attentionPlayground.setStep(k), STEP.output);
+  await waitForFrames(page);
+  const grids = await currentGrids(page);
+  if (!grids.v || !grids.o) fail(`step ${STEP.output}: no "v" and "o" heatmaps: ${Object.keys(grids)}`);
+  if (grids.v.lo !== grids.o.lo || grids.v.hi !== grids.o.hi) {
+    fail(`V over [${grids.v.lo}, ${grids.v.hi}], O over [${grids.o.lo}, ${grids.o.hi}]: not one scale`);
+  }
+  ok(`shared-scale: S and S' both over ±${a.hi.toFixed(2)}; cell [${r}, ${c}] ${hex(a.colour)} in S, ` +
+     `${hex(b.colour)} in S'; V and O both over ±${grids.v.hi.toFixed(2)}`);
+}
+
 // A link reopens the same scenario, step, head and trace in a new page.
 async function checkLink({ page, browser, url, opts, pages }) {
   await setScenario(page, JSON.parse(readFileSync(presetPath(opts, "multi_head"), "utf8")), "multi_head");
@@ -992,6 +1037,7 @@ const CHECKS = {
   typed: checkTyped,
   arrays: checkArrays,
   "export-file": checkExportFile,
+  "shared-scale": checkSharedScale,
 };
 
 //-----------------------------------------------------------------------------
