@@ -998,6 +998,8 @@
   installTouch();
   installWheel();
   canvas.addEventListener("pointerdown", () => canvas.focus({ preventScroll: true }));
+  // A right-click opens the playground's own menu only, not the browser's over it.
+  canvas.addEventListener("contextmenu", (e) => e.preventDefault());
   // The learner's own input ends the hold on a refused link (keepRefusedLink).
   for (const type of ["pointerdown", "keydown", "wheel", "touchstart"]) {
     canvas.addEventListener(type, () => { keepRefusedLink = false; }, { capture: true, passive: true });

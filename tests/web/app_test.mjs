@@ -557,6 +557,17 @@ async function checkInput({ page, opts }) {
   step = await ap(() => window.attentionPlayground.getView().step);
   if (step !== 2) fail(`after pressing ←, the step is ${step}; expected 2`);
   ok("keyboard: → and ← step through the pipeline");
+  // A right-click on the canvas opens the playground's menu only: the browser's is prevented.
+  await ap(() => {
+    window.contextMenuPrevented = null;
+    window.addEventListener("contextmenu", (e) => { window.contextMenuPrevented = e.defaultPrevented; });
+  });
+  await page.mouse.click(main.x0 + 5, main.y0 + 5, { button: "right" });
+  const prevented = await ap(() => window.contextMenuPrevented);
+  if (prevented !== true) fail(`a right-click on the canvas: contextmenu defaultPrevented is ${prevented}`);
+  await page.keyboard.press("Escape");
+  await waitForFrames(page);
+  ok("right-click: the browser's context menu is prevented on the canvas");
 
   // Wheel: Ctrl + wheel over the grid zooms in (larger cells).
   main = (await currentGrids(page)).main;
