@@ -214,20 +214,21 @@ const char* step_explanation(Step s, const attn::Problem& p) {
       }
     case Step::kScaled:
       return p.scoring == attn::Scoring::kScaledDot
-                 ? N_("Dot products grow with the vector size d and would push the softmax to "
-                      "all-or-nothing; dividing by the square root of d keeps them in a useful "
-                      "range. "
-                      "The temperature T divides too: above 1 it flattens the weights, below 1 it "
-                      "sharpens them.")
+                 ? N_("For random queries and keys, the variance of a dot product grows in "
+                      "proportion to the vector size d, so large d would push the softmax to "
+                      "all-or-nothing; dividing by the square root of d brings the variance back "
+                      "to about 1. The temperature T divides too: above 1 it flattens the "
+                      "weights, below 1 it sharpens them.")
                  : N_("The temperature T divides the scores: above 1 it flattens the weights, "
                       "below 1 "
                       "it sharpens them.");
     case Step::kMasked:
       return p.mask.any()
                  ? N_("Keys a query must not see get a very negative score, so that the softmax "
-                      "gives "
-                      "them weight 0: padding past the valid length, later words under a causal "
-                      "mask, keys outside a local window, or cells you masked by hand.")
+                      "gives them weight 0: padding past the valid length, later words under a "
+                      "causal mask, keys outside a local window, or cells you masked by hand. A "
+                      "row with every key masked has nothing left to choose: under -1e6 its "
+                      "weights are uniform, under -â undefined (NaN).")
                  : N_("Nothing is masked in this scenario: every query may look at every key. Try "
                       "a "
                       "valid length, the causal mask or a window.");
@@ -242,7 +243,7 @@ const char* step_explanation(Step s, const attn::Problem& p) {
                       "up "
                       "the rest.")
                  : N_("The softmax turns each row of scores into weights that are positive and sum "
-                      "to 1. Masked cells get exactly 0.");
+                      "to 1. A masked cell gets exactly 0, unless every key of its row is masked.");
     case Step::kWeightedValues:
       return N_(
           "Each output row is a weighted sum of the value rows: the weights of a query say "
@@ -274,7 +275,9 @@ std::string step_formula(Step s, const attn::Problem& p) {
                  p.weights.W_q.size() ? fmt("X%sW_q", kDot).c_str() : "queries",
                  p.weights.W_k.size() ? fmt("X%sW_k", kDot).c_str() : "keys",
                  p.weights.W_v.size() ? fmt("X%sW_v", kDot).c_str() : "values") +
-             (H > 1 ? fmt(T(",   head h takes columns [h%sd/%d, (h+1)%sd/%d)"), kDot, H, kDot, H)
+             (H > 1 ? fmt(T(",   head h takes columns (h\xe2\x88\x92"
+                            "1)%sd/%d + 1 to h%sd/%d"),
+                          kDot, H, kDot, H)
                     : "");
     case Step::kScores:
       switch (p.scoring) {
@@ -296,7 +299,7 @@ std::string step_formula(Step s, const attn::Problem& p) {
                  : fmt("S' = S / T,   T = %s", num(p.temperature).c_str());
     case Step::kMasked: {
       std::string rules;
-      if (!p.mask.valid_lens.empty()) rules += T("j \xe2\x89\xa5 valid length");
+      if (!p.mask.valid_lens.empty()) rules += T("key j > valid length");
       if (p.mask.causal) rules += std::string(rules.empty() ? "" : ", ") + "j > i";
       if (p.mask.window >= 0)
         rules +=
@@ -354,7 +357,7 @@ std::string mask_reason_text(const attn::MaskSpec& m, int b, int i, int j) {
     case attn::MaskRule::kNone:
       return "";
     case attn::MaskRule::kValidLength:
-      return fmt(T("key %d is at or past the valid length %d of batch item %d"), j + 1, r.valid_len,
+      return fmt(T("key %d is past the valid length %d of batch item %d"), j + 1, r.valid_len,
                  b + 1);
     case attn::MaskRule::kCausal:
       return fmt(T("causal mask: key %d comes after query %d"), j + 1, i + 1);

@@ -73,7 +73,7 @@ const std::pair<const char*, const char*> kZh[] = {
      "这个场景没有学习得到的权重，查询、键和值按原样使用。"},
     {"A small network scores each pair: query and key are mapped to a shared hidden size, added, "
      "squashed by tanh and read out by w_v. Query and key may have different sizes.",
-     "一个小网络给每一对打分：查询和键先映射到同一个隐藏维度，相加后经过 tanh 压缩，再由 w_v "
+     "一个小网络给每一对计算评分：查询和键先映射到同一个隐藏维度，相加后经过 tanh 压缩，再由 w_v "
      "读出。查询和键的维度可以不同。"},
     {"A bilinear score q·W·k: the matrix W learns which query features should match which key "
      "features.",
@@ -84,32 +84,38 @@ const std::pair<const char*, const char*> kZh[] = {
     {"The score of a query and a key is their dot product: large when the two vectors point the "
      "same way, negative when they point apart.",
      "查询和键的分数是它们的点积：两个向量方向一致时分数大，方向相反时分数为负。"},
-    {"Dot products grow with the vector size d and would push the softmax to all-or-nothing; "
-     "dividing by the square root of d keeps them in a useful range. The temperature T divides "
-     "too: above 1 it flattens the weights, below 1 it sharpens them.",
-     "点积随向量维度 d 增大，会把 softmax 推向“全有或全无”；除以 d "
-     "的平方根让分数保持在合适的范围。温度 T 也做除数：大于 1 时权重变平，小于 1 时权重变尖。"},
+    {"For random queries and keys, the variance of a dot product grows in proportion to the "
+     "vector size d, so large d would push the softmax to all-or-nothing; dividing by the square "
+     "root of d brings the variance back to about 1. The temperature T divides too: above 1 it "
+     "flattens the weights, below 1 it sharpens them.",
+     "对于随机的查询和键，点积的方差与向量维度 d 成正比，d 很大时会把 softmax "
+     "推向“全有或全无”；除以 d 的平方根让方差回到 1 左右。温度 T "
+     "也做除数：大于 1 时权重变平，小于 1 时权重变尖。"},
     {"The temperature T divides the scores: above 1 it flattens the weights, below 1 it sharpens "
      "them.",
      "分数除以温度 T：T 大于 1 时权重变平，小于 1 时权重变尖。"},
     {"Keys a query must not see get a very negative score, so that the softmax gives them weight "
      "0: padding past the valid length, later words under a causal mask, keys outside a local "
-     "window, or cells you masked by hand.",
-     "查询不应看到的键会得到一个极小的分数，softmax 因此给它们权重 "
-     "0：超出有效长度的填充、因果掩码下后面的词、局部窗口外的键，或你手动掩蔽的格子。"},
+     "window, or cells you masked by hand. A row with every key masked has nothing left to "
+     "choose: under -1e6 its weights are uniform, under -â undefined (NaN).",
+     "查询不应看到的键，分数会被换成一个很大的负数，softmax 因此给它们权重 "
+     "0：超出有效长度的填充、因果掩码下后面的词、局部窗口外的键，或你手动掩蔽的格子。"
+     "如果一行的所有键都被掩蔽，就没有可选的键了：用 -1e6 时这一行的权重是均匀的，用 "
+     "-â 时没有定义（NaN）。"},
     {"Nothing is masked in this scenario: every query may look at every key. Try a valid length, "
      "the causal mask or a window.",
      "这个场景没有掩蔽：每个查询都能看到每个键。试试有效长度、因果掩码或窗口。"},
     {"Hard attention puts all the weight on the single best key of each row (the first one if "
      "several tie).",
-     "硬注意力把每一行的全部权重放在得分最高的那个键上（并列时取第一个）。"},
+     "硬注意力把每一行的全部权重放在分数最高的那个键上（并列时取第一个）。"},
     {"The softmax turns each row of scores into weights that are positive and sum to 1. In train "
      "mode dropout then zeroes some weights at random and scales up the rest.",
      "softmax 把每一行分数变成为正且和为 1 的权重。训练模式下，dropout "
      "再随机把一些权重置零，并放大其余的权重。"},
-    {"The softmax turns each row of scores into weights that are positive and sum to 1. Masked "
-     "cells get exactly 0.",
-     "softmax 把每一行分数变成为正且和为 1 的权重。被掩蔽的格子恰好为 0。"},
+    {"The softmax turns each row of scores into weights that are positive and sum to 1. A masked "
+     "cell gets exactly 0, unless every key of its row is masked.",
+     "softmax 把每一行分数变成为正且和为 1 的权重。被掩蔽的格子恰好为 "
+     "0，除非这一行的所有键都被掩蔽。"},
     {"Each output row is a weighted sum of the value rows: the weights of a query say how much of "
      "each value it takes.",
      "每一输出行都是值各行的加权和：一个查询的权重决定它从每个值中取多少。"},
@@ -121,9 +127,11 @@ const std::pair<const char*, const char*> kZh[] = {
 
     // Formulas.
     {"X: one row per token", "X：每个词元一行"},
-    {",   head h takes columns [h%sd/%d, (h+1)%sd/%d)",
-     "，   第 h 个头取列 [h%sd/%d, (h+1)%sd/%d)"},
-    {"j \xe2\x89\xa5 valid length", "j \xe2\x89\xa5 有效长度"},
+    {",   head h takes columns (h\xe2\x88\x92"
+     "1)%sd/%d + 1 to h%sd/%d",
+     "，   第 h 个头取第 (h\xe2\x88\x92"
+     "1)%sd/%d + 1 到第 h%sd/%d 列"},
+    {"key j > valid length", "键 j > 有效长度"},
     {"clicked cells", "点选的格子"},
     {" where masked", "（被掩蔽处）"},
     {" (nothing is)", "（没有掩蔽）"},
@@ -131,8 +139,8 @@ const std::pair<const char*, const char*> kZh[] = {
      "，   然后 dropout p = %s：丢弃 \xe2\x86\x92 0，保留 %s 1/(1 \xe2\x88\x92 p)"},
 
     // The arithmetic behind a cell.
-    {"key %d is at or past the valid length %d of batch item %d",
-     "键 %d 不在有效长度 %d 之内（批次样本 %d）"},
+    {"key %d is past the valid length %d of batch item %d",
+     "键 %d 超出了有效长度 %d（批次样本 %d）"},
     {"causal mask: key %d comes after query %d", "因果掩码：键 %d 在查询 %d 之后"},
     {"local window: key %d is more than %d away from query %d",
      "局部窗口：键 %d 与查询的距离超过 %d（查询 %d）"},
@@ -227,21 +235,25 @@ const std::pair<const char*, const char*> kZh[] = {
     {"New random inputs in [-1, 1] and new random weights.",
      "在 [-1, 1] 中随机生成新的输入和新的权重。"},
     {"Shuffle tokens", "打乱词元"},
-    {"Reorders the tokens. Without positional encoding, self-attention gives every token the same "
-     "output as before, only in the new order.",
-     "重新排列词元。没有位置编码时，自注意力给每个词元的输出与之前相同，只是顺序变了。"},
+    {"Reorders the tokens. Without positional encoding or masks, self-attention gives every token "
+     "the same output as before, only in the new order. A causal mask, a window or valid lengths "
+     "belong to positions, so with one the outputs change: the mask itself tells attention about "
+     "order.",
+     "重新排列词元。没有位置编码和掩蔽时，自注意力给每个词元的输出与之前相同，只是顺序变了。"
+     "因果掩码、窗口和有效长度都跟位置绑定，所以用了它们输出就会变：掩码本身就把顺序告诉了注意力"
+     "。"},
     {"dot product", "点积"},
     {"scaled dot product", "缩放点积"},
     {"additive (Bahdanau)", "加性（Bahdanau）"},
-    {"general (bilinear)", "一般（双线性）"},
+    {"general (bilinear)", "通用（双线性）"},
     {"cosine", "余弦"},
     {"temperature", "温度"},
     {"The scores are divided by T. Large T: flatter weights. Small T: the largest score takes "
      "almost everything.",
      "分数除以 T。T 大：权重更平均。T 小：最大的分数几乎拿走全部权重。"},
     {"valid lengths", "有效长度"},
-    {"Padding: keys at or past a sequence's valid length are masked.",
-     "填充：位置不小于序列有效长度的键会被掩蔽。"},
+    {"Padding: a sequence of valid length n keeps keys 1 to n; the keys after them are masked.",
+     "填充：有效长度为 n 的序列保留第 1 到第 n 个键，其后的键都被掩蔽。"},
     {"item", "样本"},
     {"one length per query (set in the scenario JSON)", "每个查询一个长度（在场景 JSON 中设置）"},
     {"causal (no peeking ahead)", "因果（不许偷看后面）"},
@@ -259,6 +271,10 @@ const std::pair<const char*, const char*> kZh[] = {
      "Q = X·W_q、K = X·W_k、V = X·W_v 以及输出矩阵 "
      "W_o，权重由种子随机生成。没有它们时，输入按原样使用。"},
     {"seed", "种子"},
+    {"hidden size##dm", "隐藏层大小##dm"},
+    {"The scoring network's hidden size: W_q and W_k map queries and keys to this many numbers, "
+     "and w_v reads one score out of them.",
+     "评分网络的隐藏层大小：W_q 和 W_k 把查询和键映射成这么多个数，w_v 再从中读出一个分数。"},
     {"Heads split d_model into equal blocks of columns; only divisors of d_model work.",
      "多个头把 d_model 分成等宽的列块；只有 d_model 的约数可用。"},
     {"scale each matrix alone", "每个矩阵单独配色"},
@@ -266,8 +282,8 @@ const std::pair<const char*, const char*> kZh[] = {
      "With this on, each matrix is coloured by its own values.",
      "需要相互比较的矩阵共用一套颜色刻度：S、S' 和 M 共用一套；X、Q、K、V 和 O 共用一套。"
      "勾选后，每个矩阵按自己的数值范围配色。"},
-    {"Adds sin/cos patterns of the position to every input row (base 10000).",
-     "给每个输入行加上由位置决定的正弦/余弦图案（底数 10000）。"},
+    {"Adds sin/cos patterns of the position to every input row (base %g).",
+     "给每个输入行加上由位置决定的正弦/余弦图案（底数 %g）。"},
     {"hard attention (argmax)", "硬注意力（argmax）"},
     {"dropout (train mode)", "dropout（训练模式）"},
     {"dropout seed", "dropout 种子"},
@@ -323,9 +339,9 @@ const std::pair<const char*, const char*> kZh[] = {
      "打乱词元，比较每个词元打乱前后的输出行："},
     {"positions", "位置数"},
     {"features d##pe", "特征数 d##pe"},
-    {"The table depends on d: every column's frequency is 1 / 10000^(2i/d). Change d here to see "
+    {"The table depends on d: every column's frequency is 1 / %g^(2i/d). Change d here to see "
      "more or fewer frequencies; the scenario keeps its own d.",
-     "这张表取决于 d：每一列的频率是 1 / 10000^(2i/d)。在这里改变 d 可以看到更多或更少的频率；场景"
+     "这张表取决于 d：每一列的频率是 1 / %g^(2i/d)。在这里改变 d 可以看到更多或更少的频率；场景"
      "保持自己的 d。"},
     {"The outlined row (position 0) is what this scenario adds to its input when positional "
      "encoding is on.",
@@ -337,6 +353,11 @@ const std::pair<const char*, const char*> kZh[] = {
      "这个场景的 d = %d，所以它加的是另一张表（频率取决于 d）。"},
     {"without positional encoding, the largest change is", "没有位置编码时，最大变化是"},
     {"with positional encoding, the largest change is", "有位置编码时，最大变化是"},
+    {"Here the outputs change even without positional encoding: the causal mask, the window, the "
+     "valid lengths or the masked cells belong to positions, so the mask itself tells attention "
+     "about order. Turn the masks off to see attention alone, blind to order.",
+     "这里即使没有位置编码，输出也变了：因果掩码、窗口、有效长度或掩蔽的格子都跟位置绑定，"
+     "所以掩码本身就把顺序告诉了注意力。关掉掩码，就能看到注意力本身对顺序是盲的。"},
     {"Without positions, a token's output depends only on which tokens are present, not where: "
      "attention is blind to order.",
      "没有位置信息时，一个词元的输出只取决于有哪些词元，而不取决于它们在哪里：注意力看不见顺序。"},

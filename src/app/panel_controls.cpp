@@ -120,8 +120,10 @@ void section_tokens(AppState& s) {
       s.changed();
     }
     help_marker(
-        "Reorders the tokens. Without positional encoding, self-attention gives every "
-        "token the same output as before, only in the new order.");
+        "Reorders the tokens. Without positional encoding or masks, self-attention gives "
+        "every token the same output as before, only in the new order. A causal mask, a "
+        "window or valid lengths belong to positions, so with one the outputs change: the "
+        "mask itself tells attention about order.");
   }
 }
 
@@ -160,7 +162,9 @@ void section_masks(AppState& s) {
       set_valid_len(&sc, 0, on ? sc.n_keys() : -1);
       s.changed();
     }
-    help_marker("Padding: keys at or past a sequence's valid length are masked.");
+    help_marker(
+        "Padding: a sequence of valid length n keeps keys 1 to n; the keys after them are "
+        "masked.");
     if (on && sc.valid_lens_form != scenario::ValidLensForm::kPerQuery) {
       for (int b = 0; b < sc.batch(); ++b) {
         int len = sc.valid_lens_form == scenario::ValidLensForm::kAll ? sc.valid_lens[0][0]
@@ -253,10 +257,15 @@ void section_heads(AppState& s) {
     if (sc.has_init) {
       int dm = sc.init_d_model;
       ImGui::SetNextItemWidth(120);
-      if (ImGui::InputInt("d_model", &dm, 1, 8)) {
+      // Additive scoring's W_q and W_k map into the scoring network's hidden layer.
+      if (ImGui::InputInt(additive ? T("hidden size##dm") : "d_model##dm", &dm, 1, 8)) {
         set_d_model(&sc, std::clamp(dm, 1, 256));
         s.changed();
       }
+      if (additive)
+        help_marker(
+            "The scoring network's hidden size: W_q and W_k map queries and keys to this many "
+            "numbers, and w_v reads one score out of them.");
       int seed = static_cast<int>(sc.init_seed);
       ImGui::SetNextItemWidth(120);
       if (shown(s, "seed") && ImGui::InputInt(T("seed"), &seed)) {
@@ -283,7 +292,11 @@ void section_extras(AppState& s) {
   scenario::Scenario& sc = s.scenario;
   if (shown(s, "positional_encoding")) {
     if (ImGui::Checkbox(T("positional encoding"), &sc.positional_encoding)) s.changed();
-    help_marker("Adds sin/cos patterns of the position to every input row (base 10000).");
+    char help[256];
+    std::snprintf(help, sizeof help,
+                  T("Adds sin/cos patterns of the position to every input row (base %g)."),
+                  static_cast<double>(sc.pe_base));
+    help_marker(help);
   }
   if (shown(s, "hard")) {
     if (ImGui::Checkbox(T("hard attention (argmax)"), &sc.hard)) s.changed();

@@ -13,7 +13,8 @@ namespace ui {
 namespace {
 
 // Runs the scenario in its order and shuffled, with PE off and on, and measures how much each
-// token's output row moves (rows compared by token, not by position).
+// token's output row moves (rows compared by token, not by position). The masks stay: they
+// belong to positions, so with one the order shows even without PE.
 void run_experiment(const AppState& s, PositionalPanel* e) {
   e->experiment_revision = s.revision;
   e->experiment_valid = false;
@@ -24,12 +25,7 @@ void run_experiment(const AppState& s, PositionalPanel* e) {
   shuffled.query_tokens.assign(1, {});
   for (int i = 0; i < n; ++i) shuffled.query_tokens[0].push_back(std::to_string(i));
   shuffled.key_tokens.clear();
-  shuffled.masked_cells.clear();
-  shuffled.valid_lens_form = scenario::ValidLensForm::kNone;
-  shuffled.valid_lens.clear();
-  shuffled.causal = false;
-  shuffled.window = -1;
-  shuffled.has_dropout = false;
+  shuffled.has_dropout = false;  // random, and so not the order's doing
   scenario::Scenario original = shuffled;
   shuffle_tokens(&shuffled, 7);
   for (int pe = 0; pe < 2; ++pe) {
@@ -41,7 +37,9 @@ void run_experiment(const AppState& s, PositionalPanel* e) {
     out.assign(n, 0.0f);
     for (int row = 0; row < n; ++row) {
       const int token = std::stoi(shuffled.query_tokens[0][row]);
-      out[token] = (a.output[0].row(token) - b.output[0].row(row)).cwiseAbs().maxCoeff();
+      // A row with every key masked under -inf is NaN in both orders: nothing to compare.
+      const Eigen::ArrayXf change = (a.output[0].row(token) - b.output[0].row(row)).array().abs();
+      out[token] = change.isFinite().all() ? change.maxCoeff() : 0.0f;
     }
   }
   e->experiment_valid = true;
@@ -74,16 +72,22 @@ void draw_positional(AppState& s, Heatmaps& h) {
         "cannot tell first from last. Sinusoidal positional encoding adds a "
         "different pattern to each position: column pairs 2i and 2i+1 are a "
         "sine and a cosine whose wavelength grows with i."));
-  text_wrapped_mono("PE[p, 2i] = sin(p / 10000^(2i/d)),   PE[p, 2i+1] = cos(p / 10000^(2i/d))");
+  const double base = s.scenario.pe_base;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "PE[p, 2i] = sin(p / %g^(2i/d)),   PE[p, 2i+1] = cos(p / %g^(2i/d))", base, base);
+  text_wrapped_mono(text);
   ImGui::SetNextItemWidth(160.0f);
   ImGui::SliderInt(T("positions"), &positions, 1, 256);
   ImGui::SameLine(0, 24);
   ImGui::SetNextItemWidth(160.0f);
   ImGui::SliderInt(T("features d##pe"), &d, 2, 128);
   ImGui::SameLine();
-  help_marker(
-      T("The table depends on d: every column's frequency is 1 / 10000^(2i/d). Change d "
-        "here to see more or fewer frequencies; the scenario keeps its own d."));
+  std::snprintf(text, sizeof text,
+                T("The table depends on d: every column's frequency is 1 / %g^(2i/d). Change d "
+                  "here to see more or fewer frequencies; the scenario keeps its own d."),
+                base);
+  help_marker(text);
   const bool same_d = d == scenario_d;
   const int outlined = same_d ? std::min(n, positions) : 0;
   char note[512];
@@ -246,8 +250,16 @@ void draw_positional(AppState& s, Heatmaps& h) {
   ImGui::BulletText("%s %.4f", T("without positional encoding, the largest change is"),
                     worst_without);
   ImGui::BulletText("%s %.4f", T("with positional encoding, the largest change is"), worst_with);
-  text_wrapped(T("Without positions, a token's output depends only on which tokens are present, "
-                 "not where: attention is blind to order."),
+  const scenario::Scenario& sc = s.scenario;
+  const bool positional_mask = sc.causal || sc.window >= 0 || !sc.masked_cells.empty() ||
+                               sc.valid_lens_form != scenario::ValidLensForm::kNone;
+  text_wrapped(positional_mask
+                   ? T("Here the outputs change even without positional encoding: the causal "
+                       "mask, the window, the valid lengths or the masked cells belong to "
+                       "positions, so the mask itself tells attention about order. Turn the masks "
+                       "off to see attention alone, blind to order.")
+                   : T("Without positions, a token's output depends only on which tokens are "
+                       "present, not where: attention is blind to order."),
                true);
 }
 

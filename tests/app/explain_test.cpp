@@ -231,10 +231,12 @@ TEST_CASE("the mask, concat and dropout formulas carry the scenario's numbers", 
   CHECK(ui::step_formula(ui::Step::kOutput, m) ==
         "Output = [O\xe2\x82\x81 | \xe2\x80\xa6 | O\xe2\x82\x83]\xc2\xb7W_o");
   // Projections: X·W where there is a weight, the input as it is where there is none.
+  // Heads are numbered from 1, as on screen, and so are the columns (c1, c2, ...).
   CHECK(ui::step_formula(ui::Step::kProjections, m) ==
-        "Q = queries,   K = keys,   V = values,   head h takes columns [h\xc2\xb7"
-        "d/3, (h+1)\xc2\xb7"
-        "d/3)");
+        "Q = queries,   K = keys,   V = values,   head h takes columns (h\xe2\x88\x92"
+        "1)\xc2\xb7"
+        "d/3 + 1 to h\xc2\xb7"
+        "d/3");
   m.weights.W_q = m.weights.W_k = Matrix::Constant(6, 6, 0.1f);
   CHECK_THAT(ui::step_formula(ui::Step::kProjections, m),
              Catch::StartsWith("Q = X\xc2\xb7W_q,   K = X\xc2\xb7W_k,   V = values"));
@@ -262,7 +264,7 @@ TEST_CASE("mask_reason names each rule and is empty for a visible cell", "[app][
   attn::MaskSpec lens;
   lens.valid_lens = {{2}, {5}};
   CHECK(ui::mask_reason_text(lens, 0, 0, 2) ==
-        "key 3 is at or past the valid length 2 of batch item 1");
+        "key 3 is past the valid length 2 of batch item 1");
   CHECK(ui::mask_reason_text(lens, 0, 0, 1) == "");
   CHECK(ui::mask_reason_text(lens, 1, 0, 4) == "");
 
