@@ -263,8 +263,7 @@ TEST_CASE("mask_reason names each rule and is empty for a visible cell", "[app][
 
   attn::MaskSpec lens;
   lens.valid_lens = {{2}, {5}};
-  CHECK(ui::mask_reason_text(lens, 0, 0, 2) ==
-        "key 3 is past the valid length 2 of batch item 1");
+  CHECK(ui::mask_reason_text(lens, 0, 0, 2) == "key 3 is past the valid length 2 of batch item 1");
   CHECK(ui::mask_reason_text(lens, 0, 0, 1) == "");
   CHECK(ui::mask_reason_text(lens, 1, 0, 4) == "");
 
