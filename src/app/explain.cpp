@@ -311,8 +311,8 @@ std::string step_formula(Step s, const attn::Problem& p) {
              ", else S'[i,j]";
     }
     case Step::kWeights: {
-      std::string f = p.hard ? "W[i,\xc2\xb7] = one-hot(argmax_j M[i,j])"
-                             : "W[i,j] = exp(M[i,j] \xe2\x88\x92 max M[i,\xc2\xb7]) / "
+      std::string f = p.hard ? "A[i,\xc2\xb7] = one-hot(argmax_j M[i,j])"
+                             : "A[i,j] = exp(M[i,j] \xe2\x88\x92 max M[i,\xc2\xb7]) / "
                                "\xce\xa3_j exp(M[i,j] \xe2\x88\x92 max M[i,\xc2\xb7])";
       if (p.dropout_p > 0)
         f += fmt(T(",   then dropout p = %s: dropped \xe2\x86\x92 0, kept %s 1/(1 \xe2\x88\x92 p)"),
@@ -320,7 +320,7 @@ std::string step_formula(Step s, const attn::Problem& p) {
       return f;
     }
     case Step::kWeightedValues:
-      return "O_h = W\xc2\xb7V_h";
+      return "O_h = A\xc2\xb7V_h";
     case Step::kOutput:
       if (H == 1)  // O₁ rather than O, which the monospaced font draws much like 0
         return "Output = O" + sub(0) + (p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
@@ -413,7 +413,8 @@ std::vector<std::string> explain_softmax(const attn::Problem& p, const attn::Hea
     if (all_masked) {
       lines.push_back(T("every key of this row is masked: all scores are ") +
                       num(p.mask.mask_value) + T(", so the softmax is uniform"));
-      lines.push_back(fmt("w = 1 / %d = %s", n_k, num(static_cast<float>(1.0 / n_k)).c_str()));
+      lines.push_back(
+          fmt("\xce\xb1 = 1 / %d = %s", n_k, num(static_cast<float>(1.0 / n_k)).c_str()));
     } else {
       lines.push_back(T("row maximum m = ") + num(static_cast<float>(mx)));
       if (!reason.empty()) lines.push_back(T("masked (") + reason + T("): score ") + num(m(i, j)));
@@ -421,8 +422,8 @@ std::vector<std::string> explain_softmax(const attn::Problem& p, const attn::Hea
                       ") = " + num(static_cast<float>(e)));
       lines.push_back(T("softmax sum \xce\xa3 exp(M[i,\xc2\xb7] \xe2\x88\x92 m) = ") +
                       num(static_cast<float>(sum)));
-      lines.push_back("w = " + num(static_cast<float>(e)) + " / " + num(static_cast<float>(sum)) +
-                      " = " + num(static_cast<float>(e / sum)));
+      lines.push_back("\xce\xb1 = " + num(static_cast<float>(e)) + " / " +
+                      num(static_cast<float>(sum)) + " = " + num(static_cast<float>(e / sum)));
     }
   }
   if (p.dropout_p > 0) {
@@ -431,7 +432,7 @@ std::vector<std::string> explain_softmax(const attn::Problem& p, const attn::Hea
                            static_cast<int>(m.rows()), n_k);
     if (u < p.dropout_p) {
       lines.push_back(T("dropout: u = ") + num(u) + " < p = " + num(p.dropout_p) +
-                      T(" \xe2\x86\x92 dropped, w = 0"));
+                      T(" \xe2\x86\x92 dropped, \xce\xb1 = 0"));
     } else {
       lines.push_back(T("dropout: u = ") + num(u) +
                       T(" \xe2\x89\xa5 p \xe2\x86\x92 kept, scaled by 1/(1 \xe2\x88\x92 ") +
@@ -599,7 +600,7 @@ std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
       const attn::Matrix& w = ht.weights[b];
       const attn::Matrix& v = ht.v[b];
       lines.push_back(
-          fmt("O[%d, %d] = \xce\xa3_j W[%d, j]%sV[j, %d]", i + 1, j + 1, i + 1, kDot, j + 1));
+          fmt("O[%d, %d] = \xce\xa3_j A[%d, j]%sV[j, %d]", i + 1, j + 1, i + 1, kDot, j + 1));
       lines.push_back("= " + dot_terms(w.row(i).data(), 1, v.data() + j, static_cast<int>(v.cols()),
                                        static_cast<int>(w.cols())));
       lines.push_back("= " + num(ht.output[b](i, j)));

@@ -161,7 +161,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"softmax sum \xce\xa3 exp(M[i,\xc2\xb7] \xe2\x88\x92 m) = ",
      "softmax 的和 \xce\xa3 exp(M[i,\xc2\xb7] \xe2\x88\x92 m) = "},
     {"dropout: u = ", "dropout：u = "},
-    {" \xe2\x86\x92 dropped, w = 0", " \xe2\x86\x92 丢弃，w = 0"},
+    {" \xe2\x86\x92 dropped, \xce\xb1 = 0", " \xe2\x86\x92 丢弃，\xce\xb1 = 0"},
     {" \xe2\x89\xa5 p \xe2\x86\x92 kept, scaled by 1/(1 \xe2\x88\x92 ",
      " \xe2\x89\xa5 p \xe2\x86\x92 保留，乘以 1/(1 \xe2\x88\x92 "},
     {"= input ", "= 输入 "},

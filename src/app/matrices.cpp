@@ -46,7 +46,7 @@ const std::vector<MatrixInfo> kTable = {
   {MatrixKind::kScores,     "scores",      "S",      N_("scores"),               true,  kDiv, kSc,               false, kQTok, kKTok},
   {MatrixKind::kScaled,     "scaled",      "S'",     N_("scaled scores"),        true,  kDiv, kSc,               false, kQTok, kKTok},
   {MatrixKind::kMasked,     "masked",      "M",      N_("masked scores"),        true,  kDiv, kSc,               true,  kQTok, kKTok},
-  {MatrixKind::kWeights,    "weights",     "W",      N_("weights"),              true,  kSeq, RangeRule::kWeights, true,  kQTok, kKTok},
+  {MatrixKind::kWeights,    "weights",     "A",      N_("weights"),              true,  kSeq, RangeRule::kWeights, true,  kQTok, kKTok},
   {MatrixKind::kHeadOutput, "head_output", "O",      N_("weighted values"),      true,  kDiv, kAct,              false, kQTok, kHead},
   {MatrixKind::kConcat,     "concat",      "concat", N_("concatenated heads"),   false, kDiv, kAct,              false, kQTok, kHead},
   {MatrixKind::kOutput,     "output",      "output", N_("output"),               false, kDiv, kAct,              false, kQTok, kOut},

@@ -43,16 +43,17 @@ HeatmapResult block(Ctx& c, MatrixKind kind, MatrixDraw d) {
   return draw_matrix(c.s, c.h, kind, c.head, c.b, d);
 }
 
-// A "·" or "=" between blocks laid out in a row.
-void operator_sign(const char* sign, float height) {
-  ImGui::SameLine();
+// A "·" or "=" between blocks laid out in a row, with `gap` more pixels around it.
+void operator_sign(const char* sign, float height, float gap = 0.0f) {
+  const float spacing = ImGui::GetStyle().ItemSpacing.x + gap * 0.5f;
+  ImGui::SameLine(0, spacing);
   ImGui::BeginGroup();
   ImGui::Dummy(ImVec2(1, height * 0.45f));
   if (g_fonts.title) ImGui::PushFont(g_fonts.title);
   ImGui::TextUnformatted(sign);
   if (g_fonts.title) ImGui::PopFont();
   ImGui::EndGroup();
-  ImGui::SameLine();
+  ImGui::SameLine(0, spacing);
 }
 
 // Widths for the matrices of `kinds` side by side in `total` pixels, so that their cells come
@@ -371,11 +372,50 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
   return r;
 }
 
+// The mixing of one output row, drawn over W · V = O: from each value row j a band to output
+// row i, as thick as the weight A[i, j], labelled "×A[i, j]" — O's row i is the sum of V's
+// rows, each scaled by its weight. Rows scrolled out of view are left out.
+void draw_mixing(Ctx& c, int row) {
+  const auto& grids = c.h.last_grids();
+  const auto v_it = grids.find("v"), o_it = grids.find("o");
+  if (v_it == grids.end() || o_it == grids.end()) return;
+  const GridInfo &v = v_it->second, &o = o_it->second;
+  if (v.frame != o.frame || v.cell <= 0.0f || o.cell <= 0.0f) return;
+  const attn::Matrix* a = matrix_of(c.s, MatrixKind::kWeights, c.head, c.b);
+  if (!a || row < 0 || row >= a->rows()) return;
+  const float yo = o.y0 + (static_cast<float>(row) - o.first_row + 0.5f) * o.cell;
+  if (yo < o.y0 || yo > o.y1) return;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float band = std::min(v.cell, o.cell) * 0.8f;  // the thickness of a weight of 1
+  const bool labels = v.cell >= ImGui::GetFontSize();
+  for (Eigen::Index j = 0; j < a->cols() && j < v.rows; ++j) {
+    const float w = (*a)(row, j);
+    if (!(w > 0.002f)) continue;  // masked, or too small to see
+    const float yv = v.y0 + (static_cast<float>(j) - v.first_row + 0.5f) * v.cell;
+    if (yv < v.y0 || yv > v.y1) continue;
+    const ImU32 colour = IM_COL32(40, 90, 200, static_cast<int>(70 + 150 * std::min(1.0f, w)));
+    const ImVec2 from(v.x1 + 2.0f, yv), to(o.wx0 - 2.0f, yo);  // to O's row labels
+    const float dx = (to.x - from.x) * 0.5f;
+    dl->AddBezierCubic(from, ImVec2(from.x + dx, from.y), ImVec2(to.x - dx, to.y), to, colour,
+                       std::max(1.0f, band * w));
+    if (labels) {
+      char text[16];
+      std::snprintf(text, sizeof text, "\xc3\x97%.2f", w);
+      dl->AddText(ImVec2(from.x + 3.0f, yv - ImGui::GetFontSize() - 1.0f),
+                  ImGui::GetColorU32(ImGuiCol_Text), text);
+    }
+  }
+}
+
 void view_weighted_values(Ctx& c, ImVec2 avail) {
   AppState& s = c.s;
   const CellRef* hov = hovered_on(s, {MatrixKind::kHeadOutput});
+  // A row of W or of O: the query whose mixing is drawn.
+  const CellRef* mixing = hovered_on(s, {MatrixKind::kHeadOutput, MatrixKind::kWeights});
+  // Room between V and O for the mixing's bands (draw_mixing).
+  const float gap = std::min(80.0f, avail.x * 0.1f);
   const std::vector<float> w = widths_in_row(
-      c, avail.x - 80.0f, {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput});
+      c, avail.x - 80.0f - gap, {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput});
   const bool heads = s.scenario.heads > 1;
   // W · V_h = O_h, the hovered output row's weights row and value column outlined.
   const struct {
@@ -383,9 +423,9 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
     MatrixKind kind;
     int highlight_row, highlight_col;
   } blocks[] = {
-      {"w", "W", "\xc2\xb7", MatrixKind::kWeights, hov ? hov->row : -1, -1},
+      {"w", "A", "\xc2\xb7", MatrixKind::kWeights, mixing ? mixing->row : -1, -1},
       {"v", heads ? "V_h" : "V", "=", MatrixKind::kV, -1, hov ? hov->col : -1},
-      {"o", heads ? "O_h" : "O", nullptr, MatrixKind::kHeadOutput, -1, -1},
+      {"o", heads ? "O_h" : "O", nullptr, MatrixKind::kHeadOutput, mixing ? mixing->row : -1, -1},
   };
   for (size_t i = 0; i < std::size(blocks); ++i) {
     MatrixDraw d;
@@ -395,8 +435,11 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
     d.highlight_row = blocks[i].highlight_row;
     d.highlight_col = blocks[i].highlight_col;
     block(c, blocks[i].kind, d);
-    if (blocks[i].sign_after) operator_sign(blocks[i].sign_after, avail.y * 0.5f);
+    if (blocks[i].sign_after)
+      operator_sign(blocks[i].sign_after, avail.y * 0.5f,
+                    blocks[i].kind == MatrixKind::kV ? gap : 0);
   }
+  if (mixing) draw_mixing(c, mixing->row);
 }
 
 void view_output(Ctx& c, ImVec2 avail) {

@@ -519,8 +519,8 @@ TEST_CASE("a weight cell shows the row's softmax: maximum, exp and sum", "[app][
   CHECK(has_line(lines, "row maximum m = 2"));
   CHECK(has_line(lines, "exp(1 \xe2\x88\x92 2) = 0.3679"));
   CHECK(has_line(lines, "softmax sum \xce\xa3 exp(M[i,\xc2\xb7] \xe2\x88\x92 m) = 1.503"));
-  CHECK(has_line(lines, "w = 0.3679 / 1.503 = 0.2447"));
-  CHECK(lines.back() == "w = 0.3679 / 1.503 = " + ui::num(t.heads[0].weights[0](0, 1)));
+  CHECK(has_line(lines, "\xce\xb1 = 0.3679 / 1.503 = 0.2447"));
+  CHECK(lines.back() == "\xce\xb1 = 0.3679 / 1.503 = " + ui::num(t.heads[0].weights[0](0, 1)));
 }
 
 TEST_CASE("a masked weight cell says why it is masked", "[app][explain]") {
@@ -558,7 +558,7 @@ TEST_CASE("a fully masked row is uniform with −1e6 and NaN with −∞", "[app
   INFO(joined(lines));
   REQUIRE(lines.size() == 2);
   CHECK_THAT(lines[0], Catch::Contains("uniform"));
-  CHECK(lines[1] == "w = 1 / 3 = 0.3333");
+  CHECK(lines[1] == "\xce\xb1 = 1 / 3 = 0.3333");
   CHECK(std::fabs(t.heads[0].weights[0](0, 2) - 1.0 / 3.0) < 1e-6);
 
   p.mask.mask_value = -kInf;
@@ -642,7 +642,7 @@ TEST_CASE("a head-output cell is the weighted sum of the value column", "[app][e
       const auto lines = explain(cell(MatrixKind::kHeadOutput, i, j), p, t);
       REQUIRE(lines.size() == 3);
       CHECK(lines[0] == "O[" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
-                            "] = \xce\xa3_j W[" + std::to_string(i + 1) + ", j]\xc2\xb7V[j, " +
+                            "] = \xce\xa3_j A[" + std::to_string(i + 1) + ", j]\xc2\xb7V[j, " +
                             std::to_string(j + 1) + "]");
       CHECK(lines[2] == "= " + ui::num(h.output[0](i, j)));
     }

@@ -500,6 +500,34 @@ async function checkSharedScale({ page, opts }) {
      `${hex(b.colour)} in S'; V and O both over ±${grids.v.hi.toFixed(2)}`);
 }
 
+// Pointing at an output row draws its mixing: a band from each value row to it, as thick as
+// the weight; the band of the heaviest value row shows between V and O, and goes with the hover.
+async function checkMixing({ page, opts }) {
+  await setScenario(page, JSON.parse(readFileSync(presetPath(opts, "why_so_tall"), "utf8")), "why_so_tall");
+  await page.evaluate((k) => window.attentionPlayground.setStep(k), STEP.output);
+  await waitForFrames(page);
+  const weights = (await page.evaluate(() => window.attentionPlayground.getTrace())).heads[0].weights[0][0];
+  const top = weights.indexOf(Math.max(...weights));
+  const g = await currentGrids(page);
+  if (!g.v || !g.o) fail(`step ${STEP.output}: no "v" and "o" heatmaps: ${Object.keys(g)}`);
+  const bandAt = (img, grids) => {
+    // Just right of V's grid, level with the heaviest value row: where its band starts.
+    const y = grids.v.y0 + (top - grids.v.first_row + 0.5) * grids.v.cell;
+    return pixel(img, grids.v.x1 + 6, y);
+  };
+  const bluish = (c) => c[2] > c[0] + 60 && c[2] > c[1] + 20;
+  await page.mouse.move(g.o.x0 + g.o.cell_w * 0.5, g.o.y0 + g.o.cell * 0.5);
+  await waitForFrames(page);
+  const on = bandAt(await screenshot(page), await currentGrids(page));
+  await page.mouse.move(5, 5);
+  await waitForFrames(page);
+  const off = bandAt(await screenshot(page), await currentGrids(page));
+  if (!bluish(on)) fail(`pointing at O's row 1: no band from V's row ${top + 1} (${hex(on)} beside V)`);
+  if (bluish(off)) fail(`with the mouse away, a band is still drawn beside V (${hex(off)})`);
+  ok(`mixing: pointing at O's row draws the band of V's row ${top + 1} (weight ${weights[top].toFixed(2)}, ` +
+     `${hex(on)}), gone with the mouse (${hex(off)})`);
+}
+
 // A link reopens the same scenario, step, head and trace in a new page.
 async function checkLink({ page, browser, url, opts, pages }) {
   await setScenario(page, JSON.parse(readFileSync(presetPath(opts, "multi_head"), "utf8")), "multi_head");
@@ -1049,6 +1077,7 @@ const CHECKS = {
   arrays: checkArrays,
   "export-file": checkExportFile,
   "shared-scale": checkSharedScale,
+  mixing: checkMixing,
 };
 
 //-----------------------------------------------------------------------------
