@@ -69,6 +69,7 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
   scenario = std::move(s);
   preset = -1;
   edited = false;
+  ++loads;
   recompute(std::move(p));
   return attn::Status{};
 }

@@ -58,8 +58,9 @@ struct PlanePanel {
 
 // The controls column (panel_controls.cpp).
 struct ControlsPanel {
-  int randomize_seed = 1;       // the seed of the last Randomize or Shuffle
-  float mask_choices_w = 0.0f;  // the width of the mask-value choices as last drawn
+  int randomize_seed = 1;                // the seed of the last Randomize or Shuffle
+  uint64_t sections_for = ~uint64_t{0};  // the AppState::loads the folded sections were set for
+  float mask_choices_w = 0.0f;           // the width of the mask-value choices as last drawn
 };
 
 struct AppState {
@@ -80,6 +81,7 @@ struct AppState {
     edited = true;
   }
   bool edited = false;  // the learner has changed the scenario since it was set or loaded
+  uint64_t loads = 0;   // +1 whenever a scenario is set or a preset loaded (not on edits)
   // Validates and, when valid and within the memory budget, recomputes now; otherwise the
   // state is unchanged.
   attn::Status set_scenario(const scenario::Scenario& s);

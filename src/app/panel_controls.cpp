@@ -35,11 +35,13 @@ void section_scenario(AppState& s) {
     open_file_button(s);
     return;
   }
-  const char* current = s.preset >= 0
-                            ? s.presets[s.preset].scenario.title.in(language_code()).c_str()
-                            : T("(your own scenario)");
+  // A lesson the learner has changed says so, and keeps its Reset.
+  const std::string current = s.preset < 0
+                                  ? T("(your own scenario)")
+                                  : (s.edited ? T("(edited) ") : "") +
+                                        s.presets[s.preset].scenario.title.in(language_code());
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::BeginCombo("##preset", current)) {
+  if (ImGui::BeginCombo("##preset", current.c_str())) {
     for (int i = 0; i < static_cast<int>(s.presets.size()); ++i) {
       const std::string& title = s.presets[i].scenario.title.in(language_code());
       if (ImGui::Selectable(title.c_str(), s.preset == i)) s.load_preset(i);
@@ -199,31 +201,6 @@ void section_masks(AppState& s) {
       if (ImGui::SliderInt("##window", &sc.window, 0, std::max(1, sc.n_keys()))) s.changed();
     }
   }
-  if (shown(s, "mask_value")) {
-    const bool inf = std::isinf(sc.mask_value);
-    ImGui::TextUnformatted(T("masked scores"));
-    // The two choices and the (?) follow on the same line when they fit (by their width as
-    // drawn last time), else on the next.
-    float& choices_w = s.controls.mask_choices_w;
-    ImGui::SameLine();
-    if (ImGui::GetContentRegionAvail().x < choices_w) ImGui::NewLine();
-    const float choices_x = ImGui::GetCursorScreenPos().x;
-    if (ImGui::RadioButton("\xe2\x88\x92"
-                           "1e6",
-                           !inf)) {
-      sc.mask_value = -1e6f;
-      s.changed();
-    }
-    ImGui::SameLine();
-    if (ImGui::RadioButton("\xe2\x88\x92\xe2\x88\x9e", inf)) {
-      sc.mask_value = -INFINITY;
-      s.changed();
-    }
-    help_marker(
-        "With -1e6 a row whose keys are all masked gets uniform weights; with -infinity "
-        "its weights are undefined (NaN).");
-    choices_w = ImGui::GetItemRectMax().x - choices_x;
-  }
   if (shown(s, "masked_cells") && !sc.masked_cells.empty()) {
     ImGui::Text("%s: %d", T("cells masked by hand"), static_cast<int>(sc.masked_cells.size()));
     ImGui::SameLine();
@@ -288,8 +265,39 @@ void section_heads(AppState& s) {
   }
 }
 
+// -1e6 or -∞ for masked scores: what a fully masked row then gets.
+void mask_value_choice(AppState& s) {
+  scenario::Scenario& sc = s.scenario;
+  if (shown(s, "mask_value")) {
+    const bool inf = std::isinf(sc.mask_value);
+    ImGui::TextUnformatted(T("masked scores"));
+    // The two choices and the (?) follow on the same line when they fit (by their width as
+    // drawn last time), else on the next.
+    float& choices_w = s.controls.mask_choices_w;
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < choices_w) ImGui::NewLine();
+    const float choices_x = ImGui::GetCursorScreenPos().x;
+    if (ImGui::RadioButton("\xe2\x88\x92"
+                           "1e6",
+                           !inf)) {
+      sc.mask_value = -1e6f;
+      s.changed();
+    }
+    ImGui::SameLine();
+    if (ImGui::RadioButton("\xe2\x88\x92\xe2\x88\x9e", inf)) {
+      sc.mask_value = -INFINITY;
+      s.changed();
+    }
+    help_marker(
+        "With -1e6 a row whose keys are all masked gets uniform weights; with -infinity "
+        "its weights are undefined (NaN).");
+    choices_w = ImGui::GetItemRectMax().x - choices_x;
+  }
+}
+
 void section_extras(AppState& s) {
   scenario::Scenario& sc = s.scenario;
+  mask_value_choice(s);
   if (shown(s, "positional_encoding")) {
     if (ImGui::Checkbox(T("positional encoding"), &sc.positional_encoding)) s.changed();
     char help[256];
@@ -333,8 +341,21 @@ void draw_controls(AppState& s) {
   if (ImGui::CollapsingHeader(T("Tokens and sizes"), open)) section_tokens(s);
   if (ImGui::CollapsingHeader(T("Scoring"), open)) section_scoring(s);
   if (ImGui::CollapsingHeader(T("Masks"), open)) section_masks(s);
-  if (ImGui::CollapsingHeader(T("Heads and weights"), open)) section_heads(s);
-  if (ImGui::CollapsingHeader(T("More"), open)) section_extras(s);
+  // The basics stay open; heads, weights and the rest are folded, and open by themselves
+  // when a scenario is loaded that uses them.
+  const scenario::Scenario& sc = s.scenario;
+  const bool fresh = s.controls.sections_for != s.loads;
+  s.controls.sections_for = s.loads;
+  if (fresh)
+    ImGui::SetNextItemOpen(sc.heads > 1 || sc.has_init || sc.W_q.size() || sc.W_k.size() ||
+                               sc.W_v.size() || sc.W_o.size(),
+                           ImGuiCond_Always);
+  if (ImGui::CollapsingHeader(T("Heads and weights"))) section_heads(s);
+  if (fresh)
+    ImGui::SetNextItemOpen(
+        sc.positional_encoding || sc.hard || sc.has_dropout || std::isinf(sc.mask_value),
+        ImGuiCond_Always);
+  if (ImGui::CollapsingHeader(T("More"))) section_extras(s);
   ImGui::Spacing();
   ImGui::TextDisabled("%s %.2f ms", T("last recompute"), s.recompute_ms);
 }

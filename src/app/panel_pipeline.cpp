@@ -221,7 +221,6 @@ void view_inputs(Ctx& c, ImVec2 avail) {
   auto edit = [&](const HeatmapResult& r, char which) {
     if (!r.edited) return;
     set_input(&s.scenario, which, c.b, r.edit_row, r.edit_col, r.edit_value);
-    s.preset = -1;
     s.changed();
   };
   // The inputs as given (editable); the table's kQueries... hold them after PE.
@@ -289,10 +288,34 @@ void view_projections(Ctx& c, ImVec2 avail) {
       {"K", MatrixKind::kKeys, MatrixKind::kWk, MatrixKind::kK, "x_k", "W_k", "K", "X (keys)"},
       {"V", MatrixKind::kValues, MatrixKind::kWv, MatrixKind::kV, "x_v", "W_v", "V", "X (values)"}};
   const CellRef* hov = hovered_on(s, {MatrixKind::kQ, MatrixKind::kK, MatrixKind::kV});
+  // In additive scoring W_q and W_k belong to the scoring network: no projection here.
+  auto projects = [&](const Row& r) {
+    return matrix_of(s, r.w, c.head, c.b) && !(additive && r.w != MatrixKind::kWv);
+  };
+  // Self-attention with one head and no projections: Q, K and V are X itself, said once.
+  const bool same = s.scenario.self_attention && s.scenario.heads == 1 &&
+                    std::none_of(std::begin(rows), std::end(rows), projects);
+  if (same) {
+    const std::vector<float> w =
+        widths_in_row(c, avail.x - 40.0f, {MatrixKind::kQueries, MatrixKind::kQ});
+    const float h = std::min(avail.y, row_h * 2.0f);
+    MatrixDraw d;
+    d.id = "x_q";
+    d.caption = "X";
+    d.size = ImVec2(w[0], h);
+    if (hov) d.highlight_row = hov->row;
+    block(c, MatrixKind::kQueries, d);
+    operator_sign("=", h * 0.5f);
+    d.id = "Q";
+    d.caption = "Q = K = V";
+    d.size = ImVec2(w[1], h);
+    d.highlight_row = -1;
+    block(c, MatrixKind::kQ, d);
+    return;
+  }
   for (const Row& r : rows) {
     ImGui::PushID(r.symbol);
-    // In additive scoring W_q and W_k belong to the scoring network: no projection here.
-    const bool projected = matrix_of(s, r.w, c.head, c.b) && !(additive && r.w != MatrixKind::kWv);
+    const bool projected = projects(r);
     const std::vector<float> w = projected ? widths_in_row(c, avail.x - 80.0f, {r.in, r.w, r.out})
                                            : widths_in_row(c, avail.x - 40.0f, {r.in, r.out});
     const bool hovering = hov && hov->kind == r.out;
@@ -366,7 +389,6 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
   const HeatmapResult r = block(c, kind, main);
   if (r.clicked && s.mask_by_click) {
     toggle_masked_cell(&s.scenario, c.b, r.row, r.col);
-    s.preset = -1;
     s.changed();
   }
   return r;

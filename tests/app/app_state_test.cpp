@@ -137,6 +137,29 @@ TEST_CASE("load_preset loads each preset and runs it", "[app][state]") {
   }
 }
 
+TEST_CASE("an edited lesson stays the lesson, edited; a load is counted, an edit is not",
+          "[app][state]") {
+  ui::AppState app;
+  app.load_preset(1);
+  const uint64_t loads = app.loads;
+  CHECK_FALSE(app.edited);
+  // An input cell and a masked cell, as the views edit them: the lesson and its Reset stay.
+  ui::set_input(&app.scenario, 'q', 0, 0, 0, 0.5f);
+  app.changed();
+  ui::toggle_masked_cell(&app.scenario, 0, 0, 0);
+  app.changed();
+  app.recompute_if_needed();
+  CHECK(app.preset == 1);
+  CHECK(app.edited);
+  CHECK(app.loads == loads);  // the folded sections are not set again on an edit
+  app.load_preset(1);
+  CHECK_FALSE(app.edited);
+  CHECK(app.loads == loads + 1);
+  REQUIRE(app.set_scenario_json(R"({"version": 1, "x": [[1, 0]]})").error == "");
+  CHECK(app.preset == -1);
+  CHECK(app.loads == loads + 2);
+}
+
 TEST_CASE("load_preset ignores an index out of range", "[app][state]") {
   ui::AppState app;
   app.load_preset(1);

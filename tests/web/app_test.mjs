@@ -23,7 +23,7 @@ const STEP = { inputs: 0, projections: 1, scores: 2, scaled: 3, masked: 4, weigh
 // Heatmap ids each step draws (src/app/panel_pipeline.cpp); [always, sometimes].
 const STEP_IDS = [
   [[], ["x", "pe", "xpe", "q", "k", "v"]],
-  [["x_q", "x_k", "x_v", "Q", "K", "V"], ["W_q", "W_k", "W_v"]],
+  [["x_q", "Q"], ["x_k", "x_v", "K", "V", "W_q", "W_k", "W_v"]],  // without projections: X = Q = K = V once
   [["qh", "kh", "main"], []],
   [["qh", "kh", "main"], []],
   [["qh", "kh", "main"], []],
