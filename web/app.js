@@ -220,6 +220,7 @@
 
   // ---------------------------------------------------------------------------------------
   // URL parameters: ?embed=1&preset=NAME&step=K&head=H&lang=zh&panels=a,b&hide=a,b&allow=ORIGINS
+  // (step and head counted from 1)
   // ---------------------------------------------------------------------------------------
 
   const params = new URLSearchParams(location.search.slice(0, 4 * MAX_PARAM_CHARS));
@@ -253,10 +254,17 @@
         notes.push(`allow: "${origin.slice(0, 40)}" is not an origin such as https://example.org`);
       }
     }
-    for (const [name, set] of [["head", api.focusHead], ["step", api.setStep]]) {
+    // Counted from 1 in the address, as the page shows them ("6. Weights", "head 2"); the JS
+    // API counts from 0. (Before 2026-11-23 the address counted from 0 too.)
+    for (const [name, set, count] of [["head", api.focusHead, () => counts().heads],
+                                      ["step", api.setStep, () => 8]]) {
       if (param(name) === null) continue;
-      const r = set(smallInt(param(name), 999) ?? NaN);
-      if (!r.ok) notes.push(r.error);
+      const n = smallInt(param(name), 999), max = count();
+      if (n === null || n < 1 || n > max) {
+        notes.push(`${name}: must be a whole number from 1 to ${max} (counted from 1, as on screen)`);
+      } else {
+        set(n - 1);
+      }
     }
     return notes;
   }

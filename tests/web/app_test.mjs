@@ -636,7 +636,7 @@ async function checkInput({ page, opts }) {
 // the page is one column, and the step's matrix gets most of the width.
 async function checkNarrow({ browser, url, pages }) {
   const viewport = { width: 390, height: 844 };
-  const phone = await openPage(browser, `${url}?preset=padded_batch&step=5`, { viewport, dpr: 2 });
+  const phone = await openPage(browser, `${url}?preset=padded_batch&step=6`, { viewport, dpr: 2 });
   pages.push(phone);
   const canvas = await phone.evaluate(() => {
     const c = document.getElementById("canvas");
@@ -825,16 +825,31 @@ async function checkRefusedLink({ browser, url, pages }) {
 
 // A bad URL parameter is named in a notice and ignored; the good ones still apply.
 async function checkParams({ browser, url, pages }) {
-  const page = await openPage(browser, `${url}?allow=javascript:alert(1),https://ok.example&step=99&head=2&preset=multi_head`);
+  const page = await openPage(browser, `${url}?allow=javascript:alert(1),https://ok.example&step=99&head=3&preset=multi_head`);
   pages.push(page);
   const state = await page.evaluate(() => ({ notice: window.attentionPlayground.stats().notice,
                                              view: window.attentionPlayground.getView() }));
-  for (const want of ['allow: "javascript:alert(1)" is not an origin', "step: must be a whole number from 0 to 7",
-                      "head: must be a whole number from 0 to 1"]) {
+  for (const want of ['allow: "javascript:alert(1)" is not an origin', "step: must be a whole number from 1 to 8",
+                      "head: must be a whole number from 1 to 2"]) {
     if (!state.notice.includes(want)) fail(`the notice does not say "${want}": ${JSON.stringify(state.notice)}`);
   }
   if (state.view.lesson !== "multi_head") fail(`?preset=multi_head was not applied: ${JSON.stringify(state.view)}`);
-  ok("params: bad allow, step and head parameters are each named in the notice; ?preset still applies");
+  // The address counts as the page does: ?step=6 is the step titled "6. Weights", ?head=2 the
+  // second head (the JS API's step 5 and head 1), and ?step=0 is refused.
+  for (const [query, want] of [["step=6&head=2", { step: 5, head: 1 }], ["step=1", { step: 0, head: 0 }]]) {
+    const p = await openPage(browser, `${url}?preset=multi_head&${query}`);
+    pages.push(p);
+    const v = await p.evaluate(() => window.attentionPlayground.getView());
+    if (v.step !== want.step || v.head !== want.head) {
+      fail(`?${query}: getView() has step ${v.step}, head ${v.head}; expected ${want.step}, ${want.head}`);
+    }
+  }
+  const zero = await openPage(browser, `${url}?preset=multi_head&step=0`);
+  pages.push(zero);
+  const zeroNotice = await zero.evaluate(() => window.attentionPlayground.stats().notice);
+  if (!zeroNotice.includes("step: must be a whole number from 1 to 8")) fail(`?step=0: notice ${JSON.stringify(zeroNotice)}`);
+  ok("params: bad allow, step and head parameters are each named in the notice; ?preset still applies; " +
+     "?step=6&head=2 is the step titled 6 and the second head");
 }
 
 // Typed arrays in and out: a scenario given as {shape, data: Float32Array} runs as its JSON

@@ -600,7 +600,7 @@ async function checkOrigins({ browser, url }) {
                                         scenario: await call(page, "getScenario", [], "parent getScenario") });
 
     // (a)–(c): the default rule, the embedding parent only.
-    const playgroundUrl = `${url}?embed=1&preset=multi_head&step=2`;
+    const playgroundUrl = `${url}?embed=1&preset=multi_head&step=3`;
     const { page, playground, sender } = await open(playgroundUrl);
     const view0 = await call(page, "getView", [], "(a) a valid call from the parent");
     if (view0.step !== 2 || view0.preset !== "multi_head") fail(`(a) getView() is ${short(view0)}`);
@@ -912,14 +912,14 @@ async function checkExports({ browser, url, opts }) {
 
 async function checkEmbed({ browser, url }) {
   const ref = await defaultState(browser, url);
-  const plain = await openApp(browser, `${url}?preset=causal_decoder&step=3`, "the page without embed");
+  const plain = await openApp(browser, `${url}?preset=causal_decoder&step=4`, "the page without embed");
   await waitForFrames(plain);
   const plainImg = await screenshot(plain, "the page without embed");
   checkNoProblems(plain, "the page without embed");
   await plain.close();
 
   const page = await openApp(browser,
-    `${url}?embed=1&preset=causal_decoder&step=3&hide=preset,randomize&panels=details,lesson&lang=en`,
+    `${url}?embed=1&preset=causal_decoder&step=4&hide=preset,randomize&panels=details,lesson&lang=en`,
     "the embedded page");
   const { view, notice } = await readState(page);
   const problems = [];
