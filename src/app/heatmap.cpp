@@ -145,16 +145,22 @@ Heatmaps::Layout Heatmaps::layout(const HeatmapSpec& spec) {
       col_label_max = std::max(col_label_max, ImGui::CalcTextSize(label.c_str()).x);
   const float grid_w_avail =
       std::max(8.0f, l.avail.x - l.row_label_w - ImGui::GetStyle().ItemSpacing.x);
-  // First fit ignoring rotated labels, then decide the label band.
-  float fit = std::min(grid_w_avail / l.cols, spec.max_cell_px);
-  l.labels_flat = col_label_max + 6.0f <= fit;
-  l.col_label_h = l.labels_flat ? l.line_h + 4.0f : std::min(col_label_max, 90.0f) + 8.0f;
-  const float grid_h_avail = std::max(8.0f, l.avail.y - l.col_label_h - legend_h);
-  l.fit =
-      std::max(1.0f, std::min({grid_w_avail / l.cols, grid_h_avail / l.rows, spec.max_cell_px}));
-  // Cells may be wider than tall (up to max_aspect) when the columns are few and rows many.
-  l.fit_w = std::max(
-      l.fit, std::min({grid_w_avail / l.cols, l.fit * spec.max_aspect, spec.max_cell_px * 4}));
+  // The cells for a band of column labels `flat` or vertical: as large as the width and the
+  // height left allow, and wider than tall (up to max_aspect) when the columns are few.
+  float grid_h_avail = 0.0f;
+  auto fit_cells = [&](bool flat) {
+    l.labels_flat = flat;
+    l.col_label_h = flat ? l.line_h + 4.0f : std::min(col_label_max, 90.0f) + 8.0f;
+    grid_h_avail = std::max(8.0f, l.avail.y - l.col_label_h - legend_h);
+    l.fit =
+        std::max(1.0f, std::min({grid_w_avail / l.cols, grid_h_avail / l.rows, spec.max_cell_px}));
+    l.fit_w = std::max(
+        l.fit, std::min({grid_w_avail / l.cols, l.fit * spec.max_aspect, spec.max_cell_px * 4}));
+  };
+  // Flat labels when they fit the cells as drawn (the height may make the cells narrower than
+  // the width alone would), otherwise vertical ones, which never overlap (they are thinned).
+  fit_cells(col_label_max + 6.0f <= std::min(grid_w_avail / l.cols, spec.max_cell_px));
+  if (l.labels_flat && col_label_max + 6.0f > l.fit_w) fit_cells(false);
 
   l.view = &views_[std::to_string(ImGui::GetID("view"))];
   l.cw = l.fit_w * l.view->zoom;
