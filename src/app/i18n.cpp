@@ -272,6 +272,9 @@ const std::pair<const char*, const char*> kZh[] = {
      "W_o，权重由种子随机生成。没有它们时，输入按原样使用。"},
     {"seed", "种子"},
     {"(edited) ", "（已修改）"},
+    {"X (queries)", "X（查询）"},
+    {"X (keys)", "X（键）"},
+    {"X (values)", "X（值）"},
     {"hidden size##dm", "隐藏层大小##dm"},
     {"The scoring network's hidden size: W_q and W_k map queries and keys to this many numbers, "
      "and w_v reads one score out of them.",

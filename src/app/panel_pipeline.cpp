@@ -284,9 +284,10 @@ void view_projections(Ctx& c, ImVec2 avail) {
   };
   const Row rows[] = {
       {"Q", MatrixKind::kQueries, MatrixKind::kWq, MatrixKind::kQ, "x_q", "W_q", "Q",
-       "X (queries)"},
-      {"K", MatrixKind::kKeys, MatrixKind::kWk, MatrixKind::kK, "x_k", "W_k", "K", "X (keys)"},
-      {"V", MatrixKind::kValues, MatrixKind::kWv, MatrixKind::kV, "x_v", "W_v", "V", "X (values)"}};
+       N_("X (queries)")},
+      {"K", MatrixKind::kKeys, MatrixKind::kWk, MatrixKind::kK, "x_k", "W_k", "K", N_("X (keys)")},
+      {"V", MatrixKind::kValues, MatrixKind::kWv, MatrixKind::kV, "x_v", "W_v", "V",
+       N_("X (values)")}};
   const CellRef* hov = hovered_on(s, {MatrixKind::kQ, MatrixKind::kK, MatrixKind::kV});
   // In additive scoring W_q and W_k belong to the scoring network: no projection here.
   auto projects = [&](const Row& r) {
@@ -322,7 +323,7 @@ void view_projections(Ctx& c, ImVec2 avail) {
     MatrixDraw d;
     d.legend = false;
     d.id = r.x_id;
-    d.caption = r.x_caption;
+    d.caption = T(r.x_caption);
     d.size = ImVec2(w[0], row_h);
     if (hovering) d.highlight_row = hov->row;
     block(c, r.in, d);
