@@ -228,7 +228,7 @@ const char* step_explanation(Step s, const attn::Problem& p) {
                       "gives them weight 0: padding past the valid length, later words under a "
                       "causal mask, keys outside a local window, or cells you masked by hand. A "
                       "row with every key masked has nothing left to choose: under -1e6 its "
-                      "weights are uniform, under -â undefined (NaN).")
+                      "weights are uniform, under -\xe2\x88\x9e undefined (NaN).")
                  : N_("Nothing is masked in this scenario: every query may look at every key. Try "
                       "a "
                       "valid length, the causal mask or a window.");

@@ -298,7 +298,7 @@ void Heatmaps::edit(const HeatmapSpec& spec, bool activated, bool active, Heatma
 // [SECTION] Cells, numbers and outlines
 //-----------------------------------------------------------------------------
 
-void Heatmaps::cells(const HeatmapSpec& spec, const Layout& l, const HeatmapResult& r) {
+float Heatmaps::cells(const HeatmapSpec& spec, const Layout& l, const HeatmapResult& r) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   CellsJob job;
   job.key = std::to_string(ImGui::GetID(spec.id));
@@ -314,23 +314,33 @@ void Heatmaps::cells(const HeatmapSpec& spec, const Layout& l, const HeatmapResu
   renderer.draw_cells(dl, job);
 
   dl->PushClipRect(l.g0, l.g1, true);
-  // Numbers in the cells when they fit.
+  // Numbers in the cells when they fit: at the text's size, or else at three quarters of it
+  // (still readable), so that cells of 30 px keep their numbers.
   const attn::Matrix& m = *spec.values;
-  if (l.cw >= ImGui::CalcTextSize("\xe2\x88\x92"
-                                  "0.00")
-                      .x +
-                  6.0f &&
-      l.ch >= l.line_h + 2.0f) {
+  ImFont* font = ImGui::GetFont();
+  float size = 0.0f;
+  for (const float scale : {1.0f, 0.75f}) {
+    const float px = ImGui::GetFontSize() * scale;
+    const ImVec2 widest = font->CalcTextSizeA(px, FLT_MAX, 0.0f,
+                                              "\xe2\x88\x92"
+                                              "0.00");
+    if (l.cw >= widest.x + 4.0f + 2.0f * scale && l.ch >= widest.y + 2.0f) {
+      size = px;
+      break;
+    }
+  }
+  if (size > 0.0f) {
     for (int row = l.first_row(); row < l.end_row(); ++row)
       for (int c = l.first_col(); c < l.end_col(); ++c) {
         const float v = m(row, c);
         const bool masked = spec.mask && (*spec.mask)[row * l.cols + c];
         const std::string text = cell_number(v);
-        const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+        const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0.0f, text.c_str());
         const ImVec4 bg =
             ImGui::ColorConvertU32ToFloat4(cell_color(spec.palette, l.lo, l.hi, v, masked));
         const float lum = 0.2126f * bg.x + 0.7152f * bg.y + 0.0722f * bg.z;
         dl->AddText(
+            font, size,
             ImVec2(l.cell_x(c) + (l.cw - ts.x) * 0.5f, l.cell_y(row) + (l.ch - ts.y) * 0.5f),
             lum > 0.45f ? IM_COL32(20, 22, 28, 255) : IM_COL32(255, 255, 255, 240), text.c_str());
       }
@@ -348,6 +358,7 @@ void Heatmaps::cells(const HeatmapSpec& spec, const Layout& l, const HeatmapResu
     dl->AddRect(r.cell_min, r.cell_max, IM_COL32(20, 20, 20, 255), 0, 0, 1.0f);
   }
   dl->PopClipRect();
+  return size;
 }
 
 //-----------------------------------------------------------------------------
@@ -560,7 +571,7 @@ HeatmapResult Heatmaps::draw(const HeatmapSpec& spec) {
     r.cell_min = ImVec2(l.cell_x(r.col), l.cell_y(r.row));
     r.cell_max = ImVec2(l.cell_x(r.col + 1), l.cell_y(r.row + 1));
   }
-  cells(spec, l, r);
+  const float number_px = cells(spec, l, r);
   labels(spec, l, r);
   {
     GridInfo& g = grids_[spec.id];  // the widget rectangle stays last frame's until the end
@@ -581,7 +592,8 @@ HeatmapResult Heatmaps::draw(const HeatmapSpec& spec) {
                  g.wx1,
                  g.wy1,
                  l.cw,
-                 spec.export_name.empty() ? spec.id : spec.export_name};
+                 spec.export_name.empty() ? spec.id : spec.export_name,
+                 number_px};
   }
   float bottom = legend(spec, &l);
   export_menu(spec, l, &r, &bottom);

@@ -62,6 +62,7 @@ struct GridInfo {
   float wx0 = 0, wy0 = 0, wx1 = 0, wy1 = 0;  // the whole widget: labels, grid and legend
   float cell_w = 0;                          // cell width (`cell` is the height)
   std::string export_name;                   // the PNG's file name stem
+  float number_px = 0;                       // the size of the numbers in the cells, 0: none
 };
 
 // A PNG of a widget as drawn, read back after a frame was rendered.
@@ -96,7 +97,8 @@ class Heatmaps {
   Layout layout(const HeatmapSpec& spec);
   void interact(const HeatmapSpec& spec, Layout* l, HeatmapResult* r);
   void edit(const HeatmapSpec& spec, bool activated, bool active, HeatmapResult* r);
-  void cells(const HeatmapSpec& spec, const Layout& l, const HeatmapResult& r);
+  // Draws the cells and, when they fit, their numbers; returns the numbers' size (0: none).
+  float cells(const HeatmapSpec& spec, const Layout& l, const HeatmapResult& r);
   void labels(const HeatmapSpec& spec, const Layout& l, const HeatmapResult& r);
   float legend(const HeatmapSpec& spec, Layout* l);
   void export_menu(const HeatmapSpec& spec, const Layout& l, HeatmapResult* r, float* bottom);

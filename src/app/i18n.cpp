@@ -97,11 +97,11 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Keys a query must not see get a very negative score, so that the softmax gives them weight "
      "0: padding past the valid length, later words under a causal mask, keys outside a local "
      "window, or cells you masked by hand. A row with every key masked has nothing left to "
-     "choose: under -1e6 its weights are uniform, under -â undefined (NaN).",
+     "choose: under -1e6 its weights are uniform, under -\xe2\x88\x9e undefined (NaN).",
      "查询不应看到的键，分数会被换成一个很大的负数，softmax 因此给它们权重 "
      "0：超出有效长度的填充、因果掩码下后面的词、局部窗口外的键，或你手动掩蔽的格子。"
      "如果一行的所有键都被掩蔽，就没有可选的键了：用 -1e6 时这一行的权重是均匀的，用 "
-     "-â 时没有定义（NaN）。"},
+     "-\xe2\x88\x9e 时没有定义（NaN）。"},
     {"Nothing is masked in this scenario: every query may look at every key. Try a valid length, "
      "the causal mask or a window.",
      "这个场景没有掩蔽：每个查询都能看到每个键。试试有效长度、因果掩码或窗口。"},

@@ -501,6 +501,10 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
     ImGui::TextUnformatted(T("No scenario yet."));
     return;
   }
+  // A short panel (an 800 × 600 iframe, a phone held sideways) keeps its height for the
+  // step's matrix: the step's explanation moves into a "(?)" beside its formula, and the
+  // mask-by-click switch beside the title. The lesson's note stays.
+  const bool compact = ImGui::GetContentRegionAvail().y < 560.0f;
   step_bar(s);
   ImGui::Separator();
   const int head = std::clamp(s.head, 0, static_cast<int>(s.trace.heads.size()) - 1);
@@ -513,11 +517,22 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   if (s.step != Step::kInputs && s.step != Step::kOutput) head_selector(s);
   ImGui::SameLine(0, 24);
   batch_selector(s);
+  const bool mask_switch =
+      s.step == Step::kMasked || s.step == Step::kWeights || s.step == Step::kScaled;
+  if (compact && mask_switch) {
+    ImGui::SameLine(0, 24);
+    ImGui::Checkbox(T("Click a cell to mask it"), &s.mask_by_click);
+  }
   text_wrapped_mono(step_formula(s.step, s.problem));
-  text_wrapped(T(step_explanation(s.step, s.problem)));
+  if (compact) {
+    ImGui::SameLine();
+    help_marker(step_explanation(s.step, s.problem));
+  } else {
+    text_wrapped(T(step_explanation(s.step, s.problem)));
+  }
   for (const scenario::TourStop& stop : s.scenario.tour)
     if (stop.step == static_cast<int>(s.step)) lesson_note(s, stop.text.in(language_code()));
-  if (s.step == Step::kMasked || s.step == Step::kWeights || s.step == Step::kScaled) {
+  if (!compact && mask_switch) {
     ImGui::Checkbox(T("Click a cell to mask it"), &s.mask_by_click);
     help_marker(
         "With this on, clicking a cell of the matrix adds it to the masked cells, or removes it.");

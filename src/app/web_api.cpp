@@ -370,6 +370,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_layout() {
              {"first_col", g.first_col},
              {"cell", g.cell},
              {"cell_w", g.cell_w},
+             {"numbers", g.number_px},
              {"lo", g.lo},
              {"hi", g.hi},
              {"frame", g.frame},

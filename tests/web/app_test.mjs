@@ -528,6 +528,26 @@ async function checkMixing({ page, opts }) {
      `${hex(on)}), gone with the mouse (${hex(off)})`);
 }
 
+// The matrix a step is about shows its numbers in a course's 800 × 600 iframe, in both
+// languages: at a smaller size when the cells are small (the masked step of the −1e6 lesson).
+async function checkNumbers({ browser, url, pages }) {
+  const seen = [];
+  for (const [lang, step] of [["en", 5], ["zh", 5], ["en", 3], ["zh", 6]]) {
+    const p = await openPage(browser, `${url}?preset=causal_decoder&lang=${lang}&step=${step}`,
+                             { viewport: { width: 800, height: 600 } });
+    pages.push(p);
+    await waitForFrames(p);
+    const main = (await currentGrids(p)).main;
+    if (!main) fail(`${lang}, step ${step} at 800×600: no "main" heatmap`);
+    if (!(main.numbers > 0)) {
+      fail(`${lang}, step ${step} at 800×600: the ${main.rows}×${main.cols} matrix (cells ` +
+           `${main.cell_w.toFixed(0)}×${main.cell.toFixed(0)} px) shows no numbers`);
+    }
+    seen.push(`${lang} ${step}: ${main.cell_w.toFixed(0)} px cells, ${main.numbers.toFixed(1)} px numbers`);
+  }
+  ok(`numbers: the step's matrix shows its numbers at 800×600 (${seen.join("; ")})`);
+}
+
 // A link reopens the same scenario, step, head and trace in a new page.
 async function checkLink({ page, browser, url, opts, pages }) {
   await setScenario(page, JSON.parse(readFileSync(presetPath(opts, "multi_head"), "utf8")), "multi_head");
@@ -1093,6 +1113,7 @@ const CHECKS = {
   "export-file": checkExportFile,
   "shared-scale": checkSharedScale,
   mixing: checkMixing,
+  numbers: checkNumbers,
 };
 
 //-----------------------------------------------------------------------------
