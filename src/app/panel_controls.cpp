@@ -143,16 +143,17 @@ void section_scoring(AppState& s) {
     }
   }
   if (shown(s, "temperature")) {
-    ImGui::SetNextItemWidth(
-        -(ImGui::CalcTextSize(T("temperature")).x + ImGui::GetStyle().ItemInnerSpacing.x + 2.0f));
-    if (ImGui::SliderFloat(T("temperature"), &sc.temperature, 0.05f, 10.0f, "%.2f",
+    // The value on the line above the slider, where its handle cannot cover it.
+    ImGui::Text("%s T = %.2f", T("temperature"), static_cast<double>(sc.temperature));
+    help_marker(
+        "The scores are divided by T. Large T: flatter weights. Small T: the largest score "
+        "takes almost everything.");
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::SliderFloat("##temperature", &sc.temperature, 0.05f, 10.0f, "",
                            ImGuiSliderFlags_Logarithmic)) {
       sc.temperature = std::clamp(sc.temperature, 0.01f, 100.0f);
       s.changed();
     }
-    help_marker(
-        "The scores are divided by T. Large T: flatter weights. Small T: the largest score "
-        "takes almost everything.");
   }
 }
 
