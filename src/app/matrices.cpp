@@ -146,13 +146,13 @@ std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, in
       return query_labels(s.scenario, batch);
     case Axis::kKeyTokens:
       return key_labels(s.scenario, batch);
+    // Feature columns are named one way everywhere, d1, d2, ...: without projections Q = X,
+    // and their columns should read alike.
     case Axis::kInputFeatures:
     case Axis::kOutputFeatures:
-      return numbered("d", n);
     case Axis::kModelFeatures:
-      return numbered("m", n);
     case Axis::kHeadFeatures:
-      return numbered("c", n);
+      return numbered("d", n);
   }
   return {};
 }

@@ -57,10 +57,11 @@ enum class RangeRule {
 enum class Axis {
   kQueryTokens,     // the query tokens (or q1, q2, ...)
   kKeyTokens,       // the key tokens (or k1, k2, ...)
-  kInputFeatures,   // d1, d2, ...: the columns of the inputs
-  kModelFeatures,   // m1, m2, ...: the projected columns of all heads
-  kHeadFeatures,    // c1, c2, ...: one head's columns, or the concatenated heads' columns
-  kOutputFeatures,  // d1, d2, ...: the columns of the final output
+  // Every feature axis is labelled d1, d2, ... (one way everywhere).
+  kInputFeatures,   // the columns of the inputs
+  kModelFeatures,   // the projected columns of all heads
+  kHeadFeatures,    // one head's columns, or the concatenated heads' columns
+  kOutputFeatures,  // the columns of the final output
 };
 
 // A cell of a matrix of the table, in one head and batch item.

@@ -231,7 +231,7 @@ TEST_CASE("the mask, concat and dropout formulas carry the scenario's numbers", 
   CHECK(ui::step_formula(ui::Step::kOutput, m) ==
         "Output = [O\xe2\x82\x81 | \xe2\x80\xa6 | O\xe2\x82\x83]\xc2\xb7W_o");
   // Projections: X·W where there is a weight, the input as it is where there is none.
-  // Heads are numbered from 1, as on screen, and so are the columns (c1, c2, ...).
+  // Heads are numbered from 1, as on screen, and so are the columns (d1, d2, ...).
   CHECK(ui::step_formula(ui::Step::kProjections, m) ==
         "Q = queries,   K = keys,   V = values,   head h takes columns (h\xe2\x88\x92"
         "1)\xc2\xb7"

@@ -98,9 +98,12 @@ TEST_CASE("labels, masks and ranges follow the table's axes and rules", "[app][m
   ui::AppState app = loaded();
   CHECK(ui::axis_labels(app, ui::Axis::kQueryTokens, 1, 3) ==
         std::vector<std::string>{"d", "e", "f"});
+  // Feature columns are named one way: X's, Q's and W_q's columns read alike.
   CHECK(ui::axis_labels(app, ui::Axis::kHeadFeatures, 0, 2) ==
-        std::vector<std::string>{"c1", "c2"});
-  CHECK(ui::axis_labels(app, ui::Axis::kModelFeatures, 0, 1) == std::vector<std::string>{"m1"});
+        std::vector<std::string>{"d1", "d2"});
+  CHECK(ui::axis_labels(app, ui::Axis::kModelFeatures, 0, 1) == std::vector<std::string>{"d1"});
+  CHECK(ui::axis_labels(app, ui::Axis::kInputFeatures, 0, 2) ==
+        ui::axis_labels(app, ui::Axis::kHeadFeatures, 0, 2));
   CHECK(ui::matrix_mask(app, MatrixKind::kWeights, 1) == &app.mask(1));
   CHECK(ui::matrix_mask(app, MatrixKind::kScores, 1) == nullptr);
   CHECK(ui::matrix_mask(app, MatrixKind::kMasked, 7) == nullptr);  // no such batch item
