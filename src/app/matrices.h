@@ -55,8 +55,8 @@ enum class RangeRule {
 
 // What the rows or the columns of a matrix are, and so how they are labelled.
 enum class Axis {
-  kQueryTokens,     // the query tokens (or q1, q2, ...)
-  kKeyTokens,       // the key tokens (or k1, k2, ...)
+  kQueryTokens,  // the query tokens (or q1, q2, ...)
+  kKeyTokens,    // the key tokens (or k1, k2, ...)
   // Every feature axis is labelled d1, d2, ... (one way everywhere).
   kInputFeatures,   // the columns of the inputs
   kModelFeatures,   // the projected columns of all heads
