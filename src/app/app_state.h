@@ -144,6 +144,12 @@ struct AppState {
   void set_language(Lang l);
   bool visible(Panel p) const { return show[static_cast<int>(p)]; }
   bool control_hidden(const char* id) const { return hidden.count(id) > 0; }
+  // A lesson note is shown unless it asks for a control the page hides.
+  bool note_shown(const scenario::TourStop& stop) const {
+    for (const std::string& id : stop.controls)
+      if (hidden.count(id)) return false;
+    return true;
+  }
 
   // The view as the link and the JS API carry it (scenario::ViewState), and back. apply_view
   // clamps the head and batch item to the scenario and emits "view".

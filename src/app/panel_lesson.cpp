@@ -1,5 +1,6 @@
 // "About this scenario": the preset's title and description in the current language, and
 // buttons to the steps its tour has notes on.
+#include <algorithm>
 #include <cstdio>
 
 #include "app/app.h"
@@ -16,10 +17,13 @@ void draw_lesson(AppState& s) {
   if (g_fonts.title) ImGui::PopFont();
   text_wrapped(text);
   // The lesson's notes, one button per step that has one.
-  if (!s.scenario.tour.empty()) {
+  const bool any_note = std::any_of(s.scenario.tour.begin(), s.scenario.tour.end(),
+                                    [&](const scenario::TourStop& t) { return s.note_shown(t); });
+  if (any_note) {
     ImGui::Spacing();
     ImGui::TextDisabled("%s", T("Notes on steps"));
     for (const scenario::TourStop& stop : s.scenario.tour) {
+      if (!s.note_shown(stop)) continue;
       ImGui::SameLine();
       char label[64];
       std::snprintf(label, sizeof label, "%d##tour%d", stop.step + 1, stop.step);

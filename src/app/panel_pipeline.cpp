@@ -531,7 +531,8 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
     text_wrapped(T(step_explanation(s.step, s.problem)));
   }
   for (const scenario::TourStop& stop : s.scenario.tour)
-    if (stop.step == static_cast<int>(s.step)) lesson_note(s, stop.text.in(language_code()));
+    if (stop.step == static_cast<int>(s.step) && s.note_shown(stop))
+      lesson_note(s, stop.text.in(language_code()));
   if (!compact && mask_switch) {
     ImGui::Checkbox(T("Click a cell to mask it"), &s.mask_by_click);
     help_marker(

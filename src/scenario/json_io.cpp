@@ -443,13 +443,27 @@ std::vector<TourStop> read_tour(const json& v) {
     const json& e = v[i];
     if (!e.is_object())
       fail(item, "must be an object {\"step\": 5, \"text\": ...}, got " + type_name(e));
-    check_keys(e, item, {"step", "text"});
+    check_keys(e, item, {"step", "text", "controls"});
     if (!e.contains("step")) fail(item + ".step", "missing");
     if (!e.contains("text")) fail(item + ".text", "missing");
     TourStop t;
     t.step = static_cast<int>(read_int(e["step"], item + ".step", 0, kTourLastStep));
     t.text = read_text(e["text"], item + ".text");
     if (t.text.en.empty()) fail(item + ".text", "has no English text");
+    if (e.contains("controls")) {
+      const std::string f = item + ".controls";
+      const json& c = e["controls"];
+      if (!c.is_array()) fail(f, "must be an array of control ids, got " + type_name(c));
+      if (c.size() > static_cast<size_t>(kMaxTourControls))
+        fail(f, "has " + std::to_string(c.size()) + " ids, more than " +
+                    std::to_string(kMaxTourControls));
+      for (size_t k = 0; k < c.size(); ++k) {
+        std::string id = read_string(c[k], idx(f, k), 32);
+        if (id.empty() || id.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
+          fail(idx(f, k), "must be a control id such as \"valid_lens\" (a-z and _)");
+        t.controls.push_back(std::move(id));
+      }
+    }
     for (const TourStop& before : out)
       if (before.step == t.step)
         fail(item + ".step", std::to_string(t.step) + " has a note already");
@@ -746,6 +760,10 @@ std::string to_json(const Scenario& s) {
       o += std::to_string(s.tour[i].step);
       append_key(&o, "text");
       append_text(&o, s.tour[i].text);
+      if (!s.tour[i].controls.empty()) {
+        append_key(&o, "controls");
+        append_strings(&o, s.tour[i].controls);
+      }
       o += '}';
     }
     o += ']';

@@ -51,11 +51,15 @@ struct LocalText {
 };
 
 // A lesson's note on one pipeline step (0 inputs, 1 projections, 2 scores, 3 scaled, 4 masked,
-// 5 weights, 6 weighted values, 7 output), shown with that step. JSON: {"step": 5, "text": ...}.
+// 5 weights, 6 weighted values, 7 output), shown with that step. JSON: {"step": 5, "text": ...,
+// "controls": ["valid_lens"]}; `controls` (optional) are the ids of the controls the note asks
+// the learner to use (as in the page's hide=): a page that hides one of them hides the note.
 struct TourStop {
   int step = 0;
   LocalText text;
+  std::vector<std::string> controls;
 };
+constexpr int kMaxTourControls = 8;
 constexpr int kMaxTourStops = 16;
 constexpr int kTourLastStep = 7;
 

@@ -160,6 +160,25 @@ TEST_CASE("an edited lesson stays the lesson, edited; a load is counted, an edit
   CHECK(app.loads == loads + 2);
 }
 
+TEST_CASE("a lesson note that asks for a hidden control is hidden with it", "[app][state]") {
+  ui::AppState app;
+  scenario::TourStop stop;
+  stop.controls = {"valid_lens"};
+  CHECK(app.note_shown(stop));
+  app.hidden = {"causal"};
+  CHECK(app.note_shown(stop));
+  app.hidden = {"causal", "valid_lens"};
+  CHECK_FALSE(app.note_shown(stop));
+  CHECK(app.note_shown(scenario::TourStop{}));  // a note that asks for nothing
+  // The padded batch's note on the weights asks to untick "valid lengths".
+  bool found = false;
+  for (const ui::Preset& p : app.presets)
+    for (const scenario::TourStop& t : p.scenario.tour)
+      if (p.name == "padded_batch" && t.step == 5)
+        found = t.controls == std::vector<std::string>{"valid_lens"};
+  CHECK(found);
+}
+
 TEST_CASE("load_preset ignores an index out of range", "[app][state]") {
   ui::AppState app;
   app.load_preset(1);

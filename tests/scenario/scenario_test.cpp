@@ -315,6 +315,14 @@ TEST_CASE("tour: the lesson's notes per step", "[scenario][bad]") {
   std::string many;
   for (int i = 0; i < 17; ++i) many += std::string(i ? "," : "") + "{\"step\": 0, \"text\": \"a\"}";
   CHECK(error_of(with("\"tour\": [" + many + "]")) == "tour: has 17 notes, more than the limit 16");
+  // The controls a note asks the learner to use: ids as in hide=.
+  CHECK(error_of(with(R"("tour": [{"step": 1, "text": "a", "controls": ["valid_lens"]}])")) == "");
+  CHECK(error_of(with(R"("tour": [{"step": 1, "text": "a", "controls": "causal"}])")) ==
+        "tour[0].controls: must be an array of control ids, got a string");
+  CHECK(error_of(with(R"("tour": [{"step": 1, "text": "a", "controls": ["Valid lens"]}])")) ==
+        R"(tour[0].controls[0]: must be a control id such as "valid_lens" (a-z and _))");
+  CHECK(error_of(with(R"("tour": [{"step": 1, "text": "a", "controls": [3]}])")) ==
+        "tour[0].controls[0]: must be a string, got a number");
 }
 
 TEST_CASE("to_json and parse round-trip every field exactly", "[scenario][json]") {
@@ -326,7 +334,7 @@ TEST_CASE("to_json and parse round-trip every field exactly", "[scenario][json]"
     "mask_value": "-inf", "W": [[0.5, -0.25], [1e-3, 2]], "hard": true,
     "dropout": {"p": 0.125, "seed": 9}, "positional_encoding": {"kind": "sinusoidal",
     "base": 100}, "tour": [{"step": 2, "text": {"en": "Scores", "zh": "评分"}},
-    {"step": 6, "text": "Mix"}]})";
+    {"step": 6, "text": "Mix", "controls": ["hard", "causal"]}]})";
   const scenario::ParseResult a = scenario::parse(original);
   REQUIRE(a.error == "");
   const std::string text = scenario::to_json(a.scenario);
