@@ -42,13 +42,14 @@ int format_float_printf(char* buf, float v) {
   int lo = 1, hi = 9;  // 9 significant digits always read back
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
-    std::snprintf(buf, 48, "%.*g", mid, static_cast<double>(v));
+    // `& 15` (mid is 1 to 9 anyway) lets the compiler see the text fits the 48 bytes.
+    std::snprintf(buf, 48, "%.*g", mid & 15, static_cast<double>(v));
     if (std::strtof(buf, nullptr) == v)
       hi = mid;
     else
       lo = mid + 1;
   }
-  int len = std::snprintf(buf, 48, "%.*g", lo, static_cast<double>(v));
+  int len = std::snprintf(buf, 48, "%.*g", lo & 15, static_cast<double>(v));
   // %g writes 0.000123 as "0.000123" but 10.5e3 as "1.05e+04": between 1e-4 and 1e5 a plain
   // decimal reads better.
   if (std::strchr(buf, 'e') && a >= 1e-4f && a < 1e5f) {
