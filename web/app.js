@@ -96,6 +96,21 @@
   const call = (name, ret, types, args) => M.ccall(name, ret, types, args);
   const getJson = (name) => JSON.parse(call(name, "string", [], []));
   const counts = () => getJson("ap_counts"); // {heads, batch}: what head and batch index
+
+  // export() and exportFile(): what, and options {format, head, batch} (the view's head and
+  // batch by default), checked; {error} or {call: the arguments of ap_export*}.
+  function exportArgs(what, options, shape) {
+    if (!ready) return { error: NOT_READY };
+    if (options === null || options === undefined) options = {};
+    if (typeof options !== "object") return { error: `options: must be an object ${shape}` };
+    if (typeof what !== "string") return { error: "what: must be a string" };
+    const format = options.format ?? "csv";
+    if (typeof format !== "string") return { error: 'format: must be "csv" or "json"' };
+    const view = getJson("ap_get_view");
+    const head = Number.isInteger(options.head) ? options.head : view.head;
+    const batch = Number.isInteger(options.batch) ? options.batch : view.batch;
+    return { call: [what.slice(0, 64), format.slice(0, 16), head, batch] };
+  }
   // ccall copies string arguments onto the 1 MiB WASM stack (4 bytes per character reserved):
   // long ones (scenarios, links) go through the heap instead.
   function callWithText(name, text) {
@@ -452,17 +467,9 @@
     // ...) with options {format: "csv" | "json", head, batch} (default: the view's).
     // Returns {ok: true, error: null, filename, mime, data} or {ok: false, error}.
     export(what, options = {}) {
-      if (!ready) return failure(NOT_READY);
-      if (options === null || options === undefined) options = {};
-      if (typeof options !== "object") return failure("options: must be an object {format, head, batch}");
-      if (typeof what !== "string") return failure("what: must be a string");
-      const view = getJson("ap_get_view");
-      const format = options.format ?? "csv";
-      if (typeof format !== "string") return failure('format: must be "csv" or "json"');
-      const head = Number.isInteger(options.head) ? options.head : view.head;
-      const batch = Number.isInteger(options.batch) ? options.batch : view.batch;
-      return JSON.parse(call("ap_export", "string", ["string", "string", "number", "number"],
-                             [what.slice(0, 64), format.slice(0, 16), head, batch]));
+      const args = exportArgs(what, options, "{format, head, batch}");
+      return args.error ? failure(args.error)
+        : JSON.parse(call("ap_export", "string", ["string", "string", "number", "number"], args.call));
     },
     // The same exports, written a part at a time between frames so that the page never stops
     // (any size; export() refuses a matrix of more than 2^22 numbers). Resolves with {ok: true,
@@ -470,21 +477,14 @@
     // is called with the rows written after each slice of parts, and (rows, rows) at the end.
     // A newer exportFile ends an older one, which resolves with an error.
     async exportFile(what, options = {}) {
-      if (!ready) return failure(NOT_READY);
-      if (options === null || options === undefined) options = {};
-      if (typeof options !== "object") return failure("options: must be an object {format, head, batch, onProgress}");
-      if (typeof what !== "string") return failure("what: must be a string");
+      const args = exportArgs(what, options, "{format, head, batch, onProgress}");
+      if (args.error) return failure(args.error);
       const onProgress = options.onProgress;
       if (onProgress !== undefined && typeof onProgress !== "function") {
         return failure("onProgress: must be a function");
       }
-      const view = getJson("ap_get_view");
-      const format = options.format ?? "csv";
-      if (typeof format !== "string") return failure('format: must be "csv" or "json"');
-      const head = Number.isInteger(options.head) ? options.head : view.head;
-      const batch = Number.isInteger(options.batch) ? options.batch : view.batch;
       const job = JSON.parse(call("ap_export_start", "string", ["string", "string", "number", "number"],
-                                  [what.slice(0, 64), format.slice(0, 16), head, batch]));
+                                  args.call));
       if (!job.ok) return job;
       // Text parts become a Blob every few megabytes: encoding them all at the end would hold
       // the page up again.

@@ -237,18 +237,11 @@ std::string open_link(AppState& s, const std::string& fragment) {
 
 std::string export_json(AppState& s, const std::string& what, const std::string& format, int head,
                         int batch) {
-  s.recompute_if_needed();
-  const int heads = static_cast<int>(s.trace.heads.size());
-  const int items = static_cast<int>(s.trace.output.size());
-  if (const MatrixInfo* info = find_matrix(what);
-      info && head >= 0 && head < heads && batch >= 0 && batch < items) {
-    const attn::Matrix* m = matrix_of(s, info->kind, head, batch);
-    if (m && m->size() > kMaxExportNumbers)
-      return dump({{"ok", false},
-                   {"error", std::string(info->id) + ": " + std::to_string(m->size()) +
-                                 " numbers are too many to export at once; exportFile() " +
-                                 "writes them in parts without holding up the page"}});
-  }
+  if (const int64_t n = export_numbers(s, what, head, batch); n > kMaxExportNumbers)
+    return dump({{"ok", false},
+                 {"error", what + ": " + std::to_string(n) +
+                               " numbers are too many to export at once; exportFile() writes "
+                               "them in parts without holding up the page"}});
   const Export e = make_export(s, what, format, head, batch);
   nlohmann::json j;
   if (e.ok())

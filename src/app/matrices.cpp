@@ -258,19 +258,24 @@ std::string export_stem(MatrixKind k, int head, int batch) {
   return stem + "_batch" + std::to_string(batch + 1);
 }
 
+namespace {
+
+// A matrix export's file name and type, from its stem.
+void name_export(Export* e, const std::string& stem, ExportFormat format) {
+  const bool csv = format == ExportFormat::kCsv;
+  e->filename = stem + (csv ? ".csv" : ".json");
+  e->mime = csv ? "text/csv" : "application/json";
+}
+
+}  // namespace
+
 Export export_values(const attn::Matrix& m, const std::vector<std::string>& rows,
                      const std::vector<std::string>& cols, const std::string& stem,
                      ExportFormat format) {
   Export e;
-  if (format == ExportFormat::kCsv) {
-    e.filename = stem + ".csv";
-    e.mime = "text/csv";
-    e.data = scenario::matrix_csv(m, rows, cols, "r", "c");
-  } else {
-    e.filename = stem + ".json";
-    e.mime = "application/json";
-    e.data = scenario::matrix_json(m, rows, cols, "r", "c");
-  }
+  name_export(&e, stem, format);
+  e.data = format == ExportFormat::kCsv ? scenario::matrix_csv(m, rows, cols, "r", "c")
+                                        : scenario::matrix_json(m, rows, cols, "r", "c");
   return e;
 }
 
@@ -337,11 +342,19 @@ ExportJob start_export(AppState& s, const std::string& what, const std::string& 
   job.matrix = *m;
   job.labels = {axis_labels(s, info->rows, batch, static_cast<int>(m->rows())),
                 axis_labels(s, info->cols, batch, static_cast<int>(m->cols())), "r", "c"};
-  job.format = format == "csv" ? scenario::MatrixText::kCsv : scenario::MatrixText::kJson;
-  const std::string stem = export_stem(info->kind, head, batch);
-  job.file.filename = stem + (format == "csv" ? ".csv" : ".json");
-  job.file.mime = format == "csv" ? "text/csv" : "application/json";
+  const bool csv = format == "csv";
+  job.format = csv ? scenario::MatrixText::kCsv : scenario::MatrixText::kJson;
+  name_export(&job.file, export_stem(info->kind, head, batch),
+              csv ? ExportFormat::kCsv : ExportFormat::kJson);
   return job;
+}
+
+int64_t export_numbers(AppState& s, const std::string& what, int head, int batch) {
+  s.recompute_if_needed();
+  std::string error;
+  const MatrixInfo* info = export_target(s, what, "csv", head, batch, &error);
+  const attn::Matrix* m = info ? matrix_of(s, info->kind, head, batch) : nullptr;
+  return m ? m->size() : 0;
 }
 
 std::string next_export_part(ExportJob* job, int64_t numbers) {

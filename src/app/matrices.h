@@ -165,5 +165,8 @@ ExportJob start_export(AppState& s, const std::string& what, const std::string& 
                        int batch);
 // The next part, of about `numbers` numbers (at least one row); "" once done.
 std::string next_export_part(ExportJob* job, int64_t numbers);
+// How many numbers the export of matrix `what` holds; 0 for the documents and for a request
+// make_export refuses.
+int64_t export_numbers(AppState& s, const std::string& what, int head, int batch);
 
 }  // namespace ui
