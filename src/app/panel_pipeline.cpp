@@ -437,8 +437,14 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
   const CellRef* mixing = hovered_on(s, {MatrixKind::kHeadOutput, MatrixKind::kWeights});
   // Room between V and O for the mixing's bands (draw_mixing).
   const float gap = std::min(80.0f, avail.x * 0.1f);
-  const std::vector<float> w = widths_in_row(
-      c, avail.x - 80.0f - gap, {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput});
+  // A phone: A on a row of its own, then V = O below it, so that none is squeezed to a stamp.
+  const bool narrow = avail.x < 520.0f;
+  std::vector<float> w =
+      narrow ? widths_in_row(c, avail.x - 40.0f - gap, {MatrixKind::kV, MatrixKind::kHeadOutput})
+             : widths_in_row(c, avail.x - 80.0f - gap,
+                             {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput});
+  if (narrow) w.insert(w.begin(), avail.x);
+  const float h = narrow ? avail.y * 0.48f : avail.y;
   const bool heads = s.scenario.heads > 1;
   // W · V_h = O_h, the hovered output row's weights row and value column outlined.
   const struct {
@@ -452,15 +458,15 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
   };
   for (size_t i = 0; i < std::size(blocks); ++i) {
     MatrixDraw d;
-    d.size = ImVec2(w[i], avail.y);
+    d.size = ImVec2(w[i], h);
     d.id = blocks[i].id;
     d.caption = blocks[i].caption;
     d.highlight_row = blocks[i].highlight_row;
     d.highlight_col = blocks[i].highlight_col;
     block(c, blocks[i].kind, d);
+    if (narrow && blocks[i].kind == MatrixKind::kWeights) continue;  // V = O on the next row
     if (blocks[i].sign_after)
-      operator_sign(blocks[i].sign_after, avail.y * 0.5f,
-                    blocks[i].kind == MatrixKind::kV ? gap : 0);
+      operator_sign(blocks[i].sign_after, h * 0.5f, blocks[i].kind == MatrixKind::kV ? gap : 0);
   }
   if (mixing) draw_mixing(c, mixing->row);
 }
