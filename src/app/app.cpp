@@ -9,6 +9,7 @@
 
 #include "app/i18n.h"
 #include "app/text_wrap.h"
+#include "imgui_internal.h"
 
 namespace ui {
 
@@ -65,8 +66,18 @@ void help_marker(const char* text) {
   }
 }
 
+// The width to wrap at: `width` when given, else the pushed wrap position's (a tooltip's), else
+// what is left of the line.
+static float wrap_width(float width) {
+  if (width > 0.0f) return width;
+  const float wrap_pos = ImGui::GetCurrentWindow()->DC.TextWrapPos;
+  if (wrap_pos > 0.0f)
+    return std::max(1.0f, ImGui::CalcWrapWidthForPos(ImGui::GetCursorScreenPos(), wrap_pos));
+  return std::max(1.0f, ImGui::GetContentRegionAvail().x);
+}
+
 void text_wrapped(const std::string& text, bool disabled, float width) {
-  const float w = width > 0.0f ? width : std::max(1.0f, ImGui::GetContentRegionAvail().x);
+  const float w = wrap_width(width);
   ImFont* font = ImGui::GetFont();
   const float size = ImGui::GetFontSize();
   const auto measure = [&](std::string_view s) {
@@ -84,12 +95,36 @@ void text_wrapped(const std::string& text, bool disabled, float width) {
   if (disabled) ImGui::PopStyleColor();
 }
 
+// Wrapped by wrap_lines, not by Dear ImGui, which breaks after any '.' and so would split
+// "0.4291" into "0." and "4291".
 void text_wrapped_mono(const std::string& text) {
   if (g_fonts.mono) ImGui::PushFont(g_fonts.mono);
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(text.c_str());
-  ImGui::PopTextWrapPos();
+  text_wrapped(text);
   if (g_fonts.mono) ImGui::PopFont();
+}
+
+// Places the next tooltip beside the cell under the mouse (right, below, left or above,
+// whichever it fits in), never over it. The tooltip's size is last frame's.
+static void place_tooltip_beside(const float cell[4], ImVec2 last_size) {
+  if (last_size.x <= 0.0f || cell[2] <= cell[0]) return;
+  static ImGuiDir last_dir = ImGuiDir_None;
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const ImVec2 pad = ImGui::GetStyle().DisplaySafeAreaPadding;
+  const ImRect outer(vp->WorkPos.x + pad.x, vp->WorkPos.y + pad.y,
+                     vp->WorkPos.x + vp->WorkSize.x - pad.x,
+                     vp->WorkPos.y + vp->WorkSize.y - pad.y);
+  const ImRect avoid(cell[0] - 4.0f, cell[1] - 4.0f, cell[2] + 4.0f, cell[3] + 4.0f);
+  ImVec2 pos = ImGui::FindBestWindowPosForPopupEx(ImGui::GetIO().MousePos, last_size, &last_dir,
+                                                  outer, avoid, ImGuiPopupPositionPolicy_Tooltip);
+  if (last_dir == ImGuiDir_None) {
+    // It fits on no side: the side with more room, cut at the window's edge, but never over
+    // the cell.
+    pos.x = std::clamp(ImGui::GetIO().MousePos.x, outer.Min.x,
+                       std::max(outer.Min.x, outer.Max.x - last_size.x));
+    pos.y = outer.Max.y - avoid.Max.y >= avoid.Min.y - outer.Min.y ? avoid.Max.y
+                                                                   : avoid.Min.y - last_size.y;
+  }
+  ImGui::SetNextWindowPos(pos);
 }
 
 void batch_selector(AppState& s) {
@@ -203,11 +238,14 @@ void App::frame() {
     draw_details(state);
     ImGui::EndChild();
   } else if (state.hover && state.visible(Panel::kDetails)) {
-    // Narrow screens: the arithmetic follows the mouse instead.
+    // Narrow screens: the arithmetic follows the mouse instead, beside the cell.
+    static ImVec2 tip_size(0.0f, 0.0f);
+    place_tooltip_beside(state.hover_cell, tip_size);
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 26.0f);
     draw_details(state);
     ImGui::PopTextWrapPos();
+    tip_size = ImGui::GetWindowSize();
     ImGui::EndTooltip();
   }
 

@@ -60,10 +60,14 @@ struct MatrixDraw {
   bool legend = true;
   bool axis_names = false;  // "queries ↓", "keys →" in the corner
   float max_cell_px = 56.0f;
+  float max_aspect = 1.0f;    // cells up to this many times wider than tall
+  bool keep_numbers = false;  // the step's matrix: its numbers always show (it may scroll)
   int highlight_row = -1, highlight_col = -1;
 };
 HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int batch,
                           const MatrixDraw& d);
+// The cell under the mouse this frame, and its rectangle on screen (tooltips keep off it).
+void set_hover(AppState& s, const CellRef& c, const HeatmapResult& r);
 // Hands an export to the learner (deliver_export), or shows why it cannot be made.
 void deliver(AppState& s, const Export& e, bool copy);
 

@@ -162,6 +162,20 @@ Heatmaps::Layout Heatmaps::layout(const HeatmapSpec& spec) {
   fit_cells(col_label_max + 6.0f <= std::min(grid_w_avail / l.cols, spec.max_cell_px));
   if (l.labels_flat && col_label_max + 6.0f > l.fit_w) fit_cells(false);
 
+  if (spec.keep_numbers && l.rows <= 24 && l.cols <= 24) {
+    // Cells never smaller than the numbers at three quarters of the text's size (cells()):
+    // when the room is short (a phone), the grid scrolls instead.
+    const float small = ImGui::GetFontSize() * 0.75f;
+    float widest = 0.0f;
+    for (int row = 0; row < l.rows; ++row)
+      for (int c = 0; c < l.cols; ++c)
+        widest = std::max(widest,
+                          ImGui::GetFont()
+                              ->CalcTextSizeA(small, FLT_MAX, 0.0f, cell_number(m(row, c)).c_str())
+                              .x);
+    l.fit = std::max(l.fit, small + 2.5f);
+    l.fit_w = std::max({l.fit_w, l.fit, widest + 6.0f});
+  }
   l.view = &views_[std::to_string(ImGui::GetID("view"))];
   l.cw = l.fit_w * l.view->zoom;
   l.ch = l.fit * l.view->zoom;
@@ -319,11 +333,25 @@ float Heatmaps::cells(const HeatmapSpec& spec, const Layout& l, const HeatmapRes
   const attn::Matrix& m = *spec.values;
   ImFont* font = ImGui::GetFont();
   float size = 0.0f;
+  // The widest number among the visible cells (at the full size), or, when there are too
+  // many cells to measure, a wide one ("−0.00"; cells that many are too small anyway).
+  const float full = ImGui::GetFontSize();
+  const long visible =
+      static_cast<long>(l.end_row() - l.first_row()) * (l.end_col() - l.first_col());
+  float widest_w = font->CalcTextSizeA(full, FLT_MAX, 0.0f,
+                                       "\xe2\x88\x92"
+                                       "0.00")
+                       .x;
+  if (visible <= 4096 && l.cw >= 12.0f) {
+    widest_w = 0.0f;
+    for (int row = l.first_row(); row < l.end_row(); ++row)
+      for (int c = l.first_col(); c < l.end_col(); ++c)
+        widest_w = std::max(
+            widest_w, font->CalcTextSizeA(full, FLT_MAX, 0.0f, cell_number(m(row, c)).c_str()).x);
+  }
   for (const float scale : {1.0f, 0.75f}) {
-    const float px = ImGui::GetFontSize() * scale;
-    const ImVec2 widest = font->CalcTextSizeA(px, FLT_MAX, 0.0f,
-                                              "\xe2\x88\x92"
-                                              "0.00");
+    const float px = full * scale;
+    const ImVec2 widest(widest_w * scale, px);
     if (l.cw >= widest.x + 4.0f + 2.0f * scale && l.ch >= widest.y + 2.0f) {
       size = px;
       break;
@@ -372,6 +400,7 @@ void Heatmaps::labels(const HeatmapSpec& spec, const Layout& l, const HeatmapRes
   const float line_h = l.line_h;
   // Row labels (every k-th when rows are thinner than a line of text).
   const int row_step = std::max(1, static_cast<int>(std::ceil((line_h + 1.0f) / l.ch)));
+  float last_bottom = l.g0.y - 1.0f;
   for (int row = l.first_row(); row < l.end_row(); row += row_step) {
     const std::string label = spec.row_labels && row < static_cast<int>(spec.row_labels->size())
                                   ? (*spec.row_labels)[row]
@@ -379,8 +408,9 @@ void Heatmaps::labels(const HeatmapSpec& spec, const Layout& l, const HeatmapRes
     const std::string shown = fit_label(label, l.row_label_w - 8.0f);
     const ImVec2 ts = ImGui::CalcTextSize(shown.c_str());
     const float y = std::max(l.cell_y(row) + (l.ch - ts.y) * 0.5f, l.g0.y - 1.0f);
-    if (y < l.g0.y - 1 || y + ts.y > l.g1.y + line_h) continue;
-    dl->AddText(ImVec2(l.g0.x - ts.x - 6.0f, y), row == r.row ? text_col : dim_col, shown.c_str());
+    if (y < last_bottom || y + ts.y > l.g1.y + line_h) continue;  // never on the one above
+    last_bottom = y + ts.y;
+    text(dl, ImVec2(l.g0.x - ts.x - 6.0f, y), row == r.row ? text_col : dim_col, shown);
   }
   // Column labels: flat when they fit, otherwise vertical.
   const float col_pitch = l.labels_flat ? l.cw : line_h + 1.0f;
@@ -392,13 +422,15 @@ void Heatmaps::labels(const HeatmapSpec& spec, const Layout& l, const HeatmapRes
     const ImU32 color = c == r.col ? text_col : dim_col;
     if (l.labels_flat) {
       const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
-      dl->AddText(ImVec2(l.cell_x(c) + (l.cw - ts.x) * 0.5f, l.g0.y - ts.y - 3.0f), color,
-                  label.c_str());
+      text(dl, ImVec2(l.cell_x(c) + (l.cw - ts.x) * 0.5f, l.g0.y - ts.y - 3.0f), color, label);
     } else {
       const std::string shown = fit_label(label, l.col_label_h - 8.0f);
       const float x = l.cell_x(c) + l.cw * 0.5f;
       if (x < l.g0.x || x > l.g1.x) continue;
       add_text_vertical(dl, ImVec2(x, l.g0.y - 4.0f), color, shown);
+      const ImVec2 ts = ImGui::CalcTextSize(shown.c_str());
+      box(ImVec2(x - ts.y * 0.5f, l.g0.y - 4.0f - ts.x), ImVec2(x + ts.y * 0.5f, l.g0.y - 4.0f),
+          shown);
     }
   }
   // Axis names in the top-left corner: "keys →" above "queries ↓" when the column labels
@@ -409,19 +441,19 @@ void Heatmaps::labels(const HeatmapSpec& spec, const Layout& l, const HeatmapRes
   const float w = l.row_label_w - 4.0f;
   const float top = l.g0.y - line_h - 3.0f;
   if (l.col_label_h >= 2.0f * line_h + 4.0f) {
-    dl->AddText(ImVec2(l.origin.x, top - line_h), dim_col, fit_label(cols_name, w).c_str());
-    dl->AddText(ImVec2(l.origin.x, top), dim_col, fit_label(rows_name, w).c_str());
+    text(dl, ImVec2(l.origin.x, top - line_h), dim_col, fit_label(cols_name, w));
+    text(dl, ImVec2(l.origin.x, top), dim_col, fit_label(rows_name, w));
     return;
   }
   // One line: the row axis in the corner, the column axis after the last column label.
   const std::string both = rows_name + "  " + cols_name;
   if (ImGui::CalcTextSize(both.c_str()).x <= w) {
-    dl->AddText(ImVec2(l.origin.x, top), dim_col, both.c_str());
+    text(dl, ImVec2(l.origin.x, top), dim_col, both);
     return;
   }
-  dl->AddText(ImVec2(l.origin.x, top), dim_col, fit_label(rows_name, w).c_str());
+  text(dl, ImVec2(l.origin.x, top), dim_col, fit_label(rows_name, w));
   if (l.g1.x + 8.0f + ImGui::CalcTextSize(cols_name.c_str()).x <= l.origin.x + l.avail.x)
-    dl->AddText(ImVec2(l.g1.x + 8.0f, top), dim_col, cols_name.c_str());
+    text(dl, ImVec2(l.g1.x + 8.0f, top), dim_col, cols_name);
 }
 
 //-----------------------------------------------------------------------------
@@ -449,6 +481,7 @@ float Heatmaps::legend(const HeatmapSpec& spec, Layout* l) {
       stacked ? g1.x - g0.x
               : std::max(24.0f, std::min({180.0f, room, std::max(80.0f, g1.x - g0.x - 40.0f)}));
   const ImVec2 bar0(stacked ? g0.x : g0.x + lo_w + 6.0f, y + (line_h - bar_h) * 0.5f);
+  box(bar0, ImVec2(bar0.x + bar_w, bar0.y + bar_h), "[colour bar]");
   const int segments = 20;
   for (int s = 0; s < segments; ++s) {
     const ImU32 a =
@@ -472,14 +505,14 @@ float Heatmaps::legend(const HeatmapSpec& spec, Layout* l) {
   float bottom_extra = 0.0f;
   if (stacked) {
     const float ny = bar0.y + bar_h + 2.0f;
-    dl->AddText(ImVec2(g0.x, ny), dim_col, lo_text.c_str());
-    dl->AddText(ImVec2(g1.x - hi_w, ny), dim_col, hi_text.c_str());
+    text(dl, ImVec2(g0.x, ny), dim_col, lo_text);
+    text(dl, ImVec2(g1.x - hi_w, ny), dim_col, hi_text);
     x = g1.x + 6.0f;
     next_y = ny + line_h + 2.0f;
     bottom_extra = next_y - (y + line_h * 1.3f);
   } else {
-    dl->AddText(ImVec2(g0.x, y), dim_col, lo_text.c_str());
-    dl->AddText(ImVec2(bar0.x + bar_w + 6.0f, y), dim_col, hi_text.c_str());
+    text(dl, ImVec2(g0.x, y), dim_col, lo_text);
+    text(dl, ImVec2(bar0.x + bar_w + 6.0f, y), dim_col, hi_text);
     x = bar0.x + bar_w + 12.0f + hi_w;
     next_y = y + line_h * 1.3f;
   }
@@ -505,22 +538,34 @@ float Heatmaps::legend(const HeatmapSpec& spec, Layout* l) {
           ImVec2(std::max(s0.x, s0.x + k), s1.y - std::max(0.0f, -k)),
           ImVec2(std::min(s1.x, s0.x + k + bar_h), s0.y + std::max(0.0f, s0.x + k + bar_h - s1.x)),
           ImGui::ColorConvertFloat4ToU32(kMaskedStripe), 2.0f);
-    dl->AddText(ImVec2(s1.x + 5.0f, ty), dim_col, T("masked"));
+    box(s0, s1, "[masked swatch]");
+    text(dl, ImVec2(s1.x + 5.0f, ty), dim_col, T("masked"));
     x = s1.x + 5.0f + ImGui::CalcTextSize(T("masked")).x;
     l->legend_right = std::max(l->legend_right, x);
   }
   if (l->zoomable) {
     View& view = *l->view;
     const float after = bottom_extra > 0.0f ? (stacked ? g1.x : bar0.x + bar_w + 6.0f + hi_w) : x;
-    ImGui::SetCursorScreenPos(ImVec2(std::max(after + 12.0f, g1.x - 150.0f), y - 2.0f));
+    char dims[32];
+    std::snprintf(dims, sizeof dims, "%d\xc3\x97%d", l->rows, l->cols);
+    const float group_w = ImGui::CalcTextSize("\xe2\x88\x92+fit").x + ImGui::CalcTextSize(dims).x +
+                          30.0f + 3.0f * ImGui::GetStyle().ItemSpacing.x;
+    ImVec2 at(std::max(after + 12.0f, g1.x - 150.0f), y - 2.0f);
+    if (at.x + group_w > l->origin.x + l->avail.x) {  // no room beside the legend: a line below
+      at = ImVec2(g0.x, y + line_h * 1.3f + bottom_extra);
+      bottom_extra += line_h * 1.3f;
+    }
+    ImGui::SetCursorScreenPos(at);
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(5, 0));
+    const ImVec2 zoom0 = ImGui::GetCursorScreenPos();
     if (ImGui::SmallButton("\xe2\x88\x92")) view.zoom = std::max(1.0f, view.zoom * 0.8f);
     ImGui::SameLine();
     if (ImGui::SmallButton("+")) view.zoom = std::min(64.0f, view.zoom * 1.25f);
     ImGui::SameLine();
     if (ImGui::SmallButton("fit")) view = View{};
     ImGui::SameLine();
-    ImGui::TextDisabled("%d\xc3\x97%d", l->rows, l->cols);
+    ImGui::TextDisabled("%s", dims);
+    box(zoom0, ImGui::GetItemRectMax(), "[zoom buttons]");
     ImGui::PopStyleVar();
   }
   return y + line_h * 1.5f + bottom_extra;
@@ -546,6 +591,7 @@ void Heatmaps::export_menu(const HeatmapSpec& spec, const Layout& l, HeatmapResu
                spec.legend ? l.g1.y + l.line_h * 0.5f - 2.0f : l.g1.y + 2.0f));
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(5, 0));
     if (ImGui::SmallButton(T("Export"))) ImGui::OpenPopup("export");
+    box(ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), "[Export button]");
     ImGui::PopStyleVar();
     if (!spec.legend) *bottom = std::max(*bottom, l.g1.y + l.line_h + 4.0f);
   }
@@ -566,6 +612,7 @@ HeatmapResult Heatmaps::draw(const HeatmapSpec& spec) {
   if (!spec.values || spec.values->size() == 0) return r;
   ImGui::PushID(spec.id);
   Layout l = layout(spec);
+  boxes_.clear();
   interact(spec, &l, &r);
   if (r.hovered) {
     r.cell_min = ImVec2(l.cell_x(r.col), l.cell_y(r.row));
@@ -593,7 +640,8 @@ HeatmapResult Heatmaps::draw(const HeatmapSpec& spec) {
                  g.wy1,
                  l.cw,
                  spec.export_name.empty() ? spec.id : spec.export_name,
-                 number_px};
+                 number_px,
+                 {}};
   }
   float bottom = legend(spec, &l);
   export_menu(spec, l, &r, &bottom);
@@ -602,6 +650,7 @@ HeatmapResult Heatmaps::draw(const HeatmapSpec& spec) {
   grid.wy0 = l.origin.y;
   grid.wx1 = std::max(l.g1.x, ImGui::GetItemRectMax().x);
   grid.wy1 = bottom;
+  grid.boxes = std::move(boxes_);
   if (r.export_request == ExportRequest::kPng) request_png(spec.id);
 
   // Reserve the space used.
@@ -610,6 +659,16 @@ HeatmapResult Heatmaps::draw(const HeatmapSpec& spec) {
                       bottom - l.origin.y));
   ImGui::PopID();
   return r;
+}
+
+void Heatmaps::text(ImDrawList* dl, ImVec2 pos, ImU32 color, const std::string& text) {
+  dl->AddText(pos, color, text.c_str());
+  const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+  box(pos, ImVec2(pos.x + size.x, pos.y + size.y), text);
+}
+
+void Heatmaps::box(ImVec2 p0, ImVec2 p1, const std::string& text) {
+  boxes_.push_back(GridInfo::Box{p0.x, p0.y, p1.x, p1.y, text});
 }
 
 bool Heatmaps::request_png(const std::string& id) {

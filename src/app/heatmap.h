@@ -30,6 +30,7 @@ struct HeatmapSpec {
   ImVec2 size = ImVec2(0, 0);  // the area to fill; 0 = the remaining content region
   float max_cell_px = 56.0f;   // cells are never drawn larger than this
   float max_aspect = 1.0f;     // cells may be up to this many times wider than tall
+  bool keep_numbers = false;   // cells as large as their numbers need (≤ 24×24), scrolled
   bool editable = false;       // drag a cell to change it, double-click to type
   bool legend = true;
   bool exportable = true;  // right-click (or the Export button) offers CSV, JSON and PNG
@@ -63,6 +64,13 @@ struct GridInfo {
   float cell_w = 0;                          // cell width (`cell` is the height)
   std::string export_name;                   // the PNG's file name stem
   float number_px = 0;                       // the size of the numbers in the cells, 0: none
+  // Every text and button the widget drew around its grid (labels, axis names, legend,
+  // zoom and Export buttons), as rectangles, for tests that no two overlap.
+  struct Box {
+    float x0, y0, x1, y1;
+    std::string text;
+  };
+  std::vector<Box> boxes;
 };
 
 // A PNG of a widget as drawn, read back after a frame was rendered.
@@ -103,6 +111,11 @@ class Heatmaps {
   float legend(const HeatmapSpec& spec, Layout* l);
   void export_menu(const HeatmapSpec& spec, const Layout& l, HeatmapResult* r, float* bottom);
 
+  // Draws `text` at `pos` and records its rectangle in boxes_.
+  void text(ImDrawList* dl, ImVec2 pos, ImU32 color, const std::string& text);
+  void box(ImVec2 p0, ImVec2 p1, const std::string& text);
+
+  std::vector<GridInfo::Box> boxes_;  // the widget being drawn's, moved to its GridInfo
   std::map<std::string, View> views_;
   std::map<std::string, GridInfo> grids_;  // by HeatmapSpec::id
   // The cell being dragged, and the one being typed into.

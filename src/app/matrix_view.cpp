@@ -31,6 +31,8 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
   spec.hi = range.hi;
   spec.size = d.size;
   spec.max_cell_px = d.max_cell_px;
+  spec.max_aspect = d.max_aspect;
+  spec.keep_numbers = d.keep_numbers;
   spec.editable = d.editable;
   spec.legend = d.legend;
   spec.highlight_row = d.highlight_row;
@@ -46,7 +48,7 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
   }
   const HeatmapResult r = h.draw(spec);
   if (d.caption) ImGui::EndGroup();
-  if (r.hovered) s.hover = CellRef{k, head, batch, r.row, r.col};
+  if (r.hovered) set_hover(s, CellRef{k, head, batch, r.row, r.col}, r);
   if (r.export_request == ExportRequest::kCsv || r.export_request == ExportRequest::kJson) {
     const bool csv = r.export_request == ExportRequest::kCsv;
     if (s.in_page && !d.values && m->size() > kExportInPartsNumbers) {
@@ -61,6 +63,14 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
     }
   }
   return r;
+}
+
+void set_hover(AppState& s, const CellRef& c, const HeatmapResult& r) {
+  s.hover = c;
+  s.hover_cell[0] = r.cell_min.x;
+  s.hover_cell[1] = r.cell_min.y;
+  s.hover_cell[2] = r.cell_max.x;
+  s.hover_cell[3] = r.cell_max.y;
 }
 
 void deliver(AppState& s, const Export& e, bool copy) {

@@ -59,6 +59,15 @@ void operator_sign(const char* sign, float height, float gap = 0.0f) {
 // Widths for the matrices of `kinds` side by side in `total` pixels, so that their cells come
 // out the same size: each gets room for its row labels (heatmap_row_label_width) and a share
 // of the pixels in proportion to its columns.
+// Matrix `k`'s columns, and the width of its row labels in a widget `total` pixels wide.
+static int columns_and_labels(Ctx& c, MatrixKind k, float total, float* label_w) {
+  const attn::Matrix* m = matrix_of(c.s, k, c.head, c.b);
+  const int rows = m ? static_cast<int>(m->rows()) : 0;
+  const std::vector<std::string> labels = axis_labels(c.s, matrix_info(k).rows, c.b, rows);
+  *label_w = heatmap_row_label_width(&labels, "", total);
+  return std::max(m ? static_cast<int>(m->cols()) : 1, 1);
+}
+
 std::vector<float> widths_in_row(Ctx& c, float total, std::initializer_list<MatrixKind> kinds) {
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
   std::vector<float> label_w;
@@ -66,11 +75,8 @@ std::vector<float> widths_in_row(Ctx& c, float total, std::initializer_list<Matr
   float fixed = 0.0f;
   int all_cols = 0;
   for (MatrixKind k : kinds) {
-    const attn::Matrix* m = matrix_of(c.s, k, c.head, c.b);
-    const int rows = m ? static_cast<int>(m->rows()) : 0;
-    const std::vector<std::string> labels = axis_labels(c.s, matrix_info(k).rows, c.b, rows);
-    label_w.push_back(heatmap_row_label_width(&labels, "", total));
-    cols.push_back(std::max(m ? static_cast<int>(m->cols()) : 1, 1));
+    label_w.push_back(0.0f);
+    cols.push_back(columns_and_labels(c, k, total, &label_w.back()));
     fixed += label_w.back() + spacing;
     all_cols += cols.back();
   }
@@ -360,7 +366,31 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
   AppState& s = c.s;
   // On a narrow screen the step's own matrix takes the whole width; Q and K stay one step back.
   const bool with_qk = avail.x >= 520.0f;
-  const float left = with_qk ? std::min(avail.x * 0.3f, 300.0f) : 0.0f;
+  const float q_k_cell = 34.0f;
+  float left = with_qk ? std::min(avail.x * 0.3f, 300.0f) : 0.0f;
+  if (with_qk) {
+    // No wider than Q and K need at their largest cells: the rest goes to the step's matrix.
+    float need = 60.0f;
+    for (MatrixKind k : {MatrixKind::kQ, MatrixKind::kK}) {
+      float label_w = 0.0f;
+      const int cols = columns_and_labels(c, k, left, &label_w);
+      need = std::max(need, label_w + ImGui::GetStyle().ItemSpacing.x + cols * q_k_cell);
+    }
+    left = std::min(left, need);
+    // And narrower still (down to 80 px) when the step's matrix needs the width for its
+    // numbers: "−0.00" at the numbers' smallest size (heatmap.cpp, cells) in every column.
+    float label_w = 0.0f;
+    const int cols = columns_and_labels(c, kind, avail.x, &label_w);
+    const float number_cell = ImGui::CalcTextSize(
+                                  "\xe2\x88\x92"
+                                  "0.00")
+                                      .x *
+                                  0.75f +
+                              8.0f;
+    const float main_need = std::max(label_w, ImGui::CalcTextSize(T("queries")).x + 24.0f) +
+                            ImGui::GetStyle().ItemSpacing.x + cols * number_cell;
+    left = std::clamp(avail.x - 24.0f - main_need, 80.0f, left);
+  }
   const CellRef* hov = hovered_on(
       s, {MatrixKind::kScores, MatrixKind::kScaled, MatrixKind::kMasked, MatrixKind::kWeights});
   if (with_qk) {
@@ -369,7 +399,7 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
     const bool heads = s.scenario.heads > 1;
     MatrixDraw d;
     d.legend = false;
-    d.max_cell_px = 34.0f;
+    d.max_cell_px = q_k_cell;
     d.size = ImVec2(left, avail.y * 0.45f);
     d.id = "qh";
     d.caption = heads ? "Q_h" : "Q";
@@ -387,6 +417,9 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
   main.caption = matrix_info(kind).symbol;
   main.size = ImVec2(avail.x - (with_qk ? left + 24 : 0), avail.y);
   main.axis_names = true;
+  // When the height is short (an 800×600 iframe), cells wider than tall keep the numbers.
+  main.max_aspect = 2.5f;
+  main.keep_numbers = true;
   const HeatmapResult r = block(c, kind, main);
   if (r.clicked && s.mask_by_click) {
     toggle_masked_cell(&s.scenario, c.b, r.row, r.col);

@@ -132,7 +132,7 @@ void draw_positional(AppState& s, Heatmaps& h) {
   ImGui::TextUnformatted(T("PE matrix (rows: positions, columns: features)"));
   sp.export_name = "positional_encoding_" + std::to_string(positions) + "x" + std::to_string(d);
   const HeatmapResult r = h.draw(sp);
-  if (r.hovered) s.hover = CellRef{MatrixKind::kPositional, 0, 0, r.row, r.col, d};
+  if (r.hovered) set_hover(s, CellRef{MatrixKind::kPositional, 0, 0, r.row, r.col, d}, r);
   if (r.export_request == ExportRequest::kCsv || r.export_request == ExportRequest::kJson)
     deliver(s,
             export_values(

@@ -378,6 +378,9 @@ EMSCRIPTEN_KEEPALIVE const char* ap_layout() {
              {"wy0", g.wy0},
              {"wx1", g.wx1},
              {"wy1", g.wy1}};
+    nlohmann::json boxes = nlohmann::json::array();
+    for (const ui::GridInfo::Box& b : g.boxes) boxes.push_back({b.x0, b.y0, b.x1, b.y1, b.text});
+    j[id]["boxes"] = std::move(boxes);
   }
   out = j.dump();
   return out.c_str();

@@ -1093,6 +1093,98 @@ async function checkExportFile({ page }) {
      `and the heatmap menu downloads them (${(size / 1e6).toFixed(0)} MB) written in parts`);
 }
 
+// The sizes a course uses: 640×480 and 800×600 iframes, a phone; a small laptop, a large one.
+const SMALL_SIZES = [[640, 480], [800, 600], [390, 844]];
+const LARGE_SIZES = [[1024, 640], [1440, 900]];
+
+// At every course size, in both languages, for every lesson and step: no two texts or
+// buttons drawn around the heatmaps (row and column labels, axis names, legends, zoom and
+// Export buttons) overlap, and the matrix a step is about shows its numbers.
+async function checkLabels({ browser, url, pages }, sizes = SMALL_SIZES) {
+  const overlap = (a, b) =>
+    Math.min(a[2], b[2]) - Math.max(a[0], b[0]) > 0.5 && Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > 0.5;
+  let states = 0, boxes = 0;
+  for (const [width, height] of sizes) {
+    for (const lang of ["en", "zh"]) {
+      const p = await openPage(browser, `${url}?lang=${lang}`, { viewport: { width, height } });
+      pages.push(p);
+      const problems = await p.evaluate(async (overlapSrc) => {
+        const overlap = eval(overlapSrc);
+        const ap = window.attentionPlayground;
+        const frames = async (n) => {
+          const start = ap.stats().frames;
+          while (ap.stats().frames < start + n) await new Promise((r) => setTimeout(r, 5));
+        };
+        const found = [];
+        let states = 0, boxes = 0;
+        for (const lesson of ap.presets()) {
+          const name = lesson.name ?? lesson;
+          const r = ap.loadPreset(name);
+          if (r && r.ok === false) { found.push(`${name}: ${r.error}`); continue; }
+          for (let step = 0; step < 8; ++step) {
+            ap.setStep(step);
+            await frames(3);
+            const layout = ap.layout();
+            const latest = Math.max(...Object.values(layout).map((g) => g.frame));
+            const grids = Object.entries(layout).filter(([, g]) => g.frame === latest);
+            const all = grids.flatMap(([id, g]) => g.boxes.map((b) => ({ id, b })));
+            ++states;
+            boxes += all.length;
+            for (let i = 0; i < all.length; ++i) {
+              for (let j = i + 1; j < all.length; ++j) {
+                if (overlap(all[i].b, all[j].b)) {
+                  found.push(`${name} step ${step + 1}: "${all[i].b[4]}" (${all[i].id}) overlaps ` +
+                             `"${all[j].b[4]}" (${all[j].id}) at ` +
+                             `${all[i].b.slice(0, 4).map(Math.round)} / ${all[j].b.slice(0, 4).map(Math.round)}`);
+                }
+              }
+              // A label over another heatmap's cells.
+              for (const [id, g] of grids) {
+                if (id !== all[i].id && overlap(all[i].b, [g.x0, g.y0, g.x1, g.y1])) {
+                  found.push(`${name} step ${step + 1}: "${all[i].b[4]}" (${all[i].id}) lies on the cells of ${id}`);
+                }
+              }
+            }
+            const main = layout.main;
+            if (main && main.frame === latest && !(main.numbers > 0)) {
+              found.push(`${name} step ${step + 1}: the ${main.rows}×${main.cols} matrix ` +
+                         `(cells ${main.cell_w.toFixed(0)}×${main.cell.toFixed(0)} px) shows no numbers`);
+            }
+          }
+        }
+        return { found, states, boxes };
+      }, overlap.toString());
+      // With the mouse on the step's matrix, its Export button shows: on nothing else either.
+      for (const name of await p.evaluate(() => window.attentionPlayground.presets().map((l) => l.name ?? l))) {
+        await p.evaluate((n) => { window.attentionPlayground.loadPreset(n); window.attentionPlayground.setStep(5); }, name);
+        await waitForFrames(p);
+        const main = (await currentGrids(p)).main;
+        await p.mouse.move((main.x0 + main.x1) / 2, (main.y0 + main.y1) / 2);
+        await waitForFrames(p);
+        const grids = Object.entries(await currentGrids(p));
+        const all = grids.flatMap(([id, g]) => g.boxes.map((b) => ({ id, b })));
+        const button = all.find((x) => x.b[4] === "[Export button]");
+        if (!button) problems.found.push(`${name} step 6: no Export button with the mouse on the matrix`);
+        for (const x of all) {
+          if (x !== button && button && overlap(x.b, button.b)) {
+            problems.found.push(`${name} step 6: the Export button covers "${x.b[4]}" (${x.id})`);
+          }
+        }
+        await p.mouse.move(1, 1);
+      }
+      states += problems.states;
+      boxes += problems.boxes;
+      if (problems.found.length > 0) {
+        fail(`at ${width}×${height} (${lang}), ${problems.found.length} problems:\n  ` +
+             problems.found.slice(0, 20).join("\n  "));
+      }
+      await p.close();
+    }
+  }
+  ok(`labels: ${states} views (${sizes.map(([w, h]) => `${w}×${h}`).join(", ")}; en and zh; ` +
+     `every lesson and step): ${boxes} labels, none overlaps another, a matrix or the hovered Export button; every step's matrix shows numbers`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -1114,6 +1206,8 @@ const CHECKS = {
   "shared-scale": checkSharedScale,
   mixing: checkMixing,
   numbers: checkNumbers,
+  labels: checkLabels,
+  "labels-large": (args) => checkLabels(args, LARGE_SIZES),
 };
 
 //-----------------------------------------------------------------------------
