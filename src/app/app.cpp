@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
+#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -144,6 +145,7 @@ void App::frame() {
   heatmaps.begin_frame();
   state.prev_hover = state.hover;
   state.hover.reset();
+  std::fill(std::begin(state.tooltip_rect), std::end(state.tooltip_rect), 0.0f);
 
   // Play: advance one step every 1.6 s, stopping at the last.
   if (state.playing) {
@@ -246,6 +248,11 @@ void App::frame() {
     draw_details(state);
     ImGui::PopTextWrapPos();
     tip_size = ImGui::GetWindowSize();
+    const ImVec2 tip_pos = ImGui::GetWindowPos();
+    state.tooltip_rect[0] = tip_pos.x;
+    state.tooltip_rect[1] = tip_pos.y;
+    state.tooltip_rect[2] = tip_pos.x + tip_size.x;
+    state.tooltip_rect[3] = tip_pos.y + tip_size.y;
     ImGui::EndTooltip();
   }
 

@@ -133,6 +133,7 @@ struct AppState {
   std::optional<CellRef> hover;       // the cell under the mouse this frame
   std::optional<CellRef> prev_hover;  // last frame's, for highlights drawn before the hover
   float hover_cell[4] = {};           // the hovered cell's screen rectangle: x0, y0, x1, y1
+  float tooltip_rect[4] = {};         // the cell's arithmetic beside it (narrow screens), or 0s
   std::string notice;                 // a message shown once (e.g. a broken link)
   std::string toast;                  // a short confirmation ("Copied"), fades by itself
   double toast_seconds = 0.0;         // how long the toast still shows

@@ -340,6 +340,16 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   j["warning"] = s.overflow ? ui::overflow_text(*s.overflow, s.problem) : "";
   j["notice"] = s.notice;  // the message box on screen, "" when none
   j["lean"] = s.lean;
+  // The hovered cell and the tooltip with its arithmetic (narrow screens), as drawn in the
+  // last frame: [x0, y0, x1, y1], or null.
+  if (s.hover)
+    j["hover_cell"] = {s.hover_cell[0], s.hover_cell[1], s.hover_cell[2], s.hover_cell[3]};
+  else
+    j["hover_cell"] = nullptr;
+  if (s.tooltip_rect[2] > s.tooltip_rect[0])
+    j["tooltip"] = {s.tooltip_rect[0], s.tooltip_rect[1], s.tooltip_rect[2], s.tooltip_rect[3]};
+  else
+    j["tooltip"] = nullptr;
   // CPU time per drawn frame over the last frames (ImGui, our panels, GL calls).
   std::vector<float> t = g_runtime.frame_ms;
   std::sort(t.begin(), t.end());

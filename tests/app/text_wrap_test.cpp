@@ -91,3 +91,10 @@ TEST_CASE("fit_text shortens by whole characters and adds an ellipsis", "[app][w
   CHECK(ui::fit_text("abc", 2, width_of) == "\xe2\x80\xa6");
   CHECK(ui::fit_text("abc", 1, width_of) == "");
 }
+
+TEST_CASE("numbers are never split at their decimal point", "[app][wrap]") {
+  // Dear ImGui's own wrapping breaks after any '.', which gave "0." and "4868" on two lines.
+  CHECK(wrap("exp(-0.195 - 0.525) = 0.4868", 24) == Lines{"exp(-0.195 - 0.525) =", "0.4868"});
+  CHECK(wrap("alpha = 0.4868 / 2.33 = 0.2089", 12) ==
+        Lines{"alpha =", "0.4868 /", "2.33 =", "0.2089"});
+}

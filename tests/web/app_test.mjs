@@ -1185,6 +1185,40 @@ async function checkLabels({ browser, url, pages }, sizes = SMALL_SIZES) {
      `every lesson and step): ${boxes} labels, none overlaps another, a matrix or the hovered Export button; every step's matrix shows numbers`);
 }
 
+// On screens without room for the "Behind this cell" panel the arithmetic follows the mouse in
+// a tooltip: beside the hovered cell, never over it, in a corner cell as in the middle one.
+async function checkTooltip({ browser, url, pages }) {
+  const seen = [];
+  for (const [width, height, lang] of [[390, 844, "en"], [390, 844, "zh"], [640, 480, "en"], [800, 600, "zh"]]) {
+    const p = await openPage(browser, `${url}?preset=padded_batch&step=6&lang=${lang}`, { viewport: { width, height } });
+    pages.push(p);
+    await waitForFrames(p);
+    const main = (await currentGrids(p)).main;
+    if (!main) fail(`${width}×${height}: no "main" heatmap`);
+    const rows = Math.floor(Math.min(main.rows, (main.y1 - main.y0) / main.cell));
+    const cols = Math.floor(Math.min(main.cols, (main.x1 - main.x0) / main.cell_w));
+    let shown = 0;
+    for (const [r, c] of [[0, 0], [0, cols - 1], [rows - 1, 0], [rows - 1, cols - 1], [rows >> 1, cols >> 1]]) {
+      await p.mouse.move(main.x0 + (c + 0.5) * main.cell_w, main.y0 + (r + 0.5) * main.cell);
+      await waitForFrames(p);
+      await waitForFrames(p);  // the tooltip is placed from its size in the frame before
+      const st = await p.evaluate(() => window.attentionPlayground.stats());
+      if (!st.hover_cell) fail(`${width}×${height}: pointing at cell [${r + 1}, ${c + 1}] hovers nothing`);
+      if (!st.tooltip) continue;
+      ++shown;
+      const [a, b] = [st.tooltip, st.hover_cell];
+      if (Math.min(a[2], b[2]) - Math.max(a[0], b[0]) > 0 && Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > 0) {
+        fail(`${width}×${height} (${lang}): the tooltip ${a.map(Math.round)} covers the hovered cell ` +
+             `[${r + 1}, ${c + 1}] at ${b.map(Math.round)}`);
+      }
+      if (a[0] < 0 || a[2] > width) fail(`${width}×${height}: the tooltip ${a.map(Math.round)} leaves the page`);
+    }
+    seen.push(`${width}×${height} ${lang}: ${shown} of 5`);
+  }
+  if (!seen[0].includes("5 of 5")) fail(`on a phone the cell's arithmetic shows no tooltip (${seen.join("; ")})`);
+  ok(`tooltip: beside the hovered cell, never over it, corners and middle (tooltips shown: ${seen.join("; ")})`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -1207,6 +1241,7 @@ const CHECKS = {
   mixing: checkMixing,
   numbers: checkNumbers,
   labels: checkLabels,
+  tooltip: checkTooltip,
   "labels-large": (args) => checkLabels(args, LARGE_SIZES),
 };
 
