@@ -247,6 +247,32 @@ void set_valid_len(scenario::Scenario* s, int b, int len) {
     for (int& v : s->valid_lens[b]) v = len;
 }
 
+void set_valid_lens_per_query(scenario::Scenario* s, bool per_query) {
+  const int B = s->batch(), n_q = s->n_queries(), n_k = s->n_keys();
+  const bool now = s->valid_lens_form == scenario::ValidLensForm::kPerQuery;
+  if (per_query == now) return;
+  std::vector<int> item_len(B, n_k);  // each item's one length, or its queries' longest
+  for (int b = 0; b < B; ++b) {
+    if (s->valid_lens.empty()) break;
+    const std::vector<int>& row =
+        s->valid_lens[s->valid_lens_form == scenario::ValidLensForm::kAll ? 0 : b];
+    if (!row.empty()) item_len[b] = *std::max_element(row.begin(), row.end());
+  }
+  s->valid_lens.clear();
+  for (int b = 0; b < B; ++b)
+    s->valid_lens.push_back(std::vector<int>(per_query ? n_q : 1, std::min(item_len[b], n_k)));
+  s->valid_lens_form =
+      per_query ? scenario::ValidLensForm::kPerQuery : scenario::ValidLensForm::kPerSequence;
+}
+
+void set_query_valid_len(scenario::Scenario* s, int b, int i, int len) {
+  set_valid_lens_per_query(s, true);
+  if (b < 0 || b >= static_cast<int>(s->valid_lens.size())) return;
+  std::vector<int>& row = s->valid_lens[b];
+  if (i < 0 || i >= static_cast<int>(row.size())) return;
+  row[i] = std::clamp(len, 0, s->n_keys());
+}
+
 void set_input(scenario::Scenario* s, char which, int b, int i, int j, float v) {
   if (s->self_attention || which == 'x') {
     s->queries[b](i, j) = v;

@@ -40,6 +40,12 @@ void toggle_masked_cell(scenario::Scenario* s, int b, int i, int j);
 
 // Valid length of batch item b (switches to the per-sequence form); len < 0 removes them.
 void set_valid_len(scenario::Scenario* s, int b, int len);
+// One valid length per query (the 2-D form, as a masked softmax takes it) or one per batch
+// item. Turning it on gives every query its item's length (all keys when there were none);
+// turning it off keeps, for each item, the longest of its queries' lengths.
+void set_valid_lens_per_query(scenario::Scenario* s, bool per_query);
+// The valid length of query i of batch item b (switches to the per-query form).
+void set_query_valid_len(scenario::Scenario* s, int b, int i, int len);
 
 // Sets one input cell; `which` is 'q', 'k', 'v' (or 'x' in self-attention).
 void set_input(scenario::Scenario* s, char which, int b, int i, int j, float v);

@@ -150,7 +150,10 @@ Heatmaps::Layout Heatmaps::layout(const HeatmapSpec& spec) {
   float grid_h_avail = 0.0f;
   auto fit_cells = [&](bool flat) {
     l.labels_flat = flat;
-    l.col_label_h = flat ? l.line_h + 4.0f : std::min(col_label_max, 90.0f) + 8.0f;
+    // Flat labels are one line; with axis names, a second line above them holds "keys →".
+    const bool names = spec.col_axis && spec.col_axis[0];
+    l.col_label_h = flat ? l.line_h * (names ? 2.0f : 1.0f) + 4.0f + (names ? 2.0f : 0.0f)
+                         : std::min(col_label_max, 90.0f) + 8.0f;
     grid_h_avail = std::max(8.0f, l.avail.y - l.col_label_h - legend_h);
     l.fit =
         std::max(1.0f, std::min({grid_w_avail / l.cols, grid_h_avail / l.rows, spec.max_cell_px}));

@@ -255,7 +255,12 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Padding: a sequence of valid length n keeps keys 1 to n; the keys after them are masked.",
      "填充：有效长度为 n 的序列保留第 1 到第 n 个键，其后的键都被掩蔽。"},
     {"item", "样本"},
-    {"one length per query (set in the scenario JSON)", "每个查询一个长度（在场景 JSON 中设置）"},
+    {"one length per query", "每个查询一个长度"},
+    {"Each query row gets its own valid length (valid lengths as a 2-D array, one per batch "
+     "item and query), instead of one length for the whole sequence.",
+     "每个查询行有自己的有效长度（有效长度写成二维数组，每个批次样本的每个查询一个），而不是整个序"
+     "列共用一个长度。"},
+    {"and %d more queries (in the scenario JSON)", "另有 %d 个查询（在场景 JSON 中）"},
     {"causal (no peeking ahead)", "因果（不许偷看后面）"},
     {"Each query may only look at keys at or before its own position, as in a decoder.",
      "每个查询只能看它自己及之前位置的键，就像解码器一样。"},

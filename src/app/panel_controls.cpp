@@ -168,6 +168,18 @@ void section_masks(AppState& s) {
     help_marker(
         "Padding: a sequence of valid length n keeps keys 1 to n; the keys after them are "
         "masked.");
+    if (on) {
+      bool per_query = sc.valid_lens_form == scenario::ValidLensForm::kPerQuery;
+      ImGui::Indent();
+      if (ImGui::Checkbox(T("one length per query"), &per_query)) {
+        set_valid_lens_per_query(&sc, per_query);
+        s.changed();
+      }
+      help_marker(
+          "Each query row gets its own valid length (valid lengths as a 2-D array, one per batch "
+          "item and query), instead of one length for the whole sequence.");
+      ImGui::Unindent();
+    }
     if (on && sc.valid_lens_form != scenario::ValidLensForm::kPerQuery) {
       for (int b = 0; b < sc.batch(); ++b) {
         int len = sc.valid_lens_form == scenario::ValidLensForm::kAll ? sc.valid_lens[0][0]
@@ -183,7 +195,32 @@ void section_masks(AppState& s) {
         ImGui::PopID();
       }
     } else if (on) {
-      ImGui::TextDisabled("%s", T("one length per query (set in the scenario JSON)"));
+      // The batch item on screen: a slider per query, named by its token; long sequences
+      // show their first queries (the rest stay as the scenario JSON has them).
+      const int b = std::clamp(s.batch, 0, sc.batch() - 1);
+      if (sc.batch() > 1) ImGui::TextDisabled("%s %d", T("Batch item"), b + 1);
+      const std::vector<std::string> q = query_labels(sc, b);
+      constexpr int kShown = 12;
+      const int n = std::min<int>(kShown, static_cast<int>(sc.valid_lens[b].size()));
+      for (int i = 0; i < n; ++i) {
+        int len = sc.valid_lens[b][i];
+        ImGui::PushID(1000 + i);
+        ImGui::SetNextItemWidth(-90);
+        char label[96];
+        std::snprintf(label, sizeof label, "%d %.60s", i + 1,
+                      i < static_cast<int>(q.size()) ? q[i].c_str() : "");
+        if (ImGui::SliderInt(label, &len, 0, sc.n_keys())) {
+          set_query_valid_len(&sc, b, i, len);
+          s.changed();
+        }
+        ImGui::PopID();
+      }
+      if (static_cast<int>(sc.valid_lens[b].size()) > kShown) {
+        char more[96];
+        std::snprintf(more, sizeof more, T("and %d more queries (in the scenario JSON)"),
+                      static_cast<int>(sc.valid_lens[b].size()) - kShown);
+        text_wrapped(more, true);
+      }
     }
   }
   if (shown(s, "causal")) {

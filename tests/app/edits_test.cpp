@@ -485,14 +485,9 @@ TEST_CASE("set_valid_len switches to per-sequence lengths", "[app][edits]") {
   CHECK(scenario::validate(s).error == "");
 }
 
-// BUG (src/app/edits.cpp:240, set_valid_len, case ValidLensForm::kAll): it calls
-// `s->valid_lens.assign(B, s->valid_lens[0])`, passing a reference into the vector it
-// reassigns, which std::vector::assign does not allow. libstdc++ happens to copy the value
-// before freeing the old storage, so the native build passes; libc++ (Emscripten) frees it
-// first and copies a dead vector, giving {{}, {}} instead of {{1}, {3}}, and the scenario no
-// longer validates ("valid_lens[0]: has 0 entries, expected 1 or 3 (one per query)"). This
-// test asserts the correct result and fails in the WASM build until edits.cpp copies
-// valid_lens[0] before the assign.
+// `s->valid_lens.assign(B, s->valid_lens[0])` would pass a reference into the vector it
+// reassigns: libstdc++ happens to copy it first, libc++ (Emscripten) frees it first and gave
+// {{}, {}}. set_valid_len copies the row first; this test holds it to that in both builds.
 TEST_CASE("set_valid_len from one length for all items", "[app][edits]") {
   Scenario all = parse_ok(R"({"version": 1, "x": [[[1, 0], [0, 1], [1, 1]],
                                                  [[0, 1], [1, 0], [1, 1]]], "valid_lens": 3})");
@@ -562,4 +557,42 @@ TEST_CASE("labels are the tokens, or generated names", "[app][edits]") {
   CHECK(ui::query_labels(self, 1) == std::vector<std::string>{"e", "f", "g", "h"});
   CHECK(ui::key_labels(self, 0) == std::vector<std::string>{"a", "b", "c", "d"});
   CHECK(ui::key_labels(self, 1) == std::vector<std::string>{"e", "f", "g", "h"});
+}
+
+TEST_CASE("valid lengths per query: on, one query edited, off", "[app][edits]") {
+  Scenario s = parse_ok(R"({"version": 1, "x": [[[1, 0], [0, 1], [1, 1]],
+                                               [[0, 1], [1, 0], [1, 1]]], "valid_lens": [2, 3]})");
+  ui::set_valid_lens_per_query(&s, true);  // every query gets its item's length
+  CHECK(s.valid_lens_form == scenario::ValidLensForm::kPerQuery);
+  CHECK(s.valid_lens == std::vector<std::vector<int>>{{2, 2, 2}, {3, 3, 3}});
+  CHECK(scenario::validate(s).error == "");
+
+  ui::set_query_valid_len(&s, 0, 0, 1);
+  ui::set_query_valid_len(&s, 1, 2, 7);  // clamped to the 3 keys
+  ui::set_query_valid_len(&s, 1, 5, 1);  // no query 6: nothing changes
+  CHECK(s.valid_lens == std::vector<std::vector<int>>{{1, 2, 2}, {3, 3, 3}});
+  const attn::Problem p = scenario::to_problem(s);
+  for (int j = 0; j < 3; ++j) {
+    CHECK(attn::is_masked(p.mask, 0, 0, j) == (j >= 1));
+    CHECK(attn::is_masked(p.mask, 0, 1, j) == (j >= 2));
+    CHECK_FALSE(attn::is_masked(p.mask, 1, 2, j));
+  }
+
+  ui::set_valid_lens_per_query(&s, false);  // each item keeps its longest
+  CHECK(s.valid_lens_form == scenario::ValidLensForm::kPerSequence);
+  CHECK(s.valid_lens == std::vector<std::vector<int>>{{2}, {3}});
+  CHECK(scenario::validate(s).error == "");
+}
+
+TEST_CASE("valid lengths per query from none and from one for all", "[app][edits]") {
+  Scenario none = parse_ok(R"({"version": 1, "x": [[1, 0], [0, 1]]})");
+  ui::set_query_valid_len(&none, 0, 1, 1);
+  CHECK(none.valid_lens == std::vector<std::vector<int>>{{2, 1}});
+  CHECK(scenario::validate(none).error == "");
+
+  Scenario all = parse_ok(R"({"version": 1, "x": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]],
+                             "valid_lens": 1})");
+  ui::set_valid_lens_per_query(&all, true);
+  CHECK(all.valid_lens == std::vector<std::vector<int>>{{1, 1}, {1, 1}});
+  CHECK(scenario::validate(all).error == "");
 }
