@@ -264,6 +264,13 @@
     if (param("panels") !== null) call("ap_set_panels", null, ["string"], [nameList(param("panels")).join(",")]);
     if (param("hide") !== null) call("ap_hide_controls", null, ["string"], [nameList(param("hide")).join(",")]);
     if (embedded) call("ap_set_embed", null, ["number"], [1]);
+    // Step changes animate unless the learner's system asks for reduced motion, or the page
+    // says motion=off.
+    const reduced = window.matchMedia?.("(prefers-reduced-motion: reduce)");
+    const animate = () => call("ap_set_animate", null, ["number"],
+                               [reduced?.matches || param("motion") === "off" ? 0 : 1]);
+    animate();
+    reduced?.addEventListener?.("change", animate);
     for (const origin of (param("allow") ?? "").split(",").map((s) => s.trim())) {
       if (origin && !ORIGIN.test(origin)) {
         notes.push(`allow: "${origin.slice(0, 40)}" is not an origin such as https://example.org`);

@@ -147,6 +147,7 @@ void App::frame() {
   state.hover.reset();
   std::fill(std::begin(state.tooltip_rect), std::end(state.tooltip_rect), 0.0f);
 
+  state.transition.advance(io.DeltaTime);
   // Play: advance one step every 1.6 s, stopping at the last.
   if (state.playing) {
     state.play_clock += io.DeltaTime;

@@ -28,10 +28,11 @@ class App {
   void shutdown() { heatmaps.renderer.shutdown(); }
   // Builds this frame's UI over the whole display (ImGui::NewFrame has been called).
   void frame();
-  // True while something animates (play, a toast) or waits for a frame (a PNG), so the loop
-  // keeps drawing without input.
+  // True while something animates (play, a step's transition, a toast) or waits for a frame (a
+  // PNG), so the loop keeps drawing without input.
   bool animating() const {
-    return state.playing || !state.toast.empty() || heatmaps.capture_pending();
+    return state.playing || state.transition.active || !state.toast.empty() ||
+           heatmaps.capture_pending();
   }
 
   AppState state;
@@ -56,7 +57,11 @@ struct MatrixDraw {
   const char* caption = nullptr;         // drawn above in the monospaced font, if any
   ImVec2 size = ImVec2(0, 0);            // 0: the remaining content region
   const attn::Matrix* values = nullptr;  // instead of the table's (the raw inputs)
-  bool editable = false;                 // HeatmapResult::edited reports the change
+  // Drawn instead of the table's values but on the table's scale, with its sizes and exports:
+  // a step's transition (transition.h). `masked = false` leaves the hatch off meanwhile.
+  const attn::Matrix* shown = nullptr;
+  bool masked = true;
+  bool editable = false;  // HeatmapResult::edited reports the change
   bool legend = true;
   bool axis_names = false;  // "queries ↓", "keys →" in the corner
   float max_cell_px = 56.0f;

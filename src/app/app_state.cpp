@@ -155,7 +155,10 @@ const std::vector<uint8_t>& AppState::mask(int b) {
 void AppState::set_step(int s) {
   s = std::clamp(s, 0, kStepCount - 1);
   if (static_cast<int>(step) == s) return;
+  const Step from = step;
   step = static_cast<Step>(s);
+  transition = Transition{};
+  if (animate && animates(from, step)) transition = Transition{from, step, 0.0, true};
   emit("step");
 }
 

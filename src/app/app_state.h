@@ -10,6 +10,7 @@
 
 #include "app/explain.h"
 #include "app/i18n.h"
+#include "app/transition.h"
 #include "core/attention.h"
 #include "scenario/link.h"
 #include "scenario/scenario.h"
@@ -121,6 +122,10 @@ struct AppState {
   int head = 0;
   int batch = 0;
   bool playing = false;
+  // Step changes animate (one step forward, scores to weighted values) unless this is off:
+  // the "Animate step changes" setting, off under the page's prefers-reduced-motion.
+  bool animate = true;
+  Transition transition;  // the step change being drawn, if any
   double play_clock = 0.0;
   bool show[static_cast<int>(Panel::kCount)] = {true, true, true, true, true, true};
   std::set<std::string> hidden;  // controls hidden by an embedding page

@@ -165,6 +165,7 @@ Heatmaps::Layout Heatmaps::layout(const HeatmapSpec& spec) {
   fit_cells(col_label_max + 6.0f <= std::min(grid_w_avail / l.cols, spec.max_cell_px));
   if (l.labels_flat && col_label_max + 6.0f > l.fit_w) fit_cells(false);
 
+  const attn::Matrix& sized = spec.layout_values ? *spec.layout_values : m;
   if (spec.keep_numbers && l.rows <= 24 && l.cols <= 24) {
     // Cells never smaller than the numbers at three quarters of the text's size (cells()):
     // when the room is short (a phone), the grid scrolls instead.
@@ -172,10 +173,10 @@ Heatmaps::Layout Heatmaps::layout(const HeatmapSpec& spec) {
     float widest = 0.0f;
     for (int row = 0; row < l.rows; ++row)
       for (int c = 0; c < l.cols; ++c)
-        widest = std::max(widest,
-                          ImGui::GetFont()
-                              ->CalcTextSizeA(small, FLT_MAX, 0.0f, cell_number(m(row, c)).c_str())
-                              .x);
+        widest = std::max(
+            widest, ImGui::GetFont()
+                        ->CalcTextSizeA(small, FLT_MAX, 0.0f, cell_number(sized(row, c)).c_str())
+                        .x);
     l.fit = std::max(l.fit, small + 2.5f);
     l.fit_w = std::max({l.fit_w, l.fit, widest + 6.0f});
   }
@@ -334,6 +335,7 @@ float Heatmaps::cells(const HeatmapSpec& spec, const Layout& l, const HeatmapRes
   // Numbers in the cells when they fit: at the text's size, or else at three quarters of it
   // (still readable), so that cells of 30 px keep their numbers.
   const attn::Matrix& m = *spec.values;
+  const attn::Matrix& sized = spec.layout_values ? *spec.layout_values : m;
   ImFont* font = ImGui::GetFont();
   float size = 0.0f;
   // The widest number among the visible cells (at the full size), or, when there are too
@@ -350,7 +352,8 @@ float Heatmaps::cells(const HeatmapSpec& spec, const Layout& l, const HeatmapRes
     for (int row = l.first_row(); row < l.end_row(); ++row)
       for (int c = l.first_col(); c < l.end_col(); ++c)
         widest_w = std::max(
-            widest_w, font->CalcTextSizeA(full, FLT_MAX, 0.0f, cell_number(m(row, c)).c_str()).x);
+            widest_w,
+            font->CalcTextSizeA(full, FLT_MAX, 0.0f, cell_number(sized(row, c)).c_str()).x);
   }
   for (const float scale : {1.0f, 0.75f}) {
     const float px = full * scale;

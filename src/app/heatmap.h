@@ -19,6 +19,9 @@ namespace ui {
 struct HeatmapSpec {
   const char* id = "";  // unique within the window
   const attn::Matrix* values = nullptr;
+  // Measured, instead of `values`, for the cells' size and whether numbers fit: the values a
+  // transition ends at, so that the layout holds still while it runs (nullptr: `values`).
+  const attn::Matrix* layout_values = nullptr;
   const std::vector<uint8_t>* mask = nullptr;  // row-major, 1 = masked; may be null
   const std::vector<std::string>* row_labels = nullptr;
   const std::vector<std::string>* col_labels = nullptr;

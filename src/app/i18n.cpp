@@ -256,6 +256,13 @@ const std::pair<const char*, const char*> kZh[] = {
      "填充：有效长度为 n 的序列保留第 1 到第 n 个键，其后的键都被掩蔽。"},
     {"item", "样本"},
     {"one length per query", "每个查询一个长度"},
+    {"animate step changes", "步骤切换时播放动画"},
+    {"Going one step forward animates what the step does: the scores shrink by 1/\xe2\x88\x9a"
+     "d, masked cells fall to the mask value, each row of weights is divided down to sum 1, "
+     "the value rows flow into the output. Off when your system asks for reduced motion.",
+     "前进一步时用动画展示这一步做了什么：分数按 1/√d "
+     "缩小，被掩蔽的格子落到掩蔽值，权重的每一行被除以行和、归一化为 "
+     "1，值的各行流入输出。系统要求减少动态效果时自动关闭。"},
     {"Each query row gets its own valid length (valid lengths as a 2-D array, one per batch "
      "item and query), instead of one length for the whole sequence.",
      "每个查询行有自己的有效长度（有效长度写成二维数组，每个批次样本的每个查询一个），而不是整个序"

@@ -17,8 +17,9 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
   const ValueRange range = d.values ? ValueRange{} : matrix_range(s, k, head, batch);
   HeatmapSpec spec;
   spec.id = d.id;
-  spec.values = m;
-  spec.mask = matrix_mask(s, k, batch);
+  spec.values = d.shown ? d.shown : m;
+  spec.layout_values = m;
+  spec.mask = d.masked ? matrix_mask(s, k, batch) : nullptr;
   spec.row_labels = &rows;
   spec.col_labels = &cols;
   if (d.axis_names) {
@@ -37,7 +38,9 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
   spec.legend = d.legend;
   spec.highlight_row = d.highlight_row;
   spec.highlight_col = d.highlight_col;
-  spec.revision = s.revision;
+  // A transition's values change every frame: a revision of their own for the renderer.
+  spec.revision =
+      d.shown ? (1ull << 63) | static_cast<uint64_t>(ImGui::GetFrameCount()) : s.revision;
   spec.export_name = export_stem(k, head, batch);
 
   if (d.caption) {

@@ -353,6 +353,13 @@ void section_extras(AppState& s) {
         "Matrices that are compared share one colour scale: S, S' and M; X, Q, K, V and O. "
         "With this on, each matrix is coloured by its own values.");
   }
+  if (shown(s, "animate")) {
+    ImGui::Checkbox(T("animate step changes"), &s.animate);
+    help_marker(
+        "Going one step forward animates what the step does: the scores shrink by 1/\xe2\x88\x9a"
+        "d, masked cells fall to the mask value, each row of weights is divided down to sum 1, "
+        "the value rows flow into the output. Off when your system asks for reduced motion.");
+  }
   if (shown(s, "dropout")) {
     if (ImGui::Checkbox(T("dropout (train mode)"), &sc.has_dropout)) {
       if (sc.has_dropout && sc.dropout_p == 0.0f) sc.dropout_p = 0.1f;

@@ -420,6 +420,19 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
   // When the height is short (an 800×600 iframe), cells wider than tall keep the numbers.
   main.max_aspect = 2.5f;
   main.keep_numbers = true;
+  // Coming from the step before: the matrix moves from that step's values to its own.
+  attn::Matrix moving;
+  const Transition& t = s.transition;
+  if (t.active && t.to == s.step) {
+    const attn::Matrix* before = matrix_of(s, step_matrix(t.from), c.head, c.b);
+    const attn::Matrix* after = matrix_of(s, kind, c.head, c.b);
+    if (before && after) {
+      moving = transition_values(s.step, *before, *after, t.eased());
+      main.shown = &moving;
+      main.masked = s.step != Step::kMasked;  // the hatch comes when the cells have fallen
+      if (s.step == Step::kWeights) main.caption = "exp(M \xe2\x88\x92 max M) \xe2\x86\x92 A";
+    }
+  }
   const HeatmapResult r = block(c, kind, main);
   if (r.clicked && s.mask_by_click) {
     toggle_masked_cell(&s.scenario, c.b, r.row, r.col);
@@ -431,7 +444,7 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
 // The mixing of one output row, drawn over W · V = O: from each value row j a band to output
 // row i, as thick as the weight A[i, j], labelled "×A[i, j]" — O's row i is the sum of V's
 // rows, each scaled by its weight. Rows scrolled out of view are left out.
-void draw_mixing(Ctx& c, int row) {
+void draw_mixing(Ctx& c, int row, float progress) {
   const auto& grids = c.h.last_grids();
   const auto v_it = grids.find("v"), o_it = grids.find("o");
   if (v_it == grids.end() || o_it == grids.end()) return;
@@ -452,8 +465,20 @@ void draw_mixing(Ctx& c, int row) {
     const ImU32 colour = IM_COL32(40, 90, 200, static_cast<int>(70 + 150 * std::min(1.0f, w)));
     const ImVec2 from(v.x1 + 2.0f, yv), to(o.wx0 - 2.0f, yo);  // to O's row labels
     const float dx = (to.x - from.x) * 0.5f;
-    dl->AddBezierCubic(from, ImVec2(from.x + dx, from.y), ImVec2(to.x - dx, to.y), to, colour,
-                       std::max(1.0f, band * w));
+    const ImVec2 p1(from.x + dx, from.y), p2(to.x - dx, to.y);
+    if (progress >= 1.0f) {
+      dl->AddBezierCubic(from, p1, p2, to, colour, std::max(1.0f, band * w));
+    } else {  // the band so far: the curve from V's row up to `progress`
+      constexpr int kPoints = 24;
+      ImVec2 points[kPoints + 1];
+      for (int k = 0; k <= kPoints; ++k) {
+        const float u = progress * k / kPoints, v = 1.0f - u;
+        const float b0 = v * v * v, b1 = 3 * v * v * u, b2 = 3 * v * u * u, b3 = u * u * u;
+        points[k] = ImVec2(b0 * from.x + b1 * p1.x + b2 * p2.x + b3 * to.x,
+                           b0 * from.y + b1 * p1.y + b2 * p2.y + b3 * to.y);
+      }
+      dl->AddPolyline(points, kPoints + 1, colour, 0, std::max(1.0f, band * w));
+    }
     if (labels) {
       char text[16];
       std::snprintf(text, sizeof text, "\xc3\x97%.2f", w);
@@ -489,9 +514,16 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
       {"v", heads ? "V_h" : "V", "=", MatrixKind::kV, -1, hov ? hov->col : -1},
       {"o", heads ? "O_h" : "O", nullptr, MatrixKind::kHeadOutput, mixing ? mixing->row : -1, -1},
   };
+  // Arriving from the weights: O fills in from 0 as the value rows flow into it.
+  const bool moving = s.transition.active && s.transition.to == Step::kWeightedValues;
+  attn::Matrix o_so_far;
+  if (moving)
+    if (const attn::Matrix* o = matrix_of(s, MatrixKind::kHeadOutput, c.head, c.b))
+      o_so_far = *o * s.transition.eased();
   for (size_t i = 0; i < std::size(blocks); ++i) {
     MatrixDraw d;
     d.size = ImVec2(w[i], h);
+    if (blocks[i].kind == MatrixKind::kHeadOutput && o_so_far.size() > 0) d.shown = &o_so_far;
     d.id = blocks[i].id;
     d.caption = blocks[i].caption;
     d.highlight_row = blocks[i].highlight_row;
@@ -501,7 +533,10 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
     if (blocks[i].sign_after)
       operator_sign(blocks[i].sign_after, h * 0.5f, blocks[i].kind == MatrixKind::kV ? gap : 0);
   }
-  if (mixing) draw_mixing(c, mixing->row);
+  if (mixing)
+    draw_mixing(c, mixing->row, 1.0f);
+  else if (moving)  // arriving at this step: the first query's value rows flow into O
+    draw_mixing(c, 0, s.transition.eased());
 }
 
 void view_output(Ctx& c, ImVec2 avail) {

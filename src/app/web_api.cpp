@@ -213,6 +213,13 @@ EMSCRIPTEN_KEEPALIVE void ap_set_embed(int embed) {
   ui::request_wake();
 }
 
+// Step changes animate (1) or not (0: the page prefers reduced motion, or motion=off).
+EMSCRIPTEN_KEEPALIVE void ap_set_animate(int animate) {
+  g_runtime.app.state.animate = animate != 0;
+  if (!animate) g_runtime.app.state.transition = ui::Transition{};
+  ui::request_wake();
+}
+
 EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
   // A first line of the texts below is shown in the UI's language; the rest (an error, in
   // English as every error is) as it is.
@@ -340,6 +347,13 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   j["warning"] = s.overflow ? ui::overflow_text(*s.overflow, s.problem) : "";
   j["notice"] = s.notice;  // the message box on screen, "" when none
   j["lean"] = s.lean;
+  // The step change being animated: {from, to, t} (0-based steps, t eased 0…1), or null.
+  if (s.transition.active)
+    j["transition"] = {{"from", static_cast<int>(s.transition.from)},
+                       {"to", static_cast<int>(s.transition.to)},
+                       {"t", s.transition.eased()}};
+  else
+    j["transition"] = nullptr;
   // The hovered cell and the tooltip with its arithmetic (narrow screens), as drawn in the
   // last frame: [x0, y0, x1, y1], or null.
   if (s.hover)

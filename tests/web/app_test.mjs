@@ -68,9 +68,12 @@ const BAD_SCENARIOS = [
 // Helpers
 //-----------------------------------------------------------------------------
 
-// A fresh page on the site that collects console errors and page errors.
-async function openPage(browser, url, { viewport = VIEWPORT, dpr = 1 } = {}) {
-  const page = await browser.newPage({ viewport, deviceScaleFactor: dpr });
+// A fresh page on the site that collects console errors and page errors. Unless `motion`,
+// it prefers reduced motion, so that a step shows its final picture at once (the checks
+// that read colours need that; "motion" and "console" run with the animations).
+async function openPage(browser, url, { viewport = VIEWPORT, dpr = 1, motion = false } = {}) {
+  const page = await browser.newPage({ viewport, deviceScaleFactor: dpr,
+                                       reducedMotion: motion ? "no-preference" : "reduce" });
   page.problems = [];
   page.on("console", (m) => {
     if (m.type() === "error") page.problems.push(`console error: ${m.text()}`);
@@ -349,7 +352,7 @@ async function sampleWeights(page, scenario, what, batch = 0) {
   for (let r = 0; r < grid.rows; ++r) {
     for (let c = 0; c < grid.cols; ++c) {
       // 15% in from the cell's top-left corner: inside the grid lines, away from the number.
-      const x = grid.x0 + (c + 0.15) * grid.cell, y = grid.y0 + (r + 0.15) * grid.cell;
+      const x = grid.x0 + (c + 0.15) * grid.cell_w, y = grid.y0 + (r + 0.15) * grid.cell;
       const m = masked[r][c];
       cells.push({ r, c, w: weights[r][c], colour: pixel(img, x, y), x, y,
                    masked: m === "-inf" || (typeof m === "number" && m <= -1e5) });
@@ -475,7 +478,7 @@ async function checkSharedScale({ page, opts }) {
     const img = await screenshot(page);
     // 15% in from the cell's top-left corner: inside the grid lines, away from the number.
     seen[step] = { lo: g.lo, hi: g.hi,
-                   colour: pixel(img, g.x0 + (c - g.first_col + 0.15) * g.cell, g.y0 + (r - g.first_row + 0.15) * g.cell) };
+                   colour: pixel(img, g.x0 + (c - g.first_col + 0.15) * g.cell_w, g.y0 + (r - g.first_row + 0.15) * g.cell) };
   }
   const a = seen[STEP.scores], b = seen[STEP.scaled];
   const largest = Math.abs(S[r][c]);
@@ -1219,6 +1222,63 @@ async function checkTooltip({ browser, url, pages }) {
   ok(`tooltip: beside the hovered cell, never over it, corners and middle (tooltips shown: ${seen.join("; ")})`);
 }
 
+// One step forward animates (stats().transition runs from 0 to 1, then ends); a system that
+// prefers reduced motion, or motion=off in the address, gets the step at once.
+async function checkMotion({ browser, url, pages }) {
+  const watch = (p, step) => p.evaluate(async (step) => {
+    const ap = window.attentionPlayground;
+    ap.setStep(step - 1);
+    const wait = async (n) => { const f = ap.stats().frames; while (ap.stats().frames < f + n) await new Promise((r) => setTimeout(r, 5)); };
+    await wait(2);
+    ap.setStep(step);
+    const ts = [];
+    const t0 = performance.now();
+    for (let k = 0; k < 200; ++k) {
+      await wait(1);
+      const t = ap.stats().transition;
+      ts.push(t ? t.t : null);
+      if (!t) break;
+    }
+    return { ts, ms: performance.now() - t0 };
+  }, step);
+  const p = await openPage(browser, `${url}?preset=padded_batch`, { motion: true });
+  pages.push(p);
+  const runs = [];
+  for (const step of [3, 4, 5, 6]) {
+    const { ts, ms } = await watch(p, step);
+    const moving = ts.filter((t) => t !== null);
+    if (moving.length < 3 || !moving.some((t) => t > 0.05 && t < 0.95)) {
+      fail(`step ${step} → ${step + 1}: no transition seen (${JSON.stringify(ts.slice(0, 12))})`);
+    }
+    if (ts[ts.length - 1] !== null) fail(`step ${step + 1}: the transition never ended`);
+    for (let k = 1; k < moving.length; ++k) {
+      if (moving[k] < moving[k - 1]) fail(`step ${step + 1}: the transition went back (${moving})`);
+    }
+    runs.push(`${step}→${step + 1}: ${moving.length} frames, ${ms.toFixed(0)} ms`);
+  }
+  // Back, or a jump: at once.
+  const back = await p.evaluate(async () => {
+    const ap = window.attentionPlayground;
+    ap.setStep(4);
+    ap.setStep(3);
+    return ap.stats().transition;
+  });
+  if (back !== null) fail(`going back a step animates: ${JSON.stringify(back)}`);
+  for (const [how, setup] of [["prefers-reduced-motion", { reducedMotion: "reduce" }], ["motion=off", null]]) {
+    const q = await browser.newPage({ viewport: { width: 1024, height: 640 } });
+    if (setup) await q.emulateMedia(setup);
+    q.problems = [];
+    await q.goto(`${url}?preset=padded_batch${setup ? "" : "&motion=off"}`);
+    await q.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: 30000 });
+    await q.evaluate(() => window.attentionPlayground.ready);
+    const { ts } = await watch(q, 4);
+    if (ts.some((t) => t !== null)) fail(`${how}: the step still animates (${JSON.stringify(ts.slice(0, 8))})`);
+    await q.close();
+  }
+  ok(`motion: one step forward animates (${runs.join("; ")}); back a step, prefers-reduced-motion ` +
+     `and motion=off show the step at once`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -1242,6 +1302,7 @@ const CHECKS = {
   numbers: checkNumbers,
   labels: checkLabels,
   tooltip: checkTooltip,
+  motion: checkMotion,
   "labels-large": (args) => checkLabels(args, LARGE_SIZES),
 };
 
@@ -1253,7 +1314,7 @@ await runChecks(CHECKS, {
   options: { cli: undefined, presets: undefined },
   checkMs: 110000,
   async run(name, { browser, url, opts }) {
-    const page = await openPage(browser, url);
+    const page = await openPage(browser, url, { motion: name === "console" });
     const pages = [page];
     checkNoProblems(page, "while loading");
     await CHECKS[name]({ page, browser, url, opts, pages });
