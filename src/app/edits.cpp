@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "app/i18n.h"
 #include "core/random.h"
 
 namespace ui {
@@ -89,6 +90,8 @@ void resize_tokens(scenario::Scenario* s, int n_q, int n_k) {
   }
   resize_tokens_list(&s->query_tokens, n_q, s->self_attention ? "t" : "q");
   resize_tokens_list(&s->key_tokens, n_k, s->self_attention ? "t" : "k");
+  resize_tokens_list(&s->query_tokens_zh, n_q, s->self_attention ? "t" : "q");
+  resize_tokens_list(&s->key_tokens_zh, n_k, s->self_attention ? "t" : "k");
   for (auto& lens : s->valid_lens) {
     if (s->valid_lens_form == scenario::ValidLensForm::kPerQuery && !lens.empty())
       lens.resize(n_q, lens.back());
@@ -204,10 +207,13 @@ void shuffle_tokens(scenario::Scenario* s, uint64_t seed) {
     s->keys = s->values = s->queries;
     permute_tokens(&s->query_tokens);
     permute_tokens(&s->key_tokens);
+    permute_tokens(&s->query_tokens_zh);
+    permute_tokens(&s->key_tokens_zh);
   } else {
     permute(&s->keys);
     permute(&s->values);
     permute_tokens(&s->key_tokens);
+    permute_tokens(&s->key_tokens_zh);
   }
 }
 
@@ -283,9 +289,16 @@ void set_input(scenario::Scenario* s, char which, int b, int i, int j, float v) 
   x[b](i, j) = v;
 }
 
+// The tokens in the UI's language: the Chinese ones when it is Chinese and the lesson has them.
+static const std::vector<std::vector<std::string>>& shown_tokens(
+    const std::vector<std::vector<std::string>>& en,
+    const std::vector<std::vector<std::string>>& zh) {
+  return language() == Lang::kZh && !zh.empty() ? zh : en;
+}
+
 std::vector<std::string> query_labels(const scenario::Scenario& s, int b) {
-  if (!s.query_tokens.empty())
-    return s.query_tokens[std::min<size_t>(b, s.query_tokens.size() - 1)];
+  const auto& tokens = shown_tokens(s.query_tokens, s.query_tokens_zh);
+  if (!tokens.empty()) return tokens[std::min<size_t>(b, tokens.size() - 1)];
   std::vector<std::string> out;
   for (int i = 0; i < s.n_queries(); ++i)
     out.push_back((s.self_attention ? "t" : "q") + std::to_string(i + 1));
@@ -293,7 +306,8 @@ std::vector<std::string> query_labels(const scenario::Scenario& s, int b) {
 }
 
 std::vector<std::string> key_labels(const scenario::Scenario& s, int b) {
-  if (!s.key_tokens.empty()) return s.key_tokens[std::min<size_t>(b, s.key_tokens.size() - 1)];
+  const auto& tokens = shown_tokens(s.key_tokens, s.key_tokens_zh);
+  if (!tokens.empty()) return tokens[std::min<size_t>(b, tokens.size() - 1)];
   if (s.self_attention) return query_labels(s, b);
   std::vector<std::string> out;
   for (int j = 0; j < s.n_keys(); ++j) out.push_back("k" + std::to_string(j + 1));

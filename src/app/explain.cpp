@@ -269,12 +269,13 @@ std::string step_formula(Step s, const attn::Problem& p) {
                        p.pe_base, p.pe_base)
                  : T("X: one row per token");
     case Step::kProjections:
-      if (p.scoring == attn::Scoring::kAdditive) return "Q = queries,   K = keys,   V = values";
+      if (p.scoring == attn::Scoring::kAdditive)
+        return fmt("Q = %s,   K = %s,   V = %s", T("queries"), T("keys"), T("values"));
       // A missing weight means no projection: that input is used as it is.
       return fmt("Q = %s,   K = %s,   V = %s",
-                 p.weights.W_q.size() ? fmt("X%sW_q", kDot).c_str() : "queries",
-                 p.weights.W_k.size() ? fmt("X%sW_k", kDot).c_str() : "keys",
-                 p.weights.W_v.size() ? fmt("X%sW_v", kDot).c_str() : "values") +
+                 p.weights.W_q.size() ? fmt("X%sW_q", kDot).c_str() : T("queries"),
+                 p.weights.W_k.size() ? fmt("X%sW_k", kDot).c_str() : T("keys"),
+                 p.weights.W_v.size() ? fmt("X%sW_v", kDot).c_str() : T("values")) +
              (H > 1 ? fmt(T(",   head h takes columns (h\xe2\x88\x92"
                             "1)%sd/%d + 1 to h%sd/%d"),
                           kDot, H, kDot, H)
@@ -308,7 +309,7 @@ std::string step_formula(Step s, const attn::Problem& p) {
         rules += std::string(rules.empty() ? "" : ", ") + T("clicked cells");
       return "M[i,j] = " + num(p.mask.mask_value) + T(" where masked") +
              (rules.empty() ? std::string(T(" (nothing is)")) : " (" + rules + ")") +
-             ", else S'[i,j]";
+             T(", else S'[i,j]");
     }
     case Step::kWeights: {
       std::string f = p.hard ? "A[i,\xc2\xb7] = one-hot(argmax_j M[i,j])"
@@ -320,15 +321,16 @@ std::string step_formula(Step s, const attn::Problem& p) {
       return f;
     }
     case Step::kWeightedValues:
-      return "O_h = A\xc2\xb7V_h";
+      return H > 1 ? "O_h = A_h\xc2\xb7V_h" : "O = A\xc2\xb7V";
     case Step::kOutput:
       if (H == 1)  // O₁ rather than O, which the monospaced font draws much like 0
-        return "Output = O" + sub(0) + (p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
+        return std::string(T("Output")) + " = O" + sub(0) +
+               (p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
       if (H == 2)
-        return fmt("Output = [O%s | O%s]%s", sub(0).c_str(), sub(1).c_str(),
+        return fmt("%s = [O%s | O%s]%s", T("Output"), sub(0).c_str(), sub(1).c_str(),
                    p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
-      return fmt("Output = [O%s | %s | O%s]%s", sub(0).c_str(), "\xe2\x80\xa6", sub(H - 1).c_str(),
-                 p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
+      return fmt("%s = [O%s | %s | O%s]%s", T("Output"), sub(0).c_str(), "\xe2\x80\xa6",
+                 sub(H - 1).c_str(), p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
   }
   return "";
 }

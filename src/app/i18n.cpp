@@ -40,7 +40,7 @@ const std::pair<const char*, const char*> kZh[] = {
     // Steps.
     {"Inputs", "输入"},
     {"Projections", "投影"},
-    {"Scores", "评分"},
+    {"Scores", "分数"},
     {"Scaled", "缩放"},
     {"Masked", "掩蔽"},
     {"Weights", "权重"},
@@ -135,6 +135,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"clicked cells", "点选的格子"},
     {" where masked", "（被掩蔽处）"},
     {" (nothing is)", "（没有掩蔽）"},
+    {", else S'[i,j]", "，其余为 S'[i,j]"},
     {",   then dropout p = %s: dropped \xe2\x86\x92 0, kept %s 1/(1 \xe2\x88\x92 p)",
      "，   然后 dropout p = %s：丢弃 \xe2\x86\x92 0，保留 %s 1/(1 \xe2\x88\x92 p)"},
 
@@ -301,7 +302,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Adds sin/cos patterns of the position to every input row (base %g).",
      "给每个输入行加上由位置决定的正弦/余弦图案（底数 %g）。"},
     {"hard attention (argmax)", "硬注意力（argmax）"},
-    {"dropout (train mode)", "dropout（训练模式）"},
+    {"dropout (train mode)", "dropout（暂退法，训练模式）"},
     {"dropout seed", "dropout 种子"},
     {"last recompute", "上次重算耗时"},
     {"masked", "已掩蔽"},

@@ -97,13 +97,15 @@ void section_tokens(AppState& s) {
         }
         ImGui::PopID();
       };
-      const int b = std::min<int>(s.batch, static_cast<int>(sc.query_tokens.size()) - 1);
+      // The names on screen: the lesson's Chinese ones when the UI is in Chinese.
+      const bool zh = language() == Lang::kZh;
+      auto& q = zh && !sc.query_tokens_zh.empty() ? sc.query_tokens_zh : sc.query_tokens;
+      auto& k = zh && !sc.key_tokens_zh.empty() ? sc.key_tokens_zh : sc.key_tokens;
       ImGui::TextDisabled("%s", sc.self_attention ? T("tokens") : T("queries"));
-      edit_list(sc.query_tokens[b], "q");
+      edit_list(q[std::min<int>(s.batch, static_cast<int>(q.size()) - 1)], "q");
       if (!sc.self_attention) {
         ImGui::TextDisabled("%s", T("keys"));
-        edit_list(sc.key_tokens[std::min<int>(s.batch, static_cast<int>(sc.key_tokens.size()) - 1)],
-                  "k");
+        edit_list(k[std::min<int>(s.batch, static_cast<int>(k.size()) - 1)], "k");
       }
       ImGui::TreePop();
     }

@@ -25,6 +25,8 @@ void run_experiment(const AppState& s, PositionalPanel* e) {
   shuffled.query_tokens.assign(1, {});
   for (int i = 0; i < n; ++i) shuffled.query_tokens[0].push_back(std::to_string(i));
   shuffled.key_tokens.clear();
+  shuffled.query_tokens_zh.clear();
+  shuffled.key_tokens_zh.clear();
   shuffled.has_dropout = false;  // random, and so not the order's doing
   scenario::Scenario original = shuffled;
   shuffle_tokens(&shuffled, 7);

@@ -373,23 +373,53 @@ attn::Batch read_batch(const json& v, const std::string& field, bool* two_d) {
   return out;
 }
 
-std::vector<std::string> read_token_list(const json& v, const std::string& field) {
+// A token: a string, or {"en": ..., "zh": ...} ("zh" optional). The Chinese goes to *zh (the
+// English when there is none), and *any_zh says whether some token had one.
+std::vector<std::string> read_token_list(const json& v, const std::string& field,
+                                         std::vector<std::string>* zh, bool* any_zh) {
   read_array(v, field, kMaxRows, "tokens");
   std::vector<std::string> out;
-  for (size_t i = 0; i < v.size(); ++i)
-    out.push_back(read_string(v[i], idx(field, i), kMaxTokenBytes));
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string f = idx(field, i);
+    if (v[i].is_object()) {
+      check_keys(v[i], f, {"en", "zh"});
+      if (!v[i].contains("en"))
+        fail(f + ".en", "missing (a token is \"the\" or {\"en\": \"the\", \"zh\": ...})");
+      out.push_back(read_string(v[i]["en"], f + ".en", kMaxTokenBytes));
+      zh->push_back(v[i].contains("zh") ? read_string(v[i]["zh"], f + ".zh", kMaxTokenBytes)
+                                        : out.back());
+      *any_zh = *any_zh || v[i].contains("zh");
+    } else {
+      if (!v[i].is_string())
+        fail(f, "must be a string or {\"en\": ..., \"zh\": ...}, got " + type_name(v[i]));
+      out.push_back(read_string(v[i], f, kMaxTokenBytes));
+      zh->push_back(out.back());
+    }
+  }
   return out;
 }
 
-// [n] strings shared by every batch item, or [batch][n] strings.
+// [n] tokens shared by every batch item, or [batch][n]; their Chinese in *zh (empty when no
+// token has any).
 std::vector<std::vector<std::string>> read_tokens(const json& v, const std::string& field,
-                                                  bool* per_item) {
+                                                  bool* per_item,
+                                                  std::vector<std::vector<std::string>>* zh) {
   read_array(v, field, kMaxRows, "tokens");
   *per_item = v[0].is_array();
-  if (!*per_item) return {read_token_list(v, field)};
-  read_array(v, field, kMaxBatch, "token lists");
+  bool any_zh = false;
   std::vector<std::vector<std::string>> out;
-  for (size_t b = 0; b < v.size(); ++b) out.push_back(read_token_list(v[b], idx(field, b)));
+  zh->clear();
+  if (!*per_item) {
+    zh->emplace_back();
+    out.push_back(read_token_list(v, field, &zh->back(), &any_zh));
+  } else {
+    read_array(v, field, kMaxBatch, "token lists");
+    for (size_t b = 0; b < v.size(); ++b) {
+      zh->emplace_back();
+      out.push_back(read_token_list(v[b], idx(field, b), &zh->back(), &any_zh));
+    }
+  }
+  if (!any_zh) zh->clear();
   return out;
 }
 
@@ -556,9 +586,10 @@ Scenario read_scenario(const json& j) {
   }
   bool q_per_item = false, k_per_item = false;
   if (j.contains("query_tokens"))
-    s.query_tokens = read_tokens(j["query_tokens"], "query_tokens", &q_per_item);
+    s.query_tokens =
+        read_tokens(j["query_tokens"], "query_tokens", &q_per_item, &s.query_tokens_zh);
   if (j.contains("key_tokens"))
-    s.key_tokens = read_tokens(j["key_tokens"], "key_tokens", &k_per_item);
+    s.key_tokens = read_tokens(j["key_tokens"], "key_tokens", &k_per_item, &s.key_tokens_zh);
   if (j.contains("query_tokens") && j.contains("key_tokens") && q_per_item != k_per_item)
     fail("key_tokens", "must be [n] like query_tokens, or [batch][n] like query_tokens");
   s.tokens_per_item = q_per_item || k_per_item;
@@ -733,13 +764,31 @@ void append_text(std::string* out, const LocalText& t) {
   *out += '}';
 }
 
+// Tokens as read: a token with a different Chinese as {"en": ..., "zh": ...}.
 void append_tokens(std::string* out, const std::vector<std::vector<std::string>>& t,
-                   bool per_item) {
-  if (!per_item) return append_strings(out, t[0]);
+                   const std::vector<std::vector<std::string>>& zh, bool per_item) {
+  const auto list = [&](size_t b) {
+    if (zh.size() != t.size()) return append_strings(out, t[b]);
+    *out += '[';
+    for (size_t i = 0; i < t[b].size(); ++i) {
+      if (i) *out += ',';
+      if (i < zh[b].size() && zh[b][i] != t[b][i]) {
+        *out += "{\"en\":";
+        append_string(out, t[b][i]);
+        *out += ",\"zh\":";
+        append_string(out, zh[b][i]);
+        *out += '}';
+      } else {
+        append_string(out, t[b][i]);
+      }
+    }
+    *out += ']';
+  };
+  if (!per_item) return list(0);
   *out += '[';
   for (size_t b = 0; b < t.size(); ++b) {
     if (b) *out += ',';
-    append_strings(out, t[b]);
+    list(b);
   }
   *out += ']';
 }
@@ -781,9 +830,11 @@ std::string to_json(const Scenario& s) {
     append_batch(&o, s.values, s.batch_of_one);
   }
   if (!s.query_tokens.empty())
-    append_key(&o, "query_tokens"), append_tokens(&o, s.query_tokens, s.tokens_per_item);
+    append_key(&o, "query_tokens"),
+        append_tokens(&o, s.query_tokens, s.query_tokens_zh, s.tokens_per_item);
   if (!s.key_tokens.empty())
-    append_key(&o, "key_tokens"), append_tokens(&o, s.key_tokens, s.tokens_per_item);
+    append_key(&o, "key_tokens"),
+        append_tokens(&o, s.key_tokens, s.key_tokens_zh, s.tokens_per_item);
   append_key(&o, "scoring");
   o += std::string("\"") + attn::scoring_name(s.scoring) + "\"";
   if (s.temperature != 1.0f) append_key(&o, "temperature"), o += format_float(s.temperature);

@@ -84,6 +84,23 @@ Resolved resolve(const Scenario& s) {
   std::string& e = r.error;
   if (!(e = check_tokens(s.query_tokens, "query_tokens", B, n_q, "query")).empty()) return r;
   if (!(e = check_tokens(s.key_tokens, "key_tokens", B, n_k, "key")).empty()) return r;
+  // The Chinese tokens (read with the English ones, kept in step by the app's edits).
+  const auto same_shape = [](const std::vector<std::vector<std::string>>& en,
+                             const std::vector<std::vector<std::string>>& zh) {
+    if (zh.empty()) return true;
+    if (zh.size() != en.size()) return false;
+    for (size_t b = 0; b < zh.size(); ++b)
+      if (zh[b].size() != en[b].size()) return false;
+    return true;
+  };
+  if (!same_shape(s.query_tokens, s.query_tokens_zh)) {
+    e = "query_tokens: the Chinese tokens are not one per English token";
+    return r;
+  }
+  if (!same_shape(s.key_tokens, s.key_tokens_zh)) {
+    e = "key_tokens: the Chinese tokens are not one per English token";
+    return r;
+  }
   const int64_t cells = int64_t{B} * s.heads * n_q * n_k;
   if (cells > kMaxScoreCells) {
     e = "heads: batch " + str(B) + " × " + str(s.heads) + " heads × " + str(n_q) + " queries × " +

@@ -73,6 +73,9 @@ struct Scenario {
   attn::Batch queries, keys, values;
   // Token labels: none, one list shared by every batch item, or one list per batch item.
   std::vector<std::vector<std::string>> query_tokens, key_tokens;
+  // Their Chinese, when a lesson gives any: the same shape, a token written as
+  // {"en": "tall", "zh": "高"} (a plain string is the same in both). Empty: none.
+  std::vector<std::vector<std::string>> query_tokens_zh, key_tokens_zh;
   bool tokens_per_item = false;  // written as [batch][n] rather than [n]
 
   attn::Scoring scoring = attn::Scoring::kScaledDot;

@@ -596,3 +596,30 @@ TEST_CASE("valid lengths per query from none and from one for all", "[app][edits
   CHECK(all.valid_lens == std::vector<std::vector<int>>{{1, 1}, {1, 1}});
   CHECK(scenario::validate(all).error == "");
 }
+
+TEST_CASE("a lesson's Chinese tokens are shown in Chinese and follow every edit", "[app][edits]") {
+  Scenario s = parse_ok(R"({"version": 1, "x": [[1, 0], [0, 1], [1, 1]],
+    "query_tokens": [{"en": "why", "zh": "为什么"}, "is", {"en": "tall", "zh": "高"}]})");
+  REQUIRE(s.query_tokens_zh == std::vector<std::vector<std::string>>{{"为什么", "is", "高"}});
+  ui::set_language(ui::Lang::kZh);
+  CHECK(ui::query_labels(s, 0) == std::vector<std::string>{"为什么", "is", "高"});
+  CHECK(ui::key_labels(s, 0) == std::vector<std::string>{"为什么", "is", "高"});  // self-attention
+  ui::set_language(ui::Lang::kEn);
+  CHECK(ui::query_labels(s, 0) == std::vector<std::string>{"why", "is", "tall"});
+
+  // A shuffle moves both names of a token together; a resize names new tokens in both.
+  ui::shuffle_tokens(&s, 3);
+  for (size_t i = 0; i < 3; ++i) {
+    const std::string& en = s.query_tokens[0][i];
+    const std::string& zh = s.query_tokens_zh[0][i];
+    CHECK(((en == "why" && zh == "为什么") || (en == "is" && zh == "is") ||
+           (en == "tall" && zh == "高")));
+  }
+  ui::resize_tokens(&s, 4, 4);
+  CHECK(s.query_tokens_zh[0].size() == 4);
+  CHECK(s.query_tokens_zh[0][3] == "t4");
+  CHECK(scenario::validate(s).error == "");
+  const scenario::ParseResult again = scenario::parse(scenario::to_json(s));
+  REQUIRE(again.error == "");
+  CHECK(again.scenario.query_tokens_zh == s.query_tokens_zh);
+}

@@ -249,7 +249,13 @@ TEST_CASE("tokens: count, length, type", "[scenario][bad]") {
   CHECK(error_of(with(R"("query_tokens": ["a", "b", "c"])")) ==
         "query_tokens: has 3 tokens, expected 4 (one per query)");
   CHECK(error_of(with(R"("query_tokens": ["a", "b", "c", 4])")) ==
-        "query_tokens[3]: must be a string, got a number");
+        "query_tokens[3]: must be a string or {\"en\": ..., \"zh\": ...}, got a number");
+  CHECK(error_of(with(R"("query_tokens": ["a", "b", "c", {"zh": "高"}])")) ==
+        "query_tokens[3].en: missing (a token is \"the\" or {\"en\": \"the\", \"zh\": ...})");
+  CHECK(error_of(with(R"("query_tokens": ["a", "b", "c", {"en": "d", "fr": "d"}])")) ==
+        "query_tokens[3].fr: unknown field");
+  CHECK(error_of(with(R"("query_tokens": ["a", "b", "c", {"en": "d", "zh": 4}])")) ==
+        "query_tokens[3].zh: must be a string, got a number");
   CHECK(error_of(with("\"key_tokens\": [\"" + std::string(70, 'k') + "\", \"b\", \"c\", \"d\"]")) ==
         "key_tokens[0]: is 70 bytes long, more than the limit 64");
   CHECK(error_of(with(R"("query_tokens": ["我", "看见", "一把", "锯"])")) == "");
@@ -328,7 +334,7 @@ TEST_CASE("tour: the lesson's notes per step", "[scenario][bad]") {
 TEST_CASE("to_json and parse round-trip every field exactly", "[scenario][json]") {
   const std::string original = R"({"version": 1, "title": {"en": "T", "zh": "题"},
     "queries": [[[0.1, 0.2]], [[0.3, 0.4]]], "keys": [[[1, 2], [3, 4]], [[5, 6], [7, 8]]],
-    "values": [[[1], [2]], [[3], [4]]], "query_tokens": [["q"], ["p"]],
+    "values": [[[1], [2]], [[3], [4]]], "query_tokens": [[{"en": "q", "zh": "问"}], ["p"]],
     "key_tokens": [["a", "b"], ["c", "d"]], "scoring": "general", "temperature": 0.7,
     "valid_lens": [[1], [2]], "causal": true, "window": 1, "masked_cells": [[1, 0, 1]],
     "mask_value": "-inf", "W": [[0.5, -0.25], [1e-3, 2]], "hard": true,
@@ -343,6 +349,9 @@ TEST_CASE("to_json and parse round-trip every field exactly", "[scenario][json]"
   CHECK(scenario::to_json(b.scenario) == text);
   CHECK(b.scenario.W(1, 0) == 1e-3f);
   CHECK(b.scenario.mask_value == -INFINITY);
+  CHECK(b.scenario.query_tokens == std::vector<std::vector<std::string>>{{"q"}, {"p"}});
+  CHECK(b.scenario.query_tokens_zh == std::vector<std::vector<std::string>>{{"问"}, {"p"}});
+  CHECK(b.scenario.key_tokens_zh.empty());  // no Chinese given: none kept
   CHECK(b.scenario.valid_lens_form == scenario::ValidLensForm::kPerQuery);
   CHECK(b.scenario.key_tokens[1][1] == "d");
   CHECK(b.scenario.title.zh == "题");
