@@ -98,9 +98,9 @@ void text_wrapped(const std::string& text, bool disabled, float width) {
 
 // Wrapped by wrap_lines, not by Dear ImGui, which breaks after any '.' and so would split
 // "0.4291" into "0." and "4291".
-void text_wrapped_mono(const std::string& text) {
+void text_wrapped_mono(const std::string& text, float width) {
   if (g_fonts.mono) ImGui::PushFont(g_fonts.mono);
-  text_wrapped(text);
+  text_wrapped(text, false, width);
   if (g_fonts.mono) ImGui::PopFont();
 }
 

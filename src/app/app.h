@@ -57,6 +57,7 @@ struct MatrixDraw {
   const char* caption = nullptr;         // drawn above in the monospaced font, if any
   ImVec2 size = ImVec2(0, 0);            // 0: the remaining content region
   const attn::Matrix* values = nullptr;  // instead of the table's (the raw inputs)
+  ValueRange values_range;  // the range `values` are coloured over (not fixed: their own)
   // Drawn instead of the table's values but on the table's scale, with its sizes and exports:
   // a step's transition (transition.h). `masked = false` leaves the hatch off meanwhile.
   const attn::Matrix* shown = nullptr;
@@ -81,7 +82,7 @@ void help_marker(const char* text);  // "(?)" with a tooltip, as in the ImGui de
 // Wrapped text, English broken at spaces and Chinese between characters (text_wrap.h);
 // width <= 0 wraps at the right edge of the content region.
 void text_wrapped(const std::string& text, bool disabled = false, float width = 0.0f);
-void text_wrapped_mono(const std::string& text);
+void text_wrapped_mono(const std::string& text, float width = 0.0f);
 // The batch item selector, shown when the batch has more than one item.
 void batch_selector(AppState& s);
 

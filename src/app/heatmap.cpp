@@ -476,15 +476,24 @@ float Heatmaps::legend(const HeatmapSpec& spec, Layout* l) {
   const ImVec2 g0 = l->g0, g1 = l->g1;
   const float y = g1.y + line_h * 0.5f;
   const float bar_h = line_h * 0.7f;
-  const std::string lo_text = num(l->lo), hi_text = num(l->hi);
-  const float lo_w = ImGui::CalcTextSize(lo_text.c_str()).x;
-  const float hi_w = ImGui::CalcTextSize(hi_text.c_str()).x;
+  std::string lo_text = num(l->lo), hi_text = num(l->hi);
+  float lo_w = ImGui::CalcTextSize(lo_text.c_str()).x;
+  float hi_w = ImGui::CalcTextSize(hi_text.c_str()).x;
   // The bar and its two numbers stay inside the widget's width: "lo [bar] hi" on one line,
-  // or, when that leaves the bar too short, the bar under the grid and the numbers below it.
-  const float room = l->origin.x + l->avail.x - g0.x - lo_w - hi_w - 12.0f;
-  const bool stacked = room < 60.0f && g1.x - g0.x >= lo_w + hi_w + 12.0f;
+  // or, when that leaves the bar too short, the bar under the grid and the numbers below it
+  // (as the cells write them, shorter, when even that is too narrow).
+  const float widget_right = l->origin.x + l->avail.x;
+  const float room = widget_right - g0.x - lo_w - hi_w - 12.0f;
+  const bool stacked = room < 60.0f;
+  if (stacked && std::max(g1.x, widget_right) - g0.x < lo_w + hi_w + 12.0f) {
+    lo_text = cell_number(l->lo);
+    hi_text = cell_number(l->hi);
+    lo_w = ImGui::CalcTextSize(lo_text.c_str()).x;
+    hi_w = ImGui::CalcTextSize(hi_text.c_str()).x;
+  }
+  // (Wider than the widget rather than the two numbers on top of each other.)
   const float bar_w =
-      stacked ? g1.x - g0.x
+      stacked ? std::max(g1.x - g0.x, lo_w + hi_w + 12.0f)
               : std::max(24.0f, std::min({180.0f, room, std::max(80.0f, g1.x - g0.x - 40.0f)}));
   const ImVec2 bar0(stacked ? g0.x : g0.x + lo_w + 6.0f, y + (line_h - bar_h) * 0.5f);
   box(bar0, ImVec2(bar0.x + bar_w, bar0.y + bar_h), "[colour bar]");
@@ -512,8 +521,8 @@ float Heatmaps::legend(const HeatmapSpec& spec, Layout* l) {
   if (stacked) {
     const float ny = bar0.y + bar_h + 2.0f;
     text(dl, ImVec2(g0.x, ny), dim_col, lo_text);
-    text(dl, ImVec2(g1.x - hi_w, ny), dim_col, hi_text);
-    x = g1.x + 6.0f;
+    text(dl, ImVec2(bar0.x + bar_w - hi_w, ny), dim_col, hi_text);
+    x = std::max(g1.x, bar0.x + bar_w) + 6.0f;
     next_y = ny + line_h + 2.0f;
     bottom_extra = next_y - (y + line_h * 1.3f);
   } else {
@@ -551,7 +560,8 @@ float Heatmaps::legend(const HeatmapSpec& spec, Layout* l) {
   }
   if (l->zoomable) {
     View& view = *l->view;
-    const float after = bottom_extra > 0.0f ? (stacked ? g1.x : bar0.x + bar_w + 6.0f + hi_w) : x;
+    const float after =
+        bottom_extra > 0.0f ? (stacked ? bar0.x + bar_w : bar0.x + bar_w + 6.0f + hi_w) : x;
     char dims[32];
     std::snprintf(dims, sizeof dims, "%d\xc3\x97%d", l->rows, l->cols);
     const float group_w = ImGui::CalcTextSize("\xe2\x88\x92+fit").x + ImGui::CalcTextSize(dims).x +

@@ -14,7 +14,7 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
       axis_labels(s, info.rows, batch, static_cast<int>(m->rows()));
   const std::vector<std::string> cols =
       axis_labels(s, info.cols, batch, static_cast<int>(m->cols()));
-  const ValueRange range = d.values ? ValueRange{} : matrix_range(s, k, head, batch);
+  const ValueRange range = d.values ? d.values_range : matrix_range(s, k, head, batch);
   HeatmapSpec spec;
   spec.id = d.id;
   spec.values = d.shown ? d.shown : m;

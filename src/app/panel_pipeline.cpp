@@ -8,6 +8,7 @@
 // [SECTION] The panel
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 
 #include "app/app.h"
@@ -254,7 +255,19 @@ void view_inputs(Ctx& c, ImVec2 avail) {
     }
     return;
   }
-  const float w = (avail.x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.0f;
+  // Side by side; on a phone one above the other, so that each keeps its legend's room.
+  const bool narrow = avail.x < 420.0f;
+  const float w = narrow ? avail.x : (avail.x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.0f;
+  // One above the other: the height shared in proportion to the rows, after each block's
+  // caption, column labels and legend (about five lines).
+  const float fixed_h = 5.0f * ImGui::GetTextLineHeightWithSpacing();
+  const float rows_total =
+      static_cast<float>(s.problem.queries[c.b].rows() + 2 * s.problem.keys[c.b].rows());
+  const auto height_for = [&](const attn::Batch& raw) {
+    if (!narrow) return avail.y;
+    const float share = static_cast<float>(raw[c.b].rows()) / std::max(1.0f, rows_total);
+    return std::max(fixed_h + 24.0f, fixed_h + (avail.y - 3.0f * fixed_h) * share);
+  };
   const struct {
     const char* id;
     const char* caption;
@@ -264,13 +277,23 @@ void view_inputs(Ctx& c, ImVec2 avail) {
   } inputs[] = {{"q", T("queries"), MatrixKind::kQueries, s.problem.queries, 'q'},
                 {"k", T("keys"), MatrixKind::kKeys, s.problem.keys, 'k'},
                 {"v", T("values"), MatrixKind::kValues, s.problem.values, 'v'}};
+  // One colour scale for the three, around 0, as for Q, K and V (unless each is scaled alone).
+  ValueRange shared;
+  if (!s.scale_alone) {
+    float top = 0.0f;
+    for (const auto& in : inputs)
+      if (c.b < static_cast<int>(in.raw.size()) && in.raw[c.b].size() > 0)
+        top = std::max(top, in.raw[c.b].cwiseAbs().maxCoeff());
+    if (std::isfinite(top) && top > 0.0f) shared = ValueRange{true, -top, top};
+  }
   for (const auto& in : inputs) {
-    if (in.which != 'q') ImGui::SameLine();
+    if (in.which != 'q' && !narrow) ImGui::SameLine();
     MatrixDraw d;
     d.id = in.id;
     d.caption = in.caption;
-    d.size = ImVec2(w, avail.y);
+    d.size = ImVec2(w, height_for(in.raw));
     d.values = &in.raw[c.b];
+    d.values_range = shared;
     d.editable = true;
     edit(block(c, in.kind, d), in.which);
   }
@@ -542,23 +565,35 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
 void view_output(Ctx& c, ImVec2 avail) {
   AppState& s = c.s;
   const bool wo = s.problem.weights.W_o.size() > 0;
+  // On a phone the three stand one above the other, the "·" and "=" between them.
+  const bool narrow = avail.x < 520.0f && wo;
+  const float row_h =
+      narrow ? std::max(120.0f, (avail.y - 5 * ImGui::GetTextLineHeightWithSpacing()) / 3)
+             : avail.y;
   const std::vector<float> w =
-      wo ? widths_in_row(c, avail.x - 80.0f,
-                         {MatrixKind::kConcat, MatrixKind::kWo, MatrixKind::kOutput})
-         : std::vector<float>{std::min(avail.x * 0.6f, 600.0f)};
+      narrow ? std::vector<float>(3, avail.x)
+      : wo   ? widths_in_row(c, avail.x - 80.0f,
+                             {MatrixKind::kConcat, MatrixKind::kWo, MatrixKind::kOutput})
+             : std::vector<float>{std::min(avail.x * 0.6f, 600.0f)};
+  const auto sign = [&](const char* text) {
+    if (!narrow) return operator_sign(text, avail.y * 0.5f);
+    if (g_fonts.title) ImGui::PushFont(g_fonts.title);
+    ImGui::TextUnformatted(text);
+    if (g_fonts.title) ImGui::PopFont();
+  };
   MatrixDraw d;
-  d.size = ImVec2(w[0], avail.y);
+  d.size = ImVec2(w[0], row_h);
   d.id = "concat";
   d.caption = s.scenario.heads > 1 ? T("concat [O_1 | ... | O_H]") : "O_1";
   block(c, MatrixKind::kConcat, d);
   if (!wo) return;
-  operator_sign("\xc2\xb7", avail.y * 0.5f);
-  d.size = ImVec2(w[1], avail.y);
+  sign("\xc2\xb7");
+  d.size = ImVec2(w[1], row_h);
   d.id = "wo";
   d.caption = "W_o";
   block(c, MatrixKind::kWo, d);
-  operator_sign("=", avail.y * 0.5f);
-  d.size = ImVec2(w[2], avail.y);
+  sign("=");
+  d.size = ImVec2(w[2], row_h);
   d.id = "out";
   d.caption = T("output");
   block(c, MatrixKind::kOutput, d);
@@ -589,15 +624,22 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   ImGui::Text("%d. %s", static_cast<int>(s.step) + 1, T(step_name(s.step)));
   if (g_fonts.title) ImGui::PopFont();
   if (s.step != Step::kInputs && s.step != Step::kOutput) head_selector(s);
-  ImGui::SameLine(0, 24);
-  batch_selector(s);
+  if (s.scenario.batch() > 1) {
+    ImGui::SameLine(0, 24);
+    batch_selector(s);
+  }
   const bool mask_switch =
       s.step == Step::kMasked || s.step == Step::kWeights || s.step == Step::kScaled;
   if (compact && mask_switch) {
     ImGui::SameLine(0, 24);
     ImGui::Checkbox(T("Click a cell to mask it"), &s.mask_by_click);
   }
-  text_wrapped_mono(step_formula(s.step, s.problem));
+  // The formula on a line of its own; in a short panel the "(?)" beside its first line, so
+  // its lines leave room for it.
+  const float marker_w =
+      compact ? ImGui::CalcTextSize("(?)").x + 2.0f * ImGui::GetStyle().ItemSpacing.x : 0.0f;
+  text_wrapped_mono(step_formula(s.step, s.problem),
+                    std::max(40.0f, ImGui::GetContentRegionAvail().x - marker_w));
   if (compact) {
     ImGui::SameLine();
     help_marker(step_explanation(s.step, s.problem));
