@@ -1,5 +1,7 @@
 // A static file server for the built site, bound to loopback, with the same
-// Content-Security-Policy the pages declare. No dependencies.
+// Content-Security-Policy the pages declare. It sends a file's precompressed copy (FILE.br
+// or FILE.gz, written by scripts/precompress.mjs at build time) when the browser accepts
+// that encoding and the copy is not older than the file. No dependencies.
 //
 //   node scripts/serve.mjs [--root DIR] [--port N] [--host 127.0.0.1]
 //
@@ -30,6 +32,8 @@ const TYPES = {
   ".svg": "image/svg+xml",
   ".ico": "image/x-icon",
   ".txt": "text/plain; charset=utf-8",
+  ".ttf": "font/ttf",
+  ".webmanifest": "application/manifest+json",
 };
 
 export const CSP = [
@@ -42,6 +46,36 @@ export const CSP = [
   "base-uri 'none'",
   "form-action 'none'",
 ].join("; ");
+
+// The encodings the request accepts ("br", "gzip"), from its Accept-Encoding header: a coding
+// with q=0 is refused.
+function accepted(header) {
+  const out = new Set();
+  for (const part of String(header ?? "").toLowerCase().split(",")) {
+    const [name, ...params] = part.trim().split(";").map((x) => x.trim());
+    const q = params.find((p) => p.startsWith("q="));
+    if (name && !(q && Number(q.slice(2)) === 0)) out.add(name);
+  }
+  return out;
+}
+
+// The precompressed copy of `file` to send, opened: {fd, stat, encoding}, or null.
+function precompressed(file, stat, req) {
+  const accepts = accepted(req.headers["accept-encoding"]);
+  for (const [encoding, ext] of [["br", ".br"], ["gzip", ".gz"]]) {
+    if (!accepts.has(encoding)) continue;
+    let fd = -1;
+    try {
+      fd = openSync(file + ext, "r");
+      const s = fstatSync(fd);
+      if (s.isFile() && s.mtimeMs >= stat.mtimeMs) return { fd, stat: s, encoding };
+      closeSync(fd);
+    } catch {
+      if (fd >= 0) closeSync(fd);
+    }
+  }
+  return null;
+}
 
 const server = createServer((req, res) => {
   if (req.method !== "GET" && req.method !== "HEAD") {
@@ -73,13 +107,21 @@ const server = createServer((req, res) => {
       stat = fstatSync(fd);
     }
     if (!stat.isFile()) throw new Error("not a file");
-    res.writeHead(200, {
+    const headers = {
       "Content-Type": TYPES[extname(file)] ?? "application/octet-stream",
-      "Content-Length": stat.size,
       "Content-Security-Policy": CSP,
       "X-Content-Type-Options": "nosniff",
       "Cache-Control": "no-cache",
-    });
+      "Vary": "Accept-Encoding",
+    };
+    const packed = precompressed(file, stat, req);
+    if (packed) {
+      closeSync(fd);
+      ({ fd, stat } = packed);
+      headers["Content-Encoding"] = packed.encoding;
+    }
+    headers["Content-Length"] = stat.size;
+    res.writeHead(200, headers);
     if (req.method === "HEAD") {
       closeSync(fd);
       res.end();

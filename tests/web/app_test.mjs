@@ -1279,6 +1279,46 @@ async function checkMotion({ browser, url, pages }) {
      `and motion=off show the step at once`);
 }
 
+// Bytes on the wire: a first English load (nothing cached) transfers at most 1.5 MB, the
+// server sending the site's precompressed copies; switching to Chinese adds the font.
+async function checkWire({ browser, url, pages }) {
+  const page = await browser.newPage({ viewport: VIEWPORT });
+  pages.push(page);
+  page.problems = [];
+  const requests = [];
+  page.on("requestfinished", (r) => requests.push(r));
+  await page.goto(url);
+  await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
+  await page.evaluate(() => window.attentionPlayground.ready);
+  await waitForFrames(page);
+  const total = async (list) => {
+    let bytes = 0;
+    const rows = [];
+    for (const r of list) {
+      const sizes = await r.sizes();
+      const response = await r.response();
+      const n = sizes.responseBodySize + sizes.responseHeadersSize;
+      bytes += n;
+      rows.push(`${new URL(r.url()).pathname} ${(n / 1024).toFixed(0)} KiB` +
+                `${response?.headers()["content-encoding"] ? ` (${response.headers()["content-encoding"]})` : ""}`);
+    }
+    return { bytes, rows };
+  };
+  const en = await total(requests);
+  const wasm = requests.find((r) => r.url().endsWith(".wasm"));
+  const wasmEncoding = (await wasm?.response())?.headers()["content-encoding"];
+  if (wasmEncoding !== "br") fail(`the .wasm came with Content-Encoding ${wasmEncoding}, expected br`);
+  if (en.bytes > 1.5e6) fail(`a first English load transferred ${(en.bytes / 1e6).toFixed(2)} MB (> 1.5): ${en.rows.join(", ")}`);
+  const before = requests.length;
+  const font = page.waitForResponse((r) => r.url().endsWith("/fonts/cjk.ttf"), { timeout: TIMEOUT_MS });
+  await page.evaluate(() => window.attentionPlayground.setLanguage("zh"));
+  await font;
+  await waitForFrames(page);
+  const zh = await total(requests.slice(before));
+  ok(`wire: a first English load transferred ${(en.bytes / 1e6).toFixed(2)} MB (${en.rows.join(", ")}); ` +
+     `中文 adds ${(zh.bytes / 1e6).toFixed(2)} MB (${zh.rows.join(", ")})`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -1303,6 +1343,7 @@ const CHECKS = {
   labels: checkLabels,
   tooltip: checkTooltip,
   motion: checkMotion,
+  wire: checkWire,
   "labels-large": (args) => checkLabels(args, LARGE_SIZES),
 };
 

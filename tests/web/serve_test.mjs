@@ -3,10 +3,11 @@
 // regular file, and keeps serving after each refusal.
 //
 //   node tests/web/serve_test.mjs
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { CheckFailure, fail, ok, startSiteServer } from "./harness.mjs";
 
 function get(url, path) {
@@ -16,6 +17,21 @@ function get(url, path) {
       res.setEncoding("utf8");
       res.on("data", (d) => { body += d; });
       res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+// The raw bytes of a response, asking for `encoding` (Accept-Encoding).
+function getBytes(url, path, encoding) {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, url), { headers: encoding ? { "Accept-Encoding": encoding } : {} },
+                        (res) => {
+      const parts = [];
+      res.on("data", (d) => parts.push(d));
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(parts) }));
       res.on("error", reject);
     });
     req.on("error", reject);
@@ -53,6 +69,34 @@ try {
   const after = await get(url, "/app.js");
   if (after.status !== 200) fail(`the server stopped serving after the refusals (${after.status})`);
   ok("serve: links out of the root, directories and missing files are refused, and the server goes on");
+
+  // Precompressed copies: sent when accepted and not older than the file.
+  const big = "const numbers = [" + Array.from({ length: 2000 }, (_, i) => i % 97).join(", ") + "];\n";
+  writeFileSync(join(root, "big.js"), big);
+  writeFileSync(join(root, "big.js.br"), brotliCompressSync(Buffer.from(big)));
+  writeFileSync(join(root, "big.js.gz"), gzipSync(Buffer.from(big)));
+  const seen = [];
+  for (const [accept, want] of [["gzip, deflate, br", "br"], ["gzip", "gzip"], ["br;q=0, gzip", "gzip"],
+                                ["identity", undefined], [null, undefined]]) {
+    const r = await getBytes(url, "/big.js", accept);
+    const encoding = r.headers["content-encoding"];
+    if (r.status !== 200 || encoding !== want) {
+      fail(`Accept-Encoding ${accept}: status ${r.status}, Content-Encoding ${encoding}, expected ${want}`);
+    }
+    const body = encoding === "br" ? brotliDecompressSync(r.body) : encoding === "gzip" ? gunzipSync(r.body) : r.body;
+    if (body.toString() !== big) fail(`Accept-Encoding ${accept}: the body is not the file`);
+    if (Number(r.headers["content-length"]) !== r.body.length) fail(`Accept-Encoding ${accept}: wrong Content-Length`);
+    if (!/accept-encoding/i.test(r.headers.vary ?? "")) fail(`Accept-Encoding ${accept}: no Vary: Accept-Encoding`);
+    seen.push(`${accept ?? "none"} → ${encoding ?? "identity"} (${r.body.length} bytes)`);
+  }
+  // A copy older than its file (the file was rebuilt) is not sent.
+  const old = new Date(Date.now() - 3600e3);
+  utimesSync(join(root, "big.js.br"), old, old);
+  const stale = await getBytes(url, "/big.js", "br, gzip");
+  if (stale.headers["content-encoding"] !== "gzip") {
+    fail(`a .br older than its file was sent (${stale.headers["content-encoding"]})`);
+  }
+  ok(`serve: precompressed copies by Accept-Encoding: ${seen.join("; ")}; a stale .br is passed over`);
 } catch (e) {
   console.error(e instanceof CheckFailure ? `FAIL: ${e.message}` : `FAIL: ${e.stack ?? e}`);
   status = 1;
