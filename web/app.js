@@ -684,14 +684,20 @@
   // allow-list ?allow=https://a.example,https://b.example.
   const parentOrigin = (() => {
     if (window.parent === window) return null;
+    // Firefox gives ["null"] when the iframe has referrerpolicy="no-referrer": unknown, as
+    // is a referrer's "null" origin.
+    const known = (origin) => (origin && origin !== "null" ? origin : null);
     const ancestors = location.ancestorOrigins;
-    if (ancestors && ancestors.length > 0) return ancestors[0];
+    if (ancestors && ancestors.length > 0 && known(ancestors[0])) return ancestors[0];
     try {
-      return new URL(document.referrer).origin;
+      return known(new URL(document.referrer).origin);
     } catch {
       return null;
     }
   })();
+  // "ready" and "height" carry nothing private: when the parent's origin is unknown they go
+  // to whichever page embeds us. Replies to calls always go to the caller's origin.
+  const notifyOrigin = parentOrigin ?? "*";
   const allowed = new Set((param("allow") ?? "").split(",").map((s) => s.trim())
     .filter((s) => ORIGIN.test(s)));
   const subscribers = new Map(); // window → origin, for events
@@ -758,8 +764,11 @@
       return; // not for us
     }
     if (!originAllowed(event)) return; // foreign origins are ignored, without a reply
+    // A caller with an opaque origin ("null": a sandboxed or data: page) can only be
+    // answered with "*"; the answer still goes to that one window, event.source.
+    const to = event.origin === "null" ? "*" : event.origin;
     const reply = (body) => event.source?.postMessage(
-      { type: `${MESSAGE_PREFIX}reply`, id: data.id ?? null, ...body }, event.origin);
+      { type: `${MESSAGE_PREFIX}reply`, id: data.id ?? null, ...body }, to);
     if (data.type !== `${MESSAGE_PREFIX}call`) {
       reply({ ok: false, error: `type: unknown message type "${String(data.type).slice(0, 60)}"` });
       return;
@@ -775,7 +784,7 @@
     }
     try {
       if (data.method === "subscribe") {
-        subscribers.set(event.source, event.origin);
+        subscribers.set(event.source, to);
         reply({ ok: true, result: null });
         return;
       }
@@ -805,11 +814,11 @@
   // The embedding page can size its iframe from this.
   let lastHeight = 0;
   function reportHeight() {
-    if (window.parent === window || parentOrigin === null) return;
+    if (window.parent === window) return;
     const height = Math.round(api.isReady ? preferredHeight() : 640);
     if (height === lastHeight) return;
     lastHeight = height;
-    window.parent.postMessage({ type: `${MESSAGE_PREFIX}height`, height }, parentOrigin);
+    window.parent.postMessage({ type: `${MESSAGE_PREFIX}height`, height }, notifyOrigin);
   }
   function preferredHeight() {
     const view = getJson("ap_get_view");
@@ -944,8 +953,8 @@
     resolveReady(api);
     emit("ready", api);
     window.dispatchEvent(new CustomEvent("attentionplayground:ready", { detail: api }));
-    if (window.parent !== window && parentOrigin !== null) {
-      window.parent.postMessage({ type: `${MESSAGE_PREFIX}ready` }, parentOrigin);
+    if (window.parent !== window) {
+      window.parent.postMessage({ type: `${MESSAGE_PREFIX}ready` }, notifyOrigin);
     }
     reportHeight();
   }
