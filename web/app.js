@@ -59,14 +59,21 @@
               "Please open the page in a current version of Firefox, Chrome, Edge or Safari."];
     }
     if (!WebAssembly.validate(SIMD_PROBE)) {
-      return ["This browser runs WebAssembly without SIMD.",
-              "The playground needs WebAssembly SIMD (Chrome 91+, Firefox 89+, Safari 16.4+)."];
+      return ["This browser runs WebAssembly without SIMD, which the playground needs.",
+              "Every current browser has it (Chrome and Edge 91+, Firefox 89+, Safari 16.4+). " +
+              "If yours is current, it is switched off: by a setting (Firefox's " +
+              "javascript.options.wasm_simd in about:config), by a locked-down or enhanced " +
+              "security mode, or by your organisation's policy; or the processor lacks the " +
+              "instructions it needs (SSE4.1 on x86). Another computer or browser will work."];
     }
     const probe = document.createElement("canvas");
     if (!probe.getContext("webgl2")) {
-      return ["WebGL 2 is not available.",
-              "The heatmaps are drawn with WebGL 2. It may be turned off in the browser's " +
-              "settings, or the graphics driver may be blocked; try another browser."];
+      return ["WebGL 2 is not available, and the heatmaps are drawn with it.",
+              "Hardware acceleration is probably off: in Chrome or Edge, Settings → System → " +
+              "\"Use graphics acceleration when available\"; in Firefox, Settings → General → " +
+              "Performance → \"Use hardware acceleration when available\" (and webgl.disabled " +
+              "in about:config). Then restart the browser. If it is on, the graphics driver " +
+              "may be blocked: updating it, or another browser, helps."];
     }
     return null;
   }

@@ -1319,6 +1319,35 @@ async function checkWire({ browser, url, pages }) {
      `中文 adds ${(zh.bytes / 1e6).toFixed(2)} MB (${zh.rows.join(", ")})`);
 }
 
+// Without WebAssembly SIMD, or without WebGL 2, the page says what to do: the setting or
+// the hardware, not just "update your browser".
+async function checkFallbacks({ browser, url, pages }) {
+  const seen = [];
+  for (const [what, stub, words] of [
+    ["no SIMD", () => { const v = WebAssembly.validate; WebAssembly.validate = (b) => (b.length < 64 ? false : v(b)); },
+     ["without SIMD", "switched off", "SSE4.1"]],
+    ["no WebGL 2", () => { const g = HTMLCanvasElement.prototype.getContext;
+                           HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+                             return kind === "webgl2" ? null : g.call(this, kind, ...rest); }; },
+     ["WebGL 2 is not available", "hardware acceleration", "Use graphics acceleration"]],
+  ]) {
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    pages.push(page);
+    page.problems = [];
+    await page.addInitScript(stub);
+    await page.goto(url);
+    const text = await page.waitForFunction(() => {
+      const o = document.getElementById("overlay") ?? document.querySelector(".error");
+      return o && o.classList.contains("error") ? o.textContent : null;
+    }, null, { timeout: TIMEOUT_MS }).then((h) => h.jsonValue());
+    for (const w of words) {
+      if (!text.toLowerCase().includes(w.toLowerCase())) fail(`${what}: the message does not say "${w}": ${text}`);
+    }
+    seen.push(`${what}: "${text.slice(0, 70)}…"`);
+  }
+  ok(`fallbacks: ${seen.join("; ")}`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -1344,6 +1373,7 @@ const CHECKS = {
   tooltip: checkTooltip,
   motion: checkMotion,
   wire: checkWire,
+  fallbacks: checkFallbacks,
   "labels-large": (args) => checkLabels(args, LARGE_SIZES),
 };
 
