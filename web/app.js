@@ -561,6 +561,9 @@
     // For tests and tools: the last recompute, frames drawn, heap size; where heatmaps are.
     stats() { return ready ? getJson("ap_stats") : failure(NOT_READY); },
     layout() { return ready ? getJson("ap_layout") : failure(NOT_READY); },
+    // The step on screen as text: title, formula, explanation, note and its matrix (the table
+    // view and screen readers read this).
+    getAccessible() { return ready ? getJson("ap_accessible") : failure(NOT_READY); },
   };
   Object.defineProperty(window, "attentionPlayground", { value: api, enumerable: true });
 
@@ -958,6 +961,7 @@
       reportHeight();
     }).observe(canvas);
     resolveReady(api);
+    renderAccessible(false);
     emit("ready", api);
     window.dispatchEvent(new CustomEvent("attentionplayground:ready", { detail: api }));
     if (window.parent !== window) {
@@ -966,8 +970,99 @@
     reportHeight();
   }
 
+  // ---------------------------------------------------------------------------------------
+  // The step as text: a section that screen readers read (and anyone can open as the "Table
+  // view"), kept in step with the canvas; an aria-live line announces each step change.
+  // ---------------------------------------------------------------------------------------
+
+  const a11y = document.getElementById("a11y");
+  const a11yBody = document.getElementById("a11y-body");
+  const announcer = document.getElementById("announce");
+  const tableToggle = document.getElementById("table-toggle");
+  let lastAnnounced = "";
+
+  function element(tag, props = {}, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(props)) {
+      if (k === "className") e.className = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) e.append(c);
+    return e;
+  }
+
+  function renderAccessible(announce) {
+    if (!ready || !a11y) return;
+    const d = getJson("ap_accessible");
+    document.documentElement.lang = d.lang === "zh" ? "zh-CN" : "en";
+    const heading = document.getElementById("a11y-heading");
+    heading.textContent = d.lesson ? `${d.lesson}: ${d.heading}` : d.heading;
+    document.getElementById("a11y-close").textContent = d.texts.close;
+    tableToggle.textContent = d.texts.table_view;
+    const parts = [];
+    if (d.formula) parts.push(element("p", { className: "formula" }, d.formula));
+    if (d.explanation) parts.push(element("p", {}, d.explanation));
+    if (d.note) parts.push(element("p", { className: "note" }, d.note));
+    const m = d.matrix;
+    if (m) {
+      const caption = [`${m.symbol}: ${m.name}`];
+      if (m.head) caption.push(`${d.texts.head} ${m.head}`);
+      caption.push(d.texts.rows_cols.replace("%s", m.row_axis).replace("%s", m.col_axis));
+      const head = element("tr", {}, element("td", {}));
+      for (const c of m.col_labels) head.append(element("th", { scope: "col" }, c));
+      const body = element("tbody");
+      m.cells.forEach((row, i) => {
+        const tr = element("tr", {}, element("th", { scope: "row" }, m.row_labels[i]));
+        for (const text of row) {
+          tr.append(element("td", text.includes(" ") ? { className: "masked" } : {}, text));
+        }
+        body.append(tr);
+      });
+      parts.push(element("table", {}, element("caption", {}, caption.join(" · ")),
+                         element("thead", {}, head), body));
+      if (m.truncated) {
+        parts.push(element("p", {}, d.texts.truncated.replace("%d", m.cells.length).replace("%d", m.rows)
+          .replace("%d", m.col_labels.length).replace("%d", m.cols)));
+      }
+    }
+    a11yBody.replaceChildren(...parts);
+    const line = `${d.heading}. ${d.explanation}`;
+    if (announce && line !== lastAnnounced) announcer.textContent = line;
+    lastAnnounced = line;
+  }
+
+  function showTableView(show) {
+    document.getElementById("a11y-close").tabIndex = show ? 0 : -1;
+    a11y.classList.toggle("visually-hidden", !show);
+    a11y.classList.toggle("shown", show);
+    tableToggle.setAttribute("aria-expanded", String(show));
+    if (show) {
+      renderAccessible(false);
+      a11y.focus();
+    } else {
+      canvas.focus();
+    }
+  }
+  tableToggle?.addEventListener("click", () => showTableView(!a11y.classList.contains("shown")));
+  // Emscripten's GLFW keeps Tab for the canvas (it prevents its default), so a keyboard could
+  // never leave it: Tab on the canvas goes to the "Table view" button, before GLFW sees it.
+  window.addEventListener("keydown", (e) => {
+    if (e.key !== "Tab" || document.activeElement !== canvas || e.ctrlKey || e.altKey || e.metaKey) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    tableToggle.focus();
+  }, true);
+  document.getElementById("a11y-close")?.addEventListener("click", () => showTableView(false));
+  a11y?.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") showTableView(false);
+  });
+
   function onAppEvent(name) {
     if (!ready) return;
+    if (name === "table_view") {
+      showTableView(!a11y.classList.contains("shown"));
+      return;
+    }
     if (name === "open_file") {
       pickFile();
       return;
@@ -982,6 +1077,7 @@
       return;
     }
     if (name === "scenario" || name === "step" || name === "head" || name === "view") {
+      renderAccessible(name === "step");
       let detail = null;
       if (name === "step" || name === "head" || name === "view") detail = getJson("ap_get_view");
       emit(name, detail);

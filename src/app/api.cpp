@@ -266,4 +266,80 @@ std::string export_start(AppState& s, ExportJob* job, const std::string& what,
                {"rows", job->rows()}});
 }
 
+std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
+  nlohmann::json j;
+  const std::string lang = language_code();
+  j["lang"] = lang;
+  j["lesson"] = s.scenario.title.in(lang);
+  j["step"] = static_cast<int>(s.step) + 1;
+  j["steps"] = kStepCount;
+  j["title"] = T(step_name(s.step));
+  char heading[256];
+  std::snprintf(heading, sizeof heading, T("Step %d of %d: %s"), static_cast<int>(s.step) + 1,
+                kStepCount, T(step_name(s.step)));
+  j["heading"] = heading;
+  j["texts"] = {{"table_view", T("Table view")},
+                {"close", T("Close")},
+                {"head", T("head")},
+                {"rows_cols", T("rows: %s, columns: %s")},
+                {"truncated", T("The first %d of %d rows and %d of %d columns.")}};
+  j["formula"] = s.trace.heads.empty() ? "" : step_formula(s.step, s.problem);
+  j["explanation"] = s.trace.heads.empty() ? "" : T(step_explanation(s.step, s.problem));
+  std::string note;
+  for (const scenario::TourStop& stop : s.scenario.tour)
+    if (stop.step == static_cast<int>(s.step) && s.note_shown(stop)) note = stop.text.in(lang);
+  j["note"] = note;
+  j["matrix"] = nullptr;
+  j["cell"] = nullptr;
+  if (s.trace.heads.empty()) return j.dump();
+  const int head = std::clamp(s.head, 0, static_cast<int>(s.trace.heads.size()) - 1);
+  const int batch = std::clamp(s.batch, 0, static_cast<int>(s.trace.queries.size()) - 1);
+  const MatrixKind kind = step_matrix(s.step);
+  const MatrixInfo& info = matrix_info(kind);
+  if (const attn::Matrix* m = matrix_of(s, kind, head, batch)) {
+    const int rows = static_cast<int>(m->rows()), cols = static_cast<int>(m->cols());
+    const int shown_rows = std::min(rows, kAccessibleRows),
+              shown_cols = std::min(cols, kAccessibleCols);
+    const std::vector<uint8_t>* mask = matrix_mask(s, kind, batch);
+    std::vector<std::string> row_labels = axis_labels(s, info.rows, batch, rows);
+    std::vector<std::string> col_labels = axis_labels(s, info.cols, batch, cols);
+    row_labels.resize(shown_rows);
+    col_labels.resize(shown_cols);
+    nlohmann::json cells = nlohmann::json::array();
+    for (int i = 0; i < shown_rows; ++i) {
+      nlohmann::json row = nlohmann::json::array();
+      for (int c = 0; c < shown_cols; ++c) {
+        const bool masked = mask && (*mask)[static_cast<size_t>(i) * cols + c];
+        row.push_back(cell_number((*m)(i, c)) + (masked ? std::string(" ") + T("masked") : ""));
+      }
+      cells.push_back(std::move(row));
+    }
+    const auto axis_name = [](Axis a) {
+      return a == Axis::kQueryTokens ? T("queries")
+             : a == Axis::kKeyTokens ? T("keys")
+                                     : T("features");
+    };
+    j["matrix"] = {{"symbol", info.symbol},
+                   {"row_axis", axis_name(info.rows)},
+                   {"col_axis", axis_name(info.cols)},
+                   {"name", T(info.title)},
+                   {"head", info.per_head && s.scenario.heads > 1 ? head + 1 : 0},
+                   {"batch", batch + 1},
+                   {"rows", rows},
+                   {"cols", cols},
+                   {"row_labels", row_labels},
+                   {"col_labels", col_labels},
+                   {"cells", std::move(cells)},
+                   {"truncated", rows > shown_rows || cols > shown_cols}};
+  }
+  if (cell) {
+    const int h = std::min(cell->head, static_cast<int>(s.trace.heads.size()) - 1);
+    j["cell"] = {{"row", cell->row + 1},
+                 {"col", cell->col + 1},
+                 {"name", T(matrix_info(cell->kind).title)},
+                 {"lines", explain_cell(*cell, s.problem, s.trace, s.head_trace(h, cell->batch))}};
+  }
+  return j.dump();
+}
+
 }  // namespace ui::api

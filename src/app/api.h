@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,5 +69,16 @@ std::string export_json(AppState& s, const std::string& what, const std::string&
 // Its parts come from next_export_part.
 std::string export_start(AppState& s, ExportJob* job, const std::string& what,
                          const std::string& format, int head, int batch);
+
+// What the canvas shows, for assistive technology and the page's table view (getAccessible):
+// {"lang", "lesson", "step" (1-based), "steps", "title", "formula", "explanation", "note",
+//  "matrix": {"symbol", "name", "head" (1-based, 0 if not per head), "batch" (1-based),
+//  "rows", "cols" (its size), "row_labels", "col_labels", "cells" ([[text]] as the cells
+//  write them, "masked" for a masked cell), "truncated"}, "cell": {"row", "col" (1-based),
+//  "name", "lines"} or null} — the step's matrix (at most kAccessibleRows × kAccessibleCols
+//  of it) and the arithmetic behind `cell` (the hovered or keyboard-selected one), in the
+//  UI's language.
+constexpr int kAccessibleRows = 48, kAccessibleCols = 32;
+std::string accessible(AppState& s, const std::optional<CellRef>& cell);
 
 }  // namespace ui::api

@@ -257,6 +257,13 @@ const std::pair<const char*, const char*> kZh[] = {
      "填充：有效长度为 n 的序列保留第 1 到第 n 个键，其后的键都被掩蔽。"},
     {"item", "样本"},
     {"one length per query", "每个查询一个长度"},
+    {"Step %d of %d: %s", "第 %d 步（共 %d 步）：%s"},
+    {"Table view", "表格视图"},
+    {"Close", "关闭"},
+    {"rows: %s, columns: %s", "行：%s，列：%s"},
+    {"The first %d of %d rows and %d of %d columns.",
+     "只列出前 %d 行（共 %d 行）、前 %d 列（共 %d 列）。"},
+    {"features", "特征"},
     {"animate step changes", "步骤切换时播放动画"},
     {"Going one step forward animates what the step does: the scores shrink by 1/\xe2\x88\x9a"
      "d, masked cells fall to the mask value, each row of weights is divided down to sum 1, "

@@ -20,7 +20,10 @@ void draw_top_bar(AppState& s) {
   const float switch_w = s.control_hidden("language")
                              ? 0.0f
                              : ImGui::CalcTextSize("English  \xe4\xb8\xad\xe6\x96\x87").x + 40.0f;
-  const float room = ImGui::GetWindowWidth() - switch_w - ImGui::GetCursorPosX() - 48.0f;
+  const float table_w = s.in_page && !s.control_hidden("table")
+                            ? ImGui::CalcTextSize(T("Table view")).x + 24.0f
+                            : 0.0f;
+  const float room = ImGui::GetWindowWidth() - switch_w - table_w - ImGui::GetCursorPosX() - 48.0f;
   const std::string fitted = fit_text(title, room, [](std::string_view t) {
     return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x;
   });
@@ -31,8 +34,23 @@ void draw_top_bar(AppState& s) {
     ImGui::TextUnformatted(title.c_str());
   }
   ImGui::PopStyleColor();
+  // The page's table view of this step (web/app.js): the numbers as text, for screen readers
+  // and for anyone who prefers a table.
+  const float lang_w = s.control_hidden("language")
+                           ? 0.0f
+                           : ImGui::CalcTextSize("English  \xe4\xb8\xad\xe6\x96\x87").x + 40.0f;
+  if (s.in_page && !s.control_hidden("table")) {
+    const float w = ImGui::CalcTextSize(T("Table view")).x + 24.0f;
+    ImGui::SameLine(ImGui::GetWindowWidth() - lang_w - w);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 0.85f));
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(1, 1, 1, 0.0f));
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(1, 1, 1, 0.3f));
+    ImGui::PushStyleColor(ImGuiCol_ButtonActive, ImVec4(1, 1, 1, 0.4f));
+    if (ImGui::SmallButton(T("Table view"))) s.events.push_back("table_view");
+    ImGui::PopStyleColor(4);
+  }
   if (!s.control_hidden("language")) {
-    const float w = ImGui::CalcTextSize("English  \xe4\xb8\xad\xe6\x96\x87").x + 40.0f;
+    const float w = lang_w;
     ImGui::SameLine(ImGui::GetWindowWidth() - w);
     // A two-way switch: the current language is the filled one.
     auto option = [&](const char* label, Lang lang) {

@@ -166,6 +166,15 @@ EMSCRIPTEN_KEEPALIVE const char* ap_get_view() {
   return out.c_str();
 }
 
+// What the canvas shows, as text (api::accessible), with the arithmetic of the cell under
+// the mouse.
+EMSCRIPTEN_KEEPALIVE const char* ap_accessible() {
+  static std::string out;
+  ui::AppState& s = g_runtime.app.state;
+  out = ui::api::accessible(s, s.hover);
+  return out.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE int ap_set_step(int step) {
   ui::request_wake();
   return ui::api::set_step(g_runtime.app.state, step);

@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include "app/api.h"
 #include "app/app_state.h"
+#include "app/explain.h"
 #include "scenario/npy_bytes.h"
 #include "scenario/scenario.h"
 
@@ -67,4 +69,57 @@ TEST_CASE("open_arrays: a file that fits nowhere is named with its field, and ch
         "W_z.npy: W_z: is not a matrix field (x, queries, keys, values, W_q, W_k, W_v, W_o, W, "
         "w_v)");
   CHECK(ui::api::get_scenario(s) == before);
+}
+
+TEST_CASE("accessible: the step's title, texts and matrix as text, in the UI's language",
+          "[app][api]") {
+  ui::AppState s = lesson("padded_batch");
+  s.recompute_if_needed();
+  ui::api::set_step(s, 5);  // the weights
+  nlohmann::json j = nlohmann::json::parse(ui::api::accessible(s, std::nullopt));
+  CHECK(j["step"] == 6);
+  CHECK(j["steps"] == 8);
+  CHECK(j["title"] == "Weights");
+  CHECK(j["note"].get<std::string>().find("<pad>") != std::string::npos);
+  const nlohmann::json& m = j["matrix"];
+  CHECK(m["symbol"] == "A");
+  CHECK(m["rows"] == 6);
+  CHECK(m["cols"] == 6);
+  CHECK(m["row_labels"][1] == "cat");
+  CHECK(m["col_labels"][3] == "<pad>");
+  // As the cells write them: row 1 ("the") spreads over the three real keys; padding is
+  // masked (valid length 3).
+  const attn::Matrix& a = s.head_trace(0, 0).weights[0];
+  CHECK(m["cells"][0][0] == ui::cell_number(a(0, 0)));
+  CHECK(m["cells"][0][3] == "0.00 masked");
+  CHECK(m["truncated"] == false);
+  CHECK(j["cell"].is_null());
+
+  // The arithmetic of one cell, and the texts in Chinese.
+  ui::api::set_language(s, "zh");
+  j = nlohmann::json::parse(
+      ui::api::accessible(s, ui::CellRef{ui::MatrixKind::kWeights, 0, 0, 2, 1}));
+  CHECK(j["lang"] == "zh");
+  CHECK(j["title"] == "权重");
+  CHECK(j["matrix"]["row_labels"][1] == "猫");
+  CHECK(j["matrix"]["cells"][0][3] == "0.00 已掩蔽");
+  CHECK(j["cell"]["row"] == 3);
+  CHECK(j["cell"]["col"] == 2);
+  CHECK(j["cell"]["lines"].size() >= 3);
+  ui::api::set_language(s, "en");
+}
+
+TEST_CASE("accessible: a large matrix is cut to its first rows and columns", "[app][api]") {
+  ui::AppState s;
+  std::string x = "[";
+  for (int i = 0; i < 100; ++i)
+    x += std::string(i ? "," : "") + "[" + std::to_string(i % 7) + ", 1]";
+  REQUIRE(ui::api::set_scenario(s, "{\"version\": 1, \"x\": " + x + "]}") == "");
+  s.recompute_if_needed();
+  ui::api::set_step(s, 2);
+  const nlohmann::json j = nlohmann::json::parse(ui::api::accessible(s, std::nullopt));
+  CHECK(j["matrix"]["rows"] == 100);
+  CHECK(j["matrix"]["cells"].size() == ui::api::kAccessibleRows);
+  CHECK(j["matrix"]["cells"][0].size() == ui::api::kAccessibleCols);
+  CHECK(j["matrix"]["truncated"] == true);
 }

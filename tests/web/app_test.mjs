@@ -1348,6 +1348,88 @@ async function checkFallbacks({ browser, url, pages }) {
   ok(`fallbacks: ${seen.join("; ")}`);
 }
 
+// axe-core finds no serious or critical problem on the playground (table view closed and
+// open) or the example course page; the page's language follows the UI's.
+async function checkAxe({ browser, url }) {
+  const axeSource = readFileSync(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url), "utf8");
+  // The page's CSP forbids injected scripts: this test's context bypasses it to run axe.
+  const context = await browser.newContext({ bypassCSP: true, viewport: VIEWPORT, reducedMotion: "reduce" });
+  const seen = [];
+  try {
+    const audit = async (page, what) => {
+      await page.evaluate(axeSource);
+      const violations = await page.evaluate(async () => (await window.axe.run(document, {
+        resultTypes: ["violations"] })).violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+        nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) })));
+      const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+      if (bad.length) fail(`${what}: ${bad.map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.nodes}`).join("; ")}`);
+      seen.push(`${what}: ${violations.length ? violations.map((v) => `${v.impact} ${v.id}`).join(", ") : "none"}`);
+    };
+    const page = await context.newPage();
+    await page.goto(`${url}?preset=padded_batch&step=6`);
+    await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
+    await waitForFrames(page);
+    await audit(page, "playground");
+    await page.evaluate(() => document.getElementById("table-toggle").click());
+    await audit(page, "table view");
+    await page.evaluate(() => window.attentionPlayground.setLanguage("zh"));
+    await waitForFrames(page);
+    const lang = await page.evaluate(() => document.documentElement.lang);
+    if (lang !== "zh-CN") fail(`in Chinese the page's lang is "${lang}"`);
+    await audit(page, "table view in Chinese");
+    const course = await context.newPage();
+    await course.goto(`${url}examples/course.html`);
+    await course.waitForFunction(() => document.querySelectorAll("iframe").length > 0, null, { timeout: TIMEOUT_MS });
+    await course.waitForTimeout(1500);
+    await audit(course, "course page");
+  } finally {
+    await context.close();
+  }
+  ok(`axe: no serious or critical violations (all found: ${seen.join("; ")})`);
+}
+
+// A lesson driven from the keyboard alone: → steps through it (each step announced in the
+// live region, the table view following), Tab leaves the canvas for the table view's button,
+// Enter opens it, Escape closes it and gives the canvas back.
+async function checkKeyboard({ page }) {
+  await page.evaluate(() => { window.attentionPlayground.loadPreset("padded_batch"); window.attentionPlayground.setStep(0); });
+  await waitForFrames(page);
+  await page.click("#canvas", { position: { x: 5, y: 5 } });
+  const heard = [];
+  for (let k = 2; k <= 8; ++k) {
+    await page.keyboard.press("ArrowRight");
+    await waitForFrames(page);
+    const said = await page.evaluate(() => document.getElementById("announce").textContent);
+    if (!said.startsWith(`Step ${k} of 8`)) fail(`after → to step ${k}, the live region says "${said}"`);
+    heard.push(said.split(".")[0]);
+  }
+  await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("ArrowLeft");
+  await waitForFrames(page);
+  await page.keyboard.press("Tab");
+  const focused = await page.evaluate(() => document.activeElement?.id);
+  if (focused !== "table-toggle") fail(`Tab from the canvas focused "${focused}", not the table view's button`);
+  await page.keyboard.press("Enter");
+  const table = await page.evaluate(() => {
+    const t = document.querySelector("#a11y table");
+    return { shown: document.getElementById("a11y").classList.contains("shown"),
+             caption: t?.querySelector("caption")?.textContent ?? "",
+             cols: [...(t?.querySelectorAll("thead th") ?? [])].map((th) => th.textContent),
+             rows: t?.querySelectorAll("tbody tr").length ?? 0,
+             focus: document.activeElement?.id };
+  });
+  if (!table.shown) fail("Enter on the table view's button did not open it");
+  if (!table.caption.startsWith("A: weights") || table.rows !== 6 || table.cols[1] !== "cat") {
+    fail(`the table view at step 6 shows ${JSON.stringify(table)}`);
+  }
+  await page.keyboard.press("Escape");
+  const after = await page.evaluate(() => ({ shown: document.getElementById("a11y").classList.contains("shown"),
+                                             focus: document.activeElement?.id }));
+  if (after.shown || after.focus !== "canvas") fail(`Escape left the table view ${JSON.stringify(after)}`);
+  ok(`keyboard: → through the lesson announces ${heard.join(" / ")}; Tab reaches the table view, ` +
+     `Enter opens it (${table.caption}, ${table.rows} rows), Escape gives the canvas back`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -1374,6 +1456,8 @@ const CHECKS = {
   motion: checkMotion,
   wire: checkWire,
   fallbacks: checkFallbacks,
+  axe: checkAxe,
+  keyboard: checkKeyboard,
   "labels-large": (args) => checkLabels(args, LARGE_SIZES),
 };
 
