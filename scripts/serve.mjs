@@ -29,7 +29,7 @@ const TYPES = {
   ".wasm": "application/wasm",
   ".data": "application/octet-stream",
   ".png": "image/png",
-  ".svg": "image/svg+xml",
+  ".svg": "image/svg+xml; charset=utf-8",
   ".ico": "image/x-icon",
   ".txt": "text/plain; charset=utf-8",
   ".ttf": "font/ttf",
@@ -119,6 +119,17 @@ const server = createServer((req, res) => {
       closeSync(fd);
       ({ fd, stat } = packed);
       headers["Content-Encoding"] = packed.encoding;
+    }
+    // Revalidation: an ETag from the size and time of what is sent, so that a cached copy
+    // (a service worker precaching what the page just loaded) costs a 304, not the bytes.
+    const etag = `"${stat.size.toString(36)}-${Math.floor(stat.mtimeMs).toString(36)}` +
+                 `${headers["Content-Encoding"] ? `-${headers["Content-Encoding"]}` : ""}"`;
+    headers.ETag = etag;
+    if (String(req.headers["if-none-match"] ?? "").split(",").map((t) => t.trim()).includes(etag)) {
+      closeSync(fd);
+      fd = -1;
+      res.writeHead(304, headers).end();
+      return;
     }
     headers["Content-Length"] = stat.size;
     res.writeHead(200, headers);

@@ -962,6 +962,12 @@
     }).observe(canvas);
     resolveReady(api);
     renderAccessible(false);
+    // Offline after this visit: the service worker (sw.js) keeps this build's files, the
+    // Chinese font included. Registered once the page runs, so that it revalidates what the
+    // page has just loaded instead of competing with it.
+    if ("serviceWorker" in navigator && window.isSecureContext && param("offline") !== "off") {
+      navigator.serviceWorker.register("sw.js").catch((e) => console.warn("no offline copy:", e.message));
+    }
     emit("ready", api);
     window.dispatchEvent(new CustomEvent("attentionplayground:ready", { detail: api }));
     if (window.parent !== window) {

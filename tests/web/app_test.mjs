@@ -14,6 +14,8 @@ import { compareJson, fail, ok, runChecks } from "./harness.mjs";
 import { decodePng } from "./png.mjs";
 
 const VIEWPORT = { width: 1400, height: 900 };
+// Playwright reports the service worker's requests only with this (checkWire counts them).
+process.env.PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS = "1";
 const TIMEOUT_MS = 30000; // for the page to load, or a frame to be drawn
 const TOLERANCE = 1e-5; // WASM SIMD vs native, relative to max(1, |reference|)
 
@@ -1280,43 +1282,46 @@ async function checkMotion({ browser, url, pages }) {
 }
 
 // Bytes on the wire: a first English load (nothing cached) transfers at most 1.5 MB, the
-// server sending the site's precompressed copies; switching to Chinese adds the font.
+// server sending the site's precompressed copies, the service worker's offline copy (the
+// Chinese font included) counted in.
 async function checkWire({ browser, url, pages }) {
-  const page = await browser.newPage({ viewport: VIEWPORT });
-  pages.push(page);
-  page.problems = [];
-  const requests = [];
-  page.on("requestfinished", (r) => requests.push(r));
-  await page.goto(url);
-  await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
-  await page.evaluate(() => window.attentionPlayground.ready);
-  await waitForFrames(page);
-  const total = async (list) => {
-    let bytes = 0;
-    const rows = [];
-    for (const r of list) {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  try {
+    const requests = [];
+    context.on("requestfinished", (r) => requests.push(r));  // the page's and the worker's
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
+    await page.evaluate(() => window.attentionPlayground.ready);
+    // Until the offline copy is complete.
+    await page.waitForFunction(async () => {
+      await navigator.serviceWorker.ready;
+      const keys = await caches.keys();
+      const key = keys.find((k) => k.startsWith("attention-playground-"));
+      return key && (await (await caches.open(key)).match(new URL("fonts/cjk.ttf", location.href).href)) !== undefined;
+    }, null, { timeout: TIMEOUT_MS, polling: 100 });
+    await waitForFrames(page);
+    let bytes = 0, pageBytes = 0;
+    const byFile = new Map();
+    for (const r of requests) {
       const sizes = await r.sizes();
-      const response = await r.response();
       const n = sizes.responseBodySize + sizes.responseHeadersSize;
       bytes += n;
-      rows.push(`${new URL(r.url()).pathname} ${(n / 1024).toFixed(0)} KiB` +
-                `${response?.headers()["content-encoding"] ? ` (${response.headers()["content-encoding"]})` : ""}`);
+      if (!r.serviceWorker()) pageBytes += n;
+      const path = new URL(r.url()).pathname;
+      byFile.set(path, (byFile.get(path) ?? 0) + n);
     }
-    return { bytes, rows };
-  };
-  const en = await total(requests);
-  const wasm = requests.find((r) => r.url().endsWith(".wasm"));
-  const wasmEncoding = (await wasm?.response())?.headers()["content-encoding"];
-  if (wasmEncoding !== "br") fail(`the .wasm came with Content-Encoding ${wasmEncoding}, expected br`);
-  if (en.bytes > 1.5e6) fail(`a first English load transferred ${(en.bytes / 1e6).toFixed(2)} MB (> 1.5): ${en.rows.join(", ")}`);
-  const before = requests.length;
-  const font = page.waitForResponse((r) => r.url().endsWith("/fonts/cjk.ttf"), { timeout: TIMEOUT_MS });
-  await page.evaluate(() => window.attentionPlayground.setLanguage("zh"));
-  await font;
-  await waitForFrames(page);
-  const zh = await total(requests.slice(before));
-  ok(`wire: a first English load transferred ${(en.bytes / 1e6).toFixed(2)} MB (${en.rows.join(", ")}); ` +
-     `中文 adds ${(zh.bytes / 1e6).toFixed(2)} MB (${zh.rows.join(", ")})`);
+    const wasm = requests.find((r) => r.url().endsWith(".wasm") && !r.serviceWorker());
+    const wasmEncoding = (await wasm?.response())?.headers()["content-encoding"];
+    if (wasmEncoding !== "br") fail(`the .wasm came with Content-Encoding ${wasmEncoding}, expected br`);
+    if (!requests.some((r) => r.serviceWorker())) fail("no request of the service worker was seen");
+    const rows = [...byFile].filter(([, n]) => n >= 1024).map(([p, n]) => `${p} ${(n / 1024).toFixed(0)} KiB`);
+    if (bytes > 1.5e6) fail(`a first English load transferred ${(bytes / 1e6).toFixed(2)} MB (> 1.5): ${rows.join(", ")}`);
+    ok(`wire: a first English load transferred ${(bytes / 1e6).toFixed(2)} MB, the offline copy and the ` +
+       `Chinese font included (the page itself ${(pageBytes / 1e6).toFixed(2)} MB): ${rows.join(", ")}`);
+  } finally {
+    await context.close();
+  }
 }
 
 // Without WebAssembly SIMD, or without WebGL 2, the page says what to do: the setting or
@@ -1430,6 +1435,51 @@ async function checkKeyboard({ page }) {
      `Enter opens it (${table.caption}, ${table.rows} rows), Escape gives the canvas back`);
 }
 
+// Offline after the first visit: the service worker has this build's files; offline, a
+// reload opens the playground, 中文 gets its font from the cache, and the API answers.
+async function checkOffline({ browser, url }) {
+  const context = await browser.newContext({ viewport: VIEWPORT, reducedMotion: "reduce" });
+  try {
+    const page = await context.newPage();
+    page.problems = [];
+    page.on("pageerror", (e) => page.problems.push(e.message));
+    await page.goto(`${url}?preset=padded_batch&step=6`);
+    await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
+    const cached = await page.evaluate(async () => {
+      const reg = await navigator.serviceWorker.ready;
+      const keys = await caches.keys();
+      const cache = await caches.open(keys.find((k) => k.startsWith("attention-playground-")));
+      return { scope: reg.scope, keys, files: (await cache.keys()).map((r) => new URL(r.url).pathname) };
+    });
+    for (const f of ["/index.html", "/app.js", "/attention-playground.wasm", "/fonts/cjk.ttf"]) {
+      if (!cached.files.includes(f)) fail(`the service worker's cache has no ${f}: ${cached.files}`);
+    }
+    await context.setOffline(true);
+    const fromWorker = [];
+    page.on("response", (r) => { if (r.fromServiceWorker()) fromWorker.push(new URL(r.url()).pathname); });
+    await page.reload();
+    await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
+    await page.evaluate(() => window.attentionPlayground.setLanguage("zh"));
+    await page.waitForFunction(() => window.attentionPlayground.getAccessible().title === "权重", null,
+                               { timeout: TIMEOUT_MS });
+    await waitForFrames(page);
+    if (!fromWorker.includes("/fonts/cjk.ttf")) fail(`offline, the Chinese font did not come from the cache (${fromWorker})`);
+    const trace = await page.evaluate(() => window.attentionPlayground.getTrace());
+    if (!trace?.heads?.length) fail(`offline, getTrace() answered ${JSON.stringify(trace).slice(0, 200)}`);
+    // Every label renders: the font has the glyphs of the lesson's Chinese (no blank boxes),
+    // so the top bar's title is drawn in more than a handful of colours.
+    const img = decodePng(await page.screenshot({ clip: { x: 0, y: 0, width: 400, height: 24 } }));
+    const colours = new Set();
+    for (let i = 0; i < img.pixels.length; i += 4) colours.add(img.pixels.slice(i, i + 3).join(","));
+    if (colours.size < 20) fail(`offline in Chinese the top bar has ${colours.size} colours: no text drawn?`);
+    if (page.problems.length) fail(`offline: ${page.problems.join("; ")}`);
+    ok(`offline: the service worker (scope ${cached.scope}) caches ${cached.files.length} files; offline, a ` +
+       `reload runs from it (${fromWorker.length} responses), 中文 gets its font from it, getTrace() answers`);
+  } finally {
+    await context.close();
+  }
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -1458,6 +1508,7 @@ const CHECKS = {
   fallbacks: checkFallbacks,
   axe: checkAxe,
   keyboard: checkKeyboard,
+  offline: checkOffline,
   "labels-large": (args) => checkLabels(args, LARGE_SIZES),
 };
 

@@ -790,7 +790,9 @@ async function checkExports({ browser, url, opts }) {
   if (csv.mime !== "text/csv" || !/\.csv$/.test(csv.filename)) fail(`export("weights", csv): ${csv.filename}, ${csv.mime}`);
   const rows = parseCsv(csv.data, "weights CSV");
   const ref = trace.heads[0].weights[1];
-  const qTokens = scenario.query_tokens[1], kTokens = (scenario.key_tokens ?? scenario.query_tokens)[1];
+  // Labels as on screen: in English, a token written {"en", "zh"} is its "en".
+  const shown = (list) => list.map((t) => (typeof t === "string" ? t : t.en));
+  const qTokens = shown(scenario.query_tokens[1]), kTokens = shown((scenario.key_tokens ?? scenario.query_tokens)[1]);
   if (rows.length !== ref.length + 1) fail(`weights CSV has ${rows.length} lines, expected ${ref.length + 1}`);
   if (!isDeepStrictEqual(rows[0], ["", ...kTokens])) fail(`weights CSV header is ${short(rows[0])}, expected "" + ${short(kTokens)}`);
   let cells = 0;
@@ -823,8 +825,8 @@ async function checkExports({ browser, url, opts }) {
   const scores = JSON.parse(js.data);
   const refScores = trace.heads[view.head].scores[view.batch];
   if (!isDeepStrictEqual(scores.values, refScores)) fail(`scores JSON values differ from getTrace(): ${short(scores.values)}`);
-  if (!isDeepStrictEqual(scores.rows, scenario.query_tokens[view.batch]) ||
-      !isDeepStrictEqual(scores.columns, (scenario.key_tokens ?? scenario.query_tokens)[view.batch])) {
+  if (!isDeepStrictEqual(scores.rows, shown(scenario.query_tokens[view.batch])) ||
+      !isDeepStrictEqual(scores.columns, shown((scenario.key_tokens ?? scenario.query_tokens)[view.batch]))) {
     fail(`scores JSON labels ${short(scores.rows)} / ${short(scores.columns)} are not the tokens`);
   }
   const tr = await ex("trace");

@@ -97,6 +97,21 @@ try {
     fail(`a .br older than its file was sent (${stale.headers["content-encoding"]})`);
   }
   ok(`serve: precompressed copies by Accept-Encoding: ${seen.join("; ")}; a stale .br is passed over`);
+
+  // Revalidation: the ETag of what was sent gives a 304 without the bytes.
+  const first = await getBytes(url, "/big.js", "gzip");
+  const etag = first.headers.etag;
+  if (!etag) fail("no ETag on /big.js");
+  const again = await new Promise((resolve, reject) => {
+    const req = request(new URL("/big.js", url), { headers: { "Accept-Encoding": "gzip", "If-None-Match": etag } },
+                        (res) => { res.resume(); res.on("end", () => resolve(res)); });
+    req.on("error", reject);
+    req.end();
+  });
+  if (again.statusCode !== 304) fail(`If-None-Match ${etag} gave ${again.statusCode}, expected 304`);
+  const other = await getBytes(url, "/big.js", null);
+  if (other.headers.etag === etag) fail("the identity and gzip bodies share one ETag");
+  ok(`serve: If-None-Match with the ETag (${etag}) gives 304; each encoding has its own ETag`);
 } catch (e) {
   console.error(e instanceof CheckFailure ? `FAIL: ${e.message}` : `FAIL: ${e.stack ?? e}`);
   status = 1;

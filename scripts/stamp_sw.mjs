@@ -1,0 +1,39 @@
+// Writes the build's id (a hash of the site's files) and the list of files to precache into
+// DIR/sw.js, so that each build has its own cache and a new build replaces the old one.
+//
+//   node scripts/stamp_sw.mjs DIR
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+
+const dir = process.argv[2];
+if (!dir) {
+  console.error("usage: stamp_sw.mjs DIR");
+  process.exit(2);
+}
+const files = [];
+(function walk(d) {
+  for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(d, entry.name);
+    if (entry.isDirectory()) walk(path);
+    else if (entry.isFile() && !/\.(br|gz)$/.test(entry.name) && entry.name !== "sw.js") files.push(path);
+  }
+})(dir);
+const hash = createHash("sha256");
+for (const f of files) {
+  hash.update(relative(dir, f));
+  hash.update(readFileSync(f));
+}
+const build = hash.digest("hex").slice(0, 16);
+const urls = files.map((f) => relative(dir, f).split(sep).join("/"));
+const swPath = join(dir, "sw.js");
+let sw = readFileSync(swPath, "utf8");
+const before = sw;
+sw = sw.replace(/^const BUILD = .*;$/m, `const BUILD = ${JSON.stringify(build)};`)
+       .replace(/^const FILES = .*;$/m, `const FILES = ${JSON.stringify(urls)};`);
+if (sw === before) {
+  console.error("stamp_sw.mjs: sw.js has no BUILD and FILES lines to fill in");
+  process.exit(1);
+}
+writeFileSync(swPath, sw);
+console.log(`service worker: build ${build}, ${urls.length} files to precache`);
