@@ -985,7 +985,7 @@
   const a11yBody = document.getElementById("a11y-body");
   const announcer = document.getElementById("announce");
   const tableToggle = document.getElementById("table-toggle");
-  let lastAnnounced = "";
+  let lastAnnounced = "", lastLesson = "";
 
   function element(tag, props = {}, ...children) {
     const e = document.createElement(tag);
@@ -1006,6 +1006,21 @@
     document.getElementById("a11y-close").textContent = d.texts.close;
     tableToggle.textContent = d.texts.table_view;
     const parts = [];
+    if (d.lesson_place) {
+      // The lesson's place on the path, and buttons to the one before and after.
+      const nav = element("p", { className: "lessons" }, d.lesson_place);
+      for (const [name, label] of [[d.previous, d.texts.previous], [d.next, d.texts.next]]) {
+        if (!name) continue;
+        const b = element("button", { type: "button", "data-lesson": name }, label);
+        b.addEventListener("click", () => {
+          api.loadPreset(name);
+          renderAccessible(true);
+          a11y.focus();
+        });
+        nav.append(" ", b);
+      }
+      parts.push(nav);
+    }
     if (d.formula) parts.push(element("p", { className: "formula" }, d.formula));
     if (d.explanation) parts.push(element("p", {}, d.explanation));
     if (d.note) parts.push(element("p", { className: "note" }, d.note));
@@ -1032,9 +1047,12 @@
       }
     }
     a11yBody.replaceChildren(...parts);
-    const line = `${d.heading}. ${d.explanation}`;
+    // Each step change is announced, with the lesson when that changed too.
+    const lesson = d.lesson !== lastLesson && d.lesson_place ? `${d.lesson_place}: ${d.lesson}. ` : "";
+    const line = `${lesson}${d.heading}. ${d.explanation}`;
     if (announce && line !== lastAnnounced) announcer.textContent = line;
     lastAnnounced = line;
+    lastLesson = d.lesson;
   }
 
   function showTableView(show) {
@@ -1052,16 +1070,42 @@
   tableToggle?.addEventListener("click", () => showTableView(!a11y.classList.contains("shown")));
   // Emscripten's GLFW keeps Tab for the canvas (it prevents its default), so a keyboard could
   // never leave it: Tab on the canvas goes to the "Table view" button, before GLFW sees it.
-  window.addEventListener("keydown", (e) => {
-    if (e.key !== "Tab" || document.activeElement !== canvas || e.ctrlKey || e.altKey || e.metaKey) return;
-    e.preventDefault();
-    e.stopImmediatePropagation();
-    tableToggle.focus();
-  }, true);
+  // Keys typed in the page's own elements (the table view, its button) are theirs: GLFW, which
+  // listens on the window, never sees them (it would take Tab and step the pipeline on ←/→).
+  //
+  // GLFW listens in the capture phase on the window, before any element: so keys in the page's
+  // own elements are stopped there too, and what GLFW's preventDefault would have broken is
+  // done here: Tab moves between them, Escape closes the table view. (Enter and Space still
+  // press the focused button: stopping an event does not cancel its default action.)
+  const ownFocusable = () => [tableToggle, ...a11y.querySelectorAll("button")]
+    .filter((b) => b.tabIndex >= 0 && (b === tableToggle || a11y.classList.contains("shown")));
+  for (const type of ["keydown", "keyup", "keypress"]) {
+    window.addEventListener(type, (e) => {
+      const here = document.activeElement;
+      const onCanvas = here === canvas;
+      const own = here === tableToggle || a11y.contains(here);
+      if (!onCanvas && !own) return;
+      if (type !== "keydown" || e.key !== "Tab" || e.ctrlKey || e.altKey || e.metaKey) {
+        if (own) {
+          e.stopImmediatePropagation();
+          if (type === "keydown" && e.key === "Escape" && a11y.classList.contains("shown")) showTableView(false);
+        }
+        return;
+      }
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      const list = ownFocusable();
+      if (onCanvas) {
+        tableToggle.focus();
+        return;
+      }
+      const i = list.indexOf(here);
+      const next = i < 0 ? 0 : i + (e.shiftKey ? -1 : 1);
+      if (next < 0 || next >= list.length) canvas.focus();
+      else list[next].focus();
+    }, true);
+  }
   document.getElementById("a11y-close")?.addEventListener("click", () => showTableView(false));
-  a11y?.addEventListener("keydown", (e) => {
-    if (e.key === "Escape") showTableView(false);
-  });
 
   function onAppEvent(name) {
     if (!ready) return;

@@ -271,6 +271,17 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   const std::string lang = language_code();
   j["lang"] = lang;
   j["lesson"] = s.scenario.title.in(lang);
+  // The lesson's place on the path (0-based; -1 when the scenario is not a lesson's) and the
+  // names of the ones before and after ("" at the ends).
+  const int count = static_cast<int>(s.presets.size());
+  const int at = s.preset >= 0 && s.preset < count ? s.preset : -1;
+  j["lesson_index"] = at;
+  j["lesson_count"] = count;
+  j["previous"] = at > 0 ? s.presets[at - 1].name : "";
+  j["next"] = at >= 0 && at + 1 < count ? s.presets[at + 1].name : "";
+  char where[64];
+  std::snprintf(where, sizeof where, T("Lesson %d of %d"), at + 1, count);
+  j["lesson_place"] = at >= 0 ? where : "";
   j["step"] = static_cast<int>(s.step) + 1;
   j["steps"] = kStepCount;
   j["title"] = T(step_name(s.step));
@@ -281,6 +292,8 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   j["texts"] = {{"table_view", T("Table view")},
                 {"close", T("Close")},
                 {"head", T("head")},
+                {"previous", T("Previous lesson")},
+                {"next", T("Next lesson")},
                 {"rows_cols", T("rows: %s, columns: %s")},
                 {"truncated", T("The first %d of %d rows and %d of %d columns.")}};
   j["formula"] = s.trace.heads.empty() ? "" : step_formula(s.step, s.problem);

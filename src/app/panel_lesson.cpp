@@ -12,6 +12,23 @@ void draw_lesson(AppState& s) {
   const std::string& title = s.scenario.title.in(language_code());
   const std::string& text = s.scenario.description.in(language_code());
   if (title.empty() && text.empty()) return;
+  // Where this lesson is on the path, and the way to the one before and after (not when the
+  // embedding page chooses the lessons: hide=preset).
+  const int count = static_cast<int>(s.presets.size());
+  if (s.preset >= 0 && s.preset < count && !s.control_hidden("preset")) {
+    char where[64];
+    std::snprintf(where, sizeof where, T("Lesson %d of %d"), s.preset + 1, count);
+    ImGui::TextDisabled("%s", where);
+    ImGui::SameLine();
+    const int here = s.preset;
+    ImGui::BeginDisabled(here == 0);
+    if (ImGui::SmallButton(T("\xe2\x97\x80 Previous"))) s.load_preset(here - 1);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(here + 1 >= count);
+    if (ImGui::SmallButton(T("Next \xe2\x96\xb6"))) s.load_preset(here + 1);
+    ImGui::EndDisabled();
+  }
   if (g_fonts.title) ImGui::PushFont(g_fonts.title);
   text_wrapped(title);
   if (g_fonts.title) ImGui::PopFont();

@@ -1408,9 +1408,10 @@ async function checkKeyboard({ page }) {
     if (!said.startsWith(`Step ${k} of 8`)) fail(`after → to step ${k}, the live region says "${said}"`);
     heard.push(said.split(".")[0]);
   }
-  await page.keyboard.press("ArrowLeft");
-  await page.keyboard.press("ArrowLeft");
-  await waitForFrames(page);
+  for (let k = 0; k < 2; ++k) {
+    await page.keyboard.press("ArrowLeft");
+    await waitForFrames(page);
+  }
   await page.keyboard.press("Tab");
   const focused = await page.evaluate(() => document.activeElement?.id);
   if (focused !== "table-toggle") fail(`Tab from the canvas focused "${focused}", not the table view's button`);
@@ -1427,12 +1428,31 @@ async function checkKeyboard({ page }) {
   if (!table.caption.startsWith("A: weights") || table.rows !== 6 || table.cols[1] !== "cat") {
     fail(`the table view at step 6 shows ${JSON.stringify(table)}`);
   }
+  // On to the next lesson from the table view: Tab to its button, Enter.
+  const lessons = await page.evaluate(() => window.attentionPlayground.presets().map((p) => p.name));
+  const here = lessons.indexOf("padded_batch");
+  let reached = "";
+  for (let k = 0; k < 6 && reached !== "next"; ++k) {
+    await page.keyboard.press("Tab");
+    reached = await page.evaluate(() => (document.activeElement?.dataset?.lesson ? "next" : document.activeElement?.id));
+    const name = await page.evaluate(() => document.activeElement?.dataset?.lesson ?? "");
+    if (name && name !== lessons[here + 1]) reached = "";  // the Previous button: go on
+  }
+  if (reached !== "next") fail("Tab never reached the table view's Next lesson button");
+  await page.keyboard.press("Enter");
+  await waitForFrames(page);
+  const moved = await page.evaluate(() => ({ lesson: window.attentionPlayground.getView().lesson,
+                                             said: document.getElementById("announce").textContent }));
+  if (moved.lesson !== lessons[here + 1]) fail(`Next lesson loaded "${moved.lesson}", expected "${lessons[here + 1]}"`);
+  if (!moved.said.startsWith(`Lesson ${here + 2} of ${lessons.length}`)) fail(`after Next lesson the live region says "${moved.said}"`);
+  await page.evaluate(() => document.getElementById("a11y").focus());
   await page.keyboard.press("Escape");
   const after = await page.evaluate(() => ({ shown: document.getElementById("a11y").classList.contains("shown"),
                                              focus: document.activeElement?.id }));
   if (after.shown || after.focus !== "canvas") fail(`Escape left the table view ${JSON.stringify(after)}`);
   ok(`keyboard: → through the lesson announces ${heard.join(" / ")}; Tab reaches the table view, ` +
-     `Enter opens it (${table.caption}, ${table.rows} rows), Escape gives the canvas back`);
+     `Enter opens it (${table.caption}, ${table.rows} rows), its Next lesson button loads ` +
+     `${lessons[here + 1]} ("${moved.said.split(".")[0]}"), Escape gives the canvas back`);
 }
 
 // Offline after the first visit: the service worker has this build's files; offline, a
