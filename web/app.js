@@ -830,9 +830,15 @@
     lastHeight = height;
     window.parent.postMessage({ type: `${MESSAGE_PREFIX}height`, height }, notifyOrigin);
   }
+  // The height at which nothing scrolls and the matrices get the cells the frame's width
+  // allows (as the app measured it in its last frame), within what a page would show.
   function preferredHeight() {
-    const view = getJson("ap_get_view");
-    return view.embed ? 680 : 800;
+    const h = getJson("ap_stats").preferred_height;
+    return Number.isFinite(h) && h > 0 ? Math.min(Math.max(h, 320), 1400) : 680;
+  }
+  // After a change, the next frames lay it out: report then.
+  function reportHeightSoon() {
+    requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(reportHeight)));
   }
 
   // ---------------------------------------------------------------------------------------
@@ -958,7 +964,7 @@
     });
     new ResizeObserver(() => {
       call("ap_wake", null, [], []);
-      reportHeight();
+      reportHeightSoon();
     }).observe(canvas);
     resolveReady(api);
     renderAccessible(false);
@@ -973,7 +979,7 @@
     if (window.parent !== window) {
       window.parent.postMessage({ type: `${MESSAGE_PREFIX}ready` }, notifyOrigin);
     }
-    reportHeight();
+    reportHeightSoon();
   }
 
   // ---------------------------------------------------------------------------------------
@@ -1132,7 +1138,7 @@
       if (name === "step" || name === "head" || name === "view") detail = getJson("ap_get_view");
       emit(name, detail);
       scheduleLinkUpdate();
-      if (name === "view") reportHeight();
+      reportHeightSoon();
     }
   }
 

@@ -232,6 +232,16 @@ void App::frame() {
   } else if (!tabs) {
     draw_pipeline(state, heatmaps);
   }
+  {
+    // What this panel needs: more when a matrix is squeezed by the height, less when space
+    // is left below the content, plus whatever already scrolls.
+    const float unused = std::max(0.0f, ImGui::GetWindowHeight() - ImGui::GetCursorPosY() -
+                                            ImGui::GetStyle().WindowPadding.y);
+    const float deficit = heatmaps.height_deficit();
+    state.center_scroll_max = ImGui::GetScrollMaxY();
+    state.preferred_height =
+        vp->WorkSize.y + state.center_scroll_max + (deficit > 1.0f ? deficit : -unused);
+  }
   ImGui::EndChild();
 
   if (show_details) {

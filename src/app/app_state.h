@@ -139,9 +139,14 @@ struct AppState {
   std::optional<CellRef> prev_hover;  // last frame's, for highlights drawn before the hover
   float hover_cell[4] = {};           // the hovered cell's screen rectangle: x0, y0, x1, y1
   float tooltip_rect[4] = {};         // the cell's arithmetic beside it (narrow screens), or 0s
-  std::string notice;                 // a message shown once (e.g. a broken link)
-  std::string toast;                  // a short confirmation ("Copied"), fades by itself
-  double toast_seconds = 0.0;         // how long the toast still shows
+  // The height the window would need for nothing to scroll and the matrices to get the cells
+  // their width allows (an embedding page sizes its iframe from it), and the centre panel's
+  // scroll range this frame (0: it all fits).
+  float preferred_height = 0.0f;
+  float center_scroll_max = 0.0f;
+  std::string notice;          // a message shown once (e.g. a broken link)
+  std::string toast;           // a short confirmation ("Copied"), fades by itself
+  double toast_seconds = 0.0;  // how long the toast still shows
 
   Lang lang = Lang::kEn;  // the UI's language; T() follows it (set_language)
 

@@ -190,6 +190,11 @@ Heatmaps::Layout Heatmaps::layout(const HeatmapSpec& spec) {
   l.g0 = ImVec2(l.origin.x + l.row_label_w, l.origin.y + l.col_label_h);
   l.g1 = ImVec2(l.g0.x + l.vis_cols * l.cw, l.g0.y + l.vis_rows * l.ch);
   l.zoomable = l.cols > l.vis_cols + 0.01f || l.rows > l.vis_rows + 0.01f || l.view->zoom != 1.0f;
+  // The cells the width alone would give (up to the largest), against those drawn.
+  if (l.rows <= 64) {
+    const float by_width = std::min(grid_w_avail / l.cols, spec.max_cell_px);
+    height_deficit_ = std::max(height_deficit_, l.rows * (by_width - l.fit));
+  }
   value_range(spec, &l.lo, &l.hi);
   l.legend_right = l.g1.x;
   return l;

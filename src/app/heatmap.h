@@ -86,7 +86,14 @@ class Heatmaps {
  public:
   HeatmapRenderer renderer;
 
-  void begin_frame() { renderer.begin_frame(); }
+  void begin_frame() {
+    renderer.begin_frame();
+    height_deficit_ = 0.0f;
+  }
+  // How much taller than they were given the heatmaps drawn this frame would like to be: the
+  // largest shortfall of a grid whose cells the height, not the width, kept small (for the
+  // height an embedding page should give the frame).
+  float height_deficit() const { return height_deficit_; }
   // Draws one heatmap widget at the cursor and returns what the user did with it.
   HeatmapResult draw(const HeatmapSpec& spec);
   const std::map<std::string, GridInfo>& last_grids() const { return grids_; }
@@ -119,6 +126,7 @@ class Heatmaps {
   void box(ImVec2 p0, ImVec2 p1, const std::string& text);
 
   std::vector<GridInfo::Box> boxes_;  // the widget being drawn's, moved to its GridInfo
+  float height_deficit_ = 0.0f;
   std::map<std::string, View> views_;
   std::map<std::string, GridInfo> grids_;  // by HeatmapSpec::id
   // The cell being dragged, and the one being typed into.

@@ -356,6 +356,8 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   j["warning"] = s.overflow ? ui::overflow_text(*s.overflow, s.problem) : "";
   j["notice"] = s.notice;  // the message box on screen, "" when none
   j["lean"] = s.lean;
+  j["preferred_height"] = s.preferred_height;    // CSS pixels (the height message)
+  j["center_scroll_max"] = s.center_scroll_max;  // 0: the centre panel does not scroll
   // The step change being animated: {from, to, t} (0-based steps, t eased 0…1), or null.
   if (s.transition.active)
     j["transition"] = {{"from", static_cast<int>(s.transition.from)},

@@ -554,6 +554,36 @@ async function checkCourse({ browser, url }) {
   }
   ok(`course: iframe heights set from the height messages: #padding ${heights.styles.padding}, ` +
      `#heads ${heights.styles.heads}`);
+
+  // The height fits the content at the frame's width: once the frames have their height,
+  // nothing scrolls inside them, and a narrower page gives them another height.
+  const settled = async (what) => {
+    let last = "";
+    for (let k = 0; k < 40; ++k) {  // until the heights stop changing
+      await page.waitForTimeout(250);
+      const now = await page.evaluate(() => [...document.querySelectorAll("iframe")].map((f) => f.style.height).join(","));
+      if (now === last) break;
+      last = now;
+    }
+    const out = {};
+    for (const f of page.frames().filter((f) => f !== page.mainFrame())) {
+      const id = await f.frameElement().then((e) => e.getAttribute("id"));
+      const st = await f.evaluate(() => window.attentionPlayground?.stats?.());
+      if (!id || !st) continue;
+      const height = await page.evaluate((i) => document.getElementById(i).style.height, id);
+      if (st.center_scroll_max > 2) fail(`${what}: #${id} (${height}) still scrolls ${st.center_scroll_max.toFixed(0)} px inside`);
+      out[id] = height;
+    }
+    return out;
+  };
+  const wide = await settled("at 1400 px");
+  await page.setViewportSize({ width: 820, height: 900 });
+  const narrow = await settled("at 820 px");
+  if (JSON.stringify(wide) === JSON.stringify(narrow)) {
+    fail(`the frames keep one height at 1400 and 820 px wide: ${JSON.stringify(wide)}`);
+  }
+  ok(`course: the frames' heights fit their content with no inner scrolling: at 1400 px ` +
+     `${JSON.stringify(wide)}, at 820 px ${JSON.stringify(narrow)}`);
   checkNoProblems(page, "course.html");
   await page.close();
 }
