@@ -992,6 +992,7 @@
   const announcer = document.getElementById("announce");
   const tableToggle = document.getElementById("table-toggle");
   let lastAnnounced = "", lastLesson = "";
+  let moveCellCursor = () => {};  // the table view's arrow keys (renderAccessible sets it)
 
   function element(tag, props = {}, ...children) {
     const e = document.createElement(tag);
@@ -1045,8 +1046,39 @@
         }
         body.append(tr);
       });
+      // A cell cursor: the arrow keys move it, and the arithmetic of the cell it is on is
+      // read out below the table (aria-live).
+      const cells = [...body.querySelectorAll("td")];
+      const cols = m.cells[0]?.length ?? 0;
+      cells.forEach((td, k) => {
+        td.tabIndex = k === 0 ? 0 : -1;
+        td.dataset.row = String(Math.floor(k / cols));
+        td.dataset.col = String(k % cols);
+      });
+      body.addEventListener("focusin", (e) => {
+        const td = e.target.closest("td");
+        if (!td) return;
+        for (const c of cells) c.tabIndex = c === td ? 0 : -1;
+        const info = JSON.parse(call("ap_accessible_cell", "string", ["number", "number"],
+                                     [Number(td.dataset.row), Number(td.dataset.col)]));
+        const out = document.getElementById("a11y-cell");
+        if (out && info.cell) {
+          out.textContent = `${info.cell.name} [${info.cell.row}, ${info.cell.col}]: ${td.textContent}. ` +
+                            info.cell.lines.join(". ");
+        }
+      });
+      moveCellCursor = (e) => {
+        const td = document.activeElement?.closest?.("td");
+        if (!td || !body.contains(td)) return;
+        const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols }[e.key];
+        if (step === undefined) return;
+        e.preventDefault();
+        const next = cells[cells.indexOf(td) + step];
+        if (next) next.focus();
+      };
       parts.push(element("table", {}, element("caption", {}, caption.join(" · ")),
                          element("thead", {}, head), body));
+      parts.push(element("p", { id: "a11y-cell", className: "cell", "aria-live": "polite" }));
       if (m.truncated) {
         parts.push(element("p", {}, d.texts.truncated.replace("%d", m.cells.length).replace("%d", m.rows)
           .replace("%d", m.col_labels.length).replace("%d", m.cols)));
@@ -1083,7 +1115,7 @@
   // own elements are stopped there too, and what GLFW's preventDefault would have broken is
   // done here: Tab moves between them, Escape closes the table view. (Enter and Space still
   // press the focused button: stopping an event does not cancel its default action.)
-  const ownFocusable = () => [tableToggle, ...a11y.querySelectorAll("button")]
+  const ownFocusable = () => [tableToggle, ...a11y.querySelectorAll("button, td[tabindex='0']")]
     .filter((b) => b.tabIndex >= 0 && (b === tableToggle || a11y.classList.contains("shown")));
   for (const type of ["keydown", "keyup", "keypress"]) {
     window.addEventListener(type, (e) => {
@@ -1095,6 +1127,7 @@
         if (own) {
           e.stopImmediatePropagation();
           if (type === "keydown" && e.key === "Escape" && a11y.classList.contains("shown")) showTableView(false);
+          else if (type === "keydown") moveCellCursor(e);
         }
         return;
       }

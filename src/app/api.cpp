@@ -345,12 +345,21 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                    {"cells", std::move(cells)},
                    {"truncated", rows > shown_rows || cols > shown_cols}};
   }
-  if (cell) {
-    const int h = std::min(cell->head, static_cast<int>(s.trace.heads.size()) - 1);
+  // A cell outside its matrix (a stale cursor) has no arithmetic.
+  const attn::Matrix* of_cell =
+      cell ? matrix_of(s, cell->kind,
+                       std::clamp(cell->head, 0, static_cast<int>(s.trace.heads.size()) - 1),
+                       std::clamp(cell->batch, 0, static_cast<int>(s.trace.queries.size()) - 1))
+           : nullptr;
+  if (cell && of_cell && cell->row >= 0 && cell->col >= 0 && cell->row < of_cell->rows() &&
+      cell->col < of_cell->cols() && cell->batch >= 0 &&
+      cell->batch < static_cast<int>(s.trace.queries.size())) {
+    const int h = std::clamp(cell->head, 0, static_cast<int>(s.trace.heads.size()) - 1);
     j["cell"] = {{"row", cell->row + 1},
                  {"col", cell->col + 1},
                  {"name", T(matrix_info(cell->kind).title)},
-                 {"lines", explain_cell(*cell, s.problem, s.trace, s.head_trace(h, cell->batch))}};
+                 {"lines", explain_cell(CellRef{cell->kind, h, cell->batch, cell->row, cell->col},
+                                        s.problem, s.trace, s.head_trace(h, cell->batch))}};
   }
   return j.dump();
 }

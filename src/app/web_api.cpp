@@ -175,6 +175,16 @@ EMSCRIPTEN_KEEPALIVE const char* ap_accessible() {
   return out.c_str();
 }
 
+// The same, with the arithmetic of cell (row, col) of the step's matrix (the table view's
+// cell cursor).
+EMSCRIPTEN_KEEPALIVE const char* ap_accessible_cell(int row, int col) {
+  static std::string out;
+  ui::AppState& s = g_runtime.app.state;
+  const int head = std::max(0, s.head), batch = std::max(0, s.batch);
+  out = ui::api::accessible(s, ui::CellRef{ui::step_matrix(s.step), head, batch, row, col});
+  return out.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE int ap_set_step(int step) {
   ui::request_wake();
   return ui::api::set_step(g_runtime.app.state, step);

@@ -106,6 +106,12 @@ TEST_CASE("accessible: the step's title, texts and matrix as text, in the UI's l
   CHECK(j["cell"]["row"] == 3);
   CHECK(j["cell"]["col"] == 2);
   CHECK(j["cell"]["lines"].size() >= 3);
+  // A cell outside the matrix has no arithmetic (and nothing breaks).
+  for (const auto& [row, col] : std::vector<std::pair<int, int>>{{6, 0}, {0, 6}, {-1, 2}}) {
+    j = nlohmann::json::parse(
+        ui::api::accessible(s, ui::CellRef{ui::MatrixKind::kWeights, 0, 0, row, col}));
+    CHECK(j["cell"].is_null());
+  }
   ui::api::set_language(s, "en");
 }
 

@@ -1428,6 +1428,21 @@ async function checkKeyboard({ page }) {
   if (!table.caption.startsWith("A: weights") || table.rows !== 6 || table.cols[1] !== "cat") {
     fail(`the table view at step 6 shows ${JSON.stringify(table)}`);
   }
+  // The cell cursor: Tab to the table's cell, → and ↓, and its arithmetic is read out.
+  let onCell = false;
+  for (let k = 0; k < 6 && !onCell; ++k) {
+    await page.keyboard.press("Tab");
+    onCell = await page.evaluate(() => document.activeElement?.tagName === "TD");
+  }
+  if (!onCell) fail("Tab never reached the table's cells");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowDown");
+  const cellSaid = await page.evaluate(() => ({ text: document.getElementById("a11y-cell")?.textContent ?? "",
+                                                at: [document.activeElement?.dataset?.row, document.activeElement?.dataset?.col] }));
+  if (!cellSaid.text.startsWith("weights [2, 2]") || !/softmax/.test(cellSaid.text)) {
+    fail(`after → ↓ in the table the cell region says "${cellSaid.text}" (focus at ${cellSaid.at})`);
+  }
+  await page.evaluate(() => document.getElementById("a11y").focus());
   // On to the next lesson from the table view: Tab to its button, Enter.
   const lessons = await page.evaluate(() => window.attentionPlayground.presets().map((p) => p.name));
   const here = lessons.indexOf("padded_batch");
@@ -1451,7 +1466,8 @@ async function checkKeyboard({ page }) {
                                              focus: document.activeElement?.id }));
   if (after.shown || after.focus !== "canvas") fail(`Escape left the table view ${JSON.stringify(after)}`);
   ok(`keyboard: → through the lesson announces ${heard.join(" / ")}; Tab reaches the table view, ` +
-     `Enter opens it (${table.caption}, ${table.rows} rows), its Next lesson button loads ` +
+     `Enter opens it (${table.caption}, ${table.rows} rows), its cell cursor reads "${cellSaid.text.slice(0, 60)}…", ` +
+     `its Next lesson button loads ` +
      `${lessons[here + 1]} ("${moved.said.split(".")[0]}"), Escape gives the canvas back`);
 }
 
