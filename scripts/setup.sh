@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the project builds and tests with, idempotently, as root on Debian 12.
 # Debian packages via apt, Dear ImGui 1.86 from Debian's source package into .cache/,
-# and the npm dev dependencies (playwright-core) from package-lock.json.
+# and the npm dev dependencies (playwright-core, puppeteer-core, axe-core) from
+# package-lock.json.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="$root/.cache"
@@ -10,7 +11,7 @@ packages=(
   build-essential cmake ninja-build git ca-certificates xz-utils
   emscripten
   libeigen3-dev libglfw3-dev catch2 libsimde-dev nlohmann-json3-dev
-  libgl-dev chromium xvfb xauth libgl1-mesa-dri libglx-mesa0 python3-numpy
+  libgl-dev chromium firefox-esr xvfb xauth libgl1-mesa-dri libglx-mesa0 python3-numpy
   python3-fonttools fonts-dejavu-core fonts-wqy-microhei
   clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizers' runtimes for the fuzz preset
 )
@@ -57,10 +58,11 @@ SRC
   fi
 fi
 
-# npm dev dependencies (playwright-core drives Debian's chromium; it never downloads a browser).
+# npm dev dependencies (playwright-core drives Debian's chromium, puppeteer-core its
+# firefox-esr; neither downloads a browser).
 if [ -f "$root/package-lock.json" ]; then
   if [ ! -d "$root/node_modules/playwright-core" ] || [ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ]; then
-    (cd "$root" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+    (cd "$root" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund)
   fi
 fi
 echo "setup: ok"

@@ -1,0 +1,127 @@
+// The playground in Firefox (Debian's firefox-esr, driven over WebDriver BiDi by npm's
+// puppeteer-core): it loads and draws, every preset's trace equals the native CLI's, and the
+// course page's postMessage calls are answered. Firefox needs an X display for WebGL 2: run
+// under xvfb-run (tests/web/CMakeLists.txt does).
+//
+//   node tests/web/firefox_test.mjs --site DIR --cli attention-cli --presets DIR
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { basename, join } from "node:path";
+import puppeteer from "puppeteer-core";
+import { CheckFailure, compareJson, fail, ok, startSiteServer } from "./harness.mjs";
+import { decodePng } from "./png.mjs";
+
+const args = process.argv.slice(2);
+const option = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const site = option("--site"), cli = option("--cli"), presets = option("--presets");
+const FIREFOX = process.env.AP_FIREFOX ?? "/usr/bin/firefox-esr";
+const READY_MS = 90000;
+
+let server = null, parentServer = null, browser = null, status = 0;
+const watchdog = setTimeout(() => {
+  console.error("FAIL: firefox: no result within 6 minutes");
+  process.exit(1);
+}, 360000);
+try {
+  if (!existsSync(FIREFOX)) fail(`no Firefox at ${FIREFOX} (scripts/setup.sh installs firefox-esr)`);
+  if (!cli || !existsSync(cli)) fail(`the native attention-cli is missing (${cli})`);
+  server = await startSiteServer(site);
+  browser = await puppeteer.launch({
+    browser: "firefox", executablePath: FIREFOX, headless: true,
+    extraPrefsFirefox: { "devtools.console.stdout.content": true },
+    args: ["--width=1280", "--height=800"],
+  });
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+
+  // Loads and draws.
+  const t0 = Date.now();
+  await page.goto(`${server.url}?preset=padded_batch&step=6`);
+  await page.waitForFunction(() => window.attentionPlayground?.isReady === true, { timeout: READY_MS, polling: 200 });
+  await new Promise((r) => setTimeout(r, 1500));
+  const img = decodePng(await page.screenshot());
+  const colours = new Set();
+  for (let i = 0; i < img.pixels.length; i += 16) colours.add(img.pixels.slice(i, i + 3).join(","));
+  if (colours.size < 200) fail(`firefox: the page drew ${colours.size} colours: blank?`);
+  const version = await browser.version();
+  ok(`firefox: ${version} runs the playground (ready in ${Date.now() - t0} ms, ${colours.size} colours drawn)`);
+
+  // Every preset's trace equals the native CLI's.
+  const files = readdirSync(presets).filter((f) => f.endsWith(".json")).sort();
+  let worst = 0;
+  for (const f of files) {
+    const scenario = JSON.parse(readFileSync(join(presets, f), "utf8"));
+    const trace = await page.evaluate((s) => {
+      const r = window.attentionPlayground.setScenario(s);
+      return r.ok ? window.attentionPlayground.getTrace() : { error: r.error };
+    }, scenario);
+    if (trace.error) fail(`firefox: setScenario(${f}): ${trace.error}`);
+    const ref = JSON.parse(execFileSync(cli, ["eval", join(presets, f)], { encoding: "utf8", maxBuffer: 1 << 28 }));
+    const cmp = compareJson(trace, ref, { tolerance: 1e-5, path: "trace", refName: "the CLI" });
+    if (cmp.problem) fail(`firefox: ${basename(f, ".json")}: ${cmp.problem}`);
+    worst = Math.max(worst, cmp.worst);
+  }
+  ok(`firefox: the traces of ${files.length} presets equal the native CLI's (largest relative difference ${worst.toExponential(2)})`);
+
+  // The course page: its playgrounds answer postMessage calls.
+  await page.goto(`${server.url}examples/course.html`);
+  await page.waitForSelector("iframe", { timeout: READY_MS });
+  const answer = await page.evaluate(async (timeout) => {
+    const frame = document.querySelector("iframe");
+    const t = Date.now();
+    // The course page may have seen "ready" already: ask until a reply comes.
+    const reply = new Promise((resolve) => {
+      addEventListener("message", (e) => {
+        if (e.source === frame.contentWindow && e.data?.type === "attention-playground:reply" && e.data.id === "ff1") resolve(e.data);
+      });
+    });
+    while (Date.now() - t < timeout) {
+      frame.contentWindow.postMessage({ type: "attention-playground:call", id: "ff1", method: "setStep", args: [3] }, "*");
+      const r = await Promise.race([reply, new Promise((res) => setTimeout(() => res(null), 500))]);
+      if (r && r.ok) return r;
+    }
+    return null;
+  }, READY_MS);
+  if (!answer || answer.result !== 3) fail(`firefox: the course page's setStep(3) was answered ${JSON.stringify(answer)}`);
+  ok("firefox: the course page's playground answers a postMessage setStep(3) with 3");
+
+  // A parent on another origin that sends no referrer: Firefox tells the frame its parent's
+  // origin is "null"; the playground still says it is ready and answers.
+  // (A plain server: serve.mjs's CSP would forbid the page to frame another origin.)
+  const parentHtml = `<!doctype html><title>parent</title><script src="parent.js"></script>
+    <iframe referrerpolicy="no-referrer" src="${server.url}?preset=toy_2d" width="800" height="600"></iframe>`;
+  const parentJs = "window.got = []; addEventListener('message', (e) => window.got.push(e.data));";
+  parentServer = createServer((req, res) => {
+    const js = req.url.startsWith("/parent.js");
+    res.writeHead(200, { "Content-Type": js ? "text/javascript" : "text/html; charset=utf-8" });
+    res.end(js ? parentJs : parentHtml);
+  });
+  await new Promise((r) => parentServer.listen(0, "127.0.0.1", r));
+  parentServer.url = `http://127.0.0.1:${parentServer.address().port}/`;
+  await page.goto(parentServer.url);
+  const seenReady = () => page.evaluate(() => (window.got ?? []).some((d) => d?.type === "attention-playground:ready"));
+  const t1 = Date.now();
+  while (!(await seenReady()) && Date.now() - t1 < READY_MS) await new Promise((r) => setTimeout(r, 250));
+  if (!(await seenReady())) {
+    const got = await page.evaluate(() => JSON.stringify(window.got ?? null).slice(0, 200));
+    fail(`firefox: a no-referrer parent on another origin never got "ready" (${got})`);
+  }
+  ok("firefox: a parent on another origin with referrerpolicy=\"no-referrer\" gets the ready message");
+  if (errors.length) fail(`firefox: errors on the page: ${errors.join("; ")}`);
+} catch (e) {
+  console.error(e instanceof CheckFailure ? `FAIL: ${e.message}` : `FAIL: ${e.stack ?? e}`);
+  status = 1;
+} finally {
+  clearTimeout(watchdog);
+  await browser?.close().catch(() => {});
+  server?.child.kill();
+  parentServer?.close();
+}
+process.exit(status);
