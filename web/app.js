@@ -53,7 +53,33 @@
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b,
   ]);
 
+  // In Chinese when the address asks for it (lang=zh) or, without lang=, the browser's
+  // language is Chinese: what the page says before the app (and its texts) is running.
   function missingFeature() {
+    const missing = missingFeatureEn();
+    const zh = (param("lang") ?? navigator.language ?? "").toLowerCase().startsWith("zh");
+    if (!missing || !zh) return missing;
+    document.documentElement.lang = "zh-CN";
+    const title = document.querySelector("#overlay h1");
+    if (title) title.textContent = "注意力游乐场";
+    return ZH_FALLBACKS[missing[0]] ?? missing;
+  }
+  const ZH_FALLBACKS = {
+    "This browser cannot run WebAssembly.": ["这个浏览器不能运行 WebAssembly。",
+      "请用新版的 Firefox、Chrome、Edge 或 Safari 打开这个页面。"],
+    "This browser runs WebAssembly without SIMD, which the playground needs.": [
+      "这个浏览器运行 WebAssembly 时没有 SIMD，而游乐场需要它。",
+      "所有新版浏览器都支持它（Chrome 和 Edge 91+、Firefox 89+、Safari 16.4+）。如果你的浏览器是新版，" +
+      "那么它被关掉了：可能是某个设置（Firefox 的 about:config 里的 javascript.options.wasm_simd）、" +
+      "锁定或增强安全模式，或者单位的策略；也可能是处理器缺少所需的指令（x86 上的 SSE4.1）。" +
+      "换一台电脑或换一个浏览器就可以。"],
+    "WebGL 2 is not available, and the heatmaps are drawn with it.": [
+      "WebGL 2 不可用，而热力图是用它画的。",
+      "多半是硬件加速被关掉了：Chrome 或 Edge 在 设置 → 系统 → “使用图形加速（如果可用）”；" +
+      "Firefox 在 设置 → 常规 → 性能 → “使用硬件加速（如可用）”（以及 about:config 里的 " +
+      "webgl.disabled）。改完后重启浏览器。如果它已经打开，可能是显卡驱动被屏蔽了：更新驱动或换一个浏览器会有帮助。"],
+  };
+  function missingFeatureEn() {
     if (typeof WebAssembly !== "object" || typeof WebAssembly.validate !== "function") {
       return ["This browser cannot run WebAssembly.",
               "Please open the page in a current version of Firefox, Chrome, Edge or Safari."];

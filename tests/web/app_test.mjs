@@ -1350,6 +1350,20 @@ async function checkFallbacks({ browser, url, pages }) {
     }
     seen.push(`${what}: "${text.slice(0, 70)}…"`);
   }
+  // In Chinese when the address says lang=zh.
+  const zhPage = await browser.newPage({ viewport: VIEWPORT });
+  pages.push(zhPage);
+  zhPage.problems = [];
+  await zhPage.addInitScript(() => { const g = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+      return kind === "webgl2" ? null : g.call(this, kind, ...rest); }; });
+  await zhPage.goto(`${url}?lang=zh`);
+  const zhText = await zhPage.waitForFunction(() => {
+    const o = document.getElementById("overlay");
+    return o && o.classList.contains("error") ? o.textContent : null;
+  }, null, { timeout: TIMEOUT_MS }).then((h) => h.jsonValue());
+  if (!zhText.includes("WebGL 2 不可用") || !zhText.includes("硬件加速")) fail(`lang=zh, no WebGL 2: ${zhText}`);
+  seen.push(`lang=zh: "${zhText.trim().split("\n").map((l) => l.trim()).filter(Boolean)[1]?.slice(0, 30)}…"`);
   ok(`fallbacks: ${seen.join("; ")}`);
 }
 
