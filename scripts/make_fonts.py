@@ -14,6 +14,7 @@ import os
 import sys
 
 from fontTools import subset
+from fontTools.ttLib import TTFont
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu"
 WQY = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
@@ -65,6 +66,19 @@ def main():
     subset_font(WQY, os.path.join(out, "cjk.ttf"), sorted(cjk))
     # The two characters of the language switch, so that "中文" shows before cjk.ttf loads.
     subset_font(WQY, os.path.join(out, "lang.ttf"), [ord(c) for c in "中文"])
+    # Every character the texts use must be drawable: in the UI font or the CJK font (else it
+    # would show as "?"). Checked here, at build time.
+    have = set(TTFont(os.path.join(out, "ui.ttf")).getBestCmap()) | set(
+        TTFont(os.path.join(out, "cjk.ttf")).getBestCmap())
+    missing = {}
+    for path in sys.argv[2:]:
+        with open(path, encoding="utf-8") as f:
+            for c in f.read():
+                if ord(c) >= 0x20 and not c.isspace() and ord(c) not in have:
+                    missing.setdefault(c, os.path.basename(path))
+    if missing:
+        sys.exit("make_fonts.py: no glyph for " + ", ".join(
+            "U+%04X %s (in %s)" % (ord(c), c, where) for c, where in sorted(missing.items())))
 
 
 if __name__ == "__main__":
