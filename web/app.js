@@ -304,6 +304,7 @@
                                [reduced?.matches || param("motion") === "off" ? 0 : 1]);
     animate();
     reduced?.addEventListener?.("change", animate);
+    if (param("numbers") === "off") call("ap_set_numbers", null, ["number"], [0]);
     for (const origin of (param("allow") ?? "").split(",").map((s) => s.trim())) {
       if (origin && !ORIGIN.test(origin)) {
         notes.push(`allow: "${origin.slice(0, 40)}" is not an origin such as https://example.org`);

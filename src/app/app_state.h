@@ -135,6 +135,7 @@ struct AppState {
   // Each matrix coloured by its own values, not on the scale it shares with the matrices it
   // is compared with (matrix_range).
   bool scale_alone = false;
+  bool show_numbers = true;           // the values written in the cells (where they fit)
   std::optional<CellRef> hover;       // the cell under the mouse this frame
   std::optional<CellRef> prev_hover;  // last frame's, for highlights drawn before the hover
   float hover_cell[4] = {};           // the hovered cell's screen rectangle: x0, y0, x1, y1

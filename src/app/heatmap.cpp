@@ -361,6 +361,7 @@ float Heatmaps::cells(const HeatmapSpec& spec, const Layout& l, const HeatmapRes
             font->CalcTextSizeA(full, FLT_MAX, 0.0f, cell_number(sized(row, c)).c_str()).x);
   }
   for (const float scale : {1.0f, 0.75f}) {
+    if (!spec.numbers) break;
     const float px = full * scale;
     const ImVec2 widest(widest_w * scale, px);
     if (l.cw >= widest.x + 4.0f + 2.0f * scale && l.ch >= widest.y + 2.0f) {

@@ -33,6 +33,7 @@ struct HeatmapSpec {
   ImVec2 size = ImVec2(0, 0);  // the area to fill; 0 = the remaining content region
   float max_cell_px = 56.0f;   // cells are never drawn larger than this
   float max_aspect = 1.0f;     // cells may be up to this many times wider than tall
+  bool numbers = true;         // write the values in the cells where they fit
   bool keep_numbers = false;   // cells as large as their numbers need (≤ 24×24), scrolled
   bool editable = false;       // drag a cell to change it, double-click to type
   bool legend = true;

@@ -270,6 +270,10 @@ const std::pair<const char*, const char*> kZh[] = {
      "只列出前 %d 行（共 %d 行）、前 %d 列（共 %d 列）。"},
     {"features", "特征"},
     {"animate step changes", "步骤切换时播放动画"},
+    {"numbers in the cells", "格子里显示数值"},
+    {"Off: only the colours, for guessing before looking (pointing at a cell still shows "
+     "its number and arithmetic).",
+     "关掉后只看颜色，先猜再看（鼠标指向格子时仍会显示它的数值和计算过程）。"},
     {"Going one step forward animates what the step does: the scores shrink by 1/\xe2\x88\x9a"
      "d, masked cells fall to the mask value, each row of weights is divided down to sum 1, "
      "the value rows flow into the output. Off when your system asks for reduced motion.",

@@ -33,7 +33,8 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
   spec.size = d.size;
   spec.max_cell_px = d.max_cell_px;
   spec.max_aspect = d.max_aspect;
-  spec.keep_numbers = d.keep_numbers;
+  spec.numbers = s.show_numbers;
+  spec.keep_numbers = d.keep_numbers && s.show_numbers;
   spec.editable = d.editable;
   spec.legend = d.legend;
   spec.highlight_row = d.highlight_row;

@@ -355,6 +355,12 @@ void section_extras(AppState& s) {
         "Matrices that are compared share one colour scale: S, S' and M; X, Q, K, V and O. "
         "With this on, each matrix is coloured by its own values.");
   }
+  if (shown(s, "numbers")) {
+    ImGui::Checkbox(T("numbers in the cells"), &s.show_numbers);
+    help_marker(
+        "Off: only the colours, for guessing before looking (pointing at a cell still shows "
+        "its number and arithmetic).");
+  }
   if (shown(s, "animate")) {
     ImGui::Checkbox(T("animate step changes"), &s.animate);
     help_marker(

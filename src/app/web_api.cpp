@@ -232,6 +232,12 @@ EMSCRIPTEN_KEEPALIVE void ap_set_embed(int embed) {
   ui::request_wake();
 }
 
+// The values written in the cells (1) or only the colours (0: numbers=off in the address).
+EMSCRIPTEN_KEEPALIVE void ap_set_numbers(int on) {
+  g_runtime.app.state.show_numbers = on != 0;
+  ui::request_wake();
+}
+
 // Step changes animate (1) or not (0: the page prefers reduced motion, or motion=off).
 EMSCRIPTEN_KEEPALIVE void ap_set_animate(int animate) {
   g_runtime.app.state.animate = animate != 0;

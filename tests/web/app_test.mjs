@@ -550,6 +550,14 @@ async function checkNumbers({ browser, url, pages }) {
     }
     seen.push(`${lang} ${step}: ${main.cell_w.toFixed(0)} px cells, ${main.numbers.toFixed(1)} px numbers`);
   }
+  // numbers=off (the "numbers in the cells" setting): only the colours.
+  const off = await openPage(browser, `${url}?preset=causal_decoder&step=6&numbers=off`,
+                             { viewport: { width: 800, height: 600 } });
+  pages.push(off);
+  await waitForFrames(off);
+  const bare = (await currentGrids(off)).main;
+  if (!bare || bare.numbers !== 0) fail(`with numbers=off the step's matrix writes ${bare?.numbers} px numbers`);
+  seen.push("numbers=off: none");
   ok(`numbers: the step's matrix shows its numbers at 800×600 (${seen.join("; ")})`);
 }
 
