@@ -22,6 +22,22 @@ const FIREFOX = process.env.AP_FIREFOX ?? "/usr/bin/firefox-esr";
 const READY_MS = 90000;
 
 let server = null, parentServer = null, browser = null, status = 0;
+
+// Firefox's remote agent now and then loses a browsing context for a moment after a navigation
+// ("Protocol error (script.callFunction): … e is undefined", seen once in CI): keep every
+// evaluate short and try it again a few times before calling it a failure.
+async function evaluate(page, fn, ...args) {
+  for (let attempt = 1; ; ++attempt) {
+    try {
+      return await page.evaluate(fn, ...args);
+    } catch (e) {
+      const transient = /Protocol error|context|destroyed|detached|undefined/i.test(String(e?.message));
+      if (!transient || attempt >= 6) throw e;
+      console.log(`note: firefox: evaluate failed (${String(e.message).split("\n")[0].slice(0, 120)}); trying again`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
 const watchdog = setTimeout(() => {
   console.error("FAIL: firefox: no result within 6 minutes");
   process.exit(1);
@@ -58,7 +74,7 @@ try {
   let worst = 0;
   for (const f of files) {
     const scenario = JSON.parse(readFileSync(join(presets, f), "utf8"));
-    const trace = await page.evaluate((s) => {
+    const trace = await evaluate(page, (s) => {
       const r = window.attentionPlayground.setScenario(s);
       return r.ok ? window.attentionPlayground.getTrace() : { error: r.error };
     }, scenario);
@@ -73,22 +89,27 @@ try {
   // The course page: its playgrounds answer postMessage calls.
   await page.goto(`${server.url}examples/course.html`);
   await page.waitForSelector("iframe", { timeout: READY_MS });
-  const answer = await page.evaluate(async (timeout) => {
-    const frame = document.querySelector("iframe");
-    const t = Date.now();
-    // The course page may have seen "ready" already: ask until a reply comes.
-    const reply = new Promise((resolve) => {
-      addEventListener("message", (e) => {
-        if (e.source === frame.contentWindow && e.data?.type === "attention-playground:reply" && e.data.id === "ff1") resolve(e.data);
-      });
+  // Ask until a reply comes (the course page may have seen "ready" already); each ask is a
+  // short evaluate of its own.
+  await evaluate(page, () => {
+    window.ffReply = null;
+    addEventListener("message", (e) => {
+      const frame = document.querySelector("iframe");
+      if (e.source === frame?.contentWindow && e.data?.type === "attention-playground:reply" && e.data.id === "ff1")
+        window.ffReply = e.data;
     });
-    while (Date.now() - t < timeout) {
-      frame.contentWindow.postMessage({ type: "attention-playground:call", id: "ff1", method: "setStep", args: [3] }, "*");
-      const r = await Promise.race([reply, new Promise((res) => setTimeout(() => res(null), 500))]);
-      if (r && r.ok) return r;
-    }
-    return null;
-  }, READY_MS);
+  });
+  let answer = null;
+  for (const t = Date.now(); Date.now() - t < READY_MS; ) {
+    answer = await evaluate(page, () => {
+      if (window.ffReply?.ok) return window.ffReply;
+      document.querySelector("iframe").contentWindow.postMessage(
+        { type: "attention-playground:call", id: "ff1", method: "setStep", args: [3] }, "*");
+      return null;
+    });
+    if (answer) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
   if (!answer || answer.result !== 3) fail(`firefox: the course page's setStep(3) was answered ${JSON.stringify(answer)}`);
   ok("firefox: the course page's playground answers a postMessage setStep(3) with 3");
 
@@ -106,11 +127,11 @@ try {
   await new Promise((r) => parentServer.listen(0, "127.0.0.1", r));
   parentServer.url = `http://127.0.0.1:${parentServer.address().port}/`;
   await page.goto(parentServer.url);
-  const seenReady = () => page.evaluate(() => (window.got ?? []).some((d) => d?.type === "attention-playground:ready"));
+  const seenReady = () => evaluate(page, () => (window.got ?? []).some((d) => d?.type === "attention-playground:ready"));
   const t1 = Date.now();
   while (!(await seenReady()) && Date.now() - t1 < READY_MS) await new Promise((r) => setTimeout(r, 250));
   if (!(await seenReady())) {
-    const got = await page.evaluate(() => JSON.stringify(window.got ?? null).slice(0, 200));
+    const got = await evaluate(page, () => JSON.stringify(window.got ?? null).slice(0, 200));
     fail(`firefox: a no-referrer parent on another origin never got "ready" (${got})`);
   }
   ok("firefox: a parent on another origin with referrerpolicy=\"no-referrer\" gets the ready message");
