@@ -503,6 +503,74 @@ std::vector<TourStop> read_tour(const json& v) {
   return out;
 }
 
+// "quiz": [{"step": 4, "ask": {...}, "why": {...}, "answer": {...}}, ...]: see QuizQuestion.
+// Indices are checked against the scenario's shapes later, by resolve().
+std::vector<QuizQuestion> read_quiz(const json& v) {
+  const std::string field = "quiz";
+  if (!v.is_array())
+    fail(field,
+         "must be an array of {\"step\", \"ask\", \"why\", \"answer\"}, got " + type_name(v));
+  if (v.size() > static_cast<size_t>(kMaxQuizQuestions))
+    fail(field, "has " + std::to_string(v.size()) + " questions, more than the limit " +
+                    std::to_string(kMaxQuizQuestions));
+  std::vector<QuizQuestion> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string item = idx(field, i);
+    const json& e = v[i];
+    if (!e.is_object())
+      fail(item, "must be an object {\"step\", \"ask\", \"why\", \"answer\"}, got " + type_name(e));
+    check_keys(e, item, {"step", "ask", "why", "answer"});
+    for (const char* key : {"step", "ask", "why", "answer"})
+      if (!e.contains(key)) fail(item + "." + key, "missing");
+    QuizQuestion q;
+    q.step = static_cast<int>(read_int(e["step"], item + ".step", 0, kTourLastStep));
+    q.ask = read_text(e["ask"], item + ".ask");
+    q.why = read_text(e["why"], item + ".why");
+    if (q.ask.en.empty()) fail(item + ".ask", "has no English text");
+    if (q.why.en.empty()) fail(item + ".why", "has no English text");
+    const std::string af = item + ".answer";
+    const json& a = e["answer"];
+    if (!a.is_object())
+      fail(af,
+           "must be {\"row\", \"key\"} or {\"matrix\", \"cell\", \"value\", "
+           "\"tolerance\"}, got " +
+               type_name(a));
+    QuizAnswer& ans = q.answer;
+    ans.argmax = !a.contains("matrix");
+    if (a.contains("head"))
+      ans.head = static_cast<int>(read_int(a["head"], af + ".head", 0, kMaxHeads - 1));
+    if (a.contains("batch"))
+      ans.batch = static_cast<int>(read_int(a["batch"], af + ".batch", 0, kMaxBatch - 1));
+    if (ans.argmax) {
+      check_keys(a, af, {"head", "batch", "row", "key"});
+      if (!a.contains("row")) fail(af + ".row", "missing");
+      if (!a.contains("key")) fail(af + ".key", "missing");
+      ans.row = static_cast<int>(read_int(a["row"], af + ".row", 0, kMaxRows - 1));
+      ans.col = static_cast<int>(read_int(a["key"], af + ".key", 0, kMaxRows - 1));
+    } else {
+      check_keys(a, af, {"matrix", "head", "batch", "cell", "value", "tolerance"});
+      for (const char* key : {"cell", "value", "tolerance"})
+        if (!a.contains(key)) fail(af + "." + key, "missing");
+      ans.matrix = read_string(a["matrix"], af + ".matrix", 32);
+      if (!is_quiz_matrix(ans.matrix))
+        fail(af + ".matrix", "unknown matrix " + a["matrix"].dump() +
+                                 ", expected one of scores, scaled, masked, weights, "
+                                 "head_output, output");
+      if (ans.matrix == "output" && a.contains("head"))
+        fail(af + ".head", "the final output has no head (use head_output for one head's)");
+      const json& c = a["cell"];
+      if (!c.is_array() || c.size() != 2) fail(af + ".cell", "must be [row, column]");
+      ans.row = static_cast<int>(read_int(c[0], idx(af + ".cell", 0), 0, kMaxRows - 1));
+      ans.col = static_cast<int>(read_int(c[1], idx(af + ".cell", 1), 0, kMaxCols - 1));
+      ans.value = read_float(a["value"], af + ".value");
+      ans.tolerance = read_float(a["tolerance"], af + ".tolerance");
+      if (!(ans.tolerance >= 0.0f)) fail(af + ".tolerance", "must be 0 or more");
+    }
+    out.push_back(q);
+  }
+  return out;
+}
+
 void read_valid_lens(const json& v, Scenario* s) {
   const std::string field = "valid_lens";
   if (v.is_number()) {
@@ -555,7 +623,7 @@ Scenario read_scenario(const json& j) {
               "temperature",  "heads",      "valid_lens",   "causal",     "window",
               "masked_cells", "mask_value", "W_q",          "W_k",        "W_v",
               "W_o",          "W",          "w_v",          "init",       "positional_encoding",
-              "hard",         "dropout",    "tour"});
+              "hard",         "dropout",    "tour",         "quiz"});
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
     fail("version", j["version"].dump() + " is not supported; this build reads version 1");
@@ -564,6 +632,7 @@ Scenario read_scenario(const json& j) {
   if (j.contains("title")) s.title = read_text(j["title"], "title");
   if (j.contains("description")) s.description = read_text(j["description"], "description");
   if (j.contains("tour")) s.tour = read_tour(j["tour"]);
+  if (j.contains("quiz")) s.quiz = read_quiz(j["quiz"]);
 
   bool two_d = false;
   if (j.contains("x")) {
@@ -815,6 +884,48 @@ std::string to_json(const Scenario& s) {
         append_strings(&o, s.tour[i].controls);
       }
       o += '}';
+    }
+    o += ']';
+  }
+  if (!s.quiz.empty()) {
+    append_key(&o, "quiz");
+    o += '[';
+    for (size_t i = 0; i < s.quiz.size(); ++i) {
+      const QuizQuestion& q = s.quiz[i];
+      o += i ? ",{" : "{";
+      append_key(&o, "step");
+      o += std::to_string(q.step);
+      append_key(&o, "ask");
+      append_text(&o, q.ask);
+      append_key(&o, "why");
+      append_text(&o, q.why);
+      append_key(&o, "answer");
+      const QuizAnswer& a = q.answer;
+      o += '{';
+      if (!a.argmax) {
+        append_key(&o, "matrix");
+        append_string(&o, a.matrix);
+      }
+      if (a.argmax || a.matrix != "output") {
+        append_key(&o, "head");
+        o += std::to_string(a.head);
+      }
+      append_key(&o, "batch");
+      o += std::to_string(a.batch);
+      if (a.argmax) {
+        append_key(&o, "row");
+        o += std::to_string(a.row);
+        append_key(&o, "key");
+        o += std::to_string(a.col);
+      } else {
+        append_key(&o, "cell");
+        o += '[' + std::to_string(a.row) + ',' + std::to_string(a.col) + ']';
+        append_key(&o, "value");
+        append_number(&o, a.value);
+        append_key(&o, "tolerance");
+        append_number(&o, a.tolerance);
+      }
+      o += "}}";
     }
     o += ']';
   }

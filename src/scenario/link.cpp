@@ -176,10 +176,25 @@ std::string check_view(const ViewState& v, const Scenario& s) {
   if (!(e = check_names(v.hidden, "view.hidden")).empty()) return e;
   if (!v.lesson.empty() && !is_name(v.lesson))
     return "view.lesson: " + quoted(v.lesson) + " is not a lesson id (1 to 32 of a-z, 0-9, _)";
+  if (v.progress.size() > kMaxViewNames)
+    return "view.progress: has " + str(v.progress.size()) + " lessons, more than the limit " +
+           str(kMaxViewNames);
+  for (const auto& [lesson, marks] : v.progress) {
+    if (!is_name(lesson))
+      return "view.progress: " + quoted(lesson) + " is not a lesson id (1 to 32 of a-z, 0-9, _)";
+    if (!is_progress_marks(marks))
+      return "view.progress." + lesson + ": " + quoted(marks) +
+             " is not 1 to 8 marks of '-' (not yet), 'r' (right) and 'w' (wrong)";
+  }
   return "";
 }
 
 }  // namespace
+
+bool is_progress_marks(const std::string& marks) {
+  return !marks.empty() && marks.size() <= kMaxProgressMarks &&
+         marks.find_first_not_of("-rw") == std::string::npos;
+}
 
 attn::Status validate_view(const ViewState& v, const Scenario& s) {
   return attn::Status{check_view(v, s)};
@@ -219,7 +234,7 @@ ViewState read_view(const json& j) {
   for (const auto& item : j.items())
     if (item.key() != "step" && item.key() != "head" && item.key() != "batch" &&
         item.key() != "lang" && item.key() != "panels" && item.key() != "hidden" &&
-        item.key() != "embed" && item.key() != "lesson")
+        item.key() != "embed" && item.key() != "lesson" && item.key() != "progress")
       fail(field + "." + key_name(item.key()), "unknown field");
   ViewState v;
   if (j.contains("step")) v.step = read_view_int(j["step"], "view.step", 0, kMaxViewStep);
@@ -234,6 +249,17 @@ ViewState read_view(const json& j) {
     v.embed = j["embed"].get<bool>();
   }
   if (j.contains("lesson")) v.lesson = read_view_string(j["lesson"], "view.lesson");
+  if (j.contains("progress")) {
+    const json& p = j["progress"];
+    if (!p.is_object())
+      fail("view.progress", "must be an object {\"lesson\": \"r-\"}, got " + type_name(p));
+    if (p.size() > kMaxViewNames)
+      fail("view.progress",
+           "has " + str(p.size()) + " lessons, more than the limit " + str(kMaxViewNames));
+    for (const auto& item : p.items())
+      v.progress[item.key()] =
+          read_view_string(item.value(), "view.progress." + key_name(item.key()));
+  }
   return v;
 }
 
@@ -261,6 +287,13 @@ std::string view_to_json(const ViewState& v) {
   if (!v.hidden.empty()) key("hidden"), o += names(v.hidden);
   if (v.embed != d.embed) key("embed"), o += v.embed ? "true" : "false";
   if (!v.lesson.empty()) key("lesson"), o += text(v.lesson);
+  if (!v.progress.empty()) {
+    key("progress");
+    std::string m = "{";
+    for (const auto& [lesson, marks] : v.progress)
+      m += (m.size() > 1 ? "," : "") + text(lesson) + ":" + text(marks);
+    o += m + "}";
+  }
   return o.empty() ? o : o + "}";
 }
 

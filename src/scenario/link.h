@@ -12,6 +12,7 @@
 // [SECTION] Encoding and decoding
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ constexpr int kMaxViewStep = 15;
 constexpr int kMaxViewIndex = 63;     // head and batch item
 constexpr size_t kMaxViewNames = 64;  // entries of panels and hidden
 constexpr size_t kMaxViewNameChars = 32;
+constexpr size_t kMaxProgressMarks = 8;  // = kMaxQuizQuestions
+
+// Whether `marks` is a progress entry: 1 to kMaxProgressMarks of '-', 'r', 'w'.
+bool is_progress_marks(const std::string& marks);
 
 //-----------------------------------------------------------------------------
 // [SECTION] The view: what the page shows of the scenario.
@@ -43,10 +48,15 @@ struct ViewState {
   std::vector<std::string> hidden;  // hidden controls
   bool embed = false;               // embedded in a course page (compact chrome)
   std::string lesson;               // lesson id; "" = none
+  // What this learner has answered: lesson id → one mark per quiz question, '-' not yet,
+  // 'r' right, 'w' wrong (e.g. {"cross_attention": "r-"}). Travels with the link so that a
+  // learner can carry it to another device; it is never sent anywhere.
+  std::map<std::string, std::string> progress;
 
   bool operator==(const ViewState& o) const {
     return step == o.step && head == o.head && batch == o.batch && lang == o.lang &&
-           panels == o.panels && hidden == o.hidden && embed == o.embed && lesson == o.lesson;
+           panels == o.panels && hidden == o.hidden && embed == o.embed && lesson == o.lesson &&
+           progress == o.progress;
   }
   bool operator!=(const ViewState& o) const { return !(*this == o); }
 };

@@ -63,7 +63,81 @@ std::string check_tokens(const std::vector<std::vector<std::string>>& tokens,
   return "";
 }
 
+// The quiz's question i names cells inside the matrices it names.
+std::string check_quiz_question(const Scenario& s, const attn::Problem& p, size_t i) {
+  const int B = s.batch(), n_q = s.n_queries(), n_k = s.n_keys();
+  const int dv_model =
+      p.weights.W_v.size() ? static_cast<int>(p.weights.W_v.cols()) : attn::batch_cols(s.values);
+  const int out_cols = p.weights.W_o.size() ? static_cast<int>(p.weights.W_o.cols()) : dv_model;
+  const QuizAnswer& a = s.quiz[i].answer;
+  const std::string f = "quiz[" + str(static_cast<int64_t>(i)) + "].answer";
+  if (a.head >= s.heads) return f + ".head: " + str(a.head) + " is not below heads " + str(s.heads);
+  if (a.batch >= B) return f + ".batch: " + str(a.batch) + " is not below the batch " + str(B);
+  const std::string rows = a.argmax ? f + ".row" : f + ".cell[0]";
+  if (a.row >= n_q) return rows + ": " + str(a.row) + " is not below the queries " + str(n_q);
+  int cols = n_k;
+  if (!a.argmax && a.matrix == "head_output") cols = dv_model / s.heads;
+  if (!a.argmax && a.matrix == "output") cols = out_cols;
+  const std::string col = a.argmax ? f + ".key" : f + ".cell[1]";
+  if (a.col >= cols)
+    return col + ": " + str(a.col) + " is not below " + str(cols) +
+           (cols == n_k ? " (the keys)" : " (the columns)");
+  return "";
+}
+
+std::string check_quiz_shapes(const Scenario& s, const attn::Problem& p) {
+  for (size_t i = 0; i < s.quiz.size(); ++i) {
+    std::string e = check_quiz_question(s, p, i);
+    if (!e.empty()) return e;
+  }
+  return "";
+}
+
 }  // namespace
+
+void drop_unfit_quiz(Scenario* s) {
+  if (s->quiz.empty()) return;
+  const attn::Problem p = to_problem(*s);
+  std::vector<QuizQuestion> kept;
+  for (size_t i = 0; i < s->quiz.size(); ++i)
+    if (check_quiz_question(*s, p, i).empty()) kept.push_back(s->quiz[i]);
+  s->quiz = std::move(kept);
+}
+
+bool is_quiz_matrix(const std::string& name) {
+  for (const char* m : {"scores", "scaled", "masked", "weights", "head_output", "output"})
+    if (name == m) return true;
+  return false;
+}
+
+int quiz_argmax(const QuizAnswer& a, const attn::Trace& t) {
+  const attn::Matrix& w = t.heads[a.head].weights[a.batch];
+  int best = 0;
+  for (int j = 1; j < w.cols(); ++j)
+    if (w(a.row, j) > w(a.row, best)) best = j;
+  return best;
+}
+
+float quiz_value(const QuizAnswer& a, const attn::Trace& t) {
+  const attn::HeadTrace& h = t.heads[a.head];
+  const attn::Batch& m = a.matrix == "scores"        ? h.scores
+                         : a.matrix == "scaled"      ? h.scaled
+                         : a.matrix == "masked"      ? h.masked
+                         : a.matrix == "head_output" ? h.output
+                         : a.matrix == "output"      ? t.output
+                                                     : h.weights;
+  return m[a.batch](a.row, a.col);
+}
+
+std::string check_quiz_answer(const QuizAnswer& a, const attn::Trace& t) {
+  if (a.argmax) {
+    const int best = quiz_argmax(a, t);
+    return best == a.col ? "" : "the largest weight in row " + str(a.row) + " is key " + str(best);
+  }
+  const float v = quiz_value(a, t);
+  if (std::fabs(v - a.value) <= a.tolerance) return "";
+  return a.matrix + "[" + str(a.row) + "][" + str(a.col) + "] is " + format_float(v);
+}
 
 attn::Matrix generated_matrix(int rows, int cols, uint64_t seed, WeightStream stream) {
   attn::Matrix m(rows, cols);
@@ -111,6 +185,7 @@ Resolved resolve(const Scenario& s) {
   if (!(e = check_valid_lens(s)).empty()) return r;
   r.problem = to_problem(s);
   e = attn::validate(r.problem).error;
+  if (r.ok()) e = check_quiz_shapes(s, r.problem);
   if (!r.ok()) r.problem = attn::Problem();
   return r;
 }

@@ -60,12 +60,33 @@ struct TourStop {
   std::vector<std::string> controls;
 };
 constexpr int kMaxTourControls = 8;
+
+// A lesson's question, asked on one step (counted as in `tour`) before the learner sees the
+// answer. JSON: {"step": 4, "ask": {...}, "why": {...}, "answer": A}, where A is either
+//   {"head": h, "batch": b, "row": i, "key": j}: the largest weight in row i is key j, or
+//   {"matrix": "weights", "head": h, "batch": b, "cell": [i, j], "value": v, "tolerance": t}:
+//   that cell is v ± t. `matrix` is scores, scaled, masked, weights, head_output (head h's
+//   output) or output (the final output; no head). Indices are 0-based like the arrays; the
+//   screen shows them 1-based. "head" and "batch" may be left out (0).
+struct QuizAnswer {
+  bool argmax = true;  // false: a value within a tolerance
+  std::string matrix = "weights";
+  int head = 0, batch = 0, row = 0, col = 0;  // col: the key (argmax) or the cell's column
+  float value = 0.0f, tolerance = 0.0f;
+};
+struct QuizQuestion {
+  int step = 0;
+  LocalText ask, why;
+  QuizAnswer answer;
+};
+constexpr int kMaxQuizQuestions = 8;
 constexpr int kMaxTourStops = 16;
 constexpr int kTourLastStep = 7;
 
 struct Scenario {
-  LocalText title, description;  // optional, shown by the app
-  std::vector<TourStop> tour;    // optional: the lesson's notes, at most one per step
+  LocalText title, description;    // optional, shown by the app
+  std::vector<TourStop> tour;      // optional: the lesson's notes, at most one per step
+  std::vector<QuizQuestion> quiz;  // optional: questions to predict before the answer shows
 
   // Inputs. With "x" (self-attention) queries, keys and values are all x.
   bool self_attention = false;
@@ -197,6 +218,17 @@ Resolved resolve(const Scenario& s);
 // The core problem: inputs, masks and weights, with the weights that `init` generates
 // filled in where none are given explicitly.
 attn::Problem to_problem(const Scenario& s);
+
+// The quiz: which matrices a value question may name, and what the core says. For an argmax
+// question, the key with the largest weight in the row (the first of equal ones); for a value
+// question, the cell. Precondition: resolve(s) is ok and `t` is its full trace.
+bool is_quiz_matrix(const std::string& name);
+// Drops the questions whose cells an edit has taken away (fewer rows, keys or heads).
+void drop_unfit_quiz(Scenario* s);
+int quiz_argmax(const QuizAnswer& a, const attn::Trace& t);
+float quiz_value(const QuizAnswer& a, const attn::Trace& t);
+// "" when the answer key agrees with the core's numbers, else what the core says instead.
+std::string check_quiz_answer(const QuizAnswer& a, const attn::Trace& t);
 
 // Which weight a generated matrix is: the streams of one seed differ, so that W_q and W_k
 // of one seed differ.

@@ -361,6 +361,69 @@ TEST_CASE("to_json and parse round-trip every field exactly", "[scenario][json]"
   CHECK(b.scenario.tour[1].text.en == "Mix");
 }
 
+TEST_CASE(
+    "a quiz round-trips, its answer keys are checked against the core, and an edit that "
+    "takes a question's cell away drops the question",
+    "[scenario][json][quiz]") {
+  const std::string original = R"({"version": 1, "x": [[2, 0], [0, 1], [1, 1]], "heads": 2,
+    "quiz": [{"step": 2, "ask": {"en": "Which?", "zh": "哪个？"}, "why": "Row 1 is (2, 0).",
+              "answer": {"row": 0, "key": 0}},
+             {"step": 4, "ask": "How much?", "why": "Equal scores.",
+              "answer": {"matrix": "weights", "head": 1, "cell": [0, 2], "value": 0.3333,
+                         "tolerance": 0.001}},
+             {"step": 7, "ask": "Output?", "why": "The mix.",
+              "answer": {"matrix": "output", "batch": 0, "cell": [2, 1], "value": 0,
+                         "tolerance": 100}}]})";
+  const scenario::ParseResult a = scenario::parse(original);
+  REQUIRE(a.error == "");
+  REQUIRE(a.scenario.quiz.size() == 3);
+  const scenario::ParseResult b = scenario::parse(scenario::to_json(a.scenario));
+  REQUIRE(b.error == "");
+  CHECK(scenario::to_json(b.scenario) == scenario::to_json(a.scenario));
+  CHECK(b.scenario.quiz[0].ask.zh == "哪个？");
+  CHECK(b.scenario.quiz[1].answer.head == 1);
+  CHECK(b.scenario.quiz[1].answer.value == 0.3333f);
+  CHECK(b.scenario.quiz[2].answer.matrix == "output");
+
+  // Head 1 scores q·k over column 1 only: row 0 is (2) against keys 2, 0, 1.
+  const attn::Trace t = attn::run(a.problem);
+  CHECK(scenario::quiz_argmax(a.scenario.quiz[0].answer, t) == 0);
+  CHECK(scenario::check_quiz_answer(a.scenario.quiz[0].answer, t) == "");
+  // Head 2 sees column 2, which is 0 in row 0: equal scores, 1/3 each.
+  CHECK(scenario::check_quiz_answer(a.scenario.quiz[1].answer, t) == "");
+  scenario::QuizAnswer wrong = a.scenario.quiz[0].answer;
+  wrong.col = 2;
+  CHECK(scenario::check_quiz_answer(wrong, t) == "the largest weight in row 0 is key 0");
+  scenario::QuizAnswer off = a.scenario.quiz[1].answer;
+  off.value = 0.5f;
+  CHECK(scenario::check_quiz_answer(off, t).rfind("weights[0][2] is 0.333", 0) == 0);
+
+  // One head fewer: the question about head 2 goes, the others stay.
+  scenario::Scenario edited = a.scenario;
+  edited.heads = 1;
+  CHECK(scenario::validate(edited).error == "quiz[1].answer.head: 1 is not below heads 1");
+  scenario::drop_unfit_quiz(&edited);
+  REQUIRE(edited.quiz.size() == 2);
+  CHECK(edited.quiz[1].step == 7);
+  CHECK(scenario::validate(edited).ok());
+}
+
+TEST_CASE("quiz errors name the field", "[scenario][json][quiz]") {
+  const auto quiz = [](const std::string& answer) {
+    return error_of(
+        with(R"("quiz": [{"step": 2, "ask": "a", "why": "b", "answer": )" + answer + "}]"));
+  };
+  CHECK(quiz(R"({"row": 0})") == "quiz[0].answer.key: missing");
+  CHECK(quiz(R"({"row": 0, "key": 9})") == "quiz[0].answer.key: 9 is not below 4 (the keys)");
+  CHECK(quiz(R"({"row": 0, "key": 0, "cell": [0, 0]})") == "quiz[0].answer.cell: unknown field");
+  CHECK(quiz(R"({"matrix": "output", "head": 0, "cell": [0, 0], "value": 1, "tolerance": 0})") ==
+        "quiz[0].answer.head: the final output has no head (use head_output for one head's)");
+  CHECK(quiz(R"({"matrix": "weights", "cell": [0, 0], "value": 1, "tolerance": -1})") ==
+        "quiz[0].answer.tolerance: must be 0 or more");
+  CHECK(error_of(with(R"("quiz": [{"step": 2, "ask": "a", "answer": {"row": 0, "key": 0}}])")) ==
+        "quiz[0].why: missing");
+}
+
 //-----------------------------------------------------------------------------
 // [SECTION] Presets
 //-----------------------------------------------------------------------------
@@ -427,17 +490,23 @@ TEST_CASE("in 'I saw a saw' positions tell the two saws apart", "[scenario][pres
   scenario::ParseResult r =
       scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/i_saw_a_saw.json"));
   REQUIRE(r.error == "");
-  // The lesson starts without positional encoding (its tour asks the learner to switch it on):
-  // the two saws' weight rows and output rows are then equal.
-  REQUIRE_FALSE(r.scenario.positional_encoding);
+  // The lesson starts with positional encoding on: each saw looks at the word before it.
+  REQUIRE(r.scenario.positional_encoding);
+  const attn::Trace with_pe = attn::run(scenario::to_problem(r.scenario));
+  const attn::Matrix& w = with_pe.heads[0].weights[0];
+  CHECK((w.row(1) - w.row(3)).cwiseAbs().sum() >= 0.3f);
+  Eigen::Index verb, tool;
+  w.row(1).maxCoeff(&verb);
+  w.row(3).maxCoeff(&tool);
+  CHECK(verb == 0);  // "saw" after "I"
+  CHECK(tool == 2);  // "saw" after "a"
+  // Without it (the tour asks the learner to untick it) the two rows are equal.
+  r.scenario.positional_encoding = false;
   const attn::Trace without = attn::run(scenario::to_problem(r.scenario));
   CHECK((without.heads[0].weights[0].row(1) - without.heads[0].weights[0].row(3))
             .cwiseAbs()
             .maxCoeff() == 0.0f);
   CHECK((without.output[0].row(1) - without.output[0].row(3)).cwiseAbs().maxCoeff() == 0.0f);
-  r.scenario.positional_encoding = true;
-  const attn::Matrix with_pe = attn::run(scenario::to_problem(r.scenario)).output[0];
-  CHECK((with_pe.row(1) - with_pe.row(3)).cwiseAbs().maxCoeff() > 1e-2f);
 }
 
 TEST_CASE("every preset's tour notes are in both languages, one per step", "[scenario][presets]") {
@@ -478,6 +547,31 @@ TEST_CASE("the tour notes' numbers are the presets' numbers", "[scenario][preset
   CHECK(pad.heads[0].weights[0].rightCols(3).cwiseAbs().maxCoeff() == 0.0f);
   CHECK(pad.heads[0].weights[1].col(5).cwiseAbs().maxCoeff() == 0.0f);
   CHECK(pad.heads[0].weights[1].col(4).minCoeff() > 0.0f);
+  // multi_head: head 1 scores "on" against "sat" 16.07 (scaled 8.04), 0.84 or more on the word
+  // before; head 2: 6.25 (3.125), 0.85 on "sat" and from "sat" on "cat".
+  const attn::Trace mh = trace_of("multi_head");
+  CHECK(mh.heads[0].scores[0](3, 2) == Approx(16.07f).margin(0.005));
+  CHECK(mh.heads[0].scaled[0](3, 2) == Approx(8.04f).margin(0.005));
+  for (int i = 1; i < 5; ++i) CHECK(mh.heads[0].weights[0](i, i - 1) >= 0.835f);
+  CHECK(mh.heads[1].scores[0](2, 1) == Approx(6.25f).margin(0.005));
+  CHECK(mh.heads[1].weights[0](0, 2) == Approx(0.85f).margin(0.005));
+  CHECK(mh.heads[1].weights[0](2, 1) == Approx(0.85f).margin(0.005));
+  // cross_attention: translations score 4, 4.04, 4.16, the rest at most 1.2; weights 0.71,
+  // 0.66, 0.68.
+  const attn::Trace cross = trace_of("cross_attention");
+  const float translated[3] = {4.0f, 4.04f, 4.16f}, weight[3] = {0.71f, 0.66f, 0.68f};
+  for (int i = 0; i < 3; ++i) {
+    CHECK(cross.heads[0].scores[0](i, i) == Approx(translated[i]).margin(0.005));
+    CHECK(cross.heads[0].weights[0](i, i) == Approx(weight[i]).margin(0.005));
+    for (int j = 0; j < 4; ++j)
+      if (j != i) CHECK(cross.heads[0].scores[0](i, j) <= 1.2001f);
+  }
+  // i_saw_a_saw: 0.82 on "I", 0.60 on "a", rows 1.63 apart.
+  const attn::Trace saw = trace_of("i_saw_a_saw");
+  CHECK(saw.heads[0].weights[0](1, 0) == Approx(0.82f).margin(0.005));
+  CHECK(saw.heads[0].weights[0](3, 2) == Approx(0.60f).margin(0.005));
+  CHECK((saw.heads[0].weights[0].row(1) - saw.heads[0].weights[0].row(3)).cwiseAbs().sum() ==
+        Approx(1.63f).margin(0.005));
 }
 
 //-----------------------------------------------------------------------------
