@@ -395,7 +395,8 @@
     ready: readyPromise,
     get isReady() { return ready; },
 
-    // Subscribes to "ready", "scenario", "step", "head", "view", "link" or "error"; returns a
+    // Subscribes to "ready", "scenario", "step", "head", "view", "link", "quiz" ({lesson, question, correct}),
+    // "lesson" ({lesson, index, count, done}) or "error"; returns a
     // function that unsubscribes. "ready" fires at once when the playground is already ready.
     on(event, callback) {
       if (typeof event !== "string") return failure("event: must be a string");
@@ -468,6 +469,35 @@
       return typedTrace(options);
     },
     getView() { return ready ? getJson("ap_get_view") : failure(NOT_READY); },
+    // What this learner has done: {lesson, lessons: [{id, title, questions, answered, correct,
+    // done}], marks: {id: "r-w"}, done: [ids]}. Kept in this browser (localStorage) and in the
+    // link; the playground sends it nowhere: a course page reads it here or from the "quiz" and
+    // "lesson" events.
+    getProgress() { return ready ? getJson("ap_get_progress") : failure(NOT_READY); },
+    // Adds marks {id: "rw"} (one per question: "-" not yet, "r" right, "w" wrong), e.g. what a
+    // course page recorded on another device. Answers already given stay.
+    setProgress(marks) {
+      if (!ready) return failure(NOT_READY);
+      if (marks === null || typeof marks !== "object" || Array.isArray(marks))
+        return failure("marks: must be an object {lesson: \"r-\"}");
+      const error = call("ap_set_progress", "string", ["string"], [JSON.stringify(marks)]);
+      if (error) return failure(error);
+      saveProgress();
+      return success({ progress: getJson("ap_get_progress") });
+    },
+    // The shown lesson's questions: [{question, step, ask, kind: "key"|"value", answered,
+    // correct, why}] (why only once answered).
+    getQuiz() { return ready ? getJson("ap_get_quiz") : failure(NOT_READY); },
+    // Answers question q (0-based) with {key: j} (0-based) or {value: v}: {ok, correct, key|value}
+    // where key or value is the core's answer. Fires "quiz" like a click does.
+    answerQuiz(question, answer) {
+      if (!ready) return failure(NOT_READY);
+      const bad = whole(question, "question", getJson("ap_get_quiz").length - 1);
+      if (bad) return failure(bad);
+      const r = JSON.parse(call("ap_answer_quiz", "string", ["number", "string"],
+                                [question, JSON.stringify(answer ?? null)]));
+      return r.error ? failure(r.error) : success(r);
+    },
     // The step to show, 0 (inputs) to 7 (output).
     setStep(step) {
       if (!ready) return failure(NOT_READY);
@@ -751,6 +781,10 @@
     loadArrays: ["object", "string"],
     getTrace: ["object|undefined"],
     getView: [],
+    getProgress: [],
+    setProgress: ["object"],
+    getQuiz: [],
+    answerQuiz: ["number", "object"],
     getLink: [],
     setStep: ["number"],
     focusHead: ["number"],
@@ -993,6 +1027,7 @@
       call("ap_wake", null, [], []);
       reportHeightSoon();
     }).observe(canvas);
+    restoreProgress();
     resolveReady(api);
     renderAccessible(false);
     // Offline after this visit: the service worker (sw.js) keeps this build's files, the
@@ -1173,8 +1208,42 @@
   }
   document.getElementById("a11y-close")?.addEventListener("click", () => showTableView(false));
 
+  // This learner's answers, kept in this browser only (and in the link the page shows).
+  const PROGRESS_KEY = "attention-playground:progress";
+  function saveProgress() {
+    try {
+      localStorage.setItem(PROGRESS_KEY, JSON.stringify(getJson("ap_get_progress").marks));
+    } catch {
+      // Storage may be off (private windows, sandboxed frames): the link still carries it.
+    }
+  }
+  function restoreProgress() {
+    let saved = null;
+    try {
+      saved = localStorage.getItem(PROGRESS_KEY);
+    } catch {
+      return;
+    }
+    if (saved) call("ap_set_progress", "string", ["string"], [saved]);
+  }
+
   function onAppEvent(name) {
     if (!ready) return;
+    if (name.startsWith("quiz|")) {
+      const [, question, correct] = name.split("|");
+      const lesson = getJson("ap_get_progress").lesson;
+      saveProgress();
+      emit("quiz", { lesson, question: Number(question), correct: correct === "1" });
+      renderAccessible(false);
+      return;
+    }
+    if (name === "lesson") {
+      const p = getJson("ap_get_progress");
+      const index = p.lessons.findIndex((l) => l.id === p.lesson);
+      emit("lesson", { lesson: p.lesson, index, count: p.lessons.length,
+                       done: index >= 0 && p.lessons[index].done });
+      return;
+    }
     if (name === "table_view") {
       showTableView(!a11y.classList.contains("shown"));
       return;

@@ -213,6 +213,93 @@ void hide_controls(AppState& s, const std::string& csv) {
   s.emit("view");
 }
 
+std::string progress(const AppState& s) {
+  nlohmann::json j;
+  j["lesson"] = s.lesson_id();
+  nlohmann::json lessons = nlohmann::json::array(), done = nlohmann::json::array();
+  for (const Preset& p : s.presets) {
+    const auto it = s.progress.find(p.name);
+    const std::string marks = it == s.progress.end() ? std::string() : it->second;
+    const int answered = static_cast<int>(
+        std::count_if(marks.begin(), marks.end(), [](char c) { return c != '-'; }));
+    const bool is_done = s.lesson_done(p.name);
+    lessons.push_back({{"id", p.name},
+                       {"title", p.scenario.title.en},
+                       {"questions", p.scenario.quiz.size()},
+                       {"answered", answered},
+                       {"correct", std::count(marks.begin(), marks.end(), 'r')},
+                       {"done", is_done}});
+    if (is_done) done.push_back(p.name);
+  }
+  j["lessons"] = lessons;
+  j["marks"] = s.progress;
+  j["done"] = done;
+  return j.dump();
+}
+
+std::string set_progress(AppState& s, const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return "progress: must be an object {\"lesson\": \"r-\"}";
+  std::map<std::string, std::string> marks;
+  for (const auto& item : j.items()) {
+    if (!item.value().is_string() || !scenario::is_progress_marks(item.value().get<std::string>()))
+      return "progress." + item.key() + ": must be 1 to 8 marks of '-', 'r' and 'w'";
+    marks[item.key()] = item.value().get<std::string>();
+  }
+  s.merge_progress(marks);
+  s.emit("view");
+  return "";
+}
+
+std::string answer_quiz(AppState& s, int question, const std::string& answer_json) {
+  nlohmann::json out;
+  const nlohmann::json a = nlohmann::json::parse(answer_json, nullptr, false);
+  if (question < 0 || question >= static_cast<int>(s.scenario.quiz.size())) {
+    out["error"] = "question: " + std::to_string(question) +
+                   " is not a question of this lesson (it has " +
+                   std::to_string(s.scenario.quiz.size()) + ")";
+    return out.dump();
+  }
+  const bool argmax = s.scenario.quiz[question].answer.argmax;
+  const char* field = argmax ? "key" : "value";
+  if (a.is_discarded() || !a.is_object() || !a.contains(field) || !a[field].is_number()) {
+    out["error"] = std::string("answer: must be {\"") + field + "\": " + (argmax ? "j}" : "v}") +
+                   " for this question";
+    return out.dump();
+  }
+  const int key = argmax ? a[field].get<int>() : -1;
+  const float value = argmax ? 0.0f : a[field].get<float>();
+  if (!s.answer_quiz(question, key, value)) {
+    out["error"] = "the scenario does not run: " + s.error;
+    return out.dump();
+  }
+  out["correct"] = s.replies[question].correct;
+  if (argmax)
+    out["key"] = s.quiz_truth_key(question);
+  else
+    out["value"] = s.quiz_truth_value(question);
+  return out.dump();
+}
+
+std::string quiz(const AppState& s) {
+  nlohmann::json list = nlohmann::json::array();
+  const char* lang = s.lang == Lang::kZh ? "zh" : "en";
+  for (size_t q = 0; q < s.scenario.quiz.size(); ++q) {
+    const scenario::QuizQuestion& qq = s.scenario.quiz[q];
+    nlohmann::json e = {{"question", q},
+                        {"step", qq.step},
+                        {"ask", qq.ask.in(lang)},
+                        {"kind", qq.answer.argmax ? "key" : "value"}};
+    if (q < s.replies.size() && s.replies[q].answered) {
+      e["answered"] = true;
+      e["correct"] = s.replies[q].correct;
+      e["why"] = qq.why.in(lang);
+    }
+    list.push_back(e);
+  }
+  return list.dump();
+}
+
 std::string get_link(const AppState& s) {
   const scenario::ViewState v = s.view();
   if (!s.runs() || !scenario::validate_view(v, s.scenario).ok()) return "";

@@ -47,7 +47,18 @@ int focus_head(AppState& s, int head);
 int set_batch(AppState& s, int batch);
 void set_language(AppState& s, const std::string& code);  // "zh", or English
 bool load_preset(AppState& s, const std::string& name);
-std::string presets(const AppState& s);                // [{"name", "title", "title_zh"}]
+std::string presets(const AppState& s);  // [{"name", "title", "title_zh"}]
+
+// The lessons' questions and this learner's progress (getProgress, answerQuiz). progress():
+// {"lesson": id, "lessons": [{"id", "title", "questions", "answered", "correct", "done"}],
+//  "marks": {id: "r-"}, "done": [ids]}. set_progress merges marks {id: "rw"} (localStorage,
+// a course's records): "" or the error. answer_quiz answers question q (0-based) of the
+// scenario shown with {"key": j} or {"value": v} (0-based like the JSON):
+// {"correct": bool, "key"|"value": the core's answer} or {"error": ...}.
+std::string progress(const AppState& s);
+std::string set_progress(AppState& s, const std::string& json);
+std::string answer_quiz(AppState& s, int question, const std::string& answer_json);
+std::string quiz(const AppState& s);  // the shown scenario's questions, in the UI's language
 void set_panels(AppState& s, const std::string& csv);  // the panels to show, by id
 void hide_controls(AppState& s, const std::string& csv);
 

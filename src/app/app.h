@@ -48,6 +48,8 @@ void draw_heads(AppState& s, Heatmaps& h);
 void draw_positional(AppState& s, Heatmaps& h);
 void draw_plane(AppState& s);
 void draw_lesson(AppState& s);
+// The lesson's questions on the current step (panel_lesson.cpp), drawn in the step's column.
+void draw_questions(AppState& s);
 
 // A matrix of the table (matrices.h) as a heatmap: its values, labels, palette, range and mask
 // come from the table; the hover is recorded for "behind this cell"; an export chosen in its

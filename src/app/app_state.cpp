@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
@@ -48,6 +49,7 @@ void AppState::load_preset(int index) {
     preset = index;
     batch = 0;
     head = 0;
+    emit("lesson");
   }
 }
 
@@ -69,6 +71,7 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
   scenario = std::move(s);
   preset = -1;
   edited = false;
+  replies.assign(scenario.quiz.size(), QuizReply{});
   ++loads;
   recompute(std::move(p));
   return attn::Status{};
@@ -77,6 +80,7 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
 void AppState::recompute_if_needed() {
   if (!dirty_) return;
   dirty_ = false;
+  scenario::drop_unfit_quiz(&scenario);  // an edit may have taken a question's cell away
   scenario::Resolved r = scenario::resolve(scenario);
   error = r.ok() ? within_budget(r.problem).error : r.error;
   if (error.empty()) recompute(std::move(r.problem));
@@ -202,6 +206,7 @@ scenario::ViewState AppState::view() const {
   v.hidden.assign(hidden.begin(), hidden.end());
   v.embed = embed;
   if (preset >= 0) v.lesson = presets[preset].name;
+  v.progress = progress;
   return v;
 }
 
@@ -217,7 +222,82 @@ void AppState::apply_view(const scenario::ViewState& v) {
   embed = v.embed;
   for (int i = 0; i < static_cast<int>(presets.size()); ++i)
     if (!v.lesson.empty() && presets[i].name == v.lesson) preset = i;
+  merge_progress(v.progress);
   emit("view");
+}
+
+int AppState::quiz_truth_key(int q) {
+  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  const attn::Matrix& w = head_trace(a.head, a.batch).weights[lean ? 0 : a.batch];
+  int best = 0;
+  for (int j = 1; j < w.cols(); ++j)
+    if (w(a.row, j) > w(a.row, best)) best = j;
+  return best;
+}
+
+float AppState::quiz_truth_value(int q) {
+  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  if (a.matrix == "output") return trace.output[a.batch](a.row, a.col);
+  const attn::HeadTrace& h = head_trace(a.head, a.batch);
+  const int b = lean ? 0 : a.batch;
+  const attn::Batch& m = a.matrix == "scores"        ? h.scores
+                         : a.matrix == "scaled"      ? h.scaled
+                         : a.matrix == "masked"      ? h.masked
+                         : a.matrix == "head_output" ? h.output
+                                                     : h.weights;
+  return m[b](a.row, a.col);
+}
+
+bool AppState::answer_quiz(int q, int key, float value) {
+  recompute_if_needed();
+  if (q < 0 || q >= static_cast<int>(scenario.quiz.size()) || !runs()) return false;
+  replies.resize(scenario.quiz.size());
+  QuizReply& r = replies[q];
+  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  r.answered = true;
+  if (a.argmax) {
+    r.key = key;
+    r.correct = key == quiz_truth_key(q);
+  } else {
+    r.value = value;
+    // At least the precision of the two decimals a learner types.
+    const float tolerance = std::max(a.tolerance, 0.005f);
+    r.correct = std::isfinite(value) && std::fabs(value - quiz_truth_value(q)) <= tolerance;
+  }
+  const std::string id = lesson_id();
+  if (!id.empty()) {
+    const bool was_done = lesson_done(id);
+    std::string& marks = progress[id];
+    if (marks.size() != scenario.quiz.size()) marks.resize(scenario.quiz.size(), '-');
+    if (marks[q] == '-') marks[q] = r.correct ? 'r' : 'w';
+    if (!was_done && lesson_done(id)) emit("lesson");
+  }
+  events.push_back("quiz|" + std::to_string(q) + "|" + (r.correct ? "1" : "0"));
+  emit("view");  // the link carries the progress
+  return true;
+}
+
+bool AppState::lesson_done(const std::string& id) const {
+  const auto it = progress.find(id);
+  if (it == progress.end() || it->second.empty()) return false;
+  for (const Preset& p : presets)
+    if (p.name == id && it->second.size() < p.scenario.quiz.size()) return false;
+  return it->second.find('-') == std::string::npos;
+}
+
+void AppState::merge_progress(const std::map<std::string, std::string>& marks) {
+  for (const auto& entry : marks) {
+    const std::string& id = entry.first;
+    const std::string& given = entry.second;
+    // Only this playground's lessons, so that what the link carries stays valid.
+    const bool known = std::any_of(presets.begin(), presets.end(),
+                                   [&id](const Preset& p) { return p.name == id; });
+    if (!known || !scenario::is_progress_marks(given)) continue;
+    std::string& mine = progress[id];
+    if (mine.size() < given.size()) mine.resize(given.size(), '-');
+    for (size_t i = 0; i < given.size(); ++i)
+      if (mine[i] == '-') mine[i] = given[i];
+  }
 }
 
 void AppState::emit(const char* event) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -163,6 +164,34 @@ struct AppState {
       if (hidden.count(id)) return false;
     return true;
   }
+
+  // --- The lessons' questions (scenario.quiz) and this learner's answers -------------------
+  // Marks by lesson id, one per question: '-' not yet, 'r' right, 'w' wrong (as
+  // scenario::ViewState::progress). The page keeps them in localStorage and the link;
+  // nothing sends them anywhere.
+  std::map<std::string, std::string> progress;
+  // The lesson the shown questions belong to: the loaded preset's id, or "" (then answers are
+  // checked but not recorded).
+  std::string lesson_id() const { return preset >= 0 ? presets[preset].name : std::string(); }
+  // What was answered on this screen, per question of scenario.quiz (reset when a scenario is
+  // set or a lesson loaded).
+  struct QuizReply {
+    bool answered = false, correct = false;
+    int key = -1;        // the key given (argmax questions)
+    float value = 0.0f;  // the value given (value questions)
+  };
+  std::vector<QuizReply> replies;
+  // Checks an answer to question q against the core's numbers (the key with the largest weight
+  // of the row, or the cell within the question's tolerance), shows it, records the first
+  // answer of each question in `progress` and emits "quiz|q|1" (or 0). False: no question q.
+  bool answer_quiz(int q, int key, float value);
+  // The core's answer to question q of the current scenario: the key, or the cell's value.
+  int quiz_truth_key(int q);
+  float quiz_truth_value(int q);
+  // Every question of lesson `id` answered (a lesson without questions is never done).
+  bool lesson_done(const std::string& id) const;
+  // Merges marks (from localStorage or a link): a question's answer, once given, stays.
+  void merge_progress(const std::map<std::string, std::string>& marks);
 
   // The view as the link and the JS API carry it (scenario::ViewState), and back. apply_view
   // clamps the head and batch item to the scenario and emits "view".

@@ -101,6 +101,7 @@ void resize_tokens(scenario::Scenario* s, int n_q, int n_k) {
       std::remove_if(s->masked_cells.begin(), s->masked_cells.end(),
                      [&](const std::array<int, 3>& c) { return c[1] >= n_q || c[2] >= n_k; }),
       s->masked_cells.end());
+  scenario::drop_unfit_quiz(s);  // a question about row 4 goes with row 4
 }
 
 void resize_features(scenario::Scenario* s, int d) {
@@ -115,11 +116,13 @@ void resize_features(scenario::Scenario* s, int d) {
   if (has_explicit_weights(*s) || s->has_init)
     use_init_weights(s, s->has_init || has_explicit_weights(*s) ? model : d);
   if (!s->has_init && s->heads > 1) s->heads = divisor_at_most(d, s->heads);
+  scenario::drop_unfit_quiz(s);
 }
 
 void set_d_model(scenario::Scenario* s, int d) {
   use_init_weights(s, d);
   if (s->heads > 1) s->heads = divisor_at_most(s->init_d_model, s->heads);
+  scenario::drop_unfit_quiz(s);
 }
 
 void set_scoring(scenario::Scenario* s, attn::Scoring scoring) {
@@ -145,6 +148,7 @@ void set_scoring(scenario::Scenario* s, attn::Scoring scoring) {
         use_init_weights(s, std::max(attn::batch_cols(s->queries), attn::batch_cols(s->keys)));
       break;
   }
+  scenario::drop_unfit_quiz(s);  // additive scoring has one head
 }
 
 attn::Status set_heads(scenario::Scenario* s, int heads) {
@@ -156,6 +160,7 @@ attn::Status set_heads(scenario::Scenario* s, int heads) {
     if (hs.dq > 0 && hs.dk > 0)
       trial.W = scenario::generated_matrix(hs.dq, hs.dk, 1, scenario::WeightStream::kW);
   }
+  scenario::drop_unfit_quiz(&trial);  // a question about head 2 goes with head 2
   const attn::Status status = scenario::validate(trial);
   if (status.ok()) *s = trial;
   return status;

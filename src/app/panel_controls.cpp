@@ -43,7 +43,9 @@ void section_scenario(AppState& s) {
   ImGui::SetNextItemWidth(-1);
   if (ImGui::BeginCombo("##preset", current.c_str())) {
     for (int i = 0; i < static_cast<int>(s.presets.size()); ++i) {
-      const std::string& title = s.presets[i].scenario.title.in(language_code());
+      // Lessons this learner has finished are marked (their progress: localStorage, the link).
+      const std::string title = (s.lesson_done(s.presets[i].name) ? "\xe2\x97\x8f " : "") +
+                                s.presets[i].scenario.title.in(language_code());
       if (ImGui::Selectable(title.c_str(), s.preset == i)) s.load_preset(i);
     }
     ImGui::EndCombo();

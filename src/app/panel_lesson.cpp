@@ -1,12 +1,121 @@
 // "About this scenario": the preset's title and description in the current language, and
 // buttons to the steps its tour has notes on.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "app/app.h"
+#include "app/edits.h"
 #include "app/i18n.h"
 
 namespace ui {
+
+// The questions of the current step: asked before the answer is on screen, answered with a key
+// (one button per key token) or a typed number, checked against the core's numbers, then
+// explained; in a warm box under the lesson's note.
+void draw_questions(AppState& s) {
+  const std::vector<scenario::QuizQuestion>& quiz = s.scenario.quiz;
+  s.replies.resize(quiz.size());
+  static char typed[scenario::kMaxQuizQuestions][32] = {};
+  static uint64_t typed_for = ~uint64_t{0};
+  if (typed_for != s.loads) {  // a new scenario: empty answer boxes
+    typed_for = s.loads;
+    for (auto& t : typed) t[0] = '\0';
+  }
+  const std::string lang = language_code();
+  const auto marks = s.progress.find(s.lesson_id());
+  for (size_t q = 0; q < quiz.size(); ++q) {
+    const scenario::QuizQuestion& qq = quiz[q];
+    if (qq.step != static_cast<int>(s.step)) continue;
+    ImGui::PushID(static_cast<int>(q));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float pad = 8.0f;
+    dl->ChannelsSplit(2);
+    dl->ChannelsSetCurrent(1);
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    const float box_w = ImGui::GetContentRegionAvail().x;
+    ImGui::Indent(pad + 4.0f);
+    ImGui::Dummy(ImVec2(0, pad * 0.25f));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.27f, 0.02f, 1.0f));
+    ImGui::TextUnformatted(T("Predict, then check"));
+    ImGui::PopStyleColor();
+    const auto room = [pad] { return ImGui::GetContentRegionAvail().x - pad; };
+    text_wrapped(qq.ask.in(lang), false, room());
+    AppState::QuizReply& r = s.replies[q];
+    const scenario::QuizAnswer& a = qq.answer;
+    if (!r.answered) {
+      if (a.argmax) {
+        const std::vector<std::string> keys = key_labels(s.scenario, a.batch);
+        for (size_t j = 0; j < keys.size(); ++j) {
+          if (j > 0) {
+            const float next =
+                ImGui::CalcTextSize(keys[j].c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
+            if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + next <
+                ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
+              ImGui::SameLine();
+          }
+          ImGui::PushID(static_cast<int>(j));
+          if (ImGui::Button(keys[j].c_str()))
+            s.answer_quiz(static_cast<int>(q), static_cast<int>(j), 0);
+          ImGui::PopID();
+        }
+      } else {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+        const bool enter = ImGui::InputText(
+            "##value", typed[q], sizeof typed[q],
+            ImGuiInputTextFlags_CharsScientific | ImGuiInputTextFlags_EnterReturnsTrue);
+        ImGui::SameLine();
+        const bool check = ImGui::Button(T("Check"));
+        char* end = nullptr;
+        const float v = std::strtof(typed[q], &end);
+        if ((enter || check) && end != typed[q]) s.answer_quiz(static_cast<int>(q), -1, v);
+      }
+      if (marks != s.progress.end() && q < marks->second.size() && marks->second[q] != '-')
+        ImGui::TextDisabled("%s", marks->second[q] == 'r' ? T("You answered this one right before.")
+                                                          : T("You tried this one before."));
+    } else {
+      char verdict[160];
+      if (a.argmax) {
+        const std::vector<std::string> keys = key_labels(s.scenario, a.batch);
+        const int truth = s.quiz_truth_key(static_cast<int>(q));
+        const float w = s.head_trace(a.head, a.batch).weights[s.lean ? 0 : a.batch](a.row, truth);
+        std::snprintf(verdict, sizeof verdict, T("The largest weight is on \"%s\" (%.2f)."),
+                      truth < static_cast<int>(keys.size()) ? keys[truth].c_str() : "?", w);
+      } else {
+        std::snprintf(verdict, sizeof verdict, T("The core computes %.3f; you said %.3g."),
+                      s.quiz_truth_value(static_cast<int>(q)), r.value);
+      }
+      ImGui::PushStyleColor(ImGuiCol_Text, r.correct ? ImVec4(0.05f, 0.45f, 0.2f, 1.0f)
+                                                     : ImVec4(0.7f, 0.15f, 0.1f, 1.0f));
+      ImGui::TextUnformatted(r.correct ? T("Right.") : T("Not quite."));
+      ImGui::PopStyleColor();
+      ImGui::SameLine();
+      text_wrapped(verdict, false, room());
+      // The lesson's explanation fits its own numbers: after edits that change the answer it
+      // would explain something else.
+      const bool key_holds =
+          a.argmax ? s.quiz_truth_key(static_cast<int>(q)) == a.col
+                   : std::fabs(s.quiz_truth_value(static_cast<int>(q)) - a.value) <= a.tolerance;
+      if (key_holds)
+        text_wrapped(qq.why.in(lang), false, room());
+      else
+        text_wrapped(T("You have changed the lesson, so its own explanation no longer fits "
+                       "these numbers."),
+                     true, room());
+      if (ImGui::SmallButton(T("Ask me again"))) r = AppState::QuizReply{};
+    }
+    ImGui::Dummy(ImVec2(0, pad * 0.25f));
+    ImGui::Unindent(pad + 4.0f);
+    const ImVec2 p1(p0.x + box_w, ImGui::GetItemRectMax().y);
+    dl->ChannelsSetCurrent(0);
+    dl->AddRectFilled(p0, p1, IM_COL32(253, 243, 226, 255), 4.0f);
+    dl->AddRectFilled(p0, ImVec2(p0.x + 4.0f, p1.y), IM_COL32(196, 110, 20, 255), 2.0f);
+    dl->ChannelsMerge();
+    ImGui::Spacing();
+    ImGui::PopID();
+  }
+}
 
 void draw_lesson(AppState& s) {
   const std::string& title = s.scenario.title.in(language_code());
@@ -28,6 +137,10 @@ void draw_lesson(AppState& s) {
     ImGui::BeginDisabled(here + 1 >= count);
     if (ImGui::SmallButton(T("Next \xe2\x96\xb6"))) s.load_preset(here + 1);
     ImGui::EndDisabled();
+    if (s.lesson_done(s.lesson_id())) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", T("\xe2\x97\x8f done"));
+    }
   }
   if (g_fonts.title) ImGui::PushFont(g_fonts.title);
   text_wrapped(title);
@@ -51,6 +164,21 @@ void draw_lesson(AppState& s) {
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", T(step_name(static_cast<Step>(stop.step))));
     }
+  }
+  // The steps that ask a question.
+  bool any_question = false;
+  std::vector<int> asked;
+  for (const scenario::QuizQuestion& q : s.scenario.quiz) {
+    if (std::find(asked.begin(), asked.end(), q.step) != asked.end()) continue;
+    asked.push_back(q.step);
+    if (!any_question) {
+      ImGui::TextDisabled("%s", T("Questions on steps"));
+      any_question = true;
+    }
+    ImGui::SameLine();
+    char label[64];
+    std::snprintf(label, sizeof label, "%d?##quiz%d", q.step + 1, q.step);
+    if (ImGui::SmallButton(label)) s.set_step(q.step);
   }
   ImGui::Spacing();
   ImGui::Separator();

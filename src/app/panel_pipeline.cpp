@@ -649,6 +649,7 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   for (const scenario::TourStop& stop : s.scenario.tour)
     if (stop.step == static_cast<int>(s.step) && s.note_shown(stop))
       lesson_note(s, stop.text.in(language_code()));
+  draw_questions(s);  // the lesson's questions on this step, before the matrices answer them
   if (!compact && mask_switch) {
     ImGui::Checkbox(T("Click a cell to mask it"), &s.mask_by_click);
     help_marker(

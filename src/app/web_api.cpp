@@ -210,6 +210,32 @@ EMSCRIPTEN_KEEPALIVE int ap_load_preset(const char* name) {
   return ui::api::load_preset(g_runtime.app.state, name ? name : "") ? 1 : 0;
 }
 
+EMSCRIPTEN_KEEPALIVE const char* ap_get_progress() {
+  static std::string out;
+  out = ui::api::progress(g_runtime.app.state);
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_set_progress(const char* json) {
+  static std::string out;
+  out = ui::api::set_progress(g_runtime.app.state, json ? json : "");
+  ui::request_wake();
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_get_quiz() {
+  static std::string out;
+  out = ui::api::quiz(g_runtime.app.state);
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_answer_quiz(int question, const char* answer) {
+  static std::string out;
+  out = ui::api::answer_quiz(g_runtime.app.state, question, answer ? answer : "");
+  ui::request_wake();
+  return out.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* ap_presets() {
   static std::string out;
   out = ui::api::presets(g_runtime.app.state);

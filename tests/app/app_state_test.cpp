@@ -522,3 +522,70 @@ TEST_CASE("a scenario over the memory budget is refused with its sizes, and noth
   CHECK(app.revision == small);
   CHECK(app.trace.output[0].rows() == 3);
 }
+
+TEST_CASE("a lesson's questions are checked against the core, and progress is kept and merged",
+          "[app][state][quiz]") {
+  ui::AppState app;
+  int cross = -1;
+  for (int i = 0; i < static_cast<int>(app.presets.size()); ++i)
+    if (app.presets[i].name == "cross_attention") cross = i;
+  REQUIRE(cross >= 0);
+  app.load_preset(cross);
+  app.events.clear();
+  REQUIRE(app.scenario.quiz.size() == 2);
+  CHECK(app.lesson_id() == "cross_attention");
+  CHECK_FALSE(app.lesson_done("cross_attention"));
+  // Question 1: which key does "chat" attend to most? "cat" (key 1), from the core's weights.
+  CHECK(app.quiz_truth_key(0) == 1);
+  REQUIRE(app.answer_quiz(0, 2, 0.0f));  // "sleeps": wrong
+  CHECK(app.replies[0].answered);
+  CHECK_FALSE(app.replies[0].correct);
+  CHECK(app.progress["cross_attention"] == "w-");
+  CHECK(std::find(app.events.begin(), app.events.end(), "quiz|0|0") != app.events.end());
+  // Asked again and answered right: shown as right, but the first answer is what counts.
+  REQUIRE(app.answer_quiz(0, 1, 0.0f));
+  CHECK(app.replies[0].correct);
+  CHECK(app.progress["cross_attention"] == "w-");
+  // Question 2: a value, within the question's tolerance of the core's 0.677.
+  CHECK(app.quiz_truth_value(1) == Approx(0.677f).margin(0.001));
+  REQUIRE(app.answer_quiz(1, -1, 0.7f));
+  CHECK(app.replies[1].correct);
+  REQUIRE(app.answer_quiz(1, -1, 0.5f));
+  CHECK_FALSE(app.replies[1].correct);
+  CHECK(app.progress["cross_attention"] == "wr");
+  CHECK(app.lesson_done("cross_attention"));
+  CHECK(std::find(app.events.begin(), app.events.end(), "lesson") != app.events.end());
+  CHECK_FALSE(app.answer_quiz(2, 0, 0.0f));  // no third question
+
+  // The view carries the marks; merging keeps answers given and ignores unknown lessons.
+  CHECK(app.view().progress == std::map<std::string, std::string>{{"cross_attention", "wr"}});
+  app.merge_progress(
+      {{"cross_attention", "rr"}, {"why_so_tall", "r"}, {"no_such", "r"}, {"toy_2d", "bad"}});
+  CHECK(app.progress["cross_attention"] == "wr");
+  CHECK(app.progress["why_so_tall"] == "r");
+  CHECK(app.progress.count("no_such") == 0);
+  CHECK(app.progress.count("toy_2d") == 0);
+  CHECK(app.lesson_done("why_so_tall"));
+
+  // A new scenario clears what this screen shows, not the progress.
+  app.load_preset(cross);
+  CHECK_FALSE(app.replies[0].answered);
+  CHECK(app.progress["cross_attention"] == "wr");
+}
+
+TEST_CASE("every lesson asks a question, and its answer key agrees with the core",
+          "[app][state][quiz]") {
+  ui::AppState app;
+  for (int i = 0; i < static_cast<int>(app.presets.size()); ++i) {
+    app.load_preset(i);
+    INFO(app.presets[i].name);
+    CHECK_FALSE(app.scenario.quiz.empty());
+    for (int q = 0; q < static_cast<int>(app.scenario.quiz.size()); ++q) {
+      const scenario::QuizAnswer& a = app.scenario.quiz[q].answer;
+      if (a.argmax)
+        CHECK(app.quiz_truth_key(q) == a.col);
+      else
+        CHECK(std::fabs(app.quiz_truth_value(q) - a.value) <= a.tolerance);
+    }
+  }
+}

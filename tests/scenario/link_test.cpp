@@ -109,6 +109,7 @@ TEST_CASE("every preset round-trips exactly with the default and a full view", "
   full.hidden = {"seed", "randomize", "w_o"};
   full.embed = true;
   full.lesson = "masking_101";
+  full.progress = {{"why_so_tall", "r"}, {"multi_head", "w-"}};
   for (const scenario::ViewState& view : {scenario::ViewState(), full}) {
     const scenario::LinkResult r = scenario::decode_link(scenario::encode_link(s, view));
     REQUIRE(r.error == "");
@@ -235,6 +236,16 @@ TEST_CASE("malformed links: view fields", "[link][bad]") {
   CHECK(in_view(R"({"lesson": "Lesson 1"})") ==
         "link.view.lesson: \"Lesson 1\" is not a lesson id (1 to 32 of a-z, 0-9, _)");
   CHECK(in_view(R"({"zoom": 2})") == "link.view.zoom: unknown field");
+  CHECK(in_view(R"({"progress": ["toy_2d"]})") ==
+        "link.view.progress: must be an object {\"lesson\": \"r-\"}, got an array");
+  CHECK(in_view(R"({"progress": {"toy_2d": 1}})") ==
+        "link.view.progress.toy_2d: must be a string, got a number");
+  CHECK(in_view(R"({"progress": {"toy_2d": "yes"}})") ==
+        "link.view.progress.toy_2d: \"yes\" is not 1 to 8 marks of '-' (not yet), 'r' (right) "
+        "and 'w' (wrong)");
+  CHECK(in_view(R"({"progress": {"Toy 2D": "r"}})") ==
+        "link.view.progress: \"Toy 2D\" is not a lesson id (1 to 32 of a-z, 0-9, _)");
+  CHECK(in_view(R"({"progress": {"toy_2d": "rw-"}})") == "");
   CHECK(in_view(R"({"step": 2, "head": 0, "batch": 0, "lang": "en", "lesson": ""})") == "");
 }
 

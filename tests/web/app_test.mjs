@@ -1538,6 +1538,78 @@ async function checkOffline({ browser, url }) {
   }
 }
 
+// A lesson's questions: answered through the API (as a click does), checked against the core,
+// announced as "quiz" and "lesson" events, kept across a reload (localStorage) and in the link.
+async function checkQuiz({ browser, url }) {
+  const context = await browser.newContext({ viewport: VIEWPORT, reducedMotion: "reduce" });
+  const other = await browser.newContext({ viewport: VIEWPORT, reducedMotion: "reduce" });
+  try {
+    const page = await context.newPage();
+    page.problems = [];
+    page.on("pageerror", (e) => page.problems.push(e.message));
+    await page.goto(`${url}?preset=cross_attention&step=3`);
+    await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
+    const r = await page.evaluate(async () => {
+      const ap = window.attentionPlayground, events = [];
+      ap.on("quiz", (d) => events.push(["quiz", d]));
+      ap.on("lesson", (d) => events.push(["lesson", d]));
+      const quiz = ap.getQuiz();
+      const before = ap.getProgress();
+      const wrong = ap.answerQuiz(0, { key: 2 });     // "chat" → "sleeps"
+      const right = ap.answerQuiz(1, { value: 0.68 }); // "dort" on "sleeps"
+      const bad = [ap.answerQuiz(2, { key: 0 }), ap.answerQuiz(0, { value: 1 }), ap.answerQuiz(0, null)];
+      // Events leave the app after its next frame.
+      for (const t0 = performance.now(); events.length < 3 && performance.now() - t0 < 5000; )
+        await new Promise((res) => setTimeout(res, 50));
+      return { quiz, before, wrong, right, bad, events, after: ap.getProgress(), asked: ap.getQuiz(),
+               link: ap.getLink() };
+    });
+    if (r.quiz.length !== 2 || r.quiz[0].kind !== "key" || r.quiz[1].kind !== "value" || r.quiz[0].why)
+      fail(`getQuiz() before answering: ${JSON.stringify(r.quiz).slice(0, 300)}`);
+    if (r.before.lesson !== "cross_attention" || r.before.lessons.length < 9)
+      fail(`getProgress() before answering: ${JSON.stringify(r.before).slice(0, 300)}`);
+    if (!r.wrong.ok || r.wrong.correct !== false || r.wrong.key !== 1)
+      fail(`answerQuiz(0, {key: 2}) returned ${JSON.stringify(r.wrong)}; expected wrong, the core's key 1`);
+    if (!r.right.ok || r.right.correct !== true || Math.abs(r.right.value - 0.677) > 0.001)
+      fail(`answerQuiz(1, {value: 0.68}) returned ${JSON.stringify(r.right)}`);
+    const errors = r.bad.map((b) => (b.ok ? "ok" : b.error.split(":")[0]));
+    if (errors.join() !== "question,answer,answer") fail(`bad answers gave ${JSON.stringify(r.bad)}`);
+    const quizEvents = r.events.filter(([e]) => e === "quiz").map(([, d]) => d);
+    const want = [{ lesson: "cross_attention", question: 0, correct: false },
+                  { lesson: "cross_attention", question: 1, correct: true }];
+    if (!sameJson(quizEvents, want)) fail(`quiz events: ${JSON.stringify(quizEvents)}`);
+    const lessonEvent = r.events.find(([e, d]) => e === "lesson" && d.done);
+    if (!lessonEvent || lessonEvent[1].lesson !== "cross_attention")
+      fail(`no "lesson" event with done: true (${JSON.stringify(r.events)})`);
+    if (r.after.marks.cross_attention !== "wr" || !r.after.done.includes("cross_attention"))
+      fail(`getProgress() after answering: ${JSON.stringify(r.after).slice(0, 300)}`);
+    if (!r.asked[0].answered || !r.asked[0].why) fail(`getQuiz() after answering has no explanation`);
+    ok(`quiz: a wrong key and a right value are told apart by the core (key ${r.wrong.key}, ` +
+       `value ${r.right.value.toFixed(3)}); "quiz" and "lesson" events fire; progress "wr", lesson done`);
+
+    // A reload keeps it (this browser's localStorage)...
+    await page.reload();
+    await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
+    const reloaded = await page.evaluate(() => window.attentionPlayground.getProgress().marks);
+    if (reloaded.cross_attention !== "wr") fail(`after a reload the marks are ${JSON.stringify(reloaded)}`);
+    // ...and the link carries it to a browser that has never seen it.
+    const fresh = await other.newPage();
+    fresh.problems = [];
+    await fresh.goto(`${url}#${r.link}`);
+    await fresh.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
+    const linked = await fresh.evaluate(() => window.attentionPlayground.getProgress());
+    if (linked.marks.cross_attention !== "wr" || !linked.done.includes("cross_attention"))
+      fail(`a page opened from the link has marks ${JSON.stringify(linked.marks)}`);
+    const stored = await page.evaluate(() => localStorage.getItem("attention-playground:progress"));
+    if (!stored?.includes("cross_attention")) fail(`localStorage holds ${stored}`);
+    if (page.problems.length) fail(`quiz: ${page.problems.join("; ")}`);
+    ok("quiz: the progress survives a reload (localStorage) and travels in the link to a fresh browser");
+  } finally {
+    await context.close();
+    await other.close();
+  }
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -1567,6 +1639,7 @@ const CHECKS = {
   axe: checkAxe,
   keyboard: checkKeyboard,
   offline: checkOffline,
+  quiz: checkQuiz,
   "labels-large": (args) => checkLabels(args, LARGE_SIZES),
 };
 

@@ -638,6 +638,24 @@ async function checkOrigins({ browser, url }) {
     if (step !== 3) fail(`(a) setStep(3) from the parent returned ${step}`);
     ok(`origins: (a) calls from the parent ${B} are answered ok from ${A} (getView, setStep(3) → 3)`);
 
+    // A course page on another origin hears the learner's answers: "quiz" events, after subscribe.
+    await call(page, "subscribe", [], "(a) subscribe from the parent");
+    await call(page, "loadPreset", ["cross_attention"], "(a) loadPreset from the parent");
+    const quizReply = await call(page, "answerQuiz", [0, { key: 1 }], "(a) answerQuiz from the parent");
+    if (quizReply.correct !== true) fail(`(a) answerQuiz(0, {key: 1}) replied ${short(quizReply)}`);
+    const quizEvent = await until(() => page.evaluate(() => window.apMessages.find((m) => m.fromPlayground &&
+      m.data?.type === "attention-playground:event" && m.data.event === "quiz")),
+    "the parent page got no quiz event", 5000);
+    if (quizEvent.origin !== A || !isDeepStrictEqual(quizEvent.data.detail,
+      { lesson: "cross_attention", question: 0, correct: true }))
+      fail(`(a) the quiz event is ${short(quizEvent)}`);
+    const progress = await call(page, "getProgress", [], "(a) getProgress from the parent");
+    if (progress.marks.cross_attention !== "r-") fail(`(a) getProgress() marks are ${short(progress.marks)}`);
+    await call(page, "loadPreset", ["multi_head"], "(a) loadPreset back");
+    await call(page, "setStep", [3], "(a) setStep back");
+    ok(`origins: (a) the parent on ${B} hears {lesson: "cross_attention", question: 0, correct: true} ` +
+       "as a quiz event from " + A + ", and reads the marks with getProgress");
+
     // (b) malformed calls from the parent: an error that names the field; nothing changes.
     const base = await stateVia(page);
     const malformed = [

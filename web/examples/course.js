@@ -1,6 +1,8 @@
 // Drives the two embedded playgrounds of course.html through postMessage: each button sends
 // a call, each reply is shown next to the buttons, and each playground's preferred height
-// sizes its iframe. Replies reach the DOM through textContent only.
+// sizes its iframe. The page subscribes to the playgrounds' events and shows the learner's
+// progress ("quiz" and "lesson" events, getProgress): where an LMS wrapper would record it.
+// Replies reach the DOM through textContent only.
 "use strict";
 
 (() => {
@@ -38,6 +40,13 @@
     if (data.type === `${PREFIX}ready`) {
       entry.ready = true;
       for (const send of entry.queue.splice(0)) send();
+      call(entry.frame.id, "subscribe").then(() => showProgress(entry.frame.id));
+    } else if (data.type === `${PREFIX}event` && (data.event === "quiz" || data.event === "lesson")) {
+      if (data.event === "quiz") {
+        const d = data.detail;
+        log(`${d.lesson}, question ${d.question + 1}: ${d.correct ? "right" : "not right"}`);
+      }
+      showProgress(entry.frame.id);
     } else if (data.type === `${PREFIX}height` && Number.isFinite(data.height)) {
       entry.frame.style.height = `${Math.min(Math.max(data.height, 320), 1400)}px`;
     } else if (data.type === `${PREFIX}reply`) {
@@ -46,6 +55,28 @@
       if (resolve) resolve(data);
     }
   });
+
+  // The learner's progress as the playground reports it (the same in both frames: they share
+  // this site's localStorage).
+  const progressLine = document.getElementById("progress");
+  const progressLog = document.getElementById("progress-log");
+  async function showProgress(target) {
+    const reply = await call(target, "getProgress");
+    if (!reply.ok || !progressLine) return;
+    const lessons = reply.result.lessons;
+    const asked = lessons.reduce((n, l) => n + l.questions, 0);
+    const answered = lessons.reduce((n, l) => n + l.answered, 0);
+    const right = lessons.reduce((n, l) => n + l.correct, 0);
+    progressLine.textContent = `${answered} of ${asked} questions answered (${right} right the ` +
+      `first time); lessons done: ${reply.result.done.length ? reply.result.done.join(", ") : "none yet"}.`;
+  }
+  function log(text) {
+    if (!progressLog) return;
+    const item = document.createElement("li");
+    item.textContent = text;
+    progressLog.prepend(item);
+    while (progressLog.children.length > 5) progressLog.lastElementChild.remove();
+  }
 
   function show(controls, reply, okText) {
     const line = controls.querySelector(".reply");
