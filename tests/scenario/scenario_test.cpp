@@ -566,6 +566,74 @@ TEST_CASE("the tour notes' numbers are the presets' numbers", "[scenario][preset
     for (int j = 0; j < 4; ++j)
       if (j != i) CHECK(cross.heads[0].scores[0](i, j) <= 1.2001f);
   }
+  // additive_vs_dot: additive scores 2.89, 3.00, 2.28, 0 and weights 0.37, 0.41, 0.20, 0.02;
+  // scaled dot product: 0.17, 0.70, 0.08, 0.04.
+  {
+    const scenario::ParseResult r =
+        scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/additive_vs_dot.json"));
+    REQUIRE(r.error == "");
+    const attn::Trace add = attn::run(r.problem);
+    const float scores[4] = {2.89f, 3.00f, 2.28f, 0.0f}, weights[4] = {0.37f, 0.41f, 0.20f, 0.02f};
+    for (int j = 0; j < 4; ++j) {
+      CHECK(add.heads[0].scores[0](0, j) == Approx(scores[j]).margin(0.005));
+      CHECK(add.heads[0].weights[0](0, j) == Approx(weights[j]).margin(0.005));
+    }
+    scenario::Scenario dot = r.scenario;
+    dot.scoring = attn::Scoring::kScaledDot;  // as the Scoring menu does: w_v goes, W_q, W_k stay
+    dot.w_v = attn::Vector();
+    const attn::Trace d = attn::run(scenario::to_problem(dot));
+    const float dot_weights[4] = {0.17f, 0.70f, 0.08f, 0.04f};
+    for (int j = 0; j < 4; ++j)
+      CHECK(d.heads[0].weights[0](0, j) == Approx(dot_weights[j]).margin(0.005));
+  }
+  // why_sqrt_d: row 1 from -16.72 to 14.55 (next 8.13), row 2 from -4.93 to 11.79, standard
+  // deviation 8.2; weights 0.997 and 1.000, scaled 0.46 and 0.47.
+  {
+    const scenario::ParseResult r =
+        scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/why_sqrt_d.json"));
+    REQUIRE(r.error == "");
+    const attn::Trace t = attn::run(r.problem);
+    const attn::Matrix& sc = t.heads[0].scores[0];
+    CHECK(sc.row(0).minCoeff() == Approx(-16.72f).margin(0.005));
+    CHECK(sc.row(0).maxCoeff() == Approx(14.55f).margin(0.005));
+    CHECK(sc(0, 2) == Approx(8.13f).margin(0.005));
+    CHECK(sc.row(1).minCoeff() == Approx(-4.93f).margin(0.005));
+    CHECK(sc.row(1).maxCoeff() == Approx(11.79f).margin(0.005));
+    const float mean = sc.mean();
+    CHECK(std::sqrt((sc.array() - mean).square().mean()) == Approx(8.2f).margin(0.05));
+    CHECK(t.heads[0].weights[0](0, 3) == Approx(0.997f).margin(0.0005));
+    CHECK(t.heads[0].weights[0](1, 0) == Approx(1.0f).margin(0.0005));
+    scenario::Scenario scaled = r.scenario;
+    scaled.scoring = attn::Scoring::kScaledDot;
+    const attn::Trace u = attn::run(scenario::to_problem(scaled));
+    CHECK(u.heads[0].weights[0](0, 3) == Approx(0.46f).margin(0.005));
+    CHECK(u.heads[0].weights[0](1, 0) == Approx(0.47f).margin(0.005));
+  }
+  // self_attention: "was" 0.66, "tired", "he", "slept" 0.95 on "Sam"; "Sam" 0.87 on "slept";
+  // "so" 1/6; "he"'s output 0.95 person.
+  const attn::Trace self = trace_of("self_attention");
+  for (int i : {2, 4, 5}) CHECK(self.heads[0].weights[0](i, 0) == Approx(0.95f).margin(0.005));
+  CHECK(self.heads[0].weights[0](0, 5) == Approx(0.87f).margin(0.005));
+  CHECK(self.heads[0].weights[0](3, 0) == Approx(1.0f / 6).margin(1e-4));
+  CHECK(self.output[0](4, 0) == Approx(0.95f).margin(0.005));
+  // soft_hard_local: c·f = 3.28, c·c = 1.64; soft 0.59 on f, hard 1 on f, window 1: 0.61 on c.
+  {
+    const scenario::ParseResult r =
+        scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/soft_hard_local.json"));
+    REQUIRE(r.error == "");
+    const attn::Trace soft = attn::run(r.problem);
+    CHECK(soft.heads[0].scores[0](2, 5) == Approx(3.28f).margin(0.005));
+    CHECK(soft.heads[0].scores[0](2, 2) == Approx(1.64f).margin(0.005));
+    CHECK(soft.heads[0].weights[0](2, 5) == Approx(0.59f).margin(0.005));
+    scenario::Scenario hard = r.scenario;
+    hard.hard = true;
+    CHECK(attn::run(scenario::to_problem(hard)).heads[0].weights[0](2, 5) == 1.0f);
+    scenario::Scenario local = r.scenario;
+    local.window = 1;
+    const attn::Matrix w = attn::run(scenario::to_problem(local)).heads[0].weights[0];
+    CHECK(w(2, 2) == Approx(0.61f).margin(0.005));
+    CHECK(w(2, 5) == 0.0f);
+  }
   // i_saw_a_saw: 0.82 on "I", 0.60 on "a", rows 1.63 apart.
   const attn::Trace saw = trace_of("i_saw_a_saw");
   CHECK(saw.heads[0].weights[0](1, 0) == Approx(0.82f).margin(0.005));
