@@ -1053,7 +1053,7 @@
   const a11yBody = document.getElementById("a11y-body");
   const announcer = document.getElementById("announce");
   const tableToggle = document.getElementById("table-toggle");
-  let lastAnnounced = "", lastLesson = "";
+  let lastAnnounced = "", lastLesson = "", lastQuizLine = "";
   let moveCellCursor = () => {};  // the table view's arrow keys (renderAccessible sets it)
 
   function element(tag, props = {}, ...children) {
@@ -1093,6 +1093,44 @@
     if (d.formula) parts.push(element("p", { className: "formula" }, d.formula));
     if (d.explanation) parts.push(element("p", {}, d.explanation));
     if (d.note) parts.push(element("p", { className: "note" }, d.note));
+    // The step's questions: a button per key, or a number and Check, as on the canvas.
+    let quizLine = "";
+    for (const q of d.quiz ?? []) {
+      const box = element("div", { className: "quiz", role: "group", "aria-label": d.texts.predict },
+                          element("p", { className: "quiz-title" }, d.texts.predict),
+                          element("p", {}, q.ask));
+      const answer = (value) => {
+        api.answerQuiz(q.question, value);
+        renderAccessible(false);
+        const result = [...a11yBody.querySelectorAll(".quiz")].find((b) => b.dataset.question === String(q.question));
+        result?.querySelector(".verdict")?.focus();
+      };
+      box.dataset.question = String(q.question);
+      if (q.answered) {
+        box.append(element("p", { className: "verdict", tabindex: "-1" }, q.verdict), element("p", {}, q.why));
+        quizLine = `${q.verdict} ${q.why}`;
+      } else if (q.kind === "key") {
+        const row = element("p", {});
+        q.keys.forEach((label, j) => {
+          const b = element("button", { type: "button" }, label);
+          b.addEventListener("click", () => answer({ key: j }));
+          row.append(b, " ");
+        });
+        box.append(row);
+      } else {
+        // A form, so that Enter submits (the key itself never reaches the input's listeners:
+        // see the capture listener below; the form's implicit submission is a default action).
+        const input = element("input", { type: "text", inputmode: "decimal", "aria-label": q.ask, size: "8" });
+        const form = element("form", {}, input, " ", element("button", { type: "submit" }, d.texts.check));
+        form.addEventListener("submit", (e) => {
+          e.preventDefault();
+          const v = Number(input.value.replace(",", "."));
+          if (input.value.trim() !== "" && Number.isFinite(v)) answer({ value: v });
+        });
+        box.append(form);
+      }
+      parts.push(box);
+    }
     const m = d.matrix;
     if (m) {
       const caption = [`${m.symbol}: ${m.name}`];
@@ -1151,6 +1189,8 @@
     const lesson = d.lesson !== lastLesson && d.lesson_place ? `${d.lesson_place}: ${d.lesson}. ` : "";
     const line = `${lesson}${d.heading}. ${d.explanation}`;
     if (announce && line !== lastAnnounced) announcer.textContent = line;
+    else if (quizLine && quizLine !== lastQuizLine) announcer.textContent = quizLine;
+    lastQuizLine = quizLine;
     lastAnnounced = line;
     lastLesson = d.lesson;
   }
@@ -1177,7 +1217,7 @@
   // own elements are stopped there too, and what GLFW's preventDefault would have broken is
   // done here: Tab moves between them, Escape closes the table view. (Enter and Space still
   // press the focused button: stopping an event does not cancel its default action.)
-  const ownFocusable = () => [tableToggle, ...a11y.querySelectorAll("button, td[tabindex='0']")]
+  const ownFocusable = () => [tableToggle, ...a11y.querySelectorAll("button, input, td[tabindex='0']")]
     .filter((b) => b.tabIndex >= 0 && (b === tableToggle || a11y.classList.contains("shown")));
   for (const type of ["keydown", "keyup", "keypress"]) {
     window.addEventListener(type, (e) => {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/edits.h"
 #include "app/matrices.h"
 #include "scenario/json_util.h"
 #include "scenario/link.h"
@@ -381,6 +382,8 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                 {"head", T("head")},
                 {"previous", T("Previous lesson")},
                 {"next", T("Next lesson")},
+                {"predict", T("Predict, then check")},
+                {"check", T("Check")},
                 {"rows_cols", T("rows: %s, columns: %s")},
                 {"truncated", T("The first %d of %d rows and %d of %d columns.")}};
   j["formula"] = s.trace.heads.empty() ? "" : step_formula(s.step, s.problem);
@@ -389,6 +392,29 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   for (const scenario::TourStop& stop : s.scenario.tour)
     if (stop.step == static_cast<int>(s.step) && s.note_shown(stop)) note = stop.text.in(lang);
   j["note"] = note;
+  // The step's questions, answerable from the table view.
+  nlohmann::json quiz = nlohmann::json::array();
+  s.recompute_if_needed();
+  for (size_t q = 0; q < s.scenario.quiz.size() && s.runs(); ++q) {
+    const scenario::QuizQuestion& qq = s.scenario.quiz[q];
+    if (qq.step != static_cast<int>(s.step)) continue;
+    nlohmann::json e = {
+        {"question", q}, {"ask", qq.ask.in(lang)}, {"kind", qq.answer.argmax ? "key" : "value"}};
+    if (qq.answer.argmax) e["keys"] = key_labels(s.scenario, qq.answer.batch);
+    const bool answered = q < s.replies.size() && s.replies[q].answered;
+    e["answered"] = answered;
+    if (answered) {
+      e["correct"] = s.replies[q].correct;
+      e["verdict"] = std::string(s.replies[q].correct ? T("Right.") : T("Not quite.")) + " " +
+                     s.quiz_verdict(static_cast<int>(q));
+      e["why"] = s.quiz_key_holds(static_cast<int>(q))
+                     ? qq.why.in(lang)
+                     : std::string(T("You have changed the lesson, so its own explanation no "
+                                     "longer fits these numbers."));
+    }
+    quiz.push_back(e);
+  }
+  j["quiz"] = quiz;
   j["matrix"] = nullptr;
   j["cell"] = nullptr;
   if (s.trace.heads.empty()) return j.dump();

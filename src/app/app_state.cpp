@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "app/edits.h"
 #include "app/matrices.h"
 
 namespace ui {
@@ -246,6 +247,30 @@ float AppState::quiz_truth_value(int q) {
                          : a.matrix == "head_output" ? h.output
                                                      : h.weights;
   return m[b](a.row, a.col);
+}
+
+std::string AppState::quiz_verdict(int q) {
+  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  char verdict[200];
+  if (a.argmax) {
+    const std::vector<std::string> keys = key_labels(scenario, a.batch);
+    const int truth = quiz_truth_key(q);
+    const float w = head_trace(a.head, a.batch).weights[lean ? 0 : a.batch](a.row, truth);
+    std::snprintf(verdict, sizeof verdict, T("The largest weight is on \"%s\" (%.2f)."),
+                  truth < static_cast<int>(keys.size()) ? keys[truth].c_str() : "?",
+                  static_cast<double>(w));
+  } else {
+    const float given = q < static_cast<int>(replies.size()) ? replies[q].value : 0.0f;
+    std::snprintf(verdict, sizeof verdict, T("The core computes %.3f; you said %.3g."),
+                  static_cast<double>(quiz_truth_value(q)), static_cast<double>(given));
+  }
+  return verdict;
+}
+
+bool AppState::quiz_key_holds(int q) {
+  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  return a.argmax ? quiz_truth_key(q) == a.col
+                  : std::fabs(quiz_truth_value(q) - a.value) <= a.tolerance;
 }
 
 bool AppState::answer_quiz(int q, int key, float value) {

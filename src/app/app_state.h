@@ -188,6 +188,10 @@ struct AppState {
   // The core's answer to question q of the current scenario: the key, or the cell's value.
   int quiz_truth_key(int q);
   float quiz_truth_value(int q);
+  // After an answer: what the core says ("The largest weight is on "cat" (0.66).") and whether
+  // the lesson's own explanation still fits these numbers (not after edits that change them).
+  std::string quiz_verdict(int q);
+  bool quiz_key_holds(int q);
   // Every question of lesson `id` answered (a lesson without questions is never done).
   bool lesson_done(const std::string& id) const;
   // Merges marks (from localStorage or a link): a question's answer, once given, stays.

@@ -75,17 +75,7 @@ void draw_questions(AppState& s) {
         ImGui::TextDisabled("%s", marks->second[q] == 'r' ? T("You answered this one right before.")
                                                           : T("You tried this one before."));
     } else {
-      char verdict[160];
-      if (a.argmax) {
-        const std::vector<std::string> keys = key_labels(s.scenario, a.batch);
-        const int truth = s.quiz_truth_key(static_cast<int>(q));
-        const float w = s.head_trace(a.head, a.batch).weights[s.lean ? 0 : a.batch](a.row, truth);
-        std::snprintf(verdict, sizeof verdict, T("The largest weight is on \"%s\" (%.2f)."),
-                      truth < static_cast<int>(keys.size()) ? keys[truth].c_str() : "?", w);
-      } else {
-        std::snprintf(verdict, sizeof verdict, T("The core computes %.3f; you said %.3g."),
-                      s.quiz_truth_value(static_cast<int>(q)), r.value);
-      }
+      const std::string verdict = s.quiz_verdict(static_cast<int>(q));
       ImGui::PushStyleColor(ImGuiCol_Text, r.correct ? ImVec4(0.05f, 0.45f, 0.2f, 1.0f)
                                                      : ImVec4(0.7f, 0.15f, 0.1f, 1.0f));
       ImGui::TextUnformatted(r.correct ? T("Right.") : T("Not quite."));
@@ -94,9 +84,7 @@ void draw_questions(AppState& s) {
       text_wrapped(verdict, false, room());
       // The lesson's explanation fits its own numbers: after edits that change the answer it
       // would explain something else.
-      const bool key_holds =
-          a.argmax ? s.quiz_truth_key(static_cast<int>(q)) == a.col
-                   : std::fabs(s.quiz_truth_value(static_cast<int>(q)) - a.value) <= a.tolerance;
+      const bool key_holds = s.quiz_key_holds(static_cast<int>(q));
       if (key_holds)
         text_wrapped(qq.why.in(lang), false, room());
       else

@@ -1604,6 +1604,30 @@ async function checkQuiz({ browser, url }) {
     if (!stored?.includes("cross_attention")) fail(`localStorage holds ${stored}`);
     if (page.problems.length) fail(`quiz: ${page.problems.join("; ")}`);
     ok("quiz: the progress survives a reload (localStorage) and travels in the link to a fresh browser");
+
+    // The table view asks the same questions: answered from the keyboard, announced.
+    await fresh.goto(`${url}?preset=self_attention&step=3`);
+    await fresh.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
+    await fresh.focus("#table-toggle");
+    await fresh.keyboard.press("Enter");
+    const sam = fresh.locator("#a11y .quiz button", { hasText: "Sam" });
+    if ((await sam.count()) !== 1) fail(`the table view shows ${await sam.count()} "Sam" answer buttons`);
+    await sam.focus();
+    await fresh.keyboard.press("Enter");
+    const verdict = await fresh.locator("#a11y .quiz .verdict").textContent({ timeout: 5000 }).catch(async () =>
+      fail(`no verdict in the table view: ${await fresh.evaluate(() => JSON.stringify(
+        [document.activeElement?.outerHTML?.slice(0, 100), window.attentionPlayground.getQuiz()]))}`));
+    if (!verdict.startsWith("Right.")) fail(`the table view's verdict is "${verdict}"`);
+    const said = await fresh.waitForFunction(() => document.getElementById("announce")?.textContent.includes("Right."),
+      null, { timeout: 5000 }).then(() => true, () => false);
+    if (!said) fail("the live region did not announce the verdict");
+    const value = fresh.locator("#a11y .quiz input");
+    await fresh.evaluate(() => window.attentionPlayground.setStep(4));
+    await value.fill("0.17");
+    await value.press("Enter");
+    const second = await fresh.locator("#a11y .quiz .verdict").textContent({ timeout: 5000 });
+    if (!second.startsWith("Right.")) fail(`the typed answer's verdict is "${second}"`);
+    ok(`quiz: the table view asks too; Enter on "Sam" and a typed 0.17 are checked and announced ("${verdict.slice(0, 60)}…")`);
   } finally {
     await context.close();
     await other.close();
