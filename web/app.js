@@ -1092,6 +1092,15 @@
     }
     if (d.formula) parts.push(element("p", { className: "formula" }, d.formula));
     if (d.explanation) parts.push(element("p", {}, d.explanation));
+    if (d.read?.url?.startsWith("https://")) {
+      parts.push(element("p", {}, element("a", { href: d.read.url, target: "_blank", rel: "noopener noreferrer" },
+                                          d.texts.read.replace("%s", d.read.title))));
+    }
+    if (d.glossary?.length) {
+      const list = element("dl", {});
+      for (const w of d.glossary) list.append(element("dt", {}, w.term), element("dd", {}, w.text));
+      parts.push(element("details", { className: "words" }, element("summary", {}, d.texts.words), list));
+    }
     if (d.note) parts.push(element("p", { className: "note" }, d.note));
     // The step's questions: a button per key, or a number and Check, as on the canvas.
     let quizLine = "";
@@ -1217,7 +1226,7 @@
   // own elements are stopped there too, and what GLFW's preventDefault would have broken is
   // done here: Tab moves between them, Escape closes the table view. (Enter and Space still
   // press the focused button: stopping an event does not cancel its default action.)
-  const ownFocusable = () => [tableToggle, ...a11y.querySelectorAll("button, input, td[tabindex='0']")]
+  const ownFocusable = () => [tableToggle, ...a11y.querySelectorAll("button, input, a[href], summary, td[tabindex='0']")]
     .filter((b) => b.tabIndex >= 0 && (b === tableToggle || a11y.classList.contains("shown")));
   for (const type of ["keydown", "keyup", "keypress"]) {
     window.addEventListener(type, (e) => {
@@ -1269,6 +1278,14 @@
 
   function onAppEvent(name) {
     if (!ready) return;
+    if (name.startsWith("open_url|")) {
+      // The textbook link of a lesson (a plain https address, checked when the scenario was
+      // read): a new tab, told nothing about this page. The click that asked for it is a few
+      // milliseconds old, so the browser still counts it as the learner's.
+      const target = name.slice("open_url|".length);
+      if (target.startsWith("https://")) window.open(target, "_blank", "noopener,noreferrer");
+      return;
+    }
     if (name.startsWith("quiz|")) {
       const [, question, correct] = name.split("|");
       const lesson = getJson("ap_get_progress").lesson;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/edits.h"
+#include "app/glossary.h"
 #include "app/matrices.h"
 #include "scenario/json_util.h"
 #include "scenario/link.h"
@@ -383,6 +384,8 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                 {"previous", T("Previous lesson")},
                 {"next", T("Next lesson")},
                 {"predict", T("Predict, then check")},
+                {"words", T("Words in this step")},
+                {"read", T("Read: %s")},
                 {"check", T("Check")},
                 {"rows_cols", T("rows: %s, columns: %s")},
                 {"truncated", T("The first %d of %d rows and %d of %d columns.")}};
@@ -415,6 +418,14 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
     quiz.push_back(e);
   }
   j["quiz"] = quiz;
+  nlohmann::json words = nlohmann::json::array();
+  for (const GlossaryEntry* e : glossary_for_step(s.step))
+    words.push_back({{"id", e->id}, {"term", T(e->term)}, {"text", T(e->text)}});
+  j["glossary"] = words;
+  j["read"] = s.scenario.read_url.empty()
+                  ? nlohmann::json(nullptr)
+                  : nlohmann::json{{"title", s.scenario.read_title.in(lang)},
+                                   {"url", s.scenario.read_url.in(lang)}};
   j["matrix"] = nullptr;
   j["cell"] = nullptr;
   if (s.trace.heads.empty()) return j.dump();

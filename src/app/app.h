@@ -50,6 +50,8 @@ void draw_plane(AppState& s);
 void draw_lesson(AppState& s);
 // The lesson's questions on the current step (panel_lesson.cpp), drawn in the step's column.
 void draw_questions(AppState& s);
+// The glossary's words for the current step, each opening its entry (panel_lesson.cpp).
+void draw_step_words(AppState& s);
 
 // A matrix of the table (matrices.h) as a heatmap: its values, labels, palette, range and mask
 // come from the table; the hover is recorded for "behind this cell"; an export chosen in its

@@ -23,6 +23,75 @@ const std::pair<const char*, const char*> kZh[] = {
      "（这条提示针对课程刚载入时的数据：点“恢复为预设”可以再看到那些数字）"},
     {"Notes on steps", "有提示的步骤"},
     {"Questions on steps", "有提问的步骤"},
+    // The glossary (glossary.cpp).
+    {"What a position is looking for: one row of Q. Its dot product with every key says how well "
+     "each key matches.",
+     "一个位置想找什么：Q 的一行。它和每个键的点积说明每个键有多匹配。"},
+    {"What a position offers to be found by: one row of K. It is compared with the queries and "
+     "never mixed into the output.",
+     "一个位置凭什么被找到：K 的一行。它只和查询比较，从不混入输出。"},
+    {"value", "值"},
+    {"What a position says once it is chosen: one row of V. The output is a weighted average of "
+     "the value rows.",
+     "一个位置被选中后提供的内容：V 的一行。输出是各个值行的加权平均。"},
+    {"A pattern of sines and cosines, different for each position, added to the input rows so that "
+     "attention can tell word order.",
+     "每个位置各不相同的一组正弦和余弦，加到输入的行上，让注意力能分辨词序。"},
+    {"projection", "投影"},
+    {"A learned matrix (W_q, W_k, W_v) that turns each input row into its query, key or value; the "
+     "same rows can then ask for one thing and offer another.",
+     "学到的矩阵（W_q、W_k、W_"
+     "v），把每个输入行变成它的查询、键或值；于是同一行可以找一样东西，却以另一样东西被找到。"},
+    {"self-attention", "自注意力"},
+    {"Attention in which the queries, keys and values all come from the same sequence: every word "
+     "looks at the words of its own sentence.",
+     "查询、键和值都来自同一个序列的注意力：每个词都看自己所在句子里的词。"},
+    {"score", "分数"},
+    {"One number per query and key saying how well they match, before the softmax: a dot product, "
+     "or a small network (additive scoring).",
+     "每一对查询和键的一个数，说明它们有多匹配，在 softmax "
+     "之前：可以是点积，也可以是一个小网络（加性评分）。"},
+    {"scaling by \xe2\x88\x9a"
+     "d",
+     "除以 \xe2\x88\x9a"
+     "d"},
+    {"Dividing the dot products by the square root of the key size d. Their variance grows with d; "
+     "without it large d saturates the softmax.",
+     "把点积除以键长度 d 的平方根。点积的方差随 d 增长；不除的话，d 大时 softmax 会饱和。"},
+    {"A divisor of the scores: above 1 the weights spread out, below 1 they sharpen towards the "
+     "largest score.",
+     "分数的除数：大于 1 时权重更分散，小于 1 时权重向最大的分数集中。"},
+    {"mask", "掩码"},
+    {"Cells a query may not use. Their scores are replaced by a very negative number (\xe2\x88\x92"
+     "1e6) or \xe2\x88\x92\xe2\x88\x9e, so the softmax gives them weight 0.",
+     "查询不能使用的格子。它们的分数被换成一个很大的负数（\xe2\x88\x92"
+     "1e6）或 \xe2\x88\x92\xe2\x88\x9e，于是 softmax 给它们的权重是 0。"},
+    {"valid length", "有效长度"},
+    {"How many keys of a padded sequence are real; the <pad> keys after it are masked.",
+     "一个填充过的序列里有多少个键是真实的；它后面的 <pad> 键都被掩蔽。"},
+    {"causal mask", "因果掩码"},
+    {"A mask that hides every key after the query's own position, so that a decoder cannot look at "
+     "words it has not written yet.",
+     "遮住查询自身位置之后所有键的掩码，让解码器看不到它还没写出的词。"},
+    {"softmax", "softmax"},
+    {"Turns a row of scores into weights: e to the power of each score, divided by their sum. The "
+     "weights are positive and add up to 1.",
+     "把一行分数变成权重：对每个分数取 e 的幂，再除以它们的和。权重都为正，加起来等于 1。"},
+    {"attention weights", "注意力权重"},
+    {"The matrix A (\xce\xb1 in formulas): row i says how much of each value row goes into output "
+     "row i. Each row sums to 1.",
+     "矩阵 A（公式里写作 \xce\xb1）：第 i 行说明每个值行有多少进入第 i 个输出行。每行之和为 1。"},
+    {"hard attention", "硬注意力"},
+    {"Keeps only the key with the largest score (weight 1, the rest 0), instead of spreading the "
+     "weight as softmax does.",
+     "只保留分数最大的那个键（权重 1，其余为 0），而不像 softmax 那样把权重分散开。"},
+    {"One attention computed on its own block of the projected columns. Several heads look at the "
+     "same words in different ways; their outputs are put side by side and mixed by W_o.",
+     "在投影后属于自己的那一块列上单独计算的一次注意力。多个头用不同方式看同一组词；它们的输出并排"
+     "拼接，再由 W_o 混合。"},
+    {"Words in this step", "这一步用到的词"},
+    {"Glossary", "术语表"},
+    {"Read: %s", "阅读：%s"},
     {"Predict, then check", "先预测，再核对"},
     {"Check", "核对"},
     {"You answered this one right before.", "你之前答对过这一题。"},

@@ -7,9 +7,53 @@
 
 #include "app/app.h"
 #include "app/edits.h"
+#include "app/glossary.h"
 #include "app/i18n.h"
 
 namespace ui {
+
+// "Words in this step: query · key · softmax": each opens its entry of the glossary, with the
+// whole glossary below it.
+void draw_step_words(AppState& s) {
+  const std::vector<const GlossaryEntry*> words = glossary_for_step(s.step);
+  if (words.empty()) return;
+  static const GlossaryEntry* open = nullptr;
+  bool clicked = false;
+  ImGui::TextDisabled("%s", T("Words in this step"));
+  for (const GlossaryEntry* e : words) {
+    const char* term = T(e->term);
+    const float w = ImGui::CalcTextSize(term).x + 2 * ImGui::GetStyle().FramePadding.x;
+    if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <
+        ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
+      ImGui::SameLine();
+    ImGui::PushID(e->id);
+    if (ImGui::SmallButton(term)) {
+      open = e;
+      clicked = true;
+    }
+    ImGui::PopID();
+  }
+  if (clicked) ImGui::OpenPopup("##glossary");  // outside the buttons' IDs, as BeginPopup is
+  const float width = std::min(520.0f, ImGui::GetIO().DisplaySize.x - 24.0f);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0),
+                                      ImVec2(width, ImGui::GetIO().DisplaySize.y * 0.8f));
+  if (ImGui::BeginPopup("##glossary")) {
+    if (open) {
+      if (g_fonts.title) ImGui::PushFont(g_fonts.title);
+      text_wrapped(T(open->term));
+      if (g_fonts.title) ImGui::PopFont();
+      text_wrapped(T(open->text));
+    }
+    ImGui::Spacing();
+    if (ImGui::CollapsingHeader(T("Glossary"))) {
+      for (const GlossaryEntry& e : glossary()) {
+        ImGui::TextUnformatted(T(e.term));
+        text_wrapped(T(e.text), true);
+      }
+    }
+    ImGui::EndPopup();
+  }
+}
 
 // The questions of the current step: asked before the answer is on screen, answered with a key
 // (one button per key token) or a typed number, checked against the core's numbers, then
@@ -134,6 +178,20 @@ void draw_lesson(AppState& s) {
   text_wrapped(title);
   if (g_fonts.title) ImGui::PopFont();
   text_wrapped(text);
+  // The textbook section the lesson follows: opens in a new tab (the page does it; nothing is
+  // fetched by the playground).
+  const std::string& url = s.scenario.read_url.in(language_code());
+  if (!url.empty() && s.in_page) {
+    char label[400];
+    std::snprintf(label, sizeof label, T("Read: %s"),
+                  s.scenario.read_title.in(language_code()).c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.11f, 0.31f, 0.66f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0, 0, 0, 0));
+    if (ImGui::SmallButton((std::string(label) + " \xe2\x86\x97").c_str()))
+      s.events.push_back("open_url|" + url);
+    ImGui::PopStyleColor(2);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", url.c_str());
+  }
   // The lesson's notes, one button per step that has one.
   const bool any_note = std::any_of(s.scenario.tour.begin(), s.scenario.tour.end(),
                                     [&](const scenario::TourStop& t) { return s.note_shown(t); });

@@ -646,6 +646,7 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   } else {
     text_wrapped(T(step_explanation(s.step, s.problem)));
   }
+  draw_step_words(s);
   for (const scenario::TourStop& stop : s.scenario.tour)
     if (stop.step == static_cast<int>(s.step) && s.note_shown(stop))
       lesson_note(s, stop.text.in(language_code()));
@@ -657,8 +658,11 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   }
   ImGui::Spacing();
 
-  const ImVec2 avail(ImGui::GetContentRegionAvail().x,
-                     std::max(160.0f, ImGui::GetContentRegionAvail().y - 4.0f));
+  // The matrices keep at least 60% of the panel's height, so that a long note and a question
+  // above them push them down (the panel scrolls) rather than shrink them past reading.
+  const ImVec2 avail(
+      ImGui::GetContentRegionAvail().x,
+      std::max({160.0f, ImGui::GetContentRegionAvail().y - 4.0f, 0.6f * ImGui::GetWindowHeight()}));
   switch (s.step) {
     case Step::kInputs:
       view_inputs(c, avail);

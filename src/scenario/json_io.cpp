@@ -571,6 +571,28 @@ std::vector<QuizQuestion> read_quiz(const json& v) {
   return out;
 }
 
+// "read": {"title": text, "url": text}, the urls plain https addresses.
+void read_reading(const json& v, Scenario* s) {
+  if (!v.is_object())
+    fail("read", "must be an object {\"title\": ..., \"url\": ...}, got " + type_name(v));
+  check_keys(v, "read", {"title", "url"});
+  if (!v.contains("title")) fail("read.title", "missing");
+  if (!v.contains("url")) fail("read.url", "missing");
+  s->read_title = read_text(v["title"], "read.title");
+  s->read_url = read_text(v["url"], "read.url");
+  const auto check = [](const std::string& url, const char* lang) {
+    if (url.empty()) return;
+    const bool plain = url.rfind("https://", 0) == 0 && url.size() <= 300 &&
+                       url.find_first_of(" \"'<>\\`\t\n\r") == std::string::npos;
+    if (!plain)
+      fail(std::string("read.url.") + lang,
+           "must be a plain https:// address of at most 300 characters");
+  };
+  check(s->read_url.en, "en");
+  check(s->read_url.zh, "zh");
+  if (s->read_url.en.empty()) fail("read.url", "has no English address");
+}
+
 void read_valid_lens(const json& v, Scenario* s) {
   const std::string field = "valid_lens";
   if (v.is_number()) {
@@ -623,7 +645,7 @@ Scenario read_scenario(const json& j) {
               "temperature",  "heads",      "valid_lens",   "causal",     "window",
               "masked_cells", "mask_value", "W_q",          "W_k",        "W_v",
               "W_o",          "W",          "w_v",          "init",       "positional_encoding",
-              "hard",         "dropout",    "tour",         "quiz"});
+              "hard",         "dropout",    "tour",         "quiz",       "read"});
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
     fail("version", j["version"].dump() + " is not supported; this build reads version 1");
@@ -633,6 +655,7 @@ Scenario read_scenario(const json& j) {
   if (j.contains("description")) s.description = read_text(j["description"], "description");
   if (j.contains("tour")) s.tour = read_tour(j["tour"]);
   if (j.contains("quiz")) s.quiz = read_quiz(j["quiz"]);
+  if (j.contains("read")) read_reading(j["read"], &s);
 
   bool two_d = false;
   if (j.contains("x")) {
@@ -928,6 +951,15 @@ std::string to_json(const Scenario& s) {
       o += "}}";
     }
     o += ']';
+  }
+  if (!s.read_url.empty()) {
+    append_key(&o, "read");
+    o += '{';
+    append_key(&o, "title");
+    append_text(&o, s.read_title);
+    append_key(&o, "url");
+    append_text(&o, s.read_url);
+    o += '}';
   }
   if (s.self_attention) {
     append_key(&o, "x");

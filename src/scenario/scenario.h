@@ -87,6 +87,9 @@ struct Scenario {
   LocalText title, description;    // optional, shown by the app
   std::vector<TourStop> tour;      // optional: the lesson's notes, at most one per step
   std::vector<QuizQuestion> quiz;  // optional: questions to predict before the answer shows
+  // Optional: the textbook section the lesson follows, a plain https link per language.
+  // JSON: "read": {"title": {"en": ..., "zh": ...}, "url": {"en": "https://...", "zh": ...}}
+  LocalText read_title, read_url;
 
   // Inputs. With "x" (self-attention) queries, keys and values are all x.
   bool self_attention = false;

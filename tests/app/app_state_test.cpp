@@ -17,6 +17,7 @@
 
 #include "app/app_state.h"
 #include "app/edits.h"
+#include "app/glossary.h"
 #include "core/attention.h"
 #include "scenario/scenario.h"
 
@@ -588,4 +589,20 @@ TEST_CASE("every lesson asks a question, and its answer key agrees with the core
         CHECK(std::fabs(app.quiz_truth_value(q) - a.value) <= a.tolerance);
     }
   }
+}
+
+TEST_CASE("every step offers words from the glossary, each entry once", "[app][glossary]") {
+  std::set<std::string> ids;
+  for (const ui::GlossaryEntry& e : ui::glossary()) {
+    CHECK(ids.insert(e.id).second);
+    CHECK(std::string(e.text).size() > 40);
+  }
+  std::set<std::string> used;
+  for (int k = 0; k < ui::kStepCount; ++k) {
+    const auto words = ui::glossary_for_step(static_cast<ui::Step>(k));
+    INFO("step " << k);
+    CHECK_FALSE(words.empty());
+    for (const ui::GlossaryEntry* e : words) used.insert(e->id);
+  }
+  CHECK(used == ids);  // no entry is unreachable from the steps
 }

@@ -408,6 +408,26 @@ TEST_CASE(
   CHECK(scenario::validate(edited).ok());
 }
 
+TEST_CASE("a lesson's textbook link is a plain https address, and round-trips",
+          "[scenario][json]") {
+  const scenario::ParseResult a =
+      scenario::parse(with(R"("read": {"title": {"en": "11.3", "zh": "10.3"},
+      "url": {"en": "https://d2l.ai/a.html", "zh": "https://zh.d2l.ai/a.html"}})"));
+  REQUIRE(a.error == "");
+  CHECK(a.scenario.read_url.zh == "https://zh.d2l.ai/a.html");
+  const scenario::ParseResult b = scenario::parse(scenario::to_json(a.scenario));
+  REQUIRE(b.error == "");
+  CHECK(scenario::to_json(b.scenario) == scenario::to_json(a.scenario));
+  CHECK(error_of(with(R"("read": {"title": "t", "url": "javascript:alert"})")) ==
+        "read.url.en: must be a plain https:// address of at most 300 characters");
+  CHECK(error_of(with(
+            R"("read": {"title": "t", "url": {"en": "https://a.b/", "zh": "https://a b"}})")) ==
+        "read.url.zh: must be a plain https:// address of at most 300 characters");
+  CHECK(error_of(with(R"("read": {"title": "t"})")) == "read.url: missing");
+  CHECK(error_of(with(R"("read": {"title": "t", "url": {"zh": "https://a.b/"}})")) ==
+        "read.url: has no English address");
+}
+
 TEST_CASE("quiz errors name the field", "[scenario][json][quiz]") {
   const auto quiz = [](const std::string& answer) {
     return error_of(
@@ -452,6 +472,10 @@ TEST_CASE("every preset parses, round-trips and runs", "[scenario][presets]") {
   CHECK_FALSE(r.scenario.title.en.empty());
   CHECK_FALSE(r.scenario.title.zh.empty());
   CHECK_FALSE(r.scenario.description.en.empty());
+  // Each lesson links to the textbook section it follows, in both languages.
+  CHECK(r.scenario.read_url.en.rfind("https://d2l.ai/", 0) == 0);
+  CHECK(r.scenario.read_url.zh.rfind("https://zh.d2l.ai/", 0) == 0);
+  CHECK_FALSE(r.scenario.read_title.zh.empty());
   const scenario::ParseResult again = scenario::parse(scenario::to_json(r.scenario));
   REQUIRE(again.error == "");
   CHECK(scenario::to_json(again.scenario) == scenario::to_json(r.scenario));

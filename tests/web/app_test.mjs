@@ -1208,8 +1208,11 @@ async function checkTooltip({ browser, url, pages }) {
     await waitForFrames(p);
     const main = (await currentGrids(p)).main;
     if (!main) fail(`${width}×${height}: no "main" heatmap`);
-    const rows = Math.floor(Math.min(main.rows, (main.y1 - main.y0) / main.cell));
-    const cols = Math.floor(Math.min(main.cols, (main.x1 - main.x0) / main.cell_w));
+    // The cells on screen: a note and a question above the matrix may push its last rows below
+    // the fold (the panel scrolls).
+    const rows = Math.floor(Math.min(main.rows, (Math.min(main.y1, height) - main.y0) / main.cell));
+    const cols = Math.floor(Math.min(main.cols, (Math.min(main.x1, width) - main.x0) / main.cell_w));
+    if (rows < 1 || cols < 1) fail(`${width}×${height} (${lang}): no cell of the main matrix is on screen`);
     let shown = 0;
     for (const [r, c] of [[0, 0], [0, cols - 1], [rows - 1, 0], [rows - 1, cols - 1], [rows >> 1, cols >> 1]]) {
       await p.mouse.move(main.x0 + (c + 0.5) * main.cell_w, main.y0 + (r + 0.5) * main.cell);
@@ -1628,6 +1631,24 @@ async function checkQuiz({ browser, url }) {
     const second = await fresh.locator("#a11y .quiz .verdict").textContent({ timeout: 5000 });
     if (!second.startsWith("Right.")) fail(`the typed answer's verdict is "${second}"`);
     ok(`quiz: the table view asks too; Enter on "Sam" and a typed 0.17 are checked and announced ("${verdict.slice(0, 60)}…")`);
+
+    // Words to look up and the textbook section, in the table view; the canvas's link opens
+    // a new tab that is told nothing of this page.
+    const link = await fresh.locator("#a11y a[target=_blank]").getAttribute("href");
+    const rel = await fresh.locator("#a11y a[target=_blank]").getAttribute("rel");
+    if (link !== "https://d2l.ai/chapter_attention-mechanisms-and-transformers/self-attention-and-positional-encoding.html" ||
+        !rel.includes("noopener")) fail(`the table view's textbook link is ${link} (rel ${rel})`);
+    const words = await fresh.locator("#a11y details.words dt").allTextContents();
+    if (!words.includes("softmax") || !words.includes("mask")) fail(`step 5's words are ${words}`);
+    const popup = fresh.context().waitForEvent("page", { timeout: 5000 }).catch(() => null);
+    await fresh.route("https://d2l.ai/**", (r) => r.fulfill({ status: 200, body: "textbook" }));
+    await fresh.context().route("https://d2l.ai/**", (r) => r.fulfill({ status: 200, body: "textbook" }));
+    await fresh.evaluate((u) => window.Module.apEvent(`open_url|${u}`), link);
+    const opened = await popup;
+    await opened?.waitForURL(link, { timeout: 5000 }).catch(() => {});
+    if (!opened || opened.url() !== link) fail(`the textbook link opened ${opened?.url()}`);
+    if (await opened.evaluate(() => window.opener !== null)) fail("the textbook tab can reach this page (opener)");
+    ok(`quiz: step 5 offers ${words.length} words (${words.join(", ")}); the lesson's textbook section opens in a new tab without an opener`);
   } finally {
     await context.close();
     await other.close();
