@@ -26,7 +26,8 @@ constexpr Palette kSeq = Palette::kSequential, kDiv = Palette::kDiverging;
 constexpr RangeRule kData = RangeRule::kData, kAct = RangeRule::kActivations,
                     kSc = RangeRule::kScores;
 constexpr Axis kQTok = Axis::kQueryTokens, kKTok = Axis::kKeyTokens, kIn = Axis::kInputFeatures,
-               kModel = Axis::kModelFeatures, kHead = Axis::kHeadFeatures,
+               kVal = Axis::kValueFeatures, kModel = Axis::kModelFeatures,
+               kQK = Axis::kQKHeadFeatures, kHead = Axis::kHeadFeatures,
                kOut = Axis::kOutputFeatures;
 
 // clang-format off
@@ -34,14 +35,14 @@ const std::vector<MatrixInfo> kTable = {
   // kind                   id             symbol    title                       head   palette range               masked rows   cols
   {MatrixKind::kQueries,    "queries",     "X",      N_("queries"),              false, kDiv, kAct,              false, kQTok, kIn},
   {MatrixKind::kKeys,       "keys",        "X",      N_("keys"),                 false, kDiv, kAct,              false, kKTok, kIn},
-  {MatrixKind::kValues,     "values",      "X",      N_("values"),               false, kDiv, kAct,              false, kKTok, kIn},
+  {MatrixKind::kValues,     "values",      "X",      N_("values"),               false, kDiv, kAct,              false, kKTok, kVal},
   {MatrixKind::kPositional, "positional",  "PE",     N_("positional encoding"),  false, kDiv, kData,              false, kQTok, kIn},
   {MatrixKind::kWq,         "W_q",         "W_q",    N_("W_q"),                  false, kDiv, kData,              false, kIn,   kModel},
   {MatrixKind::kWk,         "W_k",         "W_k",    N_("W_k"),                  false, kDiv, kData,              false, kIn,   kModel},
-  {MatrixKind::kWv,         "W_v",         "W_v",    N_("W_v"),                  false, kDiv, kData,              false, kIn,   kModel},
+  {MatrixKind::kWv,         "W_v",         "W_v",    N_("W_v"),                  false, kDiv, kData,              false, kVal,  kModel},
   {MatrixKind::kWo,         "W_o",         "W_o",    N_("W_o"),                  false, kDiv, kData,              false, kHead, kOut},
-  {MatrixKind::kQ,          "Q",           "Q",      N_("Q"),                    true,  kDiv, kAct,              false, kQTok, kHead},
-  {MatrixKind::kK,          "K",           "K",      N_("K"),                    true,  kDiv, kAct,              false, kKTok, kHead},
+  {MatrixKind::kQ,          "Q",           "Q",      N_("Q"),                    true,  kDiv, kAct,              false, kQTok, kQK},
+  {MatrixKind::kK,          "K",           "K",      N_("K"),                    true,  kDiv, kAct,              false, kKTok, kQK},
   {MatrixKind::kV,          "V",           "V",      N_("V"),                    true,  kDiv, kAct,              false, kKTok, kHead},
   {MatrixKind::kScores,     "scores",      "S",      N_("scores"),               true,  kDiv, kSc,               false, kQTok, kKTok},
   {MatrixKind::kScaled,     "scaled",      "S'",     N_("scaled scores"),        true,  kDiv, kSc,               false, kQTok, kKTok},
@@ -146,13 +147,44 @@ std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, in
       return query_labels(s.scenario, batch);
     case Axis::kKeyTokens:
       return key_labels(s.scenario, batch);
-    // Feature columns are named one way everywhere, d1, d2, ...: without projections Q = X,
-    // and their columns should read alike.
-    case Axis::kInputFeatures:
-    case Axis::kOutputFeatures:
+    // Feature columns are named one way everywhere, d1, d2, ..., or by the lesson's names
+    // wherever the columns are the named ones: without projections Q = X, and their columns
+    // read alike.
     case Axis::kModelFeatures:
-    case Axis::kHeadFeatures:
       return numbered("d", n);
+    case Axis::kInputFeatures:
+    case Axis::kValueFeatures:
+    case Axis::kQKHeadFeatures:
+    case Axis::kHeadFeatures:
+    case Axis::kOutputFeatures: {
+      const scenario::Scenario& sc = s.scenario;
+      const attn::Weights& w = s.problem.weights;
+      const bool zh = language() == Lang::kZh;
+      const auto names = [&](const std::vector<std::vector<std::string>>& en,
+                             const std::vector<std::vector<std::string>>& in_zh) {
+        const auto& list = zh && !in_zh.empty() ? in_zh : en;
+        return list.empty() || static_cast<int>(list[0].size()) != n ? numbered("d", n) : list[0];
+      };
+      const auto value_side = [&] {
+        return sc.self_attention ? names(sc.feature_names, sc.feature_names_zh)
+                                 : names(sc.value_names, sc.value_names_zh);
+      };
+      const bool one_head = sc.heads == 1;
+      switch (axis) {
+        case Axis::kInputFeatures:
+          return names(sc.feature_names, sc.feature_names_zh);
+        case Axis::kValueFeatures:
+          return value_side();
+        case Axis::kQKHeadFeatures:
+          return one_head && !w.W_q.size() && !w.W_k.size()
+                     ? names(sc.feature_names, sc.feature_names_zh)
+                     : numbered("d", n);
+        case Axis::kHeadFeatures:
+          return one_head && !w.W_v.size() ? value_side() : numbered("d", n);
+        default:  // the output
+          return one_head && !w.W_v.size() && !w.W_o.size() ? value_side() : numbered("d", n);
+      }
+    }
   }
   return {};
 }

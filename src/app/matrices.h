@@ -57,10 +57,13 @@ enum class RangeRule {
 enum class Axis {
   kQueryTokens,  // the query tokens (or q1, q2, ...)
   kKeyTokens,    // the key tokens (or k1, k2, ...)
-  // Every feature axis is labelled d1, d2, ... (one way everywhere).
-  kInputFeatures,   // the columns of the inputs
+  // Feature axes are labelled d1, d2, ... (one way everywhere), or by the lesson's
+  // feature_names and value_names where the columns are the named ones (no projection between).
+  kInputFeatures,   // the columns of the queries and keys (x)
+  kValueFeatures,   // the columns of the values (x's with self-attention)
   kModelFeatures,   // the projected columns of all heads
-  kHeadFeatures,    // one head's columns, or the concatenated heads' columns
+  kQKHeadFeatures,  // one head's columns of Q and K
+  kHeadFeatures,    // one head's columns of V and O, or the concatenated heads' columns
   kOutputFeatures,  // the columns of the final output
 };
 

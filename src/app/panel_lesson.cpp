@@ -185,12 +185,15 @@ void draw_lesson(AppState& s) {
     char label[400];
     std::snprintf(label, sizeof label, T("Read: %s"),
                   s.scenario.read_title.in(language_code()).c_str());
+    // A link that wraps like the text around it (a button would be cut at the panel's edge).
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.11f, 0.31f, 0.66f, 1.0f));
-    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0, 0, 0, 0));
-    if (ImGui::SmallButton((std::string(label) + " \xe2\x86\x97").c_str()))
-      s.events.push_back("open_url|" + url);
-    ImGui::PopStyleColor(2);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", url.c_str());
+    text_wrapped(std::string(label) + " \xe2\x86\x97");
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+      ImGui::SetTooltip("%s", url.c_str());
+    }
+    if (ImGui::IsItemClicked()) s.events.push_back("open_url|" + url);
   }
   // The lesson's notes, one button per step that has one.
   const bool any_note = std::any_of(s.scenario.tour.begin(), s.scenario.tour.end(),

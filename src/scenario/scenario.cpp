@@ -96,6 +96,19 @@ std::string check_quiz_shapes(const Scenario& s, const attn::Problem& p) {
 }  // namespace
 
 void drop_unfit_quiz(Scenario* s) {
+  const auto fit = [](std::vector<std::vector<std::string>>* names,
+                      std::vector<std::vector<std::string>>* zh, int cols) {
+    if (!names->empty() && static_cast<int>((*names)[0].size()) != cols) {
+      names->clear();
+      zh->clear();
+    }
+  };
+  fit(&s->feature_names, &s->feature_names_zh, attn::batch_cols(s->queries));
+  if (attn::batch_cols(s->queries) != attn::batch_cols(s->keys)) {
+    s->feature_names.clear();
+    s->feature_names_zh.clear();
+  }
+  fit(&s->value_names, &s->value_names_zh, attn::batch_cols(s->values));
   if (s->quiz.empty()) return;
   const attn::Problem p = to_problem(*s);
   std::vector<QuizQuestion> kept;
@@ -171,6 +184,34 @@ Resolved resolve(const Scenario& s) {
     e = "query_tokens: the Chinese tokens are not one per English token";
     return r;
   }
+  const auto check_names = [&](const std::vector<std::vector<std::string>>& names,
+                               const std::vector<std::vector<std::string>>& zh,
+                               const std::string& field, int cols, const char* what) {
+    if (names.empty()) return std::string();
+    if (static_cast<int>(names[0].size()) != cols)
+      return field + ": has " + str(static_cast<int64_t>(names[0].size())) + " names, expected " +
+             str(cols) + " (one per column of " + what + ")";
+    if (!same_shape(names, zh)) return field + ": the Chinese names are not one per English name";
+    return std::string();
+  };
+  if (!s.feature_names.empty() && attn::batch_cols(s.queries) != attn::batch_cols(s.keys)) {
+    e = "feature_names: queries and keys have different numbers of columns (" +
+        str(attn::batch_cols(s.queries)) + " and " + str(attn::batch_cols(s.keys)) + ")";
+    return r;
+  }
+  if (!s.value_names.empty() && s.self_attention) {
+    e = "value_names: with x (self-attention) the values' columns are x's: name them in "
+        "feature_names";
+    return r;
+  }
+  if (!(e = check_names(s.feature_names, s.feature_names_zh, "feature_names",
+                        attn::batch_cols(s.queries), "the queries and keys"))
+           .empty())
+    return r;
+  if (!(e = check_names(s.value_names, s.value_names_zh, "value_names", attn::batch_cols(s.values),
+                        "the values"))
+           .empty())
+    return r;
   if (!same_shape(s.key_tokens, s.key_tokens_zh)) {
     e = "key_tokens: the Chinese tokens are not one per English token";
     return r;

@@ -101,6 +101,12 @@ struct Scenario {
   // {"en": "tall", "zh": "高"} (a plain string is the same in both). Empty: none.
   std::vector<std::vector<std::string>> query_tokens_zh, key_tokens_zh;
   bool tokens_per_item = false;  // written as [batch][n] rather than [n]
+  // Optional names of the columns, written like tokens ("height" or {"en": "height", "zh":
+  // "身高"}): feature_names for the queries' and keys' columns (x's with self-attention),
+  // value_names for the values' columns (separate values only). Stored as one list ([0]),
+  // like tokens; empty: d1, d2, ...
+  std::vector<std::vector<std::string>> feature_names, feature_names_zh;
+  std::vector<std::vector<std::string>> value_names, value_names_zh;
 
   attn::Scoring scoring = attn::Scoring::kScaledDot;
   float temperature = 1.0f;
@@ -226,7 +232,8 @@ attn::Problem to_problem(const Scenario& s);
 // question, the key with the largest weight in the row (the first of equal ones); for a value
 // question, the cell. Precondition: resolve(s) is ok and `t` is its full trace.
 bool is_quiz_matrix(const std::string& name);
-// Drops the questions whose cells an edit has taken away (fewer rows, keys or heads).
+// Drops the questions whose cells an edit has taken away (fewer rows, keys or heads), and the
+// column names whose columns an edit has changed.
 void drop_unfit_quiz(Scenario* s);
 int quiz_argmax(const QuizAnswer& a, const attn::Trace& t);
 float quiz_value(const QuizAnswer& a, const attn::Trace& t);

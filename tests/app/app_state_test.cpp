@@ -18,6 +18,7 @@
 #include "app/app_state.h"
 #include "app/edits.h"
 #include "app/glossary.h"
+#include "app/matrices.h"
 #include "core/attention.h"
 #include "scenario/scenario.h"
 
@@ -605,4 +606,27 @@ TEST_CASE("every step offers words from the glossary, each entry once", "[app][g
     for (const ui::GlossaryEntry* e : words) used.insert(e->id);
   }
   CHECK(used == ids);  // no entry is unreachable from the steps
+}
+
+TEST_CASE("a lesson's column names label the columns that are the named ones",
+          "[app][state][labels]") {
+  ui::AppState app;
+  app.load_preset(0);  // why_so_tall: no projections, named features and values
+  REQUIRE(app.lesson_id() == "why_so_tall");
+  using ui::Axis;
+  const std::vector<std::string> features = {"height", "school", "food", "games"};
+  const std::vector<std::string> values = {"inherited", "nutrition", "exercise", "unrelated"};
+  CHECK(ui::axis_labels(app, Axis::kInputFeatures, 0, 4) == features);
+  CHECK(ui::axis_labels(app, Axis::kQKHeadFeatures, 0, 4) == features);  // Q = X
+  CHECK(ui::axis_labels(app, Axis::kValueFeatures, 0, 4) == values);
+  CHECK(ui::axis_labels(app, Axis::kHeadFeatures, 0, 4) == values);  // V = values, O mixes them
+  CHECK(ui::axis_labels(app, Axis::kOutputFeatures, 0, 4) == values);
+  ui::set_language(ui::Lang::kZh);
+  CHECK(ui::axis_labels(app, Axis::kInputFeatures, 0, 4)[0] == "身高");
+  ui::set_language(ui::Lang::kEn);
+  // With learned projections, Q's columns are no longer the named ones.
+  for (int i = 0; i < static_cast<int>(app.presets.size()); ++i)
+    if (app.presets[i].name == "multi_head") app.load_preset(i);
+  CHECK(ui::axis_labels(app, Axis::kQKHeadFeatures, 0, 4) ==
+        std::vector<std::string>{"d1", "d2", "d3", "d4"});
 }

@@ -428,6 +428,37 @@ TEST_CASE("a lesson's textbook link is a plain https address, and round-trips",
         "read.url: has no English address");
 }
 
+TEST_CASE("columns may be named, in both languages, one name per column", "[scenario][json]") {
+  const std::string qkv = R"({"version": 1, "queries": [[1, 0]], "keys": [[1, 0], [0, 1]],
+      "values": [[1, 2, 3], [4, 5, 6]], )";
+  const scenario::ParseResult a =
+      scenario::parse(qkv + R"("feature_names": [{"en": "height", "zh": "身高"}, "school"],
+               "value_names": ["a", "b", "c"]})");
+  REQUIRE(a.error == "");
+  CHECK(a.scenario.feature_names == std::vector<std::vector<std::string>>{{"height", "school"}});
+  CHECK(a.scenario.feature_names_zh == std::vector<std::vector<std::string>>{{"身高", "school"}});
+  CHECK(a.scenario.value_names_zh.empty());
+  const scenario::ParseResult b = scenario::parse(scenario::to_json(a.scenario));
+  REQUIRE(b.error == "");
+  CHECK(scenario::to_json(b.scenario) == scenario::to_json(a.scenario));
+  CHECK(scenario::parse(qkv + R"("feature_names": ["height"]})").error ==
+        "feature_names: has 1 names, expected 2 (one per column of the queries and keys)");
+  CHECK(scenario::parse(qkv + R"("value_names": ["a", "b"]})").error ==
+        "value_names: has 2 names, expected 3 (one per column of the values)");
+  CHECK(scenario::parse(qkv + R"("value_names": [["a", "b", "c"]]})").error ==
+        "value_names: must be one list of names, one per column");
+  CHECK(error_of(with(R"("value_names": ["a", "b", "c", "d"])")) ==
+        "value_names: with x (self-attention) the values' columns are x's: name them in "
+        "feature_names");
+  // An edit that changes the columns drops the names that no longer fit.
+  scenario::Scenario edited = a.scenario;
+  edited.queries[0].conservativeResize(1, 3);
+  edited.keys[0].conservativeResize(2, 3);
+  scenario::drop_unfit_quiz(&edited);
+  CHECK(edited.feature_names.empty());
+  CHECK(edited.value_names.size() == 1);
+}
+
 TEST_CASE("quiz errors name the field", "[scenario][json][quiz]") {
   const auto quiz = [](const std::string& answer) {
     return error_of(
@@ -556,14 +587,16 @@ TEST_CASE("the tour notes' numbers are the presets' numbers", "[scenario][preset
     REQUIRE(r.error == "");
     return attn::run(scenario::to_problem(r.scenario));
   };
-  // why_so_tall: scores 7.82, scaled 3.91 (others at most 0.56), weight 0.90, output 2.35.
+  // why_so_tall: scores 7.82, scaled 3.91 (others at most 0.56), weight 0.90, output 1.72
+  // inherited, 0.16 unrelated.
   const attn::Trace tall = trace_of("why_so_tall");
   CHECK(tall.heads[0].scores[0](0, 0) == Approx(7.82f).margin(0.005));
   CHECK(tall.heads[0].scaled[0](0, 0) == Approx(3.91f).margin(0.005));
   CHECK(tall.heads[0].scaled[0].row(0).tail(4).maxCoeff() <= 0.56f);
   CHECK(tall.heads[0].scores[0].row(0).tail(4).maxCoeff() < 1.2f);
   CHECK(tall.heads[0].weights[0](0, 0) == Approx(0.90f).margin(0.005));
-  CHECK(tall.output[0](0, 0) == Approx(2.35f).margin(0.005));
+  CHECK(tall.output[0](0, 0) == Approx(1.72f).margin(0.005));
+  CHECK(tall.output[0](0, 3) == Approx(0.16f).margin(0.005));
   // causal_decoder: the first row sees only itself.
   CHECK(trace_of("causal_decoder").heads[0].weights[0](0, 0) == 1.0f);
   // padded_batch: the <pad> columns of sentence 1 weigh exactly 0; sentence 2 keeps 5 keys.

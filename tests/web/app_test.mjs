@@ -1455,7 +1455,7 @@ async function checkKeyboard({ page }) {
   }
   // The cell cursor: Tab to the table's cell, → and ↓, and its arithmetic is read out.
   let onCell = false;
-  for (let k = 0; k < 6 && !onCell; ++k) {
+  for (let k = 0; k < 12 && !onCell; ++k) {
     await page.keyboard.press("Tab");
     onCell = await page.evaluate(() => document.activeElement?.tagName === "TD");
   }
