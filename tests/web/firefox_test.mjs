@@ -55,7 +55,11 @@ try {
   await page.setViewport({ width: 1280, height: 800 });
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  const warnings = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+    if (m.type() === "warn" || m.type() === "warning") warnings.push(m.text());
+  });
 
   // Loads and draws.
   const t0 = Date.now();
@@ -136,6 +140,9 @@ try {
   }
   ok("firefox: a parent on another origin with referrerpolicy=\"no-referrer\" gets the ready message");
   if (errors.length) fail(`firefox: errors on the page: ${errors.join("; ")}`);
+  // No warnings either (the legacy WebAssembly `try` of -fwasm-exceptions drew one per load).
+  if (warnings.length) fail(`firefox: warnings on the page: ${warnings.join("; ")}`);
+  ok("firefox: no console errors or warnings on any of the pages");
 } catch (e) {
   console.error(e instanceof CheckFailure ? `FAIL: ${e.message}` : `FAIL: ${e.stack ?? e}`);
   status = 1;
