@@ -16,6 +16,11 @@ foreach(lib IN ITEMS eigen3/Eigen simde nlohmann catch2)
   endif()
 endforeach()
 
+# Code that never throws, built without exceptions in WebAssembly (see CMakeLists.txt).
+add_library(ap_no_exceptions INTERFACE)
+if(EMSCRIPTEN)
+  target_compile_options(ap_no_exceptions INTERFACE -fno-exceptions)
+endif()
 add_library(ap_warnings INTERFACE)
 target_compile_options(ap_warnings INTERFACE -Wall -Wextra)
 
