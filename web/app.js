@@ -1140,6 +1140,37 @@
       }
       parts.push(box);
     }
+    // The canvas's settings as the page's own form controls, each changed as on the canvas.
+    const settings = element("fieldset", { className: "settings" }, element("legend", {}, d.texts.settings));
+    for (const c of getJson("ap_controls")) {
+      const id = `a11y-control-${c.id}`;
+      let input;
+      if (c.kind === "checkbox") {
+        input = element("input", { type: "checkbox", id });
+        input.checked = c.value;
+      } else if (c.kind === "select") {
+        input = element("select", { id });
+        for (const o of c.options) {
+          const option = element("option", { value: JSON.stringify(o.value) }, o.label);
+          option.selected = o.value === c.value;
+          input.append(option);
+        }
+      } else {
+        input = element("input", { type: "number", id, min: String(c.min), max: String(c.max), step: "0.05",
+                                   value: String(Math.round(c.value * 100) / 100) });
+      }
+      input.addEventListener("change", () => {
+        const value = c.kind === "checkbox" ? input.checked
+          : c.kind === "select" ? JSON.parse(input.value) : Number(input.value);
+        const error = call("ap_set_control", "string", ["string", "string"], [c.id, JSON.stringify(value)]);
+        if (error) announcer.textContent = error;
+        renderAccessible(c.id === "step");
+        document.getElementById(id)?.focus();
+      });
+      const label = element("label", { for: id }, c.label);
+      settings.append(element("div", { className: "setting" },
+        ...(c.kind === "checkbox" ? [input, " ", label] : [label, " ", input])));
+    }
     const m = d.matrix;
     if (m) {
       const caption = [`${m.symbol}: ${m.name}`];
@@ -1164,6 +1195,31 @@
         td.dataset.row = String(Math.floor(k / cols));
         td.dataset.col = String(k % cols);
       });
+      // Enter on a cell of an input matrix edits it: a text field in its place, Enter to keep
+      // the number, Escape to leave it.
+      if (m.editable) {
+        body.addEventListener("click", (e) => {
+          const td = e.target.closest("td");
+          if (!td || td.querySelector("input")) return;
+          const field = element("input", { type: "text", inputmode: "decimal", size: "6", value: td.textContent,
+            "aria-label": `${m.name} [${Number(td.dataset.row) + 1}, ${Number(td.dataset.col) + 1}]` });
+          const form = element("form", {}, field);
+          form.addEventListener("submit", (ev) => {
+            ev.preventDefault();
+            const value = Number(field.value.replace(",", ".").replace("\u2212", "-"));
+            if (!Number.isFinite(value)) return;
+            const error = call("ap_set_control", "string", ["string", "string"], ["cell", JSON.stringify(
+              { matrix: m.id, batch: m.batch - 1, row: Number(td.dataset.row), col: Number(td.dataset.col), value })]);
+            if (error) announcer.textContent = error;
+            const at = [td.dataset.row, td.dataset.col];
+            renderAccessible(false);
+            a11yBody.querySelector(`td[data-row="${at[0]}"][data-col="${at[1]}"]`)?.focus();
+          });
+          td.replaceChildren(form);
+          field.focus();
+          field.select();
+        });
+      }
       body.addEventListener("focusin", (e) => {
         const td = e.target.closest("td");
         if (!td) return;
@@ -1179,6 +1235,12 @@
       moveCellCursor = (e) => {
         const td = document.activeElement?.closest?.("td");
         if (!td || !body.contains(td)) return;
+        if (document.activeElement !== td) return;  // typing in a cell's field
+        if (e.key === "Enter" && m.editable) {
+          e.preventDefault();
+          td.click();
+          return;
+        }
         const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols }[e.key];
         if (step === undefined) return;
         e.preventDefault();
@@ -1193,6 +1255,7 @@
           .replace("%d", m.col_labels.length).replace("%d", m.cols)));
       }
     }
+    parts.push(settings);  // after the matrix: the step's content comes first
     a11yBody.replaceChildren(...parts);
     // Each step change is announced, with the lesson when that changed too.
     const lesson = d.lesson !== lastLesson && d.lesson_place ? `${d.lesson_place}: ${d.lesson}. ` : "";
@@ -1226,7 +1289,7 @@
   // own elements are stopped there too, and what GLFW's preventDefault would have broken is
   // done here: Tab moves between them, Escape closes the table view. (Enter and Space still
   // press the focused button: stopping an event does not cancel its default action.)
-  const ownFocusable = () => [tableToggle, ...a11y.querySelectorAll("button, input, a[href], summary, td[tabindex='0']")]
+  const ownFocusable = () => [tableToggle, ...a11y.querySelectorAll("button, input, select, a[href], summary, td[tabindex='0']")]
     .filter((b) => b.tabIndex >= 0 && (b === tableToggle || a11y.classList.contains("shown")));
   for (const type of ["keydown", "keyup", "keypress"]) {
     window.addEventListener(type, (e) => {
@@ -1237,7 +1300,12 @@
       if (type !== "keydown" || e.key !== "Tab" || e.ctrlKey || e.altKey || e.metaKey) {
         if (own) {
           e.stopImmediatePropagation();
-          if (type === "keydown" && e.key === "Escape" && a11y.classList.contains("shown")) showTableView(false);
+          const editing = here.tagName === "INPUT" && here.closest("td");
+          if (type === "keydown" && e.key === "Escape" && editing) {
+            const at = [editing.dataset.row, editing.dataset.col];
+            renderAccessible(false);  // leaves the cell as it was
+            a11yBody.querySelector(`td[data-row="${at[0]}"][data-col="${at[1]}"]`)?.focus();
+          } else if (type === "keydown" && e.key === "Escape" && a11y.classList.contains("shown")) showTableView(false);
           else if (type === "keydown") moveCellCursor(e);
         }
         return;

@@ -2,6 +2,7 @@
 #include "app/api.h"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -302,6 +303,168 @@ std::string quiz(const AppState& s) {
   return list.dump();
 }
 
+std::string controls(const AppState& s) {
+  const scenario::Scenario& sc = s.scenario;
+  nlohmann::json list = nlohmann::json::array();
+  const auto add = [&](const char* id, nlohmann::json c) {
+    if (s.control_hidden(id)) return;
+    c["id"] = id;
+    list.push_back(std::move(c));
+  };
+  nlohmann::json steps = nlohmann::json::array();
+  for (int k = 0; k < kStepCount; ++k)
+    steps.push_back({{"value", k},
+                     {"label", std::to_string(k + 1) + ". " + T(step_name(static_cast<Step>(k)))}});
+  list.push_back({{"id", "step"},
+                  {"label", T("Step")},
+                  {"kind", "select"},
+                  {"value", static_cast<int>(s.step)},
+                  {"options", steps}});
+  nlohmann::json scorings = nlohmann::json::array();
+  for (attn::Scoring o : attn::kScorings)
+    scorings.push_back({{"value", attn::scoring_name(o)}, {"label", T(scoring_label(o))}});
+  add("scoring", {{"label", T("Scoring")},
+                  {"kind", "select"},
+                  {"value", attn::scoring_name(sc.scoring)},
+                  {"options", scorings}});
+  add("temperature", {{"label", T("temperature")},
+                      {"kind", "number"},
+                      {"value", sc.temperature},
+                      {"min", 0.05},
+                      {"max", 10}});
+  add("valid_lens", {{"label", T("valid lengths")},
+                     {"kind", "checkbox"},
+                     {"value", sc.valid_lens_form != scenario::ValidLensForm::kNone}});
+  add("causal",
+      {{"label", T("causal (no peeking ahead)")}, {"kind", "checkbox"}, {"value", sc.causal}});
+  add("window", {{"label", T("local window")}, {"kind", "checkbox"}, {"value", sc.window >= 0}});
+  add("mask_value", {{"label", T("masked scores")},
+                     {"kind", "select"},
+                     {"value", std::isinf(sc.mask_value) ? "-inf" : "-1e6"},
+                     {"options",
+                      {{{"value", "-1e6"},
+                        {"label",
+                         "\xe2\x88\x92"
+                         "1e6"}},
+                       {{"value", "-inf"}, {"label", "\xe2\x88\x92\xe2\x88\x9e"}}}}});
+  const bool additive = sc.scoring == attn::Scoring::kAdditive;
+  if (!additive) {
+    add("projections", {{"label", T("learned projections")},
+                        {"kind", "checkbox"},
+                        {"value", sc.has_init || sc.W_q.size() || sc.W_k.size() || sc.W_v.size()}});
+    nlohmann::json heads = nlohmann::json::array();
+    const int width = d_model(sc);
+    for (int h = 1; h <= std::min(width, 16); ++h)
+      if (width % h == 0) heads.push_back({{"value", h}, {"label", std::to_string(h)}});
+    add("heads",
+        {{"label", T("heads")}, {"kind", "select"}, {"value", sc.heads}, {"options", heads}});
+  }
+  add("positional_encoding", {{"label", T("positional encoding")},
+                              {"kind", "checkbox"},
+                              {"value", sc.positional_encoding}});
+  add("hard", {{"label", T("hard attention (argmax)")}, {"kind", "checkbox"}, {"value", sc.hard}});
+  add("numbers",
+      {{"label", T("numbers in the cells")}, {"kind", "checkbox"}, {"value", s.show_numbers}});
+  add("animate",
+      {{"label", T("animate step changes")}, {"kind", "checkbox"}, {"value", s.animate}});
+  return list.dump();
+}
+
+std::string set_control(AppState& s, const std::string& id, const std::string& value_json) {
+  const nlohmann::json v = nlohmann::json::parse(value_json, nullptr, false);
+  if (v.is_discarded()) return id + ": the value is not JSON";
+  if (id != "step" && id != "cell" && s.control_hidden(id.c_str()))
+    return id + ": hidden by the page";
+  scenario::Scenario& sc = s.scenario;
+  const auto flag = [&](bool* out) -> std::string {
+    if (!v.is_boolean()) return id + ": must be true or false";
+    *out = v.get<bool>();
+    return "";
+  };
+  std::string e;
+  bool on = false;
+  if (id == "step") {
+    if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() >= kStepCount)
+      return "step: must be a whole number from 0 to 7";
+    s.set_step(v.get<int>());
+    return "";
+  } else if (id == "scoring") {
+    if (!v.is_string()) return "scoring: must be a scoring name";
+    bool found = false;
+    for (attn::Scoring o : attn::kScorings)
+      if (v.get<std::string>() == attn::scoring_name(o)) {
+        set_scoring(&sc, o);
+        found = true;
+      }
+    if (!found) return "scoring: unknown scoring " + v.dump();
+  } else if (id == "temperature") {
+    if (!v.is_number() || !(v.get<double>() >= 0.01 && v.get<double>() <= 100))
+      return "temperature: must be a number from 0.01 to 100";
+    sc.temperature = v.get<float>();
+  } else if (id == "valid_lens") {
+    if (!(e = flag(&on)).empty()) return e;
+    set_valid_len(&sc, 0, on ? sc.n_keys() : -1);
+  } else if (id == "causal") {
+    if (!(e = flag(&sc.causal)).empty()) return e;
+  } else if (id == "window") {
+    if (!(e = flag(&on)).empty()) return e;
+    sc.window = on ? 1 : -1;
+  } else if (id == "mask_value") {
+    if (v != "-1e6" && v != "-inf") return "mask_value: must be \"-1e6\" or \"-inf\"";
+    sc.mask_value = v == "-inf" ? -INFINITY : -1e6f;
+  } else if (id == "projections") {
+    if (!(e = flag(&on)).empty()) return e;
+    if (sc.scoring == attn::Scoring::kAdditive) return "projections: additive scoring has its own";
+    if (on) {
+      set_d_model(&sc, std::max(2, attn::batch_cols(sc.queries)));
+    } else {
+      sc.has_init = false;
+      sc.W_q = sc.W_k = sc.W_v = sc.W_o = attn::Matrix();
+      set_scoring(&sc, sc.scoring);
+    }
+  } else if (id == "heads") {
+    if (!v.is_number_integer()) return "heads: must be a whole number";
+    const attn::Status st = set_heads(&sc, v.get<int>());
+    if (!st.ok()) return st.error;
+  } else if (id == "cell") {
+    // One input cell: {"matrix": "queries"|"keys"|"values", "batch", "row", "col", "value"}.
+    if (!v.is_object() || !v.contains("matrix") || !v["matrix"].is_string() ||
+        !v.contains("value") || !v["value"].is_number())
+      return "cell: must be {matrix, batch, row, col, value}";
+    const std::string m = v["matrix"].get<std::string>();
+    const char which = m == "queries" ? 'q' : m == "keys" ? 'k' : m == "values" ? 'v' : 0;
+    if (!which) return "cell.matrix: must be queries, keys or values";
+    const attn::Batch& x = which == 'q' ? sc.queries : which == 'k' ? sc.keys : sc.values;
+    const auto index = [&](const char* f, int n) {
+      return v.contains(f) && v[f].is_number_integer() && v[f].get<int>() >= 0 &&
+                     v[f].get<int>() < n
+                 ? v[f].get<int>()
+                 : -1;
+    };
+    const int b = index("batch", static_cast<int>(x.size()));
+    const int i = b < 0 ? -1 : index("row", static_cast<int>(x[b].rows()));
+    const int j = b < 0 ? -1 : index("col", static_cast<int>(x[b].cols()));
+    if (b < 0 || i < 0 || j < 0) return "cell: batch, row or col is outside " + m;
+    const double value = v["value"].get<double>();
+    if (!std::isfinite(value) || std::fabs(value) > 1e6)
+      return "cell.value: must be a finite number";
+    set_input(&sc, which, b, i, j, static_cast<float>(value));
+  } else if (id == "positional_encoding") {
+    if (!(e = flag(&sc.positional_encoding)).empty()) return e;
+  } else if (id == "hard") {
+    if (!(e = flag(&sc.hard)).empty()) return e;
+  } else if (id == "numbers") {
+    return flag(&s.show_numbers);
+  } else if (id == "animate") {
+    return flag(&s.animate);
+  } else {
+    return "id: unknown control \"" + id + "\"";
+  }
+  s.changed();
+  s.recompute_if_needed();
+  return s.error;
+}
+
 std::string get_link(const AppState& s) {
   const scenario::ViewState v = s.view();
   if (!s.runs() || !scenario::validate_view(v, s.scenario).ok()) return "";
@@ -384,6 +547,7 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                 {"previous", T("Previous lesson")},
                 {"next", T("Next lesson")},
                 {"predict", T("Predict, then check")},
+                {"settings", T("Settings")},
                 {"words", T("Words in this step")},
                 {"read", T("Read: %s")},
                 {"check", T("Check")},
@@ -456,7 +620,11 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
              : a == Axis::kKeyTokens ? T("keys")
                                      : T("features");
     };
+    const bool input =
+        kind == MatrixKind::kQueries || kind == MatrixKind::kKeys || kind == MatrixKind::kValues;
     j["matrix"] = {{"symbol", info.symbol},
+                   {"id", info.id},
+                   {"editable", input && !s.scenario.positional_encoding},  // the raw inputs
                    {"row_axis", axis_name(info.rows)},
                    {"col_axis", axis_name(info.cols)},
                    {"name", T(info.title)},

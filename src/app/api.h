@@ -59,6 +59,13 @@ std::string progress(const AppState& s);
 std::string set_progress(AppState& s, const std::string& json);
 std::string answer_quiz(AppState& s, int question, const std::string& answer_json);
 std::string quiz(const AppState& s);  // the shown scenario's questions, in the UI's language
+
+// The canvas's settings for the table view's own form controls (keyboard and screen readers):
+// [{"id", "label", "kind": "checkbox"|"select"|"number", "value", "options": [{"value",
+// "label"}], "min", "max"}], the ones the page hides left out. set_control applies one as
+// the canvas does (the same edits): "" or the error naming the control.
+std::string controls(const AppState& s);
+std::string set_control(AppState& s, const std::string& id, const std::string& value_json);
 void set_panels(AppState& s, const std::string& csv);  // the panels to show, by id
 void hide_controls(AppState& s, const std::string& csv);
 

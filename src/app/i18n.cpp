@@ -90,6 +90,8 @@ const std::pair<const char*, const char*> kZh[] = {
      "在投影后属于自己的那一块列上单独计算的一次注意力。多个头用不同方式看同一组词；它们的输出并排"
      "拼接，再由 W_o 混合。"},
     {"Words in this step", "这一步用到的词"},
+    {"Settings", "设置"},
+    {"Step", "步骤"},
     {"Glossary", "术语表"},
     {"Read: %s", "阅读：%s"},
     {"Predict, then check", "先预测，再核对"},

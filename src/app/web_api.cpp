@@ -236,6 +236,20 @@ EMSCRIPTEN_KEEPALIVE const char* ap_answer_quiz(int question, const char* answer
   return out.c_str();
 }
 
+// The table view's settings (api::controls) and a change to one of them.
+EMSCRIPTEN_KEEPALIVE const char* ap_controls() {
+  static std::string out;
+  out = ui::api::controls(g_runtime.app.state);
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_set_control(const char* id, const char* value) {
+  static std::string out;
+  out = ui::api::set_control(g_runtime.app.state, id ? id : "", value ? value : "");
+  ui::request_wake();
+  return out.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* ap_presets() {
   static std::string out;
   out = ui::api::presets(g_runtime.app.state);

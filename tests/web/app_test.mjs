@@ -1655,6 +1655,48 @@ async function checkQuiz({ browser, url }) {
   }
 }
 
+// The table view's settings and input cells, from the keyboard alone: a select, a checkbox
+// and a cell edit change the scenario as the canvas would; Escape leaves a cell unchanged.
+async function checkSettings({ page }) {
+  await page.evaluate(() => { window.attentionPlayground.loadPreset("toy_2d"); window.attentionPlayground.setStep(0); });
+  await page.focus("#table-toggle");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#a11y-control-scoring");
+  // Tab until the scoring select has the focus.
+  let on = "";
+  for (let k = 0; k < 20 && on !== "a11y-control-scoring"; ++k) {
+    await page.keyboard.press("Tab");
+    on = await page.evaluate(() => document.activeElement?.id ?? "");
+  }
+  if (on !== "a11y-control-scoring") fail("Tab never reached the table view's scoring setting");
+  await page.selectOption("#a11y-control-scoring", JSON.stringify("dot"));
+  const scoring = await page.evaluate(() => window.attentionPlayground.getScenario().scoring);
+  if (scoring !== "dot") fail(`choosing "dot" in the table view left scoring ${scoring}`);
+  await page.focus("#a11y-control-causal");
+  await page.keyboard.press("Space");
+  const causal = await page.evaluate(() => window.attentionPlayground.getScenario().causal);
+  if (causal !== true) fail(`Space on the causal checkbox left causal ${causal}`);
+  // A cell of the inputs: Enter, a number, Enter.
+  const cell = page.locator('#a11y td[data-row="0"][data-col="1"]');
+  await cell.focus();
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("0.75");
+  await page.keyboard.press("Enter");
+  const x = await page.evaluate(() => window.attentionPlayground.getScenario().queries[0][1]);
+  if (x !== 0.75) fail(`editing query 1, column 2 to 0.75 gave ${x}`);
+  // Escape in a cell's field keeps the old number.
+  await page.locator('#a11y td[data-row="1"][data-col="0"]').focus();
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("9");
+  await page.keyboard.press("Escape");
+  const kept = await page.evaluate(() => window.attentionPlayground.getScenario().queries[1][0]);
+  const still = await page.evaluate(() => document.getElementById("a11y").classList.contains("shown"));
+  if (kept !== -0.5 || !still) fail(`Escape in a cell's field: value ${kept}, table view shown ${still}`);
+  const focus = await page.evaluate(() => document.activeElement?.outerHTML?.slice(0, 60));
+  ok(`settings: from the keyboard the table view sets scoring "dot" and the causal mask, edits a query ` +
+     `cell to 0.75 (Enter, type, Enter), and Escape leaves a cell as it was (focus back on ${focus})`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -1685,6 +1727,7 @@ const CHECKS = {
   keyboard: checkKeyboard,
   offline: checkOffline,
   quiz: checkQuiz,
+  settings: checkSettings,
   "labels-large": (args) => checkLabels(args, LARGE_SIZES),
 };
 
