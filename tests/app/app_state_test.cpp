@@ -11,10 +11,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "app/api.h"
 #include "app/app_state.h"
 #include "app/edits.h"
 #include "app/glossary.h"
@@ -629,4 +631,37 @@ TEST_CASE("a lesson's column names label the columns that are the named ones",
     if (app.presets[i].name == "multi_head") app.load_preset(i);
   CHECK(ui::axis_labels(app, Axis::kQKHeadFeatures, 0, 4) ==
         std::vector<std::string>{"d1", "d2", "d3", "d4"});
+}
+
+TEST_CASE(
+    "the table view's settings change the scenario as the canvas does, and name their "
+    "errors",
+    "[app][api][controls]") {
+  ui::AppState app;
+  app.load_preset(0);
+  const nlohmann::json list = nlohmann::json::parse(ui::api::controls(app));
+  std::set<std::string> ids;
+  for (const auto& c : list) ids.insert(c["id"].get<std::string>());
+  for (const char* id : {"step", "scoring", "temperature", "valid_lens", "causal", "window",
+                         "mask_value", "projections", "heads", "positional_encoding", "hard"})
+    CHECK(ids.count(id) == 1);
+  CHECK(ui::api::set_control(app, "scoring", "\"dot\"") == "");
+  CHECK(app.scenario.scoring == attn::Scoring::kDot);
+  CHECK(ui::api::set_control(app, "causal", "true") == "");
+  CHECK(app.scenario.causal);
+  CHECK(ui::api::set_control(app, "step", "5") == "");
+  CHECK(static_cast<int>(app.step) == 5);
+  CHECK(ui::api::set_control(app, "cell", R"({"matrix": "keys", "batch": 0, "row": 1, "col": 2,
+                                               "value": 0.25})") == "");
+  CHECK(app.scenario.keys[0](1, 2) == 0.25f);
+  CHECK(app.runs());
+  CHECK(ui::api::set_control(app, "causal", "1") == "causal: must be true or false");
+  CHECK(ui::api::set_control(app, "scoring", "\"magic\"") == "scoring: unknown scoring \"magic\"");
+  CHECK(ui::api::set_control(app, "cell", R"({"matrix": "keys", "row": 9, "col": 0,
+                                               "value": 1})") ==
+        "cell: batch, row or col is outside keys");
+  CHECK(ui::api::set_control(app, "zoom", "2") == "id: unknown control \"zoom\"");
+  app.hidden.insert("causal");
+  CHECK(ui::api::set_control(app, "causal", "false") == "causal: hidden by the page");
+  CHECK(app.scenario.causal);
 }
