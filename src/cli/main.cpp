@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/attention.h"
+#include "core/gradient.h"
 #include "scenario/npz.h"
 #include "scenario/scenario.h"
 
@@ -34,6 +35,9 @@ const char kUsage[] =
     "usage: attention-cli eval FILE|- [OPTIONS]   print the trace JSON of a scenario\n"
     "       attention-cli validate FILE|-         check a scenario, print \"ok\"\n"
     "       attention-cli normalize FILE|-        print a scenario as canonical JSON\n"
+    "       attention-cli grad FILE|-             print the loss mean((output - target)^2)\n"
+    "                           and its gradient for every input and weight the scenario\n"
+    "                           has or generates: {\"version\": 1, \"loss\", \"grads\": {...}}\n"
     "FILE is Scenario JSON v1; - reads standard input. Every command takes\n"
     "  --arrays DATA.npz|NAME.npy  NumPy arrays as matrix fields (x, queries, keys, values,\n"
     "                           W_q, W_k, W_v, W_o, W, w_v), named by entry or file name;\n"
@@ -178,6 +182,71 @@ int eval(const attn::Problem& p, const EvalOptions& o) {
   return 0;
 }
 
+// attention-cli grad: {"version": 1, "loss": L, "grads": {NAME: ARRAY, ...}}, one entry per
+// input and weight, shaped like the field (x for self-attention, as written: 2-D for a batch
+// of one).
+int grad(const scenario::Scenario& s, const attn::Problem& p) {
+  if (s.target.empty()) return fail("target: missing (the output the loss compares with)");
+  attn::Gradients g;
+  const attn::Status st = attn::gradients(p, s.target, &g);
+  if (!st.ok()) return fail(st.error);
+  std::string o = "{\"version\":1,\"loss\":";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", g.loss);
+  o += buf;
+  o += ",\"grads\":{";
+  bool first = true;
+  const auto number = [&](double v) {
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    o += buf;
+  };
+  const auto matrix = [&](const attn::MatrixD& m) {
+    o += '[';
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+      o += i ? ",[" : "[";
+      for (Eigen::Index j = 0; j < m.cols(); ++j) {
+        if (j) o += ',';
+        number(m(i, j));
+      }
+      o += ']';
+    }
+    o += ']';
+  };
+  const auto entry = [&](const char* name) {
+    o += first ? "\"" : ",\"";
+    o += name;
+    o += "\":";
+    first = false;
+  };
+  const auto batch = [&](const char* name, const attn::BatchD& b) {
+    entry(name);
+    if (s.batch_of_one) return matrix(b[0]);
+    o += '[';
+    for (size_t i = 0; i < b.size(); ++i) {
+      if (i) o += ',';
+      matrix(b[i]);
+    }
+    o += ']';
+  };
+  if (s.self_attention) {
+    attn::BatchD x;
+    for (size_t b = 0; b < g.queries.size(); ++b)
+      x.push_back(g.queries[b] + g.keys[b] + g.values[b]);
+    batch("x", x);
+  } else {
+    batch("queries", g.queries);
+    batch("keys", g.keys);
+    batch("values", g.values);
+  }
+  const std::pair<const char*, const attn::MatrixD*> weights[] = {
+      {"W_q", &g.W_q}, {"W_k", &g.W_k}, {"W_v", &g.W_v}, {"W_o", &g.W_o}};
+  for (const auto& [name, m] : weights)
+    if (m->size()) entry(name), matrix(*m);
+  o += "}}";
+  std::puts(o.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -190,9 +259,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string command = argv[1];
-  if (command != "eval" && command != "validate" && command != "normalize")
+  if (command != "eval" && command != "validate" && command != "normalize" && command != "grad")
     return fail("command: unknown command \"" + command +
-                "\" (expected eval, validate or normalize)");
+                "\" (expected eval, validate, normalize or grad)");
   // FILE, or straight to the options: the arrays alone are then the whole scenario.
   const bool has_file = std::strncmp(argv[2], "--", 2) != 0;
   EvalOptions options;
@@ -227,6 +296,8 @@ int main(int argc, char** argv) {
     std::puts("ok");
   } else if (command == "normalize") {
     std::puts(scenario::to_json(parsed.scenario).c_str());
+  } else if (command == "grad") {
+    status = grad(parsed.scenario, parsed.problem);
   } else {
     status = eval(parsed.problem, options);
   }

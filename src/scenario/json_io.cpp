@@ -640,13 +640,13 @@ void read_masked_cells(const json& v, Scenario* s) {
 Scenario read_scenario(const json& j) {
   if (!j.is_object()) fail("scenario", "must be a JSON object, got " + type_name(j));
   check_keys(j, "",
-             {"version",       "title",      "description",  "x",          "queries",
-              "keys",          "values",     "query_tokens", "key_tokens", "scoring",
-              "temperature",   "heads",      "valid_lens",   "causal",     "window",
-              "masked_cells",  "mask_value", "W_q",          "W_k",        "W_v",
-              "W_o",           "W",          "w_v",          "init",       "positional_encoding",
-              "hard",          "dropout",    "tour",         "quiz",       "read",
-              "feature_names", "value_names"});
+             {"version",       "title",       "description",  "x",          "queries",
+              "keys",          "values",      "query_tokens", "key_tokens", "scoring",
+              "temperature",   "heads",       "valid_lens",   "causal",     "window",
+              "masked_cells",  "mask_value",  "W_q",          "W_k",        "W_v",
+              "W_o",           "W",           "w_v",          "init",       "positional_encoding",
+              "hard",          "dropout",     "tour",         "quiz",       "read",
+              "feature_names", "value_names", "target"});
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
     fail("version", j["version"].dump() + " is not supported; this build reads version 1");
@@ -686,6 +686,10 @@ Scenario read_scenario(const json& j) {
   if (j.contains("query_tokens") && j.contains("key_tokens") && q_per_item != k_per_item)
     fail("key_tokens", "must be [n] like query_tokens, or [batch][n] like query_tokens");
   s.tokens_per_item = q_per_item || k_per_item;
+  if (j.contains("target")) {
+    bool two_d = false;
+    s.target = read_batch(j["target"], "target", &two_d);
+  }
   for (const char* field : {"feature_names", "value_names"}) {
     if (!j.contains(field)) continue;
     const json& v = j[field];
@@ -970,6 +974,10 @@ std::string to_json(const Scenario& s) {
   if (!s.value_names.empty()) {
     append_key(&o, "value_names");
     append_tokens(&o, s.value_names, s.value_names_zh, false);
+  }
+  if (!s.target.empty()) {
+    append_key(&o, "target");
+    append_batch(&o, s.target, s.batch_of_one);
   }
   if (!s.read_url.empty()) {
     append_key(&o, "read");

@@ -227,6 +227,19 @@ Resolved resolve(const Scenario& s) {
   r.problem = to_problem(s);
   e = attn::validate(r.problem).error;
   if (r.ok()) e = check_quiz_shapes(s, r.problem);
+  if (r.ok() && !s.target.empty()) {
+    const int dv_model = r.problem.weights.W_v.size()
+                             ? static_cast<int>(r.problem.weights.W_v.cols())
+                             : attn::batch_cols(s.values);
+    const int out_cols =
+        r.problem.weights.W_o.size() ? static_cast<int>(r.problem.weights.W_o.cols()) : dv_model;
+    if (s.target.size() != s.queries.size() || attn::batch_rows(s.target) != n_q ||
+        attn::batch_cols(s.target) != out_cols)
+      e = "target: is " + str(static_cast<int64_t>(s.target.size())) + " × " +
+          str(attn::batch_rows(s.target)) + " × " + str(attn::batch_cols(s.target)) +
+          ", the output is " + str(B) + " × " + str(n_q) + " × " + str(out_cols) +
+          " (batch × queries × columns)";
+  }
   if (!r.ok()) r.problem = attn::Problem();
   return r;
 }

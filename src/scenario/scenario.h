@@ -87,6 +87,9 @@ struct Scenario {
   LocalText title, description;    // optional, shown by the app
   std::vector<TourStop> tour;      // optional: the lesson's notes, at most one per step
   std::vector<QuizQuestion> quiz;  // optional: questions to predict before the answer shows
+  // Optional: what the output should be, shaped like it ([batch][n_q][output columns]); the
+  // loss is mean((output − target)²) (attention-cli grad). Empty: none.
+  attn::Batch target;
   // Optional: the textbook section the lesson follows, a plain https link per language.
   // JSON: "read": {"title": {"en": ..., "zh": ...}, "url": {"en": "https://...", "zh": ...}}
   LocalText read_title, read_url;

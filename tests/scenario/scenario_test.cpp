@@ -459,6 +459,18 @@ TEST_CASE("columns may be named, in both languages, one name per column", "[scen
   CHECK(edited.value_names.size() == 1);
 }
 
+TEST_CASE("a target is shaped like the output, and round-trips", "[scenario][json]") {
+  const scenario::ParseResult a =
+      scenario::parse(with(R"("target": [[1, 2], [3, 4], [5, 6], [7, 8]])"));
+  REQUIRE(a.error == "");
+  CHECK(a.scenario.target[0](2, 1) == 6.0f);
+  const scenario::ParseResult b = scenario::parse(scenario::to_json(a.scenario));
+  REQUIRE(b.error == "");
+  CHECK(scenario::to_json(b.scenario) == scenario::to_json(a.scenario));
+  CHECK(error_of(with(R"("target": [[1, 2], [3, 4]])")) ==
+        "target: is 1 × 2 × 2, the output is 1 × 4 × 2 (batch × queries × columns)");
+}
+
 TEST_CASE("quiz errors name the field", "[scenario][json][quiz]") {
   const auto quiz = [](const std::string& answer) {
     return error_of(

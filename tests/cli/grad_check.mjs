@@ -1,0 +1,102 @@
+// attention-cli grad, checked through the CLI alone: its shapes, every gradient against a
+// central difference of the loss computed from `attention-cli eval` of the scenario with that
+// one number moved, the errors it names, and (WASM build) agreement with the native CLI.
+//
+//   node grad_check.mjs --cli "<cmd;args>" [--other "<cmd;args>"]
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+const args = process.argv.slice(2);
+const option = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1].split(";") : null;
+};
+const cli = option("--cli"), other = option("--other");
+
+function fail(message) {
+  console.error(`FAIL: ${message}`);
+  process.exit(1);
+}
+function run(command, verb, scenario) {
+  if (!existsSync(command[0])) fail(`${command[0]} is missing (build the native-release preset first)`);
+  const r = spawnSync(command[0], [...command.slice(1), verb, "-"], {
+    input: JSON.stringify(scenario), encoding: "utf8", maxBuffer: 1 << 28,
+  });
+  if (r.error) throw r.error;
+  return r;
+}
+const ok = (r, what) => {
+  if (r.status !== 0) fail(`${what}: exit ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+};
+const loss = (scenario) => {
+  const t = ok(run(cli, "eval", scenario), "eval");
+  const out = t.output, target = scenario.target.length && Array.isArray(scenario.target[0][0])
+    ? scenario.target : [scenario.target];
+  let sum = 0, n = 0;
+  out.forEach((m, b) => m.forEach((row, i) => row.forEach((v, j) => {
+    sum += (v - target[b][i][j]) ** 2;
+    ++n;
+  })));
+  return sum / n;
+};
+
+// Two heads, learned projections given explicitly, a causal mask, temperature, PE: x, W_q,
+// W_k, W_v and W_o all get gradients.
+const rnd = (seed) => () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+const r = rnd(7);
+const mat = (rows, cols) => Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.round(r() * 100) / 100));
+const scenario = {
+  version: 1, x: mat(3, 2), heads: 2, causal: true, temperature: 0.8,
+  positional_encoding: true, scoring: "scaled_dot",
+  W_q: mat(2, 4), W_k: mat(2, 4), W_v: mat(2, 4), W_o: mat(4, 3), target: mat(3, 3),
+};
+const g = ok(run(cli, "grad", scenario), "grad");
+if (g.version !== 1 || typeof g.loss !== "number") fail(`grad printed ${JSON.stringify(g).slice(0, 200)}`);
+if (Math.abs(g.loss - loss(scenario)) > 1e-6 * Math.max(1, g.loss))
+  fail(`grad's loss ${g.loss} differs from eval's ${loss(scenario)}`);
+const names = Object.keys(g.grads).sort().join(",");
+if (names !== "W_k,W_o,W_q,W_v,x") fail(`grads for ${names}, expected W_k, W_o, W_q, W_v, x`);
+let checked = 0, worst = 0;
+for (const name of Object.keys(g.grads)) {
+  const field = scenario[name];
+  if (g.grads[name].length !== field.length || g.grads[name][0].length !== field[0].length)
+    fail(`grads.${name} is not shaped like ${name}`);
+  field.forEach((row, i) => row.forEach((v, j) => {
+    const h = 1e-2;
+    const moved = (d) => {
+      const s = structuredClone(scenario);
+      s[name][i][j] = v + d;
+      return loss(s);
+    };
+    const fd = (moved(h) - moved(-h)) / (2 * h);
+    const got = g.grads[name][i][j];
+    const err = Math.abs(got - fd);
+    if (err > 1e-4 + 2e-3 * Math.abs(fd))
+      fail(`grads.${name}[${i}][${j}] is ${got}, a central difference of eval's loss gives ${fd}`);
+    worst = Math.max(worst, err);
+    ++checked;
+  }));
+}
+console.log(`ok: grad's ${checked} numbers agree with central differences of eval's loss (largest gap ${worst.toExponential(2)})`);
+
+// Errors name what is wrong.
+const errors = [
+  [{ ...scenario, target: undefined }, "error: target: missing (the output the loss compares with)"],
+  [{ ...scenario, target: mat(3, 2) }, "error: target: is 1 × 3 × 2, the output is 1 × 3 × 3 (batch × queries × columns)"],
+  [{ ...scenario, hard: true }, "error: grad: hard attention picks one key by argmax, which has no gradient"],
+];
+for (const [s, expected] of errors) {
+  const res = run(cli, "grad", s);
+  if (res.status !== 2 || res.stderr.trim() !== expected) fail(`expected "${expected}", got exit ${res.status}: ${res.stderr}`);
+}
+console.log(`ok: ${errors.length} bad scenarios get their one-line errors`);
+
+if (other) {
+  const h = ok(run(other, "grad", scenario), "the other CLI's grad");
+  let gap = Math.abs(h.loss - g.loss);
+  for (const name of Object.keys(g.grads))
+    g.grads[name].forEach((row, i) => row.forEach((v, j) => { gap = Math.max(gap, Math.abs(v - h.grads[name][i][j])); }));
+  if (gap > 1e-5) fail(`the two CLIs' gradients differ by ${gap}`);
+  console.log(`ok: the WASM and native CLIs' gradients agree (largest difference ${gap.toExponential(2)})`);
+}
