@@ -11,6 +11,7 @@
 // exit 1 when the output cannot be written (a full disk, a closed pipe).
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -38,6 +39,11 @@ const char kUsage[] =
     "       attention-cli grad FILE|-             print the loss mean((output - target)^2)\n"
     "                           and its gradient for every input and weight the scenario\n"
     "                           has or generates: {\"version\": 1, \"loss\", \"grads\": {...}}\n"
+    "       attention-cli train FILE|- --steps N [--optimizer sgd|adam] [--lr R]\n"
+    "                           learn W_q, W_k, W_v, W_o (inputs stay fixed): one line\n"
+    "                           {\"step\", \"loss\"} per step (the loss before it), then the\n"
+    "                           trained scenario with its weights written out; sgd is\n"
+    "                           w <- w - R * dL/dw, R = 0.1 unless given\n"
     "FILE is Scenario JSON v1; - reads standard input. Every command takes\n"
     "  --arrays DATA.npz|NAME.npy  NumPy arrays as matrix fields (x, queries, keys, values,\n"
     "                           W_q, W_k, W_v, W_o, W, w_v), named by entry or file name;\n"
@@ -92,19 +98,41 @@ struct EvalOptions {
   int head = -1;                      // -1: every head
   std::vector<std::string> matrices;  // empty: all five
   std::vector<std::string> arrays;    // --arrays files, in order
+  // train: --steps N, --optimizer sgd|adam, --lr R
+  int steps = -1;
+  std::string optimizer = "sgd";
+  double lr = 0.1;
 };
 
 // Reads the options from argv[first] on (eval's own only for eval); "" or
 // "<option>: <problem>".
-std::string read_options(int argc, char** argv, int first, bool eval, EvalOptions* o) {
+std::string read_options(int argc, char** argv, int first, bool eval, EvalOptions* o,
+                         bool train = false) {
   for (int i = first; i < argc; ++i) {
     const std::string a = argv[i];
     const bool arrays = a == "--arrays" || a == "--npz";
-    if (!arrays && !eval) return "option: " + a + " is for eval only";
+    const bool train_option = a == "--steps" || a == "--optimizer" || a == "--lr";
+    if (train_option && !train) return "option: " + a + " is for train only";
+    if (!arrays && !eval && !train_option) return "option: " + a + " is for eval only";
     if (i + 1 >= argc) return a + ": needs a value";
     const std::string v = argv[++i];
     if (arrays) {
       o->arrays.push_back(v);
+    } else if (a == "--steps") {
+      char* end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || n < 0 || n > 1000000)
+        return "--steps: is \"" + v + "\", expected a whole number from 0 to 1000000";
+      o->steps = static_cast<int>(n);
+    } else if (a == "--optimizer") {
+      if (v != "sgd" && v != "adam") return "--optimizer: is \"" + v + "\", expected sgd or adam";
+      o->optimizer = v;
+    } else if (a == "--lr") {
+      char* end = nullptr;
+      const double r = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || !(r > 0.0 && r <= 100.0))
+        return "--lr: is \"" + v + "\", expected a number above 0 and at most 100";
+      o->lr = r;
     } else if (a == "--only") {
       if (v != "heads" && v != "output")
         return "--only: is \"" + v + "\", expected heads or output";
@@ -247,6 +275,54 @@ int grad(const scenario::Scenario& s, const attn::Problem& p) {
   return 0;
 }
 
+// attention-cli train: gradient steps on W_q, W_k, W_v and W_o (those the scenario has or
+// generates; the inputs stay fixed). Deterministic: the same scenario and options give the
+// same lines.
+int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
+  if (s.target.empty()) return fail("target: missing (the output the loss compares with)");
+  attn::Matrix* params[] = {&p.weights.W_q, &p.weights.W_k, &p.weights.W_v, &p.weights.W_o};
+  bool any = false;
+  for (attn::Matrix* m : params) any = any || m->size() > 0;
+  if (!any)
+    return fail("train: the scenario has no weights to learn (give \"init\" or W_q, W_k, W_v)");
+  // Adam's moments, per parameter (β1 = 0.9, β2 = 0.999, ε = 1e-8, bias-corrected).
+  std::vector<attn::MatrixD> m1, m2;
+  for (attn::Matrix* m : params) {
+    m1.push_back(attn::MatrixD::Zero(m->rows(), m->cols()));
+    m2.push_back(attn::MatrixD::Zero(m->rows(), m->cols()));
+  }
+  char line[96];
+  for (int step = 1; step <= o.steps; ++step) {
+    attn::Gradients g;
+    const attn::Status st = attn::gradients(p, s.target, &g);
+    if (!st.ok()) return fail(st.error);
+    std::snprintf(line, sizeof line, "{\"step\":%d,\"loss\":%.9g}", step, g.loss);
+    std::puts(line);
+    const attn::MatrixD* grads[] = {&g.W_q, &g.W_k, &g.W_v, &g.W_o};
+    for (int k = 0; k < 4; ++k) {
+      if (!params[k]->size()) continue;
+      attn::MatrixD w = params[k]->cast<double>();
+      if (o.optimizer == "sgd") {
+        w -= o.lr * *grads[k];
+      } else {
+        m1[k] = 0.9 * m1[k] + 0.1 * *grads[k];
+        m2[k] = 0.999 * m2[k] + 0.001 * grads[k]->cwiseProduct(*grads[k]);
+        const double c1 = 1.0 - std::pow(0.9, step), c2 = 1.0 - std::pow(0.999, step);
+        w.array() -= o.lr * (m1[k].array() / c1) / ((m2[k].array() / c2).sqrt() + 1e-8);
+      }
+      *params[k] = w.cast<float>();
+    }
+  }
+  // The trained scenario: its weights written out (init no longer generates them).
+  s.has_init = false;
+  s.W_q = p.weights.W_q;
+  s.W_k = p.weights.W_k;
+  s.W_v = p.weights.W_v;
+  s.W_o = p.weights.W_o;
+  std::puts(scenario::to_json(s).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -259,14 +335,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string command = argv[1];
-  if (command != "eval" && command != "validate" && command != "normalize" && command != "grad")
+  if (command != "eval" && command != "validate" && command != "normalize" && command != "grad" &&
+      command != "train")
     return fail("command: unknown command \"" + command +
-                "\" (expected eval, validate, normalize or grad)");
+                "\" (expected eval, validate, normalize, grad or train)");
   // FILE, or straight to the options: the arrays alone are then the whole scenario.
   const bool has_file = std::strncmp(argv[2], "--", 2) != 0;
   EvalOptions options;
   const std::string bad_option =
-      read_options(argc, argv, has_file ? 3 : 2, command == "eval", &options);
+      read_options(argc, argv, has_file ? 3 : 2, command == "eval", &options, command == "train");
   if (!bad_option.empty()) return fail(bad_option);
   if (!has_file && options.arrays.empty())
     return fail("FILE: missing (a scenario file, - for standard input, or --arrays FILE)");
@@ -298,6 +375,9 @@ int main(int argc, char** argv) {
     std::puts(scenario::to_json(parsed.scenario).c_str());
   } else if (command == "grad") {
     status = grad(parsed.scenario, parsed.problem);
+  } else if (command == "train") {
+    if (options.steps < 0) return fail("--steps: missing (how many steps to train)");
+    status = train(parsed.scenario, parsed.problem, options);
   } else {
     status = eval(parsed.problem, options);
   }

@@ -80,12 +80,50 @@ for (const name of Object.keys(g.grads)) {
 }
 console.log(`ok: grad's ${checked} numbers agree with central differences of eval's loss (largest gap ${worst.toExponential(2)})`);
 
+// train: one SGD step is exactly w ← w − lr·∂L/∂w for every weight; Adam lowers the loss; the
+// same run twice prints the same lines.
+const trainLines = (extra) => {
+  const r2 = spawnSync(cli[0], [...cli.slice(1), "train", "-", ...extra], {
+    input: JSON.stringify(scenario), encoding: "utf8", maxBuffer: 1 << 28,
+  });
+  if (r2.status !== 0) fail(`train ${extra.join(" ")}: exit ${r2.status}: ${r2.stderr}`);
+  return r2.stdout.trim().split("\n");
+};
+const one = trainLines(["--steps", "1", "--optimizer", "sgd", "--lr", "0.3"]);
+const stepped = JSON.parse(one[1]);
+if (JSON.parse(one[0]).loss !== g.loss) fail(`train's first loss ${one[0]} is not grad's ${g.loss}`);
+let sgdGap = 0;
+for (const name of ["W_q", "W_k", "W_v", "W_o"])
+  scenario[name].forEach((row, i) => row.forEach((v, j) => {
+    const want = Math.fround(v - 0.3 * g.grads[name][i][j]);
+    sgdGap = Math.max(sgdGap, Math.abs(stepped[name][i][j] - want));
+  }));
+if (sgdGap > 1e-6) fail(`one SGD step is off w − lr·grad by ${sgdGap}`);
+if (JSON.stringify(stepped.x) !== JSON.stringify(scenario.x)) fail("training moved the inputs");
+const adam = trainLines(["--steps", "100", "--optimizer", "adam", "--lr", "0.05"]);
+const first = JSON.parse(adam[0]).loss, last = JSON.parse(adam[99]).loss;
+if (!(last < 0.05 * first)) fail(`100 Adam steps took the loss from ${first} to ${last} only`);
+if (trainLines(["--steps", "100", "--optimizer", "adam", "--lr", "0.05"]).join("\n") !== adam.join("\n"))
+  fail("two identical train runs printed different lines");
+const trained = JSON.parse(adam[100]);
+if (Math.abs(loss(trained) - ok(run(cli, "grad", trained), "grad of the trained").loss) > 1e-6)
+  fail("the trained scenario's eval and grad disagree on its loss");
+console.log(`ok: train: one SGD step is w − 0.3·grad (within ${sgdGap.toExponential(1)}), inputs fixed; ` +
+            `100 Adam steps take the loss from ${first.toPrecision(3)} to ${last.toPrecision(3)}, the same twice`);
+
 // Errors name what is wrong.
 const errors = [
   [{ ...scenario, target: undefined }, "error: target: missing (the output the loss compares with)"],
   [{ ...scenario, target: mat(3, 2) }, "error: target: is 1 × 3 × 2, the output is 1 × 3 × 3 (batch × queries × columns)"],
   [{ ...scenario, hard: true }, "error: grad: hard attention picks one key by argmax, which has no gradient"],
 ];
+const noWeights = { version: 1, x: [[1, 0], [0, 1]], target: [[0, 0], [1, 1]] };
+const t1 = spawnSync(cli[0], [...cli.slice(1), "train", "-", "--steps", "3"], { input: JSON.stringify(noWeights), encoding: "utf8" });
+if (t1.status !== 2 || !t1.stderr.startsWith("error: train: the scenario has no weights to learn"))
+  fail(`train without weights: exit ${t1.status}: ${t1.stderr}`);
+const t2 = spawnSync(cli[0], [...cli.slice(1), "train", "-"], { input: JSON.stringify(scenario), encoding: "utf8" });
+if (t2.status !== 2 || t2.stderr.trim() !== "error: --steps: missing (how many steps to train)")
+  fail(`train without --steps: exit ${t2.status}: ${t2.stderr}`);
 for (const [s, expected] of errors) {
   const res = run(cli, "grad", s);
   if (res.status !== 2 || res.stderr.trim() !== expected) fail(`expected "${expected}", got exit ${res.status}: ${res.stderr}`);
