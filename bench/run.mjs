@@ -13,6 +13,7 @@
 // [SECTION] Timing
 // [SECTION] Main
 
+import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -247,6 +248,30 @@ function ortImpl(ort, variant) {
 // [SECTION] Timing
 //-----------------------------------------------------------------------------
 
+// What the numbers were measured on: the CPU's model, family and model number, its nominal
+// clock and its caches (Linux: /proc/cpuinfo and /sys/devices/system/cpu/cpu0/cache), so that
+// a table always says which machine it is from.
+function machine() {
+  try {
+    const info = readFileSync("/proc/cpuinfo", "utf8");
+    const field = (name) => info.match(new RegExp(`^${name}\\s*: (.*)$`, "m"))?.[1]?.trim() ?? "?";
+    const flags = field("flags").split(" ");
+    const caches = [];
+    const dir = "/sys/devices/system/cpu/cpu0/cache";
+    for (const index of readdirSync(dir).filter((d) => d.startsWith("index")).sort()) {
+      const read = (f) => readFileSync(`${dir}/${index}/${f}`, "utf8").trim();
+      const type = read("type");
+      if (type === "Instruction") continue;
+      caches.push(`L${read("level")}${type === "Data" ? "d" : ""} ${read("size")}`);
+    }
+    return `${field("model name")} (vendor ${field("vendor_id")}, family ${field("cpu family")}, ` +
+           `model ${field("model")}), ${os.cpus().length} logical cores, nominal ${Math.round(Number(field("cpu MHz")))} MHz, ` +
+           `${caches.join(", ")}, ${["avx2", "fma", "avx512f"].filter((f) => flags.includes(f)).join(" ") || "no AVX2/FMA"}`;
+  } catch (e) {
+    return `${os.cpus()[0]?.model ?? "unknown CPU"} (no /proc/cpuinfo: ${e.message})`;
+  }
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1] : 0.5 * (s[s.length / 2 - 1] + s[s.length / 2]);
@@ -306,6 +331,7 @@ async function main() {
   ];
 
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+  console.log(`# machine: ${machine()}`);
   console.log(`# Attention forward, ${new Date().toISOString().slice(0, 10)}, node ${process.version} (V8 ${process.versions.v8}), ${cpu}, ${os.cpus().length} cores, one thread`);
   console.log(`# GFLOP/s = 4·h·n²·d / median seconds of >= ${opts.minReps} calls after warm-up (${opts.rounds} interleaved rounds); d = 64`);
   console.log("# every runtime: WASM with SIMD128 (except the row that says otherwise), one thread");
