@@ -40,7 +40,7 @@ const char kUsage[] =
     "                           and its gradient for every input and weight the scenario\n"
     "                           has or generates: {\"version\": 1, \"loss\", \"grads\": {...}}\n"
     "       attention-cli train FILE|- --steps N [--optimizer sgd|adam] [--lr R]\n"
-    "                           learn W_q, W_k, W_v, W_o (inputs stay fixed): one line\n"
+    "                           learn W_q, W_k, W_v, W_o, W, w_v (inputs stay fixed): a line\n"
     "                           {\"step\", \"loss\"} per step (the loss before it), then the\n"
     "                           trained scenario with its weights written out; sgd is\n"
     "                           w <- w - R * dL/dw, R = 0.1 unless given\n"
@@ -270,6 +270,16 @@ int grad(const scenario::Scenario& s, const attn::Problem& p) {
       {"W_q", &g.W_q}, {"W_k", &g.W_k}, {"W_v", &g.W_v}, {"W_o", &g.W_o}};
   for (const auto& [name, m] : weights)
     if (m->size()) entry(name), matrix(*m);
+  if (g.W.size()) entry("W"), matrix(g.W);
+  if (g.w_v.size()) {
+    entry("w_v");
+    o += '[';
+    for (Eigen::Index u = 0; u < g.w_v.size(); ++u) {
+      if (u) o += ',';
+      number(g.w_v(u));
+    }
+    o += ']';
+  }
   o += "}}";
   std::puts(o.c_str());
   return 0;
@@ -280,11 +290,15 @@ int grad(const scenario::Scenario& s, const attn::Problem& p) {
 // same lines.
 int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
   if (s.target.empty()) return fail("target: missing (the output the loss compares with)");
-  attn::Matrix* params[] = {&p.weights.W_q, &p.weights.W_k, &p.weights.W_v, &p.weights.W_o};
+  // w_v is a vector: trained as a one-column matrix.
+  attn::Matrix w_v = p.weights.w_v;
+  attn::Matrix* params[] = {&p.weights.W_q, &p.weights.W_k, &p.weights.W_v,
+                            &p.weights.W_o, &p.weights.W,   &w_v};
   bool any = false;
   for (attn::Matrix* m : params) any = any || m->size() > 0;
   if (!any)
     return fail("train: the scenario has no weights to learn (give \"init\" or W_q, W_k, W_v)");
+  constexpr int kParams = 6;
   // Adam's moments, per parameter (β1 = 0.9, β2 = 0.999, ε = 1e-8, bias-corrected).
   std::vector<attn::MatrixD> m1, m2;
   for (attn::Matrix* m : params) {
@@ -298,8 +312,9 @@ int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
     if (!st.ok()) return fail(st.error);
     std::snprintf(line, sizeof line, "{\"step\":%d,\"loss\":%.9g}", step, g.loss);
     std::puts(line);
-    const attn::MatrixD* grads[] = {&g.W_q, &g.W_k, &g.W_v, &g.W_o};
-    for (int k = 0; k < 4; ++k) {
+    const attn::MatrixD gw_v = g.w_v;
+    const attn::MatrixD* grads[] = {&g.W_q, &g.W_k, &g.W_v, &g.W_o, &g.W, &gw_v};
+    for (int k = 0; k < kParams; ++k) {
       if (!params[k]->size()) continue;
       attn::MatrixD w = params[k]->cast<double>();
       if (o.optimizer == "sgd") {
@@ -312,6 +327,7 @@ int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
       }
       *params[k] = w.cast<float>();
     }
+    if (w_v.size()) p.weights.w_v = w_v.col(0);
   }
   // The trained scenario: its weights written out (init no longer generates them).
   s.has_init = false;
@@ -319,6 +335,8 @@ int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
   s.W_k = p.weights.W_k;
   s.W_v = p.weights.W_v;
   s.W_o = p.weights.W_o;
+  s.W = p.weights.W;
+  s.w_v = p.weights.w_v;
   std::puts(scenario::to_json(s).c_str());
   return 0;
 }

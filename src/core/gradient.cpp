@@ -13,11 +13,7 @@ MatrixD d(const Matrix& m) {
 }  // namespace
 
 Status check_gradient(const Problem& p) {
-  if (p.scoring != Scoring::kDot && p.scoring != Scoring::kScaledDot)
-    return Status{std::string("grad: ") + scoring_name(p.scoring) +
-                  " scoring is not differentiated yet (dot and scaled_dot are)"};
   if (p.hard) return Status{"grad: hard attention picks one key by argmax, which has no gradient"};
-  if (p.dropout_p > 0.0f) return Status{"grad: dropout is not differentiated yet"};
   return Status{};
 }
 
@@ -50,6 +46,9 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
   if (w.W_k.size()) g.W_k = zeros_like(w.W_k);
   if (w.W_v.size()) g.W_v = zeros_like(w.W_v);
   if (w.W_o.size()) g.W_o = zeros_like(w.W_o);
+  if (w.W.size()) g.W = zeros_like(w.W);
+  if (w.w_v.size()) g.w_v = Eigen::VectorXd::Zero(w.w_v.size());
+  const bool additive = p.scoring == Scoring::kAdditive;
 
   for (int b = 0; b < B; ++b) {
     const MatrixD diff = d(t.output[b]) - d(target[b]);
@@ -64,32 +63,99 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
             dVp = zeros_like(t.v_proj[b]);
     for (int h = 0; h < H; ++h) {
       const HeadTrace& ht = t.heads[h];
-      const MatrixD A = d(ht.weights[b]);
-      const MatrixD dO = dConcat.middleCols(h * hs.dv, hs.dv);
-      const MatrixD dA = dO * d(ht.v[b]).transpose();
-      dVp.middleCols(h * hs.dv, hs.dv) += A.transpose() * dO;
-      // Softmax: dM = A ⊙ (dA − Σ_j dA ⊙ A); masked cells are constants, they pass nothing.
-      MatrixD dS(A.rows(), A.cols());
-      for (int i = 0; i < A.rows(); ++i) {
-        if (!A.row(i).allFinite())
+      // The weights as the softmax made them (dropout rescales a fixed set of them after).
+      const MatrixD Mk = d(ht.masked[b]);
+      MatrixD A(Mk.rows(), Mk.cols());
+      for (int i = 0; i < Mk.rows(); ++i) {
+        const double mx = Mk.row(i).maxCoeff();
+        if (!std::isfinite(mx))
           return Status{"grad: row " + std::to_string(i + 1) + " of batch item " +
                         std::to_string(b + 1) + (H > 1 ? " in head " + std::to_string(h + 1) : "") +
                         " is fully masked under -inf: its weights are undefined (NaN), and so is "
                         "their gradient"};
+        // std::exp, not Eigen's vectorised exp: that clamps its argument and turns e^-1e6
+        // into a subnormal, where the core's masked weights are exactly 0.
+        for (int j = 0; j < Mk.cols(); ++j) A(i, j) = std::exp(Mk(i, j) - mx);
+        A.row(i) /= A.row(i).sum();
+      }
+      MatrixD Aused = A;  // what multiplied the values
+      MatrixD keep = MatrixD::Ones(A.rows(), A.cols());
+      if (p.dropout_p > 0.0f) {
+        const double k = 1.0 / (1.0 - static_cast<double>(p.dropout_p));
+        for (int i = 0; i < A.rows(); ++i)
+          for (int j = 0; j < A.cols(); ++j)
+            keep(i, j) = dropout_draw(p.dropout_seed, h, b, i, j, B, static_cast<int>(A.rows()),
+                                      static_cast<int>(A.cols())) < p.dropout_p
+                             ? 0.0
+                             : k;
+        Aused = A.cwiseProduct(keep);
+      }
+      const MatrixD dO = dConcat.middleCols(h * hs.dv, hs.dv);
+      const MatrixD dA = (dO * d(ht.v[b]).transpose()).cwiseProduct(keep);
+      dVp.middleCols(h * hs.dv, hs.dv) += Aused.transpose() * dO;
+      // Softmax: dM = A ⊙ (dA − Σ_j dA ⊙ A); masked cells are constants, they pass nothing.
+      MatrixD dS(A.rows(), A.cols());
+      for (int i = 0; i < A.rows(); ++i) {
         const double dot = A.row(i).dot(dA.row(i));
         for (int j = 0; j < A.cols(); ++j)
           dS(i, j) = is_masked(p.mask, b, i, j) ? 0.0 : scale * A(i, j) * (dA(i, j) - dot);
       }
-      dQp.middleCols(h * hs.dq, hs.dq) += dS * d(ht.k[b]);
-      dKp.middleCols(h * hs.dk, hs.dk) += dS.transpose() * d(ht.q[b]);
+      const MatrixD q = d(ht.q[b]), k = d(ht.k[b]);
+      auto dq = dQp.middleCols(h * hs.dq, hs.dq);
+      auto dk = dKp.middleCols(h * hs.dk, hs.dk);
+      switch (p.scoring) {
+        case Scoring::kDot:
+        case Scoring::kScaledDot:
+          dq += dS * k;
+          dk += dS.transpose() * q;
+          break;
+        case Scoring::kGeneral: {  // S = q W kᵀ
+          const MatrixD W = d(w.W);
+          dq += dS * k * W.transpose();
+          dk += dS.transpose() * q * W;
+          g.W += q.transpose() * dS * k;
+          break;
+        }
+        case Scoring::kCosine: {  // S = q̂ k̂ᵀ; a zero vector scores 0 whatever it meets
+          const Eigen::VectorXd nq = q.rowwise().norm(), nk = k.rowwise().norm();
+          for (int i = 0; i < q.rows(); ++i)
+            for (int j = 0; j < k.rows(); ++j) {
+              if (nq(i) == 0.0 || nk(j) == 0.0 || dS(i, j) == 0.0) continue;
+              const double s = q.row(i).dot(k.row(j)) / (nq(i) * nk(j));
+              dq.row(i) += dS(i, j) * (k.row(j) / nk(j) - s * q.row(i) / nq(i)) / nq(i);
+              dk.row(j) += dS(i, j) * (q.row(i) / nq(i) - s * k.row(j) / nk(j)) / nk(j);
+            }
+          break;
+        }
+        case Scoring::kAdditive: {  // S_ij = Σ_u w_v[u] tanh(q_i W_q[:, u] + k_j W_k[:, u])
+          const MatrixD Wq = d(w.W_q), Wk = d(w.W_k);
+          const Eigen::VectorXd wv = w.w_v.cast<double>();
+          const MatrixD qa = q * Wq, ka = k * Wk;  // n_q × hidden, n_k × hidden
+          for (int i = 0; i < q.rows(); ++i)
+            for (int j = 0; j < k.rows(); ++j) {
+              if (dS(i, j) == 0.0) continue;
+              const Eigen::RowVectorXd th = (qa.row(i) + ka.row(j)).array().tanh().matrix();
+              g.w_v += dS(i, j) * th.transpose();
+              const Eigen::RowVectorXd dz =
+                  dS(i, j) * (wv.transpose().array() * (1.0 - th.array().square())).matrix();
+              g.W_q += q.row(i).transpose() * dz;
+              g.W_k += k.row(j).transpose() * dz;
+              dq.row(i) += dz * Wq.transpose();
+              dk.row(j) += dz * Wk.transpose();
+            }
+          break;
+        }
+      }
     }
     const auto back = [](const MatrixD& dP, const Matrix& X, const Matrix& W, MatrixD* dW) {
       if (!W.size()) return dP;
       *dW += d(X).transpose() * dP;
       return MatrixD(dP * d(W).transpose());
     };
-    g.queries.push_back(back(dQp, t.queries[b], w.W_q, &g.W_q));
-    g.keys.push_back(back(dKp, t.keys[b], w.W_k, &g.W_k));
+    // Additive scoring's W_q and W_k belong to its scorer (done above), not to projections.
+    static const Matrix kNone;
+    g.queries.push_back(back(dQp, t.queries[b], additive ? kNone : w.W_q, &g.W_q));
+    g.keys.push_back(back(dKp, t.keys[b], additive ? kNone : w.W_k, &g.W_k));
     g.values.push_back(back(dVp, t.values[b], w.W_v, &g.W_v));
   }
   g.loss /= count;

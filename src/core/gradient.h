@@ -1,11 +1,12 @@
 // Gradients of the attention forward pass, for the loss mean((output − target)²).
 //
-// A first step of training (issue 15): a float64 backward pass over the core's own float32
-// forward trace (attn::run), for dot and scaled dot-product scoring with temperature, every
-// mask (masked cells pass no gradient), heads, the projections W_q, W_k, W_v, W_o and the
-// inputs (positional encoding adds a constant, so it passes the input's gradient through).
-// What it does not cover yet is refused with a reason (check_gradient): additive, general and
-// cosine scoring, hard attention (argmax has no gradient) and dropout.
+// A float64 backward pass over the core's own float32 forward trace (attn::run): every scoring
+// (dot, scaled dot, additive with its W_q, W_k, w_v, general with its W, cosine), temperature,
+// every mask (masked cells pass no gradient), dropout with its fixed mask, heads, the
+// projections W_q, W_k, W_v, W_o and the inputs (positional encoding adds a constant, so it
+// passes the input's gradient through). Refused with a reason (check_gradient): hard attention
+// (argmax has no gradient) and a row fully masked under -inf. Cosine scoring of a zero vector
+// is the constant 0: its gradient there is taken as 0.
 #pragma once
 
 #include <string>
@@ -24,10 +25,12 @@ struct Gradients {
   // caller adds the three: queries, keys and values are the same x.
   BatchD queries, keys, values;
   MatrixD W_q, W_k, W_v, W_o;  // empty when the problem has none
+  MatrixD W;                   // general scoring's W (shared by the heads)
+  Eigen::VectorXd w_v;         // additive scoring's w_v
 };
 
-// "" when gradients() can differentiate p, else why not ("grad: additive scoring is not
-// differentiated yet").
+// "" when gradients() can differentiate p, else why not ("grad: hard attention picks one key
+// by argmax, which has no gradient").
 Status check_gradient(const Problem& p);
 
 // The loss and every gradient. `target` has the output's shape. Fails (without NaN) when a

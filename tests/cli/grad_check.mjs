@@ -58,26 +58,42 @@ if (Math.abs(g.loss - loss(scenario)) > 1e-6 * Math.max(1, g.loss))
 const names = Object.keys(g.grads).sort().join(",");
 if (names !== "W_k,W_o,W_q,W_v,x") fail(`grads for ${names}, expected W_k, W_o, W_q, W_v, x`);
 let checked = 0, worst = 0;
-for (const name of Object.keys(g.grads)) {
-  const field = scenario[name];
-  if (g.grads[name].length !== field.length || g.grads[name][0].length !== field[0].length)
-    fail(`grads.${name} is not shaped like ${name}`);
-  field.forEach((row, i) => row.forEach((v, j) => {
-    const h = 1e-2;
-    const moved = (d) => {
-      const s = structuredClone(scenario);
-      s[name][i][j] = v + d;
-      return loss(s);
-    };
-    const fd = (moved(h) - moved(-h)) / (2 * h);
-    const got = g.grads[name][i][j];
-    const err = Math.abs(got - fd);
-    if (err > 1e-4 + 2e-3 * Math.abs(fd))
-      fail(`grads.${name}[${i}][${j}] is ${got}, a central difference of eval's loss gives ${fd}`);
-    worst = Math.max(worst, err);
-    ++checked;
-  }));
+// Every number of every field that has a gradient, against a central difference of eval's loss.
+function differences(sc, grads) {
+  for (const name of Object.keys(grads)) {
+    const field = sc[name];
+    const flat = !Array.isArray(field[0]);  // w_v is a vector
+    const rows = flat ? [field] : field, grows = flat ? [grads[name]] : grads[name];
+    if (grows.length !== rows.length || grows[0].length !== rows[0].length)
+      fail(`grads.${name} is not shaped like ${name}`);
+    rows.forEach((row, i) => row.forEach((v, j) => {
+      const h = 1e-2;
+      const moved = (dv) => {
+        const s2 = structuredClone(sc);
+        if (flat) s2[name][j] = v + dv;
+        else s2[name][i][j] = v + dv;
+        return loss(s2);
+      };
+      const fd = (moved(h) - moved(-h)) / (2 * h);
+      const got = grows[i][j];
+      const err = Math.abs(got - fd);
+      if (err > 1e-4 + 2e-3 * Math.abs(fd))
+        fail(`grads.${name}[${i}][${j}] is ${got}, a central difference of eval's loss gives ${fd}`);
+      worst = Math.max(worst, err);
+      ++checked;
+    }));
+  }
 }
+differences(scenario, g.grads);
+// Additive scoring: its scorer's W_q, W_k and w_v, cross-attention with padding.
+const additive = {
+  version: 1, queries: mat(2, 3), keys: mat(4, 2), values: mat(4, 2), scoring: "additive",
+  W_q: mat(3, 4), W_k: mat(2, 4), w_v: mat(1, 4)[0], valid_lens: [3], target: mat(2, 2),
+};
+const ga = ok(run(cli, "grad", additive), "grad (additive)");
+if (Object.keys(ga.grads).sort().join(",") !== "W_k,W_q,keys,queries,values,w_v")
+  fail(`additive grads for ${Object.keys(ga.grads)}`);
+differences(additive, ga.grads);
 console.log(`ok: grad's ${checked} numbers agree with central differences of eval's loss (largest gap ${worst.toExponential(2)})`);
 
 // train: one SGD step is exactly w ← w − lr·∂L/∂w for every weight; Adam lowers the loss; the

@@ -70,62 +70,22 @@ TEST_CASE("gradients match finite differences of the float64 reference", "[core]
     bool projections, causal, pe, scaled;
     float temperature;
     std::vector<std::vector<int>> valid_lens;
+    attn::Scoring scoring = attn::Scoring::kScaledDot;  // when not dot/scaled (see `scaled`)
+    float dropout = 0.0f;
   };
+  // clang-format off
   const Case cases[] = {
       {"one token, one feature", 1, 1, 1, 1, 0, 1, false, false, false, true, 1.0f, {}},
-      {"cross-attention 3 × 5, dot, T = 0.7",
-       1,
-       3,
-       5,
-       3,
-       0,
-       1,
-       false,
-       false,
-       false,
-       false,
-       0.7f,
-       {}},
-      {"self, 2 heads, projections, causal, PE",
-       2,
-       4,
-       4,
-       4,
-       6,
-       2,
-       true,
-       true,
-       true,
-       true,
-       1.3f,
-       {}},
-      {"valid lengths 2 and 0 (a fully masked row under -1e6)",
-       2,
-       3,
-       3,
-       2,
-       4,
-       1,
-       true,
-       false,
-       false,
-       true,
-       1.0f,
-       {{2}, {0}}},
-      {"3 heads without projections, odd width",
-       1,
-       5,
-       5,
-       3,
-       0,
-       3,
-       false,
-       false,
-       true,
-       true,
-       1.0f,
-       {}},
+      {"cross-attention 3 × 5, dot, T = 0.7", 1, 3, 5, 3, 0, 1, false, false, false, false, 0.7f, {}},
+      {"self, 2 heads, projections, causal, PE", 2, 4, 4, 4, 6, 2, true, true, true, true, 1.3f, {}},
+      {"valid lengths 2 and 0 (a fully masked row under -1e6)", 2, 3, 3, 2, 4, 1, true, false, false, true, 1.0f, {{2}, {0}}},
+      {"3 heads without projections, odd width", 1, 5, 5, 3, 0, 3, false, false, true, true, 1.0f, {}},
+      {"general scoring, 2 heads, projections", 1, 3, 3, 2, 4, 2, true, false, false, false, 0.9f, {}, attn::Scoring::kGeneral},
+      {"cosine scoring, cross-attention 2 × 4", 2, 2, 4, 3, 0, 1, false, true, false, false, 0.5f, {}, attn::Scoring::kCosine},
+      {"additive scoring, hidden 5, valid lengths", 2, 3, 4, 2, 5, 1, false, false, false, false, 1.0f, {{3}, {2}}, attn::Scoring::kAdditive},
+      {"dropout 0.3 with projections", 1, 4, 4, 3, 4, 1, true, true, false, true, 1.0f, {}, attn::Scoring::kScaledDot, 0.3f},
   };
+  // clang-format on
   for (const Case& c : cases) {
     INFO(c.name);
     attn::Problem p;
@@ -134,6 +94,11 @@ TEST_CASE("gradients match finite differences of the float64 reference", "[core]
     p.keys = self ? p.queries : seeded_batch(c.B, c.n_k, c.d, 2);
     p.values = self ? p.queries : seeded_batch(c.B, c.n_k, c.d, 3);
     p.scoring = c.scaled ? attn::Scoring::kScaledDot : attn::Scoring::kDot;
+    if (c.scoring != attn::Scoring::kScaledDot) p.scoring = c.scoring;
+    if (c.dropout > 0.0f) {
+      p.dropout_p = c.dropout;
+      p.dropout_seed = 5;
+    }
     p.temperature = c.temperature;
     p.heads = c.heads;
     p.positional_encoding = c.pe;
@@ -144,6 +109,13 @@ TEST_CASE("gradients match finite differences of the float64 reference", "[core]
       p.weights.W_k = seeded(c.d, c.d_model, 5);
       p.weights.W_v = seeded(c.d, c.d_model, 6);
       p.weights.W_o = seeded(c.d_model, c.d_model, 7);
+    }
+    const int head_d = c.projections ? c.d_model / c.heads : c.d / c.heads;
+    if (p.scoring == attn::Scoring::kGeneral) p.weights.W = seeded(head_d, head_d, 9);
+    if (p.scoring == attn::Scoring::kAdditive) {  // the scorer's own W_q, W_k (hidden c.d_model)
+      p.weights.W_q = seeded(c.d, c.d_model, 4);
+      p.weights.W_k = seeded(c.d, c.d_model, 5);
+      p.weights.w_v = seeded(c.d_model, 1, 10).col(0);
     }
     REQUIRE(attn::validate(p).ok());
     const attn::Trace t = attn::run(p);
@@ -165,6 +137,25 @@ TEST_CASE("gradients match finite differences of the float64 reference", "[core]
       check_all(p, target, &p.weights.W_k, g.W_k, "W_k");
       check_all(p, target, &p.weights.W_v, g.W_v, "W_v");
       check_all(p, target, &p.weights.W_o, g.W_o, "W_o");
+    }
+    if (p.scoring == attn::Scoring::kGeneral) check_all(p, target, &p.weights.W, g.W, "W");
+    if (p.scoring == attn::Scoring::kAdditive) {
+      check_all(p, target, &p.weights.W_q, g.W_q, "the scorer's W_q");
+      check_all(p, target, &p.weights.W_k, g.W_k, "the scorer's W_k");
+      attn::Matrix wv = p.weights.w_v;
+      const attn::MatrixD gwv = g.w_v;
+      // w_v is a vector: check it as a one-column matrix, the problem reading it back.
+      for (int u = 0; u < wv.rows(); ++u) {
+        const float x = p.weights.w_v(u), up = x + 1e-3f, down = x - 1e-3f;
+        p.weights.w_v(u) = up;
+        const double l_up = loss_of(p, target);
+        p.weights.w_v(u) = down;
+        const double l_down = loss_of(p, target);
+        p.weights.w_v(u) = x;
+        const double fd = (l_up - l_down) / (static_cast<double>(up) - static_cast<double>(down));
+        INFO("w_v(" << u << "): analytic " << gwv(u, 0) << ", finite difference " << fd);
+        CHECK(std::fabs(gwv(u, 0) - fd) <= 2e-6 + 2e-4 * std::fabs(fd));
+      }
     }
   }
 }
@@ -198,10 +189,6 @@ TEST_CASE("what has no gradient yet is refused with its reason, never NaN", "[co
   CHECK(attn::gradients(p, target, &g).error ==
         "grad: hard attention picks one key by argmax, which has no gradient");
   p.hard = false;
-  p.scoring = attn::Scoring::kCosine;
-  CHECK(attn::gradients(p, target, &g).error ==
-        "grad: cosine scoring is not differentiated yet (dot and scaled_dot are)");
-  p.scoring = attn::Scoring::kScaledDot;
   CHECK(attn::gradients(p, seeded_batch(1, 2, 2, 23), &g).error ==
         "target[0]: is 2 × 2, the output is 3 × 2");
 }
