@@ -23,6 +23,7 @@
 #include "core/gradient.h"
 #include "scenario/npz.h"
 #include "scenario/scenario.h"
+#include "scenario/tasks.h"
 
 namespace {
 
@@ -39,6 +40,8 @@ const char kUsage[] =
     "       attention-cli grad FILE|-             print the loss mean((output - target)^2)\n"
     "                           and its gradient for every input and weight the scenario\n"
     "                           has or generates: {\"version\": 1, \"loss\", \"grads\": {...}}\n"
+    "       attention-cli task NAME [--seed S]    print a toy task as a scenario to train:\n"
+    "                           previous_token or reverse (see src/scenario/tasks.h)\n"
     "       attention-cli train FILE|- --steps N [--optimizer sgd|adam] [--lr R]\n"
     "                           learn W_q, W_k, W_v, W_o, W, w_v (inputs stay fixed): a line\n"
     "                           {\"step\", \"loss\"} per step (the loss before it), then the\n"
@@ -353,10 +356,26 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string command = argv[1];
+  if (command == "task") {
+    uint64_t seed = 1;
+    if (argc == 5 && std::strcmp(argv[3], "--seed") == 0) {
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(argv[4], &end, 10);
+      if (!*argv[4] || *end || argv[4][0] == '-')
+        return fail("--seed: is \"" + std::string(argv[4]) + "\", expected a whole number");
+      seed = v;
+    } else if (argc != 3) {
+      return fail("task: usage: attention-cli task NAME [--seed S]");
+    }
+    const scenario::TaskResult t = scenario::make_task(argv[2], seed);
+    if (!t.ok()) return fail(t.error);
+    std::puts(scenario::to_json(t.scenario).c_str());
+    return std::fflush(stdout) == 0 ? 0 : 1;
+  }
   if (command != "eval" && command != "validate" && command != "normalize" && command != "grad" &&
       command != "train")
     return fail("command: unknown command \"" + command +
-                "\" (expected eval, validate, normalize, grad or train)");
+                "\" (expected eval, validate, normalize, grad, train or task)");
   // FILE, or straight to the options: the arrays alone are then the whole scenario.
   const bool has_file = std::strncmp(argv[2], "--", 2) != 0;
   EvalOptions options;

@@ -127,6 +127,35 @@ if (Math.abs(loss(trained) - ok(run(cli, "grad", trained), "grad of the trained"
 console.log(`ok: train: one SGD step is w − 0.3·grad (within ${sgdGap.toExponential(1)}), inputs fixed; ` +
             `100 Adam steps take the loss from ${first.toPrecision(3)} to ${last.toPrecision(3)}, the same twice`);
 
+// Toy tasks: trained from `attention-cli task`, the intended head appears, and it holds on
+// sequences it never saw (another seed's data with the trained weights).
+const cliText = (argv, input) => {
+  const res = spawnSync(cli[0], [...cli.slice(1), ...argv], { input, encoding: "utf8", maxBuffer: 1 << 28 });
+  if (res.status !== 0) fail(`${argv.join(" ")}: exit ${res.status}: ${res.stderr}`);
+  return res.stdout;
+};
+const keyOf = { previous_token: (i) => (i > 0 ? i - 1 : 0), reverse: (i, n) => n - 1 - i };
+for (const name of Object.keys(keyOf)) {
+  const task = cliText(["task", name, "--seed", "3"]);
+  const lines = cliText(["train", "-", "--steps", "400", "--optimizer", "adam", "--lr", "0.05"], task).trim().split("\n");
+  const trained = JSON.parse(lines.at(-1));
+  const unseen = JSON.parse(cliText(["task", name, "--seed", "11"]));
+  for (const wname of ["W_q", "W_k", "W_v", "W_o"]) unseen[wname] = trained[wname];
+  delete unseen.init;
+  const share = (sc) => {
+    const w = ok(run(cli, "eval", sc), "eval of a trained task").heads[0].weights;
+    let sum = 0, count = 0;
+    w.forEach((m) => m.forEach((row, i) => { sum += row[keyOf[name](i, m.length)]; ++count; }));
+    return sum / count;
+  };
+  const seen = share(trained), fresh = share(unseen);
+  if (!(seen >= 0.9 && fresh >= 0.9))
+    fail(`task ${name}: after 400 Adam steps the intended key gets ${seen.toFixed(3)} of the weight (unseen sequences ${fresh.toFixed(3)}), expected ≥ 0.9`);
+  console.log(`ok: task ${name}: 400 Adam steps, loss ${JSON.parse(lines[0]).loss.toPrecision(3)} → ` +
+              `${JSON.parse(lines[399]).loss.toPrecision(3)}; the intended key gets ${seen.toFixed(3)} of the weight, ` +
+              `${fresh.toFixed(3)} on sequences it never saw`);
+}
+
 // Errors name what is wrong.
 const errors = [
   [{ ...scenario, target: undefined }, "error: target: missing (the output the loss compares with)"],

@@ -20,6 +20,7 @@
 #include "core/random.h"
 #include "preset_files.h"
 #include "scenario/scenario.h"
+#include "scenario/tasks.h"
 
 namespace {
 
@@ -469,6 +470,26 @@ TEST_CASE("a target is shaped like the output, and round-trips", "[scenario][jso
   CHECK(scenario::to_json(b.scenario) == scenario::to_json(a.scenario));
   CHECK(error_of(with(R"("target": [[1, 2], [3, 4]])")) ==
         "target: is 1 × 2 × 2, the output is 1 × 4 × 2 (batch × queries × columns)");
+}
+
+TEST_CASE("toy tasks are scenarios with a target the intended pattern makes", "[scenario][tasks]") {
+  for (const char* name : scenario::kTaskNames) {
+    INFO(name);
+    const scenario::TaskResult t = scenario::make_task(name, 3);
+    REQUIRE(t.error == "");
+    REQUIRE(scenario::validate(t.scenario).ok());
+    const scenario::Scenario& s = t.scenario;
+    CHECK(scenario::to_json(s) == scenario::to_json(scenario::make_task(name, 3).scenario));
+    CHECK(scenario::to_json(s) != scenario::to_json(scenario::make_task(name, 4).scenario));
+    // The target row i is the token (one-hot in the first 5 columns) at the task's key.
+    for (size_t b = 0; b < s.queries.size(); ++b)
+      for (int i = 0; i < s.n_queries(); ++i) {
+        const int j = scenario::task_key(name, i, s.n_queries());
+        CHECK(s.target[b].row(i).head(5) == s.queries[b].row(j).head(5));
+      }
+  }
+  CHECK(scenario::make_task("sort", 1).error ==
+        "task: unknown task \"sort\", expected previous_token or reverse");
 }
 
 TEST_CASE("quiz errors name the field", "[scenario][json][quiz]") {
