@@ -293,44 +293,24 @@ int grad(const scenario::Scenario& s, const attn::Problem& p) {
 // same lines.
 int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
   if (s.target.empty()) return fail("target: missing (the output the loss compares with)");
-  // w_v is a vector: trained as a one-column matrix.
-  attn::Matrix w_v = p.weights.w_v;
-  attn::Matrix* params[] = {&p.weights.W_q, &p.weights.W_k, &p.weights.W_v,
-                            &p.weights.W_o, &p.weights.W,   &w_v};
-  bool any = false;
-  for (attn::Matrix* m : params) any = any || m->size() > 0;
-  if (!any)
-    return fail("train: the scenario has no weights to learn (give \"init\" or W_q, W_k, W_v)");
-  constexpr int kParams = 6;
-  // Adam's moments, per parameter (β1 = 0.9, β2 = 0.999, ε = 1e-8, bias-corrected).
-  std::vector<attn::MatrixD> m1, m2;
-  for (attn::Matrix* m : params) {
-    m1.push_back(attn::MatrixD::Zero(m->rows(), m->cols()));
-    m2.push_back(attn::MatrixD::Zero(m->rows(), m->cols()));
-  }
+  attn::Optimizer opt;
+  opt.kind = o.optimizer == "sgd" ? attn::Optimizer::Kind::kSgd : attn::Optimizer::Kind::kAdam;
+  opt.lr = o.lr;
   char line[96];
   for (int step = 1; step <= o.steps; ++step) {
-    attn::Gradients g;
-    const attn::Status st = attn::gradients(p, s.target, &g);
+    double loss = 0.0;
+    const attn::Status st = opt.step(&p, s.target, &loss);
     if (!st.ok()) return fail(st.error);
-    std::snprintf(line, sizeof line, "{\"step\":%d,\"loss\":%.9g}", step, g.loss);
+    std::snprintf(line, sizeof line, "{\"step\":%d,\"loss\":%.9g}", step, loss);
     std::puts(line);
-    const attn::MatrixD gw_v = g.w_v;
-    const attn::MatrixD* grads[] = {&g.W_q, &g.W_k, &g.W_v, &g.W_o, &g.W, &gw_v};
-    for (int k = 0; k < kParams; ++k) {
-      if (!params[k]->size()) continue;
-      attn::MatrixD w = params[k]->cast<double>();
-      if (o.optimizer == "sgd") {
-        w -= o.lr * *grads[k];
-      } else {
-        m1[k] = 0.9 * m1[k] + 0.1 * *grads[k];
-        m2[k] = 0.999 * m2[k] + 0.001 * grads[k]->cwiseProduct(*grads[k]);
-        const double c1 = 1.0 - std::pow(0.9, step), c2 = 1.0 - std::pow(0.999, step);
-        w.array() -= o.lr * (m1[k].array() / c1) / ((m2[k].array() / c2).sqrt() + 1e-8);
-      }
-      *params[k] = w.cast<float>();
-    }
-    if (w_v.size()) p.weights.w_v = w_v.col(0);
+  }
+  if (o.steps == 0) {  // still say when there is nothing to learn
+    double loss = 0.0;
+    attn::Problem probe = p;
+    attn::Optimizer check;
+    check.lr = 0.0;
+    const attn::Status st = check.step(&probe, s.target, &loss);
+    if (!st.ok()) return fail(st.error);
   }
   // The trained scenario: its weights written out (init no longer generates them).
   s.has_init = false;

@@ -163,4 +163,42 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
   return Status{};
 }
 
+Status Optimizer::step(Problem* p, const Batch& target, double* loss) {
+  Vector& wv = p->weights.w_v;
+  Matrix w_v = wv;  // a vector, stepped as a one-column matrix
+  Matrix* params[] = {&p->weights.W_q, &p->weights.W_k, &p->weights.W_v,
+                      &p->weights.W_o, &p->weights.W,   &w_v};
+  bool any = false;
+  for (Matrix* m : params) any = any || m->size() > 0;
+  if (!any)
+    return Status{"train: the scenario has no weights to learn (give \"init\" or W_q, W_k, W_v)"};
+  Gradients g;
+  const Status st = gradients(*p, target, &g);
+  if (!st.ok()) return st;
+  *loss = g.loss;
+  const MatrixD gw_v = g.w_v;
+  const MatrixD* grads[] = {&g.W_q, &g.W_k, &g.W_v, &g.W_o, &g.W, &gw_v};
+  if (m1_.empty())
+    for (Matrix* m : params) {
+      m1_.push_back(MatrixD::Zero(m->rows(), m->cols()));
+      m2_.push_back(MatrixD::Zero(m->rows(), m->cols()));
+    }
+  ++steps;
+  for (int k = 0; k < 6; ++k) {
+    if (!params[k]->size()) continue;
+    MatrixD w = params[k]->cast<double>();
+    if (kind == Kind::kSgd) {
+      w -= lr * *grads[k];
+    } else {
+      m1_[k] = 0.9 * m1_[k] + 0.1 * *grads[k];
+      m2_[k] = 0.999 * m2_[k] + 0.001 * grads[k]->cwiseProduct(*grads[k]);
+      const double c1 = 1.0 - std::pow(0.9, steps), c2 = 1.0 - std::pow(0.999, steps);
+      w.array() -= lr * (m1_[k].array() / c1) / ((m2_[k].array() / c2).sqrt() + 1e-8);
+    }
+    *params[k] = w.cast<float>();
+  }
+  if (w_v.size()) wv = w_v.col(0);
+  return Status{};
+}
+
 }  // namespace attn

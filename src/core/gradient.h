@@ -37,4 +37,20 @@ Status check_gradient(const Problem& p);
 // row is fully masked under -inf: its weights are undefined, and so is their gradient.
 Status gradients(const Problem& p, const Batch& target, Gradients* out);
 
+// Gradient steps on a problem's weights (W_q, W_k, W_v, W_o, W, w_v; the inputs stay fixed):
+// SGD, w ← w − lr·∂L/∂w, or Adam (β = 0.9, 0.999, ε = 1e-8, bias-corrected). The same
+// problem, target and settings give the same weights, step for step.
+struct Optimizer {
+  enum class Kind { kSgd, kAdam };
+  Kind kind = Kind::kSgd;
+  double lr = 0.1;
+  int steps = 0;  // taken so far
+  // One step; *loss is the loss before it. Fails (changing nothing) when the gradients do, or
+  // when the problem has no weights to learn.
+  Status step(Problem* p, const Batch& target, double* loss);
+
+ private:
+  std::vector<MatrixD> m1_, m2_;  // Adam's moments, per weight
+};
+
 }  // namespace attn
