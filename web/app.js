@@ -485,6 +485,24 @@
       saveProgress();
       return success({ progress: getJson("ap_get_progress") });
     },
+    // Training (the Train section): {task, seed, step, loss, lr, optimizer, playing, share}.
+    getTraining() { return ready ? getJson("ap_training") : failure(NOT_READY); },
+    // Loads a toy task ("previous_token" or "reverse") from a seed, as the Train section does.
+    loadTask(name, seed = 1) {
+      if (!ready) return failure(NOT_READY);
+      if (typeof name !== "string") return failure("name: must be a string");
+      if (!Number.isInteger(seed) || seed < 0) return failure("seed: must be a whole number from 0");
+      const error = call("ap_load_task", "string", ["string", "number"], [name, seed]);
+      return error ? failure(error) : success({ training: getJson("ap_training") });
+    },
+    // Takes `steps` training steps now (1 to 100000) with the section's optimizer and rate.
+    train(steps) {
+      if (!ready) return failure(NOT_READY);
+      const bad = whole(steps, "steps", 100000);
+      if (bad || steps < 1) return failure(bad ?? "steps: must be a whole number from 1 to 100000");
+      const error = call("ap_train_steps", "string", ["number"], [steps]);
+      return error ? failure(error) : success({ training: getJson("ap_training") });
+    },
     // The shown lesson's questions: [{question, step, ask, kind: "key"|"value", answered,
     // correct, why}] (why only once answered).
     getQuiz() { return ready ? getJson("ap_get_quiz") : failure(NOT_READY); },
@@ -782,6 +800,9 @@
     getTrace: ["object|undefined"],
     getView: [],
     getProgress: [],
+    getTraining: [],
+    loadTask: ["string", "number|undefined"],
+    train: ["number"],
     setProgress: ["object"],
     getQuiz: [],
     answerQuiz: ["number", "object"],

@@ -370,6 +370,37 @@ std::string controls(const AppState& s) {
   return list.dump();
 }
 
+std::string training(AppState& s) {
+  const AppState::Training& tr = s.training;
+  nlohmann::json j = {{"task", tr.task},
+                      {"seed", tr.seed},
+                      {"step", tr.losses.size()},
+                      {"lr", tr.lr},
+                      {"optimizer", tr.adam ? "adam" : "sgd"},
+                      {"playing", tr.playing},
+                      {"error", tr.error}};
+  j["loss"] = tr.losses.empty() ? nlohmann::json(nullptr) : nlohmann::json(tr.losses.back());
+  j["share"] = tr.task.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.task_share(0));
+  return j.dump();
+}
+
+std::string load_task(AppState& s, const std::string& name, double seed) {
+  if (!(seed >= 0 && seed <= 9007199254740991.0) || seed != std::floor(seed))
+    return "seed: must be a whole number from 0";
+  return s.load_task(name, static_cast<uint64_t>(seed)).error;
+}
+
+std::string train_steps(AppState& s, int steps) {
+  if (steps < 1 || steps > 100000) return "steps: must be a whole number from 1 to 100000";
+  int taken = 0;
+  while (taken < steps) {
+    const int k = s.train(steps - taken, 1e9);
+    if (k == 0) return s.training.error;
+    taken += k;
+  }
+  return "";
+}
+
 std::string set_control(AppState& s, const std::string& id, const std::string& value_json) {
   const nlohmann::json v = nlohmann::json::parse(value_json, nullptr, false);
   if (v.is_discarded()) return id + ": the value is not JSON";

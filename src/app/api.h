@@ -65,6 +65,13 @@ std::string quiz(const AppState& s);  // the shown scenario's questions, in the 
 // "label"}], "min", "max"}], the ones the page hides left out. set_control applies one as
 // the canvas does (the same edits): "" or the error naming the control.
 std::string controls(const AppState& s);
+
+// Training (the Train section): training() is {"task", "seed", "step", "loss", "lr",
+// "optimizer", "playing", "share" (a task's: head 1's weight where the task wants it),
+// "error"}; load_task and train_steps answer "" or the error.
+std::string training(AppState& s);
+std::string load_task(AppState& s, const std::string& name, double seed);
+std::string train_steps(AppState& s, int steps);
 std::string set_control(AppState& s, const std::string& id, const std::string& value_json);
 void set_panels(AppState& s, const std::string& csv);  // the panels to show, by id
 void hide_controls(AppState& s, const std::string& csv);

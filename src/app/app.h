@@ -31,8 +31,8 @@ class App {
   // True while something animates (play, a step's transition, a toast) or waits for a frame (a
   // PNG), so the loop keeps drawing without input.
   bool animating() const {
-    return state.playing || state.transition.active || !state.toast.empty() ||
-           heatmaps.capture_pending();
+    return state.playing || state.training.playing || state.transition.active ||
+           !state.toast.empty() || heatmaps.capture_pending();
   }
 
   AppState state;

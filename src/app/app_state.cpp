@@ -9,6 +9,7 @@
 
 #include "app/edits.h"
 #include "app/matrices.h"
+#include "scenario/tasks.h"
 
 namespace ui {
 
@@ -72,6 +73,7 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
   scenario = std::move(s);
   preset = -1;
   edited = false;
+  training = Training{false, "", 1, training.lr, training.adam, {}, {}, {}};  // a new start
   replies.assign(scenario.quiz.size(), QuizReply{});
   ++loads;
   recompute(std::move(p));
@@ -323,6 +325,87 @@ void AppState::merge_progress(const std::map<std::string, std::string>& marks) {
     for (size_t i = 0; i < given.size(); ++i)
       if (mine[i] == '-') mine[i] = given[i];
   }
+}
+
+attn::Status AppState::load_task(const std::string& name, uint64_t seed) {
+  const scenario::TaskResult t = scenario::make_task(name, seed);
+  if (!t.ok()) return attn::Status{t.error};
+  const attn::Status st = set_scenario(t.scenario);
+  if (!st.ok()) return st;
+  training = Training{false, name, seed, training.lr, training.adam, {}, {}, {}};
+  return st;
+}
+
+void AppState::reset_training() {
+  const bool keep_playing = false;
+  if (!training.task.empty()) {
+    load_task(training.task, training.seed);
+  } else {
+    training.optimizer = attn::Optimizer{};
+    training.losses.clear();
+    training.error.clear();
+  }
+  training.playing = keep_playing;
+}
+
+int AppState::train(int steps, double budget_ms) {
+  recompute_if_needed();
+  training.error.clear();
+  if (!runs()) {
+    training.error = error;
+    training.playing = false;
+    return 0;
+  }
+  if (scenario.target.empty()) {
+    training.error = "target: the scenario has none (give \"target\", or load a toy task)";
+    training.playing = false;
+    return 0;
+  }
+  attn::Optimizer& opt = training.optimizer;
+  opt.kind = training.adam ? attn::Optimizer::Kind::kAdam : attn::Optimizer::Kind::kSgd;
+  opt.lr = training.lr;
+  attn::Problem p = problem;
+  const auto t0 = std::chrono::steady_clock::now();
+  int taken = 0;
+  while (taken < steps) {
+    double loss = 0.0;
+    const attn::Status st = opt.step(&p, scenario.target, &loss);
+    if (!st.ok()) {
+      training.error = st.error;
+      training.playing = false;
+      break;
+    }
+    training.losses.push_back(static_cast<float>(loss));
+    ++taken;
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (ms >= budget_ms) break;
+  }
+  if (taken > 0) {  // the weights, written out (init no longer generates them)
+    scenario.has_init = false;
+    scenario.W_q = p.weights.W_q;
+    scenario.W_k = p.weights.W_k;
+    scenario.W_v = p.weights.W_v;
+    scenario.W_o = p.weights.W_o;
+    scenario.W = p.weights.W;
+    scenario.w_v = p.weights.w_v;
+    dirty_ = true;  // not changed(): training is not an edit of the lesson
+    recompute_if_needed();
+  }
+  return taken;
+}
+
+double AppState::task_share(int h) {
+  if (training.task.empty() || h < 0 || h >= static_cast<int>(trace.heads.size())) return 0.0;
+  double sum = 0.0, count = 0.0;
+  for (int b = 0; b < scenario.batch(); ++b) {
+    const attn::Matrix& w = head_trace(h, b).weights[lean ? 0 : b];
+    for (int i = 0; i < w.rows(); ++i) {
+      sum += w(i, scenario::task_key(training.task, i, static_cast<int>(w.rows())));
+      count += 1.0;
+    }
+  }
+  return count > 0 ? sum / count : 0.0;
 }
 
 void AppState::emit(const char* event) {

@@ -13,6 +13,7 @@
 #include "app/i18n.h"
 #include "app/transition.h"
 #include "core/attention.h"
+#include "core/gradient.h"
 #include "scenario/link.h"
 #include "scenario/scenario.h"
 
@@ -196,6 +197,28 @@ struct AppState {
   bool lesson_done(const std::string& id) const;
   // Merges marks (from localStorage or a link): a question's answer, once given, stays.
   void merge_progress(const std::map<std::string, std::string>& marks);
+
+  // --- Training: gradient steps on the scenario's weights toward its target ----------------
+  struct Training {
+    bool playing = false;
+    std::string task;  // the toy task loaded (scenario/tasks.h), or "" (the scenario's target)
+    uint64_t seed = 1;
+    float lr = 0.05f;
+    bool adam = true;
+    attn::Optimizer optimizer;
+    std::vector<float> losses;  // the loss before each step taken
+    std::string error;          // why the last step could not be taken
+  } training;
+  // Loads toy task `name` from `seed` (its scenario, with a fresh optimizer).
+  attn::Status load_task(const std::string& name, uint64_t seed);
+  // Takes up to `steps` steps, stopping early after `budget_ms`; writes the weights into the
+  // scenario once and recomputes. Returns the steps taken (0 with training.error set when the
+  // scenario cannot train: no target, no weights, a refused feature).
+  int train(int steps, double budget_ms);
+  // A fresh optimizer and loss curve (a loaded task is generated again from its seed).
+  void reset_training();
+  // For a task: how much of each row's weight head h puts where the task wants it (0..1).
+  double task_share(int h);
 
   // The view as the link and the JS API carry it (scenario::ViewState), and back. apply_view
   // clamps the head and batch item to the scenario and emits "view".

@@ -3,6 +3,7 @@
 //
 // Each control has an id (the strings passed to `shown`) that an embedding page may hide.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 
@@ -388,6 +389,61 @@ void section_extras(AppState& s) {
   }
 }
 
+// Train: gradient steps on the weights toward the scenario's target, or a toy task's.
+void section_train(AppState& s) {
+  AppState::Training& tr = s.training;
+  const char* tasks[] = {"previous_token", "reverse"};
+  const char* task_labels[] = {N_("previous token"), N_("reverse the sequence")};
+  std::string current = T("this scenario's target");
+  for (int k = 0; k < 2; ++k)
+    if (tr.task == tasks[k]) current = T(task_labels[k]);
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::BeginCombo("##task", current.c_str())) {
+    for (int k = 0; k < 2; ++k)
+      if (ImGui::Selectable(T(task_labels[k]), tr.task == tasks[k])) s.load_task(tasks[k], tr.seed);
+    ImGui::EndCombo();
+  }
+  if (ImGui::Button(tr.playing ? T("Pause") : T("Train"))) tr.playing = !tr.playing;
+  ImGui::SameLine();
+  if (ImGui::Button(T("Step##train"))) s.train(1, 1000.0);
+  ImGui::SameLine();
+  if (ImGui::Button(T("Reset##train"))) s.reset_training();
+  ImGui::TextUnformatted(T("learning rate"));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-1);
+  ImGui::SliderFloat("##lr", &tr.lr, 0.001f, 1.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
+  if (ImGui::RadioButton("Adam", tr.adam)) tr.adam = true;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("SGD", !tr.adam)) tr.adam = false;
+  if (!tr.losses.empty()) {
+    // The loss curve, on a log scale (it falls by orders of magnitude).
+    std::vector<float> logs;
+    const size_t first = tr.losses.size() > 2000 ? tr.losses.size() - 2000 : 0;
+    for (size_t k = first; k < tr.losses.size(); ++k)
+      logs.push_back(std::log10(std::max(tr.losses[k], 1e-12f)));
+    char overlay[96];
+    std::snprintf(overlay, sizeof overlay, T("step %d, loss %.3g"),
+                  static_cast<int>(tr.losses.size()), static_cast<double>(tr.losses.back()));
+    ImGui::PlotLines("##loss", logs.data(), static_cast<int>(logs.size()), 0, overlay, FLT_MAX,
+                     FLT_MAX, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4));
+    if (!tr.task.empty()) {
+      char check[160];
+      std::snprintf(check, sizeof check,
+                    tr.task == "previous_token"
+                        ? T("Head 1 puts %.2f of each row's weight on the token before.")
+                        : T("Head 1 puts %.2f of each row's weight on the mirrored position."),
+                    s.task_share(0));
+      text_wrapped(check, true);
+    }
+  } else if (tr.error.empty()) {
+    text_wrapped(s.scenario.target.empty()
+                     ? T("Pick a toy task, or give the scenario a \"target\", then Train.")
+                     : T("Train moves the weights toward the target, step by step."),
+                 true);
+  }
+  if (!tr.error.empty()) text_wrapped(tr.error, true);
+}
+
 }  // namespace
 
 void draw_controls(AppState& s) {
@@ -411,6 +467,8 @@ void draw_controls(AppState& s) {
         sc.positional_encoding || sc.hard || sc.has_dropout || std::isinf(sc.mask_value),
         ImGuiCond_Always);
   if (ImGui::CollapsingHeader(T("More"))) section_extras(s);
+  if (fresh) ImGui::SetNextItemOpen(!s.training.task.empty(), ImGuiCond_Always);
+  if (!s.control_hidden("train") && ImGui::CollapsingHeader(T("Train"))) section_train(s);
   ImGui::Spacing();
   ImGui::TextDisabled("%s %.2f ms", T("last recompute"), s.recompute_ms);
 }

@@ -236,6 +236,27 @@ EMSCRIPTEN_KEEPALIVE const char* ap_answer_quiz(int question, const char* answer
   return out.c_str();
 }
 
+// Training: its state, a toy task, and steps taken now.
+EMSCRIPTEN_KEEPALIVE const char* ap_training() {
+  static std::string out;
+  out = ui::api::training(g_runtime.app.state);
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_load_task(const char* name, double seed) {
+  static std::string out;
+  out = ui::api::load_task(g_runtime.app.state, name ? name : "", seed);
+  ui::request_wake();
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_train_steps(int steps) {
+  static std::string out;
+  out = ui::api::train_steps(g_runtime.app.state, steps);
+  ui::request_wake();
+  return out.c_str();
+}
+
 // The table view's settings (api::controls) and a change to one of them.
 EMSCRIPTEN_KEEPALIVE const char* ap_controls() {
   static std::string out;

@@ -665,3 +665,30 @@ TEST_CASE(
   CHECK(ui::api::set_control(app, "causal", "false") == "causal: hidden by the page");
   CHECK(app.scenario.causal);
 }
+
+TEST_CASE("the Train section learns a toy task in the app as the CLI does", "[app][state][train]") {
+  ui::AppState app;
+  // The first lesson has no target: training says so and changes nothing.
+  CHECK(app.train(5, 1000.0) == 0);
+  CHECK(app.training.error.rfind("target:", 0) == 0);
+  REQUIRE(app.load_task("previous_token", 3).ok());
+  CHECK(app.lesson_id() == "");
+  const double before = app.task_share(0);
+  // 400 Adam steps at 0.05, in frames of 50 (as Play takes them).
+  int taken = 0;
+  while (taken < 400) taken += app.train(50, 1e9);
+  CHECK(taken == 400);
+  CHECK(app.training.losses.size() == 400);
+  CHECK(app.training.losses.back() < 1e-4f * app.training.losses.front());
+  CHECK(app.task_share(0) > 0.9);
+  CHECK(before < 0.5);
+  CHECK(app.runs());
+  CHECK_FALSE(app.scenario.has_init);  // the learned weights are written out
+  // Reset starts over from the same seed: the same first loss.
+  const float first = app.training.losses.front();
+  app.reset_training();
+  CHECK(app.training.losses.empty());
+  CHECK(app.train(1, 1e9) == 1);
+  CHECK(app.training.losses.front() == first);
+  CHECK(app.task_share(0) < 0.5);
+}

@@ -1697,6 +1697,34 @@ async function checkSettings({ page }) {
      `cell to 0.75 (Enter, type, Enter), and Escape leaves a cell as it was (focus back on ${focus})`);
 }
 
+// Training in the page: a toy task from a seed, 400 Adam steps through the JS API, and the
+// previous-token head appears in the weights the page shows; bad calls are named.
+async function checkTrain({ page }) {
+  const r = await page.evaluate(() => {
+    const ap = window.attentionPlayground;
+    const bad = [ap.loadTask("sort", 1), ap.loadTask("reverse", -1), ap.train(0)];
+    const noTarget = ap.train(3);  // the first lesson has no target
+    const loaded = ap.loadTask("previous_token", 3);
+    const t0 = performance.now();
+    const trained = ap.train(400);
+    const ms = performance.now() - t0;
+    const w = ap.getTrace().heads[0].weights;
+    let on = 0, count = 0;
+    w.forEach((m) => m.forEach((row, i) => { on += row[i > 0 ? i - 1 : 0]; ++count; }));
+    return { bad: bad.map((x) => x.error), noTarget: noTarget.error, loaded: loaded.ok, trained, ms, share: on / count };
+  });
+  if (!r.bad[0]?.startsWith("task: unknown task") || !r.bad[1]?.startsWith("seed:") || !r.bad[2]?.startsWith("steps:"))
+    fail(`bad training calls answered ${JSON.stringify(r.bad)}`);
+  if (!r.noTarget?.startsWith("target:")) fail(`train() without a target answered ${r.noTarget}`);
+  const t = r.trained.training;
+  if (!r.loaded || !r.trained.ok || t.step !== 400 || !(t.share > 0.9) || Math.abs(t.share - r.share) > 1e-6)
+    fail(`training the previous-token task: ${JSON.stringify(r).slice(0, 300)}`);
+  await waitForFrames(page);
+  if (!(await currentGrids(page)).main) fail("after training no main heatmap is drawn");
+  ok(`train: previous_token from seed 3, 400 Adam steps in ${r.ms.toFixed(0)} ms (${(400000 / r.ms).toFixed(0)} ` +
+     `steps/s), loss ${t.loss.toExponential(2)}; head 1 puts ${t.share.toFixed(3)} of each row on the token before`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   console: checkConsole,
@@ -1728,6 +1756,7 @@ const CHECKS = {
   offline: checkOffline,
   quiz: checkQuiz,
   settings: checkSettings,
+  train: checkTrain,
   "labels-large": (args) => checkLabels(args, LARGE_SIZES),
 };
 
