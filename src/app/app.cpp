@@ -131,7 +131,18 @@ static void place_tooltip_beside(const float cell[4], ImVec2 last_size) {
 void batch_selector(AppState& s) {
   if (s.scenario.batch() <= 1) return;
   ImGui::TextUnformatted(T("Batch item"));
-  for (int b = 0; b < s.scenario.batch(); ++b) {
+  const int n = s.scenario.batch();
+  if (n > 6) {  // a toy task's 32 sequences: ◀ 3 of 32 ▶ rather than a row of 32 buttons
+    ImGui::SameLine();
+    if (ImGui::ArrowButton("##batch_prev", ImGuiDir_Left)) s.set_batch(std::max(0, s.batch - 1));
+    ImGui::SameLine();
+    ImGui::Text(T("%d of %d"), s.batch + 1, n);
+    ImGui::SameLine();
+    if (ImGui::ArrowButton("##batch_next", ImGuiDir_Right))
+      s.set_batch(std::min(n - 1, s.batch + 1));
+    return;
+  }
+  for (int b = 0; b < n; ++b) {
     ImGui::SameLine();
     char label[32];
     std::snprintf(label, sizeof label, "%d##batch", b + 1);

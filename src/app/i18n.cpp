@@ -93,6 +93,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Settings", "设置"},
     // Training (panel_controls.cpp).
     {"Train", "训练"},
+    {"%d of %d", "第 %d 个，共 %d 个"},
     {"Step##train", "单步##train"},
     {"Reset##train", "重置##train"},
     {"learning rate", "学习率"},
