@@ -351,7 +351,7 @@ std::string controls(const AppState& s) {
   if (!additive) {
     add("projections", {{"label", T("learned projections")},
                         {"kind", "checkbox"},
-                        {"value", sc.has_init || sc.W_q.size() || sc.W_k.size() || sc.W_v.size()}});
+                        {"value", has_projections(sc)}});
     nlohmann::json heads = nlohmann::json::array();
     const int width = d_model(sc);
     for (int h = 1; h <= std::min(width, 16); ++h)
@@ -446,13 +446,7 @@ std::string set_control(AppState& s, const std::string& id, const std::string& v
   } else if (id == "projections") {
     if (!(e = flag(&on)).empty()) return e;
     if (sc.scoring == attn::Scoring::kAdditive) return "projections: additive scoring has its own";
-    if (on) {
-      set_d_model(&sc, std::max(2, attn::batch_cols(sc.queries)));
-    } else {
-      sc.has_init = false;
-      sc.W_q = sc.W_k = sc.W_v = sc.W_o = attn::Matrix();
-      set_scoring(&sc, sc.scoring);
-    }
+    set_projections(&sc, on);
   } else if (id == "heads") {
     if (!v.is_number_integer()) return "heads: must be a whole number";
     const attn::Status st = set_heads(&sc, v.get<int>());

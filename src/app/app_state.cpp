@@ -83,7 +83,7 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
 void AppState::recompute_if_needed() {
   if (!dirty_) return;
   dirty_ = false;
-  scenario::drop_unfit_quiz(&scenario);  // an edit may have taken a question's cell away
+  scenario::fit_to_shapes(&scenario);  // an edit may have taken a question's cell away
   scenario::Resolved r = scenario::resolve(scenario);
   error = r.ok() ? within_budget(r.problem).error : r.error;
   if (error.empty()) recompute(std::move(r.problem));
@@ -231,24 +231,15 @@ void AppState::apply_view(const scenario::ViewState& v) {
 
 int AppState::quiz_truth_key(int q) {
   const scenario::QuizAnswer& a = scenario.quiz[q].answer;
-  const attn::Matrix& w = head_trace(a.head, a.batch).weights[lean ? 0 : a.batch];
-  int best = 0;
-  for (int j = 1; j < w.cols(); ++j)
-    if (w(a.row, j) > w(a.row, best)) best = j;
-  return best;
+  return scenario::argmax_in_row(
+      scenario::quiz_matrix(a, head_trace(a.head, a.batch), lean ? 0 : a.batch, trace.output),
+      a.row);
 }
 
 float AppState::quiz_truth_value(int q) {
   const scenario::QuizAnswer& a = scenario.quiz[q].answer;
-  if (a.matrix == "output") return trace.output[a.batch](a.row, a.col);
-  const attn::HeadTrace& h = head_trace(a.head, a.batch);
-  const int b = lean ? 0 : a.batch;
-  const attn::Batch& m = a.matrix == "scores"        ? h.scores
-                         : a.matrix == "scaled"      ? h.scaled
-                         : a.matrix == "masked"      ? h.masked
-                         : a.matrix == "head_output" ? h.output
-                                                     : h.weights;
-  return m[b](a.row, a.col);
+  return scenario::quiz_matrix(a, head_trace(a.head, a.batch), lean ? 0 : a.batch, trace.output)(
+      a.row, a.col);
 }
 
 std::string AppState::quiz_verdict(int q) {
@@ -381,14 +372,8 @@ int AppState::train(int steps, double budget_ms) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (ms >= budget_ms) break;
   }
-  if (taken > 0) {  // the weights, written out (init no longer generates them)
-    scenario.has_init = false;
-    scenario.W_q = p.weights.W_q;
-    scenario.W_k = p.weights.W_k;
-    scenario.W_v = p.weights.W_v;
-    scenario.W_o = p.weights.W_o;
-    scenario.W = p.weights.W;
-    scenario.w_v = p.weights.w_v;
+  if (taken > 0) {
+    scenario::set_weights(&scenario, p.weights);
     dirty_ = true;  // not changed(): training is not an edit of the lesson
     recompute_if_needed();
   }

@@ -101,7 +101,7 @@ void resize_tokens(scenario::Scenario* s, int n_q, int n_k) {
       std::remove_if(s->masked_cells.begin(), s->masked_cells.end(),
                      [&](const std::array<int, 3>& c) { return c[1] >= n_q || c[2] >= n_k; }),
       s->masked_cells.end());
-  scenario::drop_unfit_quiz(s);  // a question about row 4 goes with row 4
+  scenario::fit_to_shapes(s);  // a question about row 4 goes with row 4
 }
 
 void resize_features(scenario::Scenario* s, int d) {
@@ -116,13 +116,27 @@ void resize_features(scenario::Scenario* s, int d) {
   if (has_explicit_weights(*s) || s->has_init)
     use_init_weights(s, s->has_init || has_explicit_weights(*s) ? model : d);
   if (!s->has_init && s->heads > 1) s->heads = divisor_at_most(d, s->heads);
-  scenario::drop_unfit_quiz(s);
+  scenario::fit_to_shapes(s);
 }
 
 void set_d_model(scenario::Scenario* s, int d) {
   use_init_weights(s, d);
   if (s->heads > 1) s->heads = divisor_at_most(s->init_d_model, s->heads);
-  scenario::drop_unfit_quiz(s);
+  scenario::fit_to_shapes(s);
+}
+
+bool has_projections(const scenario::Scenario& s) {
+  return s.has_init || s.W_q.size() || s.W_k.size() || s.W_v.size();
+}
+
+void set_projections(scenario::Scenario* s, bool on) {
+  if (on) {
+    set_d_model(s, std::max(2, attn::batch_cols(s->queries)));
+  } else {
+    s->has_init = false;
+    s->W_q = s->W_k = s->W_v = s->W_o = attn::Matrix();
+    set_scoring(s, s->scoring);
+  }
 }
 
 void set_scoring(scenario::Scenario* s, attn::Scoring scoring) {
@@ -148,7 +162,7 @@ void set_scoring(scenario::Scenario* s, attn::Scoring scoring) {
         use_init_weights(s, std::max(attn::batch_cols(s->queries), attn::batch_cols(s->keys)));
       break;
   }
-  scenario::drop_unfit_quiz(s);  // additive scoring has one head
+  scenario::fit_to_shapes(s);  // additive scoring has one head
 }
 
 attn::Status set_heads(scenario::Scenario* s, int heads) {
@@ -160,7 +174,7 @@ attn::Status set_heads(scenario::Scenario* s, int heads) {
     if (hs.dq > 0 && hs.dk > 0)
       trial.W = scenario::generated_matrix(hs.dq, hs.dk, 1, scenario::WeightStream::kW);
   }
-  scenario::drop_unfit_quiz(&trial);  // a question about head 2 goes with head 2
+  scenario::fit_to_shapes(&trial);  // a question about head 2 goes with head 2
   const attn::Status status = scenario::validate(trial);
   if (status.ok()) *s = trial;
   return status;

@@ -19,7 +19,11 @@ void resize_features(scenario::Scenario* s, int d);
 
 // The projection width. Switches explicit weights to seeded `init` weights.
 void set_d_model(scenario::Scenario* s, int d_model);
-int d_model(const scenario::Scenario& s);  // the width the heads split
+// Learned projections on (seeded W_q, W_k, W_v, W_o of d_model = the input width, at least 2)
+// or off (the inputs used as they are).
+void set_projections(scenario::Scenario* s, bool on);
+bool has_projections(const scenario::Scenario& s);  // what the "learned projections" box shows
+int d_model(const scenario::Scenario& s);           // the width the heads split
 
 // Switching scoring keeps the scenario runnable: additive uses one head and needs its weights,
 // dot-product scoring needs equal query and key sizes (init weights provide both).

@@ -258,16 +258,10 @@ void section_heads(AppState& s) {
   scenario::Scenario& sc = s.scenario;
   const bool additive = sc.scoring == attn::Scoring::kAdditive;
   if (shown(s, "projections")) {
-    bool on = sc.has_init || sc.W_q.size() || sc.W_k.size() || sc.W_v.size();
+    bool on = has_projections(sc);
     ImGui::BeginDisabled(additive);
     if (ImGui::Checkbox(T("learned projections"), &on)) {
-      if (on) {
-        set_d_model(&sc, std::max(2, attn::batch_cols(sc.queries)));
-      } else {
-        sc.has_init = false;
-        sc.W_q = sc.W_k = sc.W_v = sc.W_o = attn::Matrix();
-        set_scoring(&sc, sc.scoring);
-      }
+      set_projections(&sc, on);
       s.changed();
     }
     ImGui::EndDisabled();

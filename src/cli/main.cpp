@@ -312,14 +312,7 @@ int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
     const attn::Status st = check.step(&probe, s.target, &loss);
     if (!st.ok()) return fail(st.error);
   }
-  // The trained scenario: its weights written out (init no longer generates them).
-  s.has_init = false;
-  s.W_q = p.weights.W_q;
-  s.W_k = p.weights.W_k;
-  s.W_v = p.weights.W_v;
-  s.W_o = p.weights.W_o;
-  s.W = p.weights.W;
-  s.w_v = p.weights.w_v;
+  scenario::set_weights(&s, p.weights);  // the trained scenario, its weights written out
   std::puts(scenario::to_json(s).c_str());
   return 0;
 }

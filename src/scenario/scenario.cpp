@@ -95,7 +95,7 @@ std::string check_quiz_shapes(const Scenario& s, const attn::Problem& p) {
 
 }  // namespace
 
-void drop_unfit_quiz(Scenario* s) {
+void fit_to_shapes(Scenario* s) {
   const auto fit = [](std::vector<std::vector<std::string>>* names,
                       std::vector<std::vector<std::string>>* zh, int cols) {
     if (!names->empty() && static_cast<int>((*names)[0].size()) != cols) {
@@ -123,23 +123,31 @@ bool is_quiz_matrix(const std::string& name) {
   return false;
 }
 
-int quiz_argmax(const QuizAnswer& a, const attn::Trace& t) {
-  const attn::Matrix& w = t.heads[a.head].weights[a.batch];
-  int best = 0;
-  for (int j = 1; j < w.cols(); ++j)
-    if (w(a.row, j) > w(a.row, best)) best = j;
-  return best;
-}
-
-float quiz_value(const QuizAnswer& a, const attn::Trace& t) {
-  const attn::HeadTrace& h = t.heads[a.head];
+const attn::Matrix& quiz_matrix(const QuizAnswer& a, const attn::HeadTrace& h, int item,
+                                const attn::Batch& output) {
+  if (a.argmax) return h.weights[item];
   const attn::Batch& m = a.matrix == "scores"        ? h.scores
                          : a.matrix == "scaled"      ? h.scaled
                          : a.matrix == "masked"      ? h.masked
                          : a.matrix == "head_output" ? h.output
-                         : a.matrix == "output"      ? t.output
+                         : a.matrix == "output"      ? output
                                                      : h.weights;
-  return m[a.batch](a.row, a.col);
+  return m[&m == &output ? a.batch : item];
+}
+
+int argmax_in_row(const attn::Matrix& m, int row) {
+  int best = 0;
+  for (int j = 1; j < m.cols(); ++j)
+    if (m(row, j) > m(row, best)) best = j;
+  return best;
+}
+
+int quiz_argmax(const QuizAnswer& a, const attn::Trace& t) {
+  return argmax_in_row(quiz_matrix(a, t.heads[a.head], a.batch, t.output), a.row);
+}
+
+float quiz_value(const QuizAnswer& a, const attn::Trace& t) {
+  return quiz_matrix(a, t.heads[a.head], a.batch, t.output)(a.row, a.col);
 }
 
 std::string check_quiz_answer(const QuizAnswer& a, const attn::Trace& t) {
@@ -150,6 +158,16 @@ std::string check_quiz_answer(const QuizAnswer& a, const attn::Trace& t) {
   const float v = quiz_value(a, t);
   if (std::fabs(v - a.value) <= a.tolerance) return "";
   return a.matrix + "[" + str(a.row) + "][" + str(a.col) + "] is " + format_float(v);
+}
+
+void set_weights(Scenario* s, const attn::Weights& w) {
+  s->has_init = false;
+  s->W_q = w.W_q;
+  s->W_k = w.W_k;
+  s->W_v = w.W_v;
+  s->W_o = w.W_o;
+  s->W = w.W;
+  s->w_v = w.w_v;
 }
 
 attn::Matrix generated_matrix(int rows, int cols, uint64_t seed, WeightStream stream) {

@@ -235,13 +235,22 @@ attn::Problem to_problem(const Scenario& s);
 // question, the key with the largest weight in the row (the first of equal ones); for a value
 // question, the cell. Precondition: resolve(s) is ok and `t` is its full trace.
 bool is_quiz_matrix(const std::string& name);
+// The matrix question `a` reads, for batch item `item` of `head` (a lean trace holds one item:
+// pass 0) or of the final output; and the key with the largest weight in a row (the first of
+// equal ones). quiz_argmax and quiz_value below are these on a full trace.
+const attn::Matrix& quiz_matrix(const QuizAnswer& a, const attn::HeadTrace& head, int item,
+                                const attn::Batch& output);
+int argmax_in_row(const attn::Matrix& m, int row);
 // Drops the questions whose cells an edit has taken away (fewer rows, keys or heads), and the
 // column names whose columns an edit has changed.
-void drop_unfit_quiz(Scenario* s);
+void fit_to_shapes(Scenario* s);
 int quiz_argmax(const QuizAnswer& a, const attn::Trace& t);
 float quiz_value(const QuizAnswer& a, const attn::Trace& t);
 // "" when the answer key agrees with the core's numbers, else what the core says instead.
 std::string check_quiz_answer(const QuizAnswer& a, const attn::Trace& t);
+
+// Writes a problem's weights into the scenario (after training): init no longer generates them.
+void set_weights(Scenario* s, const attn::Weights& w);
 
 // Which weight a generated matrix is: the streams of one seed differ, so that W_q and W_k
 // of one seed differ.

@@ -403,7 +403,7 @@ TEST_CASE(
   scenario::Scenario edited = a.scenario;
   edited.heads = 1;
   CHECK(scenario::validate(edited).error == "quiz[1].answer.head: 1 is not below heads 1");
-  scenario::drop_unfit_quiz(&edited);
+  scenario::fit_to_shapes(&edited);
   REQUIRE(edited.quiz.size() == 2);
   CHECK(edited.quiz[1].step == 7);
   CHECK(scenario::validate(edited).ok());
@@ -455,7 +455,7 @@ TEST_CASE("columns may be named, in both languages, one name per column", "[scen
   scenario::Scenario edited = a.scenario;
   edited.queries[0].conservativeResize(1, 3);
   edited.keys[0].conservativeResize(2, 3);
-  scenario::drop_unfit_quiz(&edited);
+  scenario::fit_to_shapes(&edited);
   CHECK(edited.feature_names.empty());
   CHECK(edited.value_names.size() == 1);
 }
