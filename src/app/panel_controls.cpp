@@ -386,16 +386,25 @@ void section_extras(AppState& s) {
 // Train: gradient steps on the weights toward the scenario's target, or a toy task's.
 void section_train(AppState& s) {
   AppState::Training& tr = s.training;
-  const char* tasks[] = {"previous_token", "reverse"};
-  const char* task_labels[] = {N_("previous token"), N_("reverse the sequence")};
-  std::string current = T("this scenario's target");
-  for (int k = 0; k < 2; ++k)
-    if (tr.task == tasks[k]) current = T(task_labels[k]);
+  const char* lang = s.lang == Lang::kZh ? "zh" : "en";
+  const scenario::TaskInfo* task = scenario::find_task(tr.task);
+  const std::string current = task ? task->title.in(lang) : T("this scenario's target");
   ImGui::SetNextItemWidth(-1);
   if (ImGui::BeginCombo("##task", current.c_str())) {
-    for (int k = 0; k < 2; ++k)
-      if (ImGui::Selectable(T(task_labels[k]), tr.task == tasks[k])) s.load_task(tasks[k], tr.seed);
+    for (const scenario::TaskInfo& t : scenario::task_list())
+      if (ImGui::Selectable(t.title.in(lang).c_str(), tr.task == t.name))
+        s.load_task(t.name, tr.seed);
     ImGui::EndCombo();
+  }
+  if (task) {
+    // Another seed: other sequences and other starting weights, the same task.
+    int seed = static_cast<int>(std::min<uint64_t>(tr.seed, 999999));
+    ImGui::TextUnformatted(T("seed"));
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::InputInt("##seed", &seed, 1, 10) && seed >= 0)
+      s.load_task(tr.task, static_cast<uint64_t>(seed));
+    text_wrapped(task->goal.in(lang), true);
   }
   if (ImGui::Button(tr.playing ? T("Pause") : T("Train"))) tr.playing = !tr.playing;
   ImGui::SameLine();
@@ -420,16 +429,8 @@ void section_train(AppState& s) {
                   static_cast<int>(tr.losses.size()), static_cast<double>(tr.losses.back()));
     ImGui::PlotLines("##loss", logs.data(), static_cast<int>(logs.size()), 0, overlay, FLT_MAX,
                      FLT_MAX, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4));
-    if (!tr.task.empty()) {
-      char check[160];
-      std::snprintf(check, sizeof check,
-                    tr.task == "previous_token"
-                        ? T("Head 1 puts %.2f of each row's weight on the token before.")
-                        : T("Head 1 puts %.2f of each row's weight on the mirrored position."),
-                    s.task_share(0));
-      text_wrapped(check, true);
-    }
-  } else if (tr.error.empty()) {
+    if (const scenario::TaskCheck* check = s.task_check()) text_wrapped(check->text.in(lang), true);
+  } else if (!task && tr.error.empty()) {
     text_wrapped(s.scenario.target.empty()
                      ? T("Pick a toy task, or give the scenario a \"target\", then Train.")
                      : T("Train moves the weights toward the target, step by step."),

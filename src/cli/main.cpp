@@ -41,7 +41,10 @@ const char kUsage[] =
     "                           and its gradient for every input and weight the scenario\n"
     "                           has or generates: {\"version\": 1, \"loss\", \"grads\": {...}}\n"
     "       attention-cli task NAME [--seed S]    print a toy task as a scenario to train:\n"
-    "                           previous_token or reverse (see src/scenario/tasks.h)\n"
+    "                           previous_token, reverse, sort, recall, translate or\n"
+    "                           kernel_regression (see src/scenario/tasks.h)\n"
+    "       attention-cli task --list             the tasks and their recipes, as JSON:\n"
+    "                           [{\"name\", \"steps\", \"lr\", \"loss_below\", \"share_above\"}]\n"
     "       attention-cli train FILE|- --steps N [--optimizer sgd|adam] [--lr R]\n"
     "                           learn W_q, W_k, W_v, W_o, W, w_v (inputs stay fixed): a line\n"
     "                           {\"step\", \"loss\"} per step (the loss before it), then the\n"
@@ -329,6 +332,25 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string command = argv[1];
+  if (command == "task" && argc == 3 && std::strcmp(argv[2], "--list") == 0) {
+    std::string out = "[";
+    for (const scenario::TaskInfo& t : scenario::task_list()) {
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "%s\n {\"name\": \"%s\", \"steps\": %d, \"lr\": %g, \"loss_below\": %g, "
+                    "\"share_above\": ",
+                    out.size() > 1 ? "," : "", t.name.c_str(), t.steps, t.lr, t.loss_below);
+      out += line;
+      if (t.keyed) {
+        std::snprintf(line, sizeof line, "%g}", t.share_above);
+        out += line;
+      } else {
+        out += "null}";
+      }
+    }
+    std::puts((out + "\n]").c_str());
+    return std::fflush(stdout) == 0 ? 0 : 1;
+  }
   if (command == "task") {
     uint64_t seed = 1;
     if (argc == 5 && std::strcmp(argv[3], "--seed") == 0) {

@@ -1,22 +1,56 @@
 // Toy tasks that need attention, generated from a seed (issue 15): a scenario with inputs,
-// learnable weights (init) and a target, small enough to learn in well under a second with
-// `attention-cli train` (and, later, in the app's Train view).
+// learnable weights and a target, small enough to learn in a second or two with
+// `attention-cli train` or the app's Train section. One table (task_list) holds each task's
+// name, what a learned solution looks like, its recipe (Adam, rate, steps) and the loss that
+// recipe reaches: the app, the CLI, the tests and the README read it from there.
 //
-//   previous_token  each position's output is the token before it (the first: itself);
-//                   a learned solution is a previous-token head: row i puts its weight on i − 1
-//   reverse         position i's output is the token at n − 1 − i; the learned weights are the
-//                   anti-diagonal
-//
-// x is the token (one-hot over 5 tokens) beside the position (one-hot over 6 positions): 32
-// sequences of 6, so that only the intended pattern fits them all. The target is the wanted
-// token, one-hot in the first 5 of the output's 12 columns (d_model 12, one head).
+//   previous_token     self-attention over 32 sequences of 6 tokens (5 kinds); output i is
+//                      the token before i (the first: itself). A previous-token head appears.
+//   reverse            output i is the token at n − 1 − i: the weights become the
+//                      anti-diagonal.
+//   sort               each sequence is the numbers 0..5 shuffled; output i is number i, so
+//                      query i must find where i is: each item's weights become the
+//                      permutation that sorts it.
+//   recall             associative recall, cross-attention: 6 memory slots "C=4" (a key
+//                      letter and its value), 4 questions "C?"; the answer is the value
+//                      stored under that key. Row i's weight goes to the slot whose key
+//                      matches, wherever it is.
+//   translate          English → French, cross-attention: "the black cat sleeps" →
+//                      "le chat noir dort". Query k is the French position; the alignment
+//                      crosses where the adjective follows the noun, and W_v learns the words.
+//   kernel_regression  attention pooling as Nadaraya–Watson kernel regression (Dive into
+//                      Deep Learning §11.2): 40 noisy points of y = 2 sin x + x^0.8 predict
+//                      each other (each point's own cell masked). General scoring's W holds a
+//                      Gaussian kernel exp(−(x_q − x_k)²/2σ²); training learns its width σ.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "scenario/scenario.h"
 
 namespace scenario {
+
+struct TaskInfo {
+  std::string name;
+  LocalText title;  // for menus
+  LocalText goal;   // what a learned solution looks like
+  // The check's sentence, a printf format with one %.2f: the share of head 1's weight on
+  // the keys the task wants (keyed tasks), or the learned width σ (kernel_regression).
+  LocalText check;
+  // The recipe: Adam at this rate for this many steps reaches a loss below loss_below (and,
+  // for keyed tasks, a share of at least share_above) from seeds 1, 2 and 3; tested.
+  double lr = 0.05;
+  int steps = 400;
+  double loss_below = 0.0;
+  double share_above = 0.0;
+  bool keyed = true;  // false: no single key is right (kernel_regression)
+};
+
+// Every task, in the order the menus show them.
+const std::vector<TaskInfo>& task_list();
+// The task of that name, or nullptr.
+const TaskInfo* find_task(const std::string& name);
 
 struct TaskResult {
   Scenario scenario;
@@ -25,11 +59,18 @@ struct TaskResult {
 };
 TaskResult make_task(const std::string& name, uint64_t seed);
 
-// Where a learned solution of the task puts row i's weight (n tokens), or -1 for an unknown
-// task: what a test or the app checks after training.
-int task_key(const std::string& name, int i, int n);
+// The key a learned solution of a keyed task puts row i's weight on in batch item b of the
+// task's scenario s (computed from s's inputs), or -1 (no such key, or not a keyed task).
+int task_key(const std::string& name, const Scenario& s, int b, int i);
 
-// The tasks' names, for messages and menus.
-constexpr const char* kTaskNames[] = {"previous_token", "reverse"};
+// How far training has come: the loss against s.target, and the check's value (see TaskInfo),
+// computed from the trace of s.
+struct TaskCheck {
+  double loss = 0.0;
+  double value = 0.0;   // share of the weight on the right keys, or the width σ
+  bool passed = false;  // loss < loss_below (and value ≥ share_above for keyed tasks)
+  LocalText text;       // the check's sentence with the value filled in
+};
+TaskCheck check_task(const TaskInfo& task, const Scenario& s, const attn::Trace& t);
 
 }  // namespace scenario

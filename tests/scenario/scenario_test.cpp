@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/gradient.h"
 #include "core/random.h"
 #include "preset_files.h"
 #include "scenario/scenario.h"
@@ -473,23 +474,73 @@ TEST_CASE("a target is shaped like the output, and round-trips", "[scenario][jso
 }
 
 TEST_CASE("toy tasks are scenarios with a target the intended pattern makes", "[scenario][tasks]") {
-  for (const char* name : scenario::kTaskNames) {
+  REQUIRE(scenario::task_list().size() == 6);
+  for (const scenario::TaskInfo& info : scenario::task_list()) {
+    const std::string& name = info.name;
     INFO(name);
+    REQUIRE(scenario::find_task(name) == &info);
     const scenario::TaskResult t = scenario::make_task(name, 3);
     REQUIRE(t.error == "");
-    REQUIRE(scenario::validate(t.scenario).ok());
     const scenario::Scenario& s = t.scenario;
+    const scenario::ParseResult back = scenario::parse(scenario::to_json(s));
+    REQUIRE(back.error == "");
+    CHECK(scenario::to_json(back.scenario) == scenario::to_json(s));
     CHECK(scenario::to_json(s) == scenario::to_json(scenario::make_task(name, 3).scenario));
     CHECK(scenario::to_json(s) != scenario::to_json(scenario::make_task(name, 4).scenario));
-    // The target row i is the token (one-hot in the first 5 columns) at the task's key.
-    for (size_t b = 0; b < s.queries.size(); ++b)
+    REQUIRE(s.target.size() == s.queries.size());
+    if (!info.keyed) continue;
+    // The target of row i is a one-hot that the value row at the task's key holds in the
+    // same column (recall: in its value part, after the 8 key letters; sort: in its slot part,
+    // after the 10 digits), so that putting the
+    // weight there and mapping that column through is exactly the target.
+    const int shift = name == "recall" ? 8 : name == "sort" ? 10 : 0;
+    for (int b = 0; b < s.batch(); ++b)
       for (int i = 0; i < s.n_queries(); ++i) {
-        const int j = scenario::task_key(name, i, s.n_queries());
-        CHECK(s.target[b].row(i).head(5) == s.queries[b].row(j).head(5));
+        const int j = scenario::task_key(name, s, b, i);
+        REQUIRE(j >= 0);
+        REQUIRE(j < s.n_keys());
+        int c = -1;
+        CHECK(s.target[b].row(i).maxCoeff(&c) == 1.0f);
+        CHECK(s.target[b].row(i).sum() == 1.0f);
+        CHECK(s.values[b](j, c + shift) == 1.0f);
       }
   }
-  CHECK(scenario::make_task("sort", 1).error ==
-        "task: unknown task \"sort\", expected previous_token or reverse");
+  CHECK(scenario::task_key("kernel_regression",
+                           scenario::make_task("kernel_regression", 1).scenario, 0, 0) == -1);
+  CHECK(scenario::make_task("parity", 1).error ==
+        "task: unknown task \"parity\", expected one of previous_token, reverse, sort, recall, "
+        "translate, kernel_regression");
+}
+
+TEST_CASE("each toy task's recipe learns it from seeds 1, 2 and 3", "[scenario][tasks][train]") {
+  for (const scenario::TaskInfo& info : scenario::task_list())
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      INFO(info.name << " from seed " << seed);
+      const scenario::TaskResult t = scenario::make_task(info.name, seed);
+      scenario::Scenario s = t.scenario;
+      const scenario::Resolved r = scenario::resolve(s);
+      REQUIRE(r.ok());
+      attn::Problem p = r.problem;
+      attn::Optimizer adam;
+      adam.kind = attn::Optimizer::Kind::kAdam;
+      adam.lr = info.lr;
+      double loss = 0.0, first = 0.0;
+      for (int k = 0; k < info.steps; ++k) {
+        REQUIRE(adam.step(&p, s.target, &loss).ok());
+        if (k == 0) first = loss;
+      }
+      scenario::set_weights(&s, p.weights);
+      const scenario::TaskCheck before =
+          scenario::check_task(info, t.scenario, attn::run(scenario::to_problem(t.scenario)));
+      const scenario::TaskCheck after =
+          scenario::check_task(info, s, attn::run(scenario::to_problem(s)));
+      CHECK(before.loss == Approx(first).epsilon(1e-5));
+      CHECK_FALSE(before.passed);
+      CHECK(after.loss < info.loss_below);
+      CHECK(after.passed);
+      if (info.keyed) CHECK(after.value >= info.share_above);
+      if (!info.keyed) CHECK(after.value < 1.0);  // the kernel narrowed from σ = 1
+    }
 }
 
 TEST_CASE("quiz errors name the field", "[scenario][json][quiz]") {
