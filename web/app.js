@@ -268,6 +268,7 @@
 
   // ---------------------------------------------------------------------------------------
   // URL parameters: ?embed=1&preset=NAME&step=K&head=H&lang=zh&panels=a,b&hide=a,b&allow=ORIGINS
+  // &task=NAME&seed=S&train=N&lr=R&optimizer=adam|sgd
   // (step and head counted from 1)
   // ---------------------------------------------------------------------------------------
 
@@ -290,6 +291,26 @@
     if (preset !== null) {
       if (!NAME.test(preset) || !call("ap_load_preset", "number", ["string"], [preset])) {
         notes.push(`preset: there is no preset named "${preset.slice(0, 40)}"`);
+      }
+    }
+    // ?task=previous_token&seed=3&train=300 (&lr=0.05&optimizer=adam): a toy task, trained
+    // that far (deterministic: the same weights and curve as the moment the link was made).
+    const task = param("task");
+    if (task !== null) {
+      const seedText = param("seed") ?? "1";
+      const options = {};
+      if (param("lr") !== null) options.lr = Number(param("lr"));
+      if (param("optimizer") !== null) options.optimizer = param("optimizer");
+      const loaded = /^\d{1,6}$/.test(seedText)
+        ? api.loadTask(task.slice(0, 40), Number(seedText), options)
+        : failure("seed: must be a whole number from 0 to 999999");
+      if (!loaded.ok) {
+        notes.push(loaded.error.startsWith("task:") ? loaded.error : `task: ${loaded.error}`);
+      } else if (param("train") !== null) {
+        const steps = /^\d{1,5}$/.test(param("train")) ? Number(param("train")) : 0;
+        const trained = steps >= 1 && steps <= 10000
+          ? api.train(steps) : failure("must be a whole number from 1 to 10000");
+        if (!trained.ok) notes.push(`train: ${trained.error}`);
       }
     }
     const lang = param("lang");
@@ -485,14 +506,32 @@
       saveProgress();
       return success({ progress: getJson("ap_get_progress") });
     },
-    // Training (the Train section): {task, seed, step, loss, lr, optimizer, playing, share}.
+    // Training (the Train section): {task, seed, step, loss, lr, optimizer, playing, check:
+    // {value, passed, text} | null, share}.
     getTraining() { return ready ? getJson("ap_training") : failure(NOT_READY); },
-    // Loads a toy task ("previous_token" or "reverse") from a seed, as the Train section does.
-    loadTask(name, seed = 1) {
+    // Loads a toy task (previous_token, reverse, sort, recall, translate, kernel_regression)
+    // from a seed, as the Train section does, at its recipe's rate with Adam unless options
+    // {lr, optimizer} say otherwise.
+    loadTask(name, seed = 1, options = {}) {
       if (!ready) return failure(NOT_READY);
       if (typeof name !== "string") return failure("name: must be a string");
-      if (!Number.isInteger(seed) || seed < 0) return failure("seed: must be a whole number from 0");
+      if (!Number.isInteger(seed) || seed < 0 || seed > 999999) {
+        return failure("seed: must be a whole number from 0 to 999999");
+      }
       const error = call("ap_load_task", "string", ["string", "number"], [name, seed]);
+      if (error) return failure(error);
+      return options === undefined || Object.keys(options ?? {}).length === 0
+        ? success({ training: getJson("ap_training") })
+        : api.setTraining(options);
+    },
+    // The Train section's {lr, optimizer: "adam"|"sgd"} (either may be left out).
+    setTraining(options) {
+      if (!ready) return failure(NOT_READY);
+      if (typeof options !== "object" || options === null) return failure("options: must be {lr, optimizer}");
+      const { lr, optimizer } = options;
+      if (lr !== undefined && typeof lr !== "number") return failure("lr: must be a number above 0 and at most 10");
+      if (optimizer !== undefined && typeof optimizer !== "string") return failure("optimizer: must be \"adam\" or \"sgd\"");
+      const error = call("ap_set_training", "string", ["number", "string"], [lr ?? NaN, optimizer ?? ""]);
       return error ? failure(error) : success({ training: getJson("ap_training") });
     },
     // Takes `steps` training steps now (1 to 100000) with the section's optimizer and rate.
@@ -801,7 +840,8 @@
     getView: [],
     getProgress: [],
     getTraining: [],
-    loadTask: ["string", "number|undefined"],
+    loadTask: ["string", "number|undefined", "object|undefined"],
+    setTraining: ["object"],
     train: ["number"],
     setProgress: ["object"],
     getQuiz: [],

@@ -380,14 +380,30 @@ std::string training(AppState& s) {
                       {"playing", tr.playing},
                       {"error", tr.error}};
   j["loss"] = tr.losses.empty() ? nlohmann::json(nullptr) : nlohmann::json(tr.losses.back());
-  j["share"] = tr.task.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.task_share(0));
+  const scenario::TaskCheck* check = s.task_check();
+  j["check"] = check ? nlohmann::json{{"value", check->value},
+                                      {"passed", check->passed},
+                                      {"text", check->text.in(s.lang == Lang::kZh ? "zh" : "en")}}
+                     : nlohmann::json(nullptr);
+  // Kept from the first version of the API: a keyed task's share, else null.
+  const scenario::TaskInfo* info = scenario::find_task(tr.task);
+  j["share"] = check && info->keyed ? nlohmann::json(check->value) : nlohmann::json(nullptr);
   return j.dump();
 }
 
 std::string load_task(AppState& s, const std::string& name, double seed) {
-  if (!(seed >= 0 && seed <= 9007199254740991.0) || seed != std::floor(seed))
-    return "seed: must be a whole number from 0";
+  if (!(seed >= 0 && seed <= scenario::kMaxViewTrainSeed) || seed != std::floor(seed))
+    return "seed: must be a whole number from 0 to " + std::to_string(scenario::kMaxViewTrainSeed);
   return s.load_task(name, static_cast<uint64_t>(seed)).error;
+}
+
+std::string set_training(AppState& s, double lr, const std::string& optimizer) {
+  if (!std::isnan(lr) && !(lr > 0.0 && lr <= 10.0)) return "lr: must be above 0 and at most 10";
+  if (!optimizer.empty() && optimizer != "adam" && optimizer != "sgd")
+    return "optimizer: must be \"adam\" or \"sgd\"";
+  if (!std::isnan(lr)) s.training.lr = static_cast<float>(lr);
+  if (!optimizer.empty()) s.training.adam = optimizer == "adam";
+  return "";
 }
 
 std::string train_steps(AppState& s, int steps) {

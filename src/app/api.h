@@ -67,11 +67,15 @@ std::string quiz(const AppState& s);  // the shown scenario's questions, in the 
 std::string controls(const AppState& s);
 
 // Training (the Train section): training() is {"task", "seed", "step", "loss", "lr",
-// "optimizer", "playing", "share" (a task's: head 1's weight where the task wants it),
-// "error"}; load_task and train_steps answer "" or the error.
+// "optimizer", "playing", "check" (a task's: {"value", "passed", "text"}, see
+// scenario::check_task), "share" (a keyed task's check value: head 1's weight where the task
+// wants it), "error"}; load_task and train_steps answer "" or the error.
 std::string training(AppState& s);
 std::string load_task(AppState& s, const std::string& name, double seed);
 std::string train_steps(AppState& s, int steps);
+// The section's learning rate (above 0, at most 10; NaN: unchanged) and optimizer ("adam",
+// "sgd"; "": unchanged): "" or the error naming the field.
+std::string set_training(AppState& s, double lr, const std::string& optimizer);
 std::string set_control(AppState& s, const std::string& id, const std::string& value_json);
 void set_panels(AppState& s, const std::string& csv);  // the panels to show, by id
 void hide_controls(AppState& s, const std::string& csv);

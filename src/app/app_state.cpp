@@ -73,7 +73,10 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
   scenario = std::move(s);
   preset = -1;
   edited = false;
-  training = Training{false, "", 1, training.lr, training.adam, {}, {}, {}};  // a new start
+  Training fresh;  // a new start, with the learner's rate and optimizer
+  fresh.lr = training.lr;
+  fresh.adam = training.adam;
+  training = std::move(fresh);
   replies.assign(scenario.quiz.size(), QuizReply{});
   ++loads;
   recompute(std::move(p));
@@ -210,10 +213,39 @@ scenario::ViewState AppState::view() const {
   v.embed = embed;
   if (preset >= 0) v.lesson = presets[preset].name;
   v.progress = progress;
+  if (!training.task.empty() && training.seed <= scenario::kMaxViewTrainSeed) {
+    v.train.task = training.task;
+    v.train.seed = static_cast<int>(training.seed);
+    v.train.steps =
+        static_cast<int>(std::min<size_t>(training.losses.size(), scenario::kMaxViewTrainSteps));
+    v.train.lr = training.lr;
+    v.train.adam = training.adam;
+  }
   return v;
 }
 
+void AppState::replay_training(const scenario::TrainState& t) {
+  const scenario::Scenario shown = scenario;
+  const uint64_t loads_before = loads;
+  if (!load_task(t.task, static_cast<uint64_t>(t.seed)).ok()) return;
+  training.lr = t.lr;
+  training.adam = t.adam;
+  if (t.steps > 0) train(t.steps, 1e9);
+  // The scenario shown was edited after training (or trained further than a link holds):
+  // keep it as it was, with the section's task and settings but no curve to show.
+  if (scenario::to_json(scenario) != scenario::to_json(shown)) {
+    set_scenario(shown);
+    training.task = t.task;
+    training.seed = static_cast<uint64_t>(t.seed);
+    training.lr = t.lr;
+    training.adam = t.adam;
+  }
+  loads = loads_before + 1;
+}
+
 void AppState::apply_view(const scenario::ViewState& v) {
+  // First, as it sets the scenario again: the task trained as far as the view says.
+  if (!v.train.task.empty() && v.train != view().train) replay_training(v.train);
   set_step(v.step);
   set_head(v.head);
   set_batch(v.batch);
@@ -319,11 +351,16 @@ void AppState::merge_progress(const std::map<std::string, std::string>& marks) {
 }
 
 attn::Status AppState::load_task(const std::string& name, uint64_t seed) {
+  const scenario::TaskInfo* info = scenario::find_task(name);  // (name may be training.task)
   const scenario::TaskResult t = scenario::make_task(name, seed);
   if (!t.ok()) return attn::Status{t.error};
   const attn::Status st = set_scenario(t.scenario);
   if (!st.ok()) return st;
-  training = Training{false, name, seed, training.lr, training.adam, {}, {}, {}};
+  // The task's recipe: Adam at its rate (scenario/tasks.h).
+  training = Training{};
+  training.task = info->name;
+  training.seed = seed;
+  training.lr = static_cast<float>(info->lr);
   return st;
 }
 
@@ -380,17 +417,16 @@ int AppState::train(int steps, double budget_ms) {
   return taken;
 }
 
-double AppState::task_share(int h) {
-  if (training.task.empty() || h < 0 || h >= static_cast<int>(trace.heads.size())) return 0.0;
-  double sum = 0.0, count = 0.0;
-  for (int b = 0; b < scenario.batch(); ++b) {
-    const attn::Matrix& w = head_trace(h, b).weights[lean ? 0 : b];
-    for (int i = 0; i < w.rows(); ++i) {
-      sum += w(i, scenario::task_key(training.task, i, static_cast<int>(w.rows())));
-      count += 1.0;
-    }
+const scenario::TaskCheck* AppState::task_check() {
+  const scenario::TaskInfo* info = scenario::find_task(training.task);
+  if (!info) return nullptr;
+  recompute_if_needed();
+  if (!runs() || lean) return nullptr;  // a task's trace is small: never lean
+  if (training.check_revision != revision) {
+    training.check = scenario::check_task(*info, scenario, trace);
+    training.check_revision = revision;
   }
-  return count > 0 ? sum / count : 0.0;
+  return &training.check;
 }
 
 void AppState::emit(const char* event) {

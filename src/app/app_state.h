@@ -16,6 +16,7 @@
 #include "core/gradient.h"
 #include "scenario/link.h"
 #include "scenario/scenario.h"
+#include "scenario/tasks.h"
 
 namespace ui {
 
@@ -208,6 +209,8 @@ struct AppState {
     attn::Optimizer optimizer;
     std::vector<float> losses;  // the loss before each step taken
     std::string error;          // why the last step could not be taken
+    scenario::TaskCheck check;  // a task's check, for the scenario's revision check_revision
+    uint64_t check_revision = ~uint64_t{0};
   } training;
   // Loads toy task `name` from `seed` (its scenario, with a fresh optimizer).
   attn::Status load_task(const std::string& name, uint64_t seed);
@@ -215,10 +218,15 @@ struct AppState {
   // scenario once and recomputes. Returns the steps taken (0 with training.error set when the
   // scenario cannot train: no target, no weights, a refused feature).
   int train(int steps, double budget_ms);
+  // Loads task t.task from its seed and takes t.steps steps at its rate and optimizer, which
+  // gives exactly the weights and curve of the moment a link was made. Keeps the shown
+  // scenario if it differs from that (it was edited after training).
+  void replay_training(const scenario::TrainState& t);
   // A fresh optimizer and loss curve (a loaded task is generated again from its seed).
   void reset_training();
-  // For a task: how much of each row's weight head h puts where the task wants it (0..1).
-  double task_share(int h);
+  // A loaded task's check (scenario::check_task) on the current weights, or nullptr (no task,
+  // or the scenario does not run).
+  const scenario::TaskCheck* task_check();
 
   // The view as the link and the JS API carry it (scenario::ViewState), and back. apply_view
   // clamps the head and batch item to the scenario and emits "view".

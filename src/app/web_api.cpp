@@ -250,6 +250,13 @@ EMSCRIPTEN_KEEPALIVE const char* ap_load_task(const char* name, double seed) {
   return out.c_str();
 }
 
+EMSCRIPTEN_KEEPALIVE const char* ap_set_training(double lr, const char* optimizer) {
+  static std::string out;
+  out = ui::api::set_training(g_runtime.app.state, lr, optimizer ? optimizer : "");
+  ui::request_wake();
+  return out.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* ap_train_steps(int steps) {
   static std::string out;
   out = ui::api::train_steps(g_runtime.app.state, steps);

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "scenario/json_util.h"
+#include "scenario/tasks.h"
 
 namespace scenario {
 
@@ -186,6 +187,18 @@ std::string check_view(const ViewState& v, const Scenario& s) {
       return "view.progress." + lesson + ": " + quoted(marks) +
              " is not 1 to 8 marks of '-' (not yet), 'r' (right) and 'w' (wrong)";
   }
+  const TrainState& t = v.train;
+  if (!t.task.empty()) {
+    if (!find_task(t.task)) {
+      std::string names;
+      for (const TaskInfo& info : task_list()) names += (names.empty() ? "" : ", ") + info.name;
+      return "view.train.task: " + quoted(t.task) + " is not a toy task (" + names + ")";
+    }
+    if (!(e = check_range(t.seed, 0, kMaxViewTrainSeed, "view.train.seed")).empty()) return e;
+    if (!(e = check_range(t.steps, 0, kMaxViewTrainSteps, "view.train.steps")).empty()) return e;
+    if (!(t.lr > 0.0f && t.lr <= 10.0f))
+      return "view.train.lr: is " + json(t.lr).dump() + ", must be above 0 and at most 10";
+  }
   return "";
 }
 
@@ -234,7 +247,8 @@ ViewState read_view(const json& j) {
   for (const auto& item : j.items())
     if (item.key() != "step" && item.key() != "head" && item.key() != "batch" &&
         item.key() != "lang" && item.key() != "panels" && item.key() != "hidden" &&
-        item.key() != "embed" && item.key() != "lesson" && item.key() != "progress")
+        item.key() != "embed" && item.key() != "lesson" && item.key() != "progress" &&
+        item.key() != "train")
       fail(field + "." + key_name(item.key()), "unknown field");
   ViewState v;
   if (j.contains("step")) v.step = read_view_int(j["step"], "view.step", 0, kMaxViewStep);
@@ -259,6 +273,35 @@ ViewState read_view(const json& j) {
     for (const auto& item : p.items())
       v.progress[item.key()] =
           read_view_string(item.value(), "view.progress." + key_name(item.key()));
+  }
+  if (j.contains("train")) {
+    const json& t = j["train"];
+    if (!t.is_object())
+      fail("view.train",
+           "must be an object {\"task\", \"seed\", \"steps\", \"lr\", "
+           "\"optimizer\"}, got " +
+               type_name(t));
+    for (const auto& item : t.items())
+      if (item.key() != "task" && item.key() != "seed" && item.key() != "steps" &&
+          item.key() != "lr" && item.key() != "optimizer")
+        fail("view.train." + key_name(item.key()), "unknown field");
+    if (!t.contains("task")) fail("view.train.task", "is missing");
+    v.train.task = read_view_string(t["task"], "view.train.task");
+    if (t.contains("seed"))
+      v.train.seed = read_view_int(t["seed"], "view.train.seed", 0, kMaxViewTrainSeed);
+    if (t.contains("steps"))
+      v.train.steps = read_view_int(t["steps"], "view.train.steps", 0, kMaxViewTrainSteps);
+    if (t.contains("lr")) {
+      if (!t["lr"].is_number())
+        fail("view.train.lr", "must be a number, got " + type_name(t["lr"]));
+      v.train.lr = t["lr"].get<float>();
+    }
+    if (t.contains("optimizer")) {
+      const std::string o = read_view_string(t["optimizer"], "view.train.optimizer");
+      if (o != "adam" && o != "sgd")
+        fail("view.train.optimizer", "is " + quoted(o) + ", expected \"adam\" or \"sgd\"");
+      v.train.adam = o == "adam";
+    }
   }
   return v;
 }
@@ -293,6 +336,14 @@ std::string view_to_json(const ViewState& v) {
     for (const auto& [lesson, marks] : v.progress)
       m += (m.size() > 1 ? "," : "") + text(lesson) + ":" + text(marks);
     o += m + "}";
+  }
+  if (!v.train.task.empty()) {
+    char lr[32];
+    std::snprintf(lr, sizeof lr, "%.9g", static_cast<double>(v.train.lr));
+    key("train");
+    o += "{\"task\":" + text(v.train.task) + ",\"seed\":" + str(v.train.seed) +
+         ",\"steps\":" + str(v.train.steps) + ",\"lr\":" + lr +
+         ",\"optimizer\":" + (v.train.adam ? "\"adam\"" : "\"sgd\"") + "}";
   }
   return o.empty() ? o : o + "}";
 }

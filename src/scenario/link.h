@@ -39,6 +39,25 @@ bool is_progress_marks(const std::string& marks);
 // [SECTION] The view: what the page shows of the scenario.
 //-----------------------------------------------------------------------------
 
+// The Train section (issue 15): a toy task (scenario/tasks.h) and how far it was trained. A
+// reader generates the task from its seed and takes the same steps again, which is
+// deterministic, so that a link shows that moment's weights, loss curve and optimizer.
+// JSON: "train": {"task": "previous_token", "seed": 3, "steps": 300, "lr": 0.05,
+// "optimizer": "adam"}; written when task is not "".
+constexpr int kMaxViewTrainSteps = 10000;
+constexpr int kMaxViewTrainSeed = 999999;
+struct TrainState {
+  std::string task;  // "" = none
+  int seed = 1;      // 0..kMaxViewTrainSeed
+  int steps = 0;     // 0..kMaxViewTrainSteps
+  float lr = 0.05f;  // (0, 10]
+  bool adam = true;  // else SGD
+  bool operator==(const TrainState& o) const {
+    return task == o.task && seed == o.seed && steps == o.steps && lr == o.lr && adam == o.adam;
+  }
+  bool operator!=(const TrainState& o) const { return !(*this == o); }
+};
+
 struct ViewState {
   int step = 0;                     // pipeline step, 0..kMaxViewStep
   int head = 0;                     // focused head, below the scenario's heads
@@ -52,11 +71,12 @@ struct ViewState {
   // 'r' right, 'w' wrong (e.g. {"cross_attention": "r-"}). Travels with the link so that a
   // learner can carry it to another device; it is never sent anywhere.
   std::map<std::string, std::string> progress;
+  TrainState train;  // the Train section's task, if one is loaded
 
   bool operator==(const ViewState& o) const {
     return step == o.step && head == o.head && batch == o.batch && lang == o.lang &&
            panels == o.panels && hidden == o.hidden && embed == o.embed && lesson == o.lesson &&
-           progress == o.progress;
+           progress == o.progress && train == o.train;
   }
   bool operator!=(const ViewState& o) const { return !(*this == o); }
 };

@@ -673,14 +673,17 @@ TEST_CASE("the Train section learns a toy task in the app as the CLI does", "[ap
   CHECK(app.training.error.rfind("target:", 0) == 0);
   REQUIRE(app.load_task("previous_token", 3).ok());
   CHECK(app.lesson_id() == "");
-  const double before = app.task_share(0);
+  REQUIRE(app.task_check());
+  const double before = app.task_check()->value;
   // 400 Adam steps at 0.05, in frames of 50 (as Play takes them).
   int taken = 0;
   while (taken < 400) taken += app.train(50, 1e9);
   CHECK(taken == 400);
   CHECK(app.training.losses.size() == 400);
   CHECK(app.training.losses.back() < 1e-4f * app.training.losses.front());
-  CHECK(app.task_share(0) > 0.9);
+  CHECK(app.task_check()->value > 0.9);
+  CHECK(app.task_check()->passed);
+  CHECK(app.task_check()->text.en.find("Head 1 puts 0.9") == 0);
   CHECK(before < 0.5);
   CHECK(app.runs());
   CHECK_FALSE(app.scenario.has_init);  // the learned weights are written out
@@ -690,5 +693,44 @@ TEST_CASE("the Train section learns a toy task in the app as the CLI does", "[ap
   CHECK(app.training.losses.empty());
   CHECK(app.train(1, 1e9) == 1);
   CHECK(app.training.losses.front() == first);
-  CHECK(app.task_share(0) < 0.5);
+  CHECK(app.task_check()->value < 0.5);
+}
+
+TEST_CASE("a link carries a trained task: the reader trains it again to the same moment",
+          "[app][state][train][link]") {
+  ui::AppState app;
+  REQUIRE(app.load_task("recall", 2).ok());
+  REQUIRE(ui::api::set_training(app, 0.08, "adam") == "");
+  int taken = 0;
+  while (taken < 120) taken += app.train(40, 1e9);
+  const std::string link = ui::api::get_link(app);
+  REQUIRE(!link.empty());
+  CHECK(app.view().train == scenario::TrainState{"recall", 2, 120, 0.08f, true});
+
+  ui::AppState reader;
+  REQUIRE(ui::api::open_link(reader, link) == "");
+  CHECK(reader.training.task == "recall");
+  CHECK(reader.training.seed == 2);
+  CHECK(reader.training.lr == 0.08f);
+  CHECK(reader.training.losses == app.training.losses);  // the same curve, step for step
+  CHECK(scenario::to_json(reader.scenario) == scenario::to_json(app.scenario));
+  // Training on from the link is training on from the moment it was made (Adam's moments too).
+  app.train(5, 1e9);
+  reader.train(5, 1e9);
+  CHECK(reader.training.losses == app.training.losses);
+  CHECK(scenario::to_json(reader.scenario) == scenario::to_json(app.scenario));
+
+  // Edited after training: the reader keeps the edit, and the section keeps the task.
+  app.scenario.keys[0](0, 0) = 0.5f;
+  app.changed();
+  app.recompute_if_needed();
+  ui::AppState edited;
+  REQUIRE(ui::api::open_link(edited, ui::api::get_link(app)) == "");
+  CHECK(scenario::to_json(edited.scenario) == scenario::to_json(app.scenario));
+  CHECK(edited.training.task == "recall");
+  CHECK(edited.training.losses.empty());
+
+  CHECK(ui::api::set_training(app, 0.0, "") == "lr: must be above 0 and at most 10");
+  CHECK(ui::api::set_training(app, NAN, "rmsprop") == "optimizer: must be \"adam\" or \"sgd\"");
+  CHECK(ui::api::load_task(app, "sort", 1e6) == "seed: must be a whole number from 0 to 999999");
 }

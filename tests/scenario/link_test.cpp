@@ -110,6 +110,7 @@ TEST_CASE("every preset round-trips exactly with the default and a full view", "
   full.embed = true;
   full.lesson = "masking_101";
   full.progress = {{"why_so_tall", "r"}, {"multi_head", "w-"}};
+  full.train = {"translate", 999999, 10000, 0.123456789f, false};
   for (const scenario::ViewState& view : {scenario::ViewState(), full}) {
     const scenario::LinkResult r = scenario::decode_link(scenario::encode_link(s, view));
     REQUIRE(r.error == "");
@@ -246,6 +247,25 @@ TEST_CASE("malformed links: view fields", "[link][bad]") {
   CHECK(in_view(R"({"progress": {"Toy 2D": "r"}})") ==
         "link.view.progress: \"Toy 2D\" is not a lesson id (1 to 32 of a-z, 0-9, _)");
   CHECK(in_view(R"({"progress": {"toy_2d": "rw-"}})") == "");
+  CHECK(in_view(R"({"train": "recall"})") ==
+        "link.view.train: must be an object {\"task\", \"seed\", \"steps\", \"lr\", "
+        "\"optimizer\"}, got a string");
+  CHECK(in_view(R"({"train": {"seed": 2}})") == "link.view.train.task: is missing");
+  CHECK(in_view(R"({"train": {"task": "parity"}})") ==
+        "link.view.train.task: \"parity\" is not a toy task (previous_token, reverse, sort, "
+        "recall, translate, kernel_regression)");
+  CHECK(in_view(R"({"train": {"task": "sort", "steps": 10001}})") ==
+        "link.view.train.steps: is 10001, must be at most 10000");
+  CHECK(in_view(R"({"train": {"task": "sort", "seed": -1}})") ==
+        "link.view.train.seed: is -1, must be at least 0");
+  CHECK(in_view(R"({"train": {"task": "sort", "lr": 0}})") ==
+        "link.view.train.lr: is 0.0, must be above 0 and at most 10");
+  CHECK(in_view(R"({"train": {"task": "sort", "optimizer": "rmsprop"}})") ==
+        "link.view.train.optimizer: is \"rmsprop\", expected \"adam\" or \"sgd\"");
+  CHECK(in_view(R"({"train": {"task": "sort", "epochs": 3}})") ==
+        "link.view.train.epochs: unknown field");
+  CHECK(in_view(R"({"train": {"task": "sort", "seed": 7, "steps": 300, "lr": 0.1,
+                              "optimizer": "sgd"}})") == "");
   CHECK(in_view(R"({"step": 2, "head": 0, "batch": 0, "lang": "en", "lesson": ""})") == "");
 }
 
