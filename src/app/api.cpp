@@ -367,6 +367,22 @@ std::string controls(const AppState& s) {
       {{"label", T("numbers in the cells")}, {"kind", "checkbox"}, {"value", s.show_numbers}});
   add("animate",
       {{"label", T("animate step changes")}, {"kind", "checkbox"}, {"value", s.animate}});
+  // The Train section's task and Train/Pause (both hidden with "train").
+  if (!s.control_hidden("train")) {
+    const char* lang = s.lang == Lang::kZh ? "zh" : "en";
+    nlohmann::json tasks = nlohmann::json::array();
+    tasks.push_back({{"value", ""}, {"label", T("this scenario's target")}});
+    for (const scenario::TaskInfo& t : scenario::task_list())
+      tasks.push_back({{"value", t.name}, {"label", t.title.in(lang)}});
+    list.push_back({{"id", "task"},
+                    {"label", T("toy task")},
+                    {"kind", "select"},
+                    {"value", s.training.task},
+                    {"options", tasks}});
+  }
+  if (!s.scenario.target.empty())
+    add("train",
+        {{"label", T("train (play)")}, {"kind", "checkbox"}, {"value", s.training.playing}});
   return list.dump();
 }
 
@@ -381,7 +397,8 @@ std::string training(AppState& s) {
                       {"error", tr.error}};
   j["loss"] = tr.losses.empty() ? nlohmann::json(nullptr) : nlohmann::json(tr.losses.back());
   const scenario::TaskCheck* check = s.task_check();
-  j["check"] = check ? nlohmann::json{{"value", check->value},
+  j["check"] = check ? nlohmann::json{{"loss", check->loss},
+                                      {"value", check->value},
                                       {"passed", check->passed},
                                       {"text", check->text.in(s.lang == Lang::kZh ? "zh" : "en")}}
                      : nlohmann::json(nullptr);
@@ -420,7 +437,7 @@ std::string train_steps(AppState& s, int steps) {
 std::string set_control(AppState& s, const std::string& id, const std::string& value_json) {
   const nlohmann::json v = nlohmann::json::parse(value_json, nullptr, false);
   if (v.is_discarded()) return id + ": the value is not JSON";
-  if (id != "step" && id != "cell" && s.control_hidden(id.c_str()))
+  if (id != "step" && id != "cell" && s.control_hidden(id == "task" ? "train" : id.c_str()))
     return id + ": hidden by the page";
   scenario::Scenario& sc = s.scenario;
   const auto flag = [&](bool* out) -> std::string {
@@ -498,6 +515,14 @@ std::string set_control(AppState& s, const std::string& id, const std::string& v
     return flag(&s.show_numbers);
   } else if (id == "animate") {
     return flag(&s.animate);
+  } else if (id == "task") {
+    if (!v.is_string()) return "task: must be a toy task's name";
+    if (v.get<std::string>().empty()) return "";  // the scenario's own target: as it is
+    return s.load_task(v.get<std::string>(), s.training.seed).error;
+  } else if (id == "train") {
+    if (s.scenario.target.empty())
+      return "train: the scenario has no target (give \"target\", or load a toy task)";
+    return flag(&s.training.playing);
   } else {
     return "id: unknown control \"" + id + "\"";
   }

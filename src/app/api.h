@@ -67,7 +67,7 @@ std::string quiz(const AppState& s);  // the shown scenario's questions, in the 
 std::string controls(const AppState& s);
 
 // Training (the Train section): training() is {"task", "seed", "step", "loss", "lr",
-// "optimizer", "playing", "check" (a task's: {"value", "passed", "text"}, see
+// "optimizer", "playing", "check" (a task's: {"loss", "value", "passed", "text"}, see
 // scenario::check_task), "share" (a keyed task's check value: head 1's weight where the task
 // wants it), "error"}; load_task and train_steps answer "" or the error.
 std::string training(AppState& s);

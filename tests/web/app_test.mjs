@@ -1698,11 +1698,15 @@ async function checkSettings({ page }) {
 }
 
 // Training in the page: a toy task from a seed, 400 Adam steps through the JS API, and the
-// previous-token head appears in the weights the page shows; bad calls are named.
-async function checkTrain({ page }) {
+// previous-token head appears in the weights the page shows; bad calls are named. Then Play
+// (the table view's "train" control, as a keyboard user starts it) for two seconds changes
+// the weights heatmap on screen and lowers the loss; and ?task=recall&seed=2&train=300 opens
+// at exactly the moment the page's own link, opened in a fresh page, comes back to.
+async function checkTrain({ page, browser, url, pages }) {
   const r = await page.evaluate(() => {
     const ap = window.attentionPlayground;
-    const bad = [ap.loadTask("sort", 1), ap.loadTask("reverse", -1), ap.train(0)];
+    const bad = [ap.loadTask("parity", 1), ap.loadTask("reverse", -1), ap.train(0),
+                 ap.setTraining({ lr: 0 }), ap.setTraining({ optimizer: "rmsprop" })];
     const noTarget = ap.train(3);  // the first lesson has no target
     const loaded = ap.loadTask("previous_token", 3);
     const t0 = performance.now();
@@ -1713,16 +1717,74 @@ async function checkTrain({ page }) {
     w.forEach((m) => m.forEach((row, i) => { on += row[i > 0 ? i - 1 : 0]; ++count; }));
     return { bad: bad.map((x) => x.error), noTarget: noTarget.error, loaded: loaded.ok, trained, ms, share: on / count };
   });
-  if (!r.bad[0]?.startsWith("task: unknown task") || !r.bad[1]?.startsWith("seed:") || !r.bad[2]?.startsWith("steps:"))
-    fail(`bad training calls answered ${JSON.stringify(r.bad)}`);
+  const want = ["task: unknown task", "seed:", "steps:", "lr:", "optimizer:"];
+  if (!want.every((w, k) => r.bad[k]?.startsWith(w))) fail(`bad training calls answered ${JSON.stringify(r.bad)}`);
   if (!r.noTarget?.startsWith("target:")) fail(`train() without a target answered ${r.noTarget}`);
   const t = r.trained.training;
-  if (!r.loaded || !r.trained.ok || t.step !== 400 || !(t.share > 0.9) || Math.abs(t.share - r.share) > 1e-6)
-    fail(`training the previous-token task: ${JSON.stringify(r).slice(0, 300)}`);
+  if (!r.loaded || !r.trained.ok || t.step !== 400 || !(t.share > 0.9) || Math.abs(t.share - r.share) > 1e-6 ||
+      !t.check?.passed || !t.check.text.startsWith("Head 1 puts 0.9"))
+    fail(`training the previous-token task: ${JSON.stringify(r).slice(0, 400)}`);
   await waitForFrames(page);
   if (!(await currentGrids(page)).main) fail("after training no main heatmap is drawn");
   ok(`train: previous_token from seed 3, 400 Adam steps in ${r.ms.toFixed(0)} ms (${(400000 / r.ms).toFixed(0)} ` +
-     `steps/s), loss ${t.loss.toExponential(2)}; head 1 puts ${t.share.toFixed(3)} of each row on the token before`);
+     `steps/s), loss ${t.loss.toExponential(2)}; "${t.check.text}"`);
+
+  // Play for two seconds: the weights on screen change and the loss falls.
+  const p = await openPage(browser, `${url}?task=translate&seed=1&step=6`);
+  pages.push(p);
+  const grid = async () => {
+    await waitForFrames(p);
+    const g = (await currentGrids(p)).main;
+    if (!g) fail("the translate task shows no main heatmap");
+    return decodePng(await p.screenshot({ clip: { x: g.x0, y: g.y0, width: g.x1 - g.x0, height: g.y1 - g.y0 } }));
+  };
+  const before = await grid();
+  const first = await p.evaluate(() => window.attentionPlayground.getTraining());
+  // Train from the keyboard: the table view's "train (play)" checkbox, Space.
+  await p.focus("#table-toggle");
+  await p.keyboard.press("Enter");
+  await p.waitForSelector("#a11y-control-train");
+  await p.focus("#a11y-control-train");
+  await p.keyboard.press("Space");
+  const playing = await p.evaluate(() => window.attentionPlayground.getTraining().playing);
+  if (!playing) fail("Space on the table view's train checkbox did not start training");
+  await p.focus("#table-toggle");
+  await p.keyboard.press("Enter");
+  await p.waitForTimeout(2000);
+  const played = { t: await p.evaluate(() => window.attentionPlayground.getTraining()) };
+  const after = await grid();
+  let changed = 0;
+  for (let i = 0; i < before.pixels.length; i += 4)
+    if (Math.abs(before.pixels[i] - after.pixels[i]) + Math.abs(before.pixels[i + 1] - after.pixels[i + 1]) > 30) ++changed;
+  const share = changed / (before.pixels.length / 4);
+  if (!(played.t.step > 20) || !(played.t.loss < 0.5 * first.check.loss) || share < 0.05)
+    fail(`two seconds of Play: ${JSON.stringify(played.t)}, ${(100 * share).toFixed(1)}% of the heatmap changed`);
+  ok(`train: two seconds of Play on translate took ${played.t.step} steps, loss ${played.t.loss.toExponential(2)}; ` +
+     `${(100 * share).toFixed(0)}% of the weights heatmap changed on screen`);
+
+  // A teacher's address, and the page's own link from it, open at the same moment.
+  const q = await openPage(browser, `${url}?task=recall&seed=2&train=300`);
+  pages.push(q);
+  const there = await q.evaluate(() => {
+    const ap = window.attentionPlayground;
+    return { t: ap.getTraining(), link: ap.getLink(), out: JSON.stringify(ap.getTrace().output).slice(0, 600) };
+  });
+  if (there.t.task !== "recall" || there.t.seed !== 2 || there.t.step !== 300 || !there.t.check?.passed)
+    fail(`?task=recall&seed=2&train=300 opened at ${JSON.stringify(there.t)}`);
+  const fresh = await openPage(browser, `${url}#${there.link}`);
+  pages.push(fresh);
+  const back = await fresh.evaluate(() => {
+    const ap = window.attentionPlayground;
+    return { t: ap.getTraining(), out: JSON.stringify(ap.getTrace().output).slice(0, 600) };
+  });
+  if (back.t.step !== 300 || back.t.loss !== there.t.loss || JSON.stringify(back.out) !== JSON.stringify(there.out))
+    fail(`the link of step 300 opened at ${JSON.stringify(back.t)}`);
+  const badTask = await openPage(browser, `${url}?task=parity&train=5`);
+  pages.push(badTask);
+  const notice = await badTask.evaluate(() => window.attentionPlayground.stats().notice);
+  if (!notice.includes('task: unknown task "parity"')) fail(`?task=parity: notice ${JSON.stringify(notice)}`);
+  ok(`train: ?task=recall&seed=2&train=300 opens at step 300 ("${there.t.check.text}"), and its link in a ` +
+     `fresh page comes back to the same loss ${there.t.loss.toExponential(3)} and outputs; ?task=parity is named`);
 }
 
 const CHECKS = {
