@@ -43,6 +43,9 @@ const char kUsage[] =
     "       attention-cli task NAME [--seed S]    print a toy task as a scenario to train:\n"
     "                           previous_token, reverse, sort, recall, translate or\n"
     "                           kernel_regression (see src/scenario/tasks.h)\n"
+    "       attention-cli lesson RECIPE [--out FILE]  a lesson with learned weights: the\n"
+    "                           recipe's task trained as it says, with the lesson's texts\n"
+    "                           (assets/recipes/, see src/scenario/tasks.h)\n"
     "       attention-cli task --list             the tasks and their recipes, as JSON:\n"
     "                           [{\"name\", \"steps\", \"lr\", \"loss_below\", \"share_above\"}]\n"
     "       attention-cli train FILE|- --steps N [--optimizer sgd|adam] [--lr R]\n"
@@ -332,6 +335,27 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string command = argv[1];
+  if (command == "lesson") {
+    if (!(argc == 3 || (argc == 5 && std::strcmp(argv[3], "--out") == 0)))
+      return fail("lesson: usage: attention-cli lesson RECIPE [--out FILE]");
+    const Input recipe = read_input(argv[2]);
+    if (!recipe.ok()) return fail(recipe.error);
+    const scenario::LessonResult lesson = scenario::build_lesson(recipe.text);
+    if (!lesson.ok()) return fail(lesson.error);
+    const std::string text = scenario::to_json(lesson.scenario) + "\n";
+    if (argc == 3) {
+      std::fputs(text.c_str(), stdout);
+      return std::fflush(stdout) == 0 ? 0 : 1;
+    }
+    std::FILE* out = std::fopen(argv[4], "wb");
+    if (!out)
+      return fail("--out: cannot write " + std::string(argv[4]) + " (" + std::strerror(errno) +
+                  ")");
+    const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+    if (std::fclose(out) != 0 || !written)
+      return fail("--out: cannot write " + std::string(argv[4]));
+    return 0;
+  }
   if (command == "task" && argc == 3 && std::strcmp(argv[2], "--list") == 0) {
     std::string out = "[";
     for (const scenario::TaskInfo& t : scenario::task_list()) {
@@ -370,7 +394,7 @@ int main(int argc, char** argv) {
   if (command != "eval" && command != "validate" && command != "normalize" && command != "grad" &&
       command != "train")
     return fail("command: unknown command \"" + command +
-                "\" (expected eval, validate, normalize, grad, train or task)");
+                "\" (expected eval, validate, normalize, grad, train, task or lesson)");
   // FILE, or straight to the options: the arrays alone are then the whole scenario.
   const bool has_file = std::strncmp(argv[2], "--", 2) != 0;
   EvalOptions options;

@@ -93,6 +93,22 @@ std::string check_quiz_shapes(const Scenario& s, const attn::Problem& p) {
   return "";
 }
 
+// "" when there is no target or it is shaped like the output of problem p.
+std::string check_target_shape(const Scenario& s, const attn::Problem& p) {
+  if (s.target.empty()) return "";
+  const int dv_model =
+      p.weights.W_v.size() ? static_cast<int>(p.weights.W_v.cols()) : attn::batch_cols(s.values);
+  const int out_cols = p.weights.W_o.size() ? static_cast<int>(p.weights.W_o.cols()) : dv_model;
+  const int n_q = s.n_queries();
+  if (s.target.size() == s.queries.size() && attn::batch_rows(s.target) == n_q &&
+      attn::batch_cols(s.target) == out_cols)
+    return "";
+  return "target: is " + str(static_cast<int64_t>(s.target.size())) + " × " +
+         str(attn::batch_rows(s.target)) + " × " + str(attn::batch_cols(s.target)) +
+         ", the output is " + str(s.batch()) + " × " + str(n_q) + " × " + str(out_cols) +
+         " (batch × queries × columns)";
+}
+
 }  // namespace
 
 void fit_to_shapes(Scenario* s) {
@@ -109,8 +125,11 @@ void fit_to_shapes(Scenario* s) {
     s->feature_names_zh.clear();
   }
   fit(&s->value_names, &s->value_names_zh, attn::batch_cols(s->values));
-  if (s->quiz.empty()) return;
+  if (s->quiz.empty() && s->target.empty()) return;
   const attn::Problem p = to_problem(*s);
+  // A target the output no longer has the shape of (other tokens, widths or heads) goes: the
+  // edited scenario is a new problem, and Train says it has no target.
+  if (!check_target_shape(*s, p).empty()) s->target.clear();
   std::vector<QuizQuestion> kept;
   for (size_t i = 0; i < s->quiz.size(); ++i)
     if (check_quiz_question(*s, p, i).empty()) kept.push_back(s->quiz[i]);
@@ -245,19 +264,7 @@ Resolved resolve(const Scenario& s) {
   r.problem = to_problem(s);
   e = attn::validate(r.problem).error;
   if (r.ok()) e = check_quiz_shapes(s, r.problem);
-  if (r.ok() && !s.target.empty()) {
-    const int dv_model = r.problem.weights.W_v.size()
-                             ? static_cast<int>(r.problem.weights.W_v.cols())
-                             : attn::batch_cols(s.values);
-    const int out_cols =
-        r.problem.weights.W_o.size() ? static_cast<int>(r.problem.weights.W_o.cols()) : dv_model;
-    if (s.target.size() != s.queries.size() || attn::batch_rows(s.target) != n_q ||
-        attn::batch_cols(s.target) != out_cols)
-      e = "target: is " + str(static_cast<int64_t>(s.target.size())) + " × " +
-          str(attn::batch_rows(s.target)) + " × " + str(attn::batch_cols(s.target)) +
-          ", the output is " + str(B) + " × " + str(n_q) + " × " + str(out_cols) +
-          " (batch × queries × columns)";
-  }
+  if (r.ok()) e = check_target_shape(s, r.problem);
   if (!r.ok()) r.problem = attn::Problem();
   return r;
 }

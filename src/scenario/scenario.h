@@ -241,8 +241,8 @@ bool is_quiz_matrix(const std::string& name);
 const attn::Matrix& quiz_matrix(const QuizAnswer& a, const attn::HeadTrace& head, int item,
                                 const attn::Batch& output);
 int argmax_in_row(const attn::Matrix& m, int row);
-// Drops the questions whose cells an edit has taken away (fewer rows, keys or heads), and the
-// column names whose columns an edit has changed.
+// Drops the questions whose cells an edit has taken away (fewer rows, keys or heads), the
+// column names whose columns an edit has changed, and a target the output's shape has left.
 void fit_to_shapes(Scenario* s);
 int quiz_argmax(const QuizAnswer& a, const attn::Trace& t);
 float quiz_value(const QuizAnswer& a, const attn::Trace& t);

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/gradient.h"
 #include "core/random.h"
 
 namespace scenario {
@@ -378,6 +380,88 @@ TaskCheck check_task(const TaskInfo& task, const Scenario& s, const attn::Trace&
   std::snprintf(zh, sizeof zh, task.check.zh.c_str(), c.value);
   c.text = {en, zh};
   return c;
+}
+
+LessonResult build_lesson(const std::string& recipe_json) {
+  using nlohmann::json;
+  LessonResult r;
+  const json j = json::parse(recipe_json, nullptr, false);
+  const auto failed = [&r](const std::string& field, const std::string& problem) {
+    r.error = "recipe" + (field.empty() ? "" : "." + field) + ": " + problem;
+    return r;
+  };
+  if (j.is_discarded() || !j.is_object()) return failed("", "is not a JSON object");
+  for (const auto& item : j.items())
+    if (item.key() != "version" && item.key() != "train" && item.key() != "lesson")
+      return failed(item.key(), "unknown field (expected version, train, lesson)");
+  if (!j.contains("version") || j["version"] != 1) return failed("version", "must be 1");
+  if (!j.contains("train") || !j["train"].is_object()) return failed("train", "must be an object");
+  const json& t = j["train"];
+  for (const auto& item : t.items())
+    if (item.key() != "task" && item.key() != "seed" && item.key() != "steps" &&
+        item.key() != "optimizer" && item.key() != "lr" && item.key() != "keep")
+      return failed("train." + item.key(), "unknown field");
+  const auto whole = [&t](const char* key, int64_t lo, int64_t hi, int64_t* out) {
+    if (!t.contains(key)) return true;
+    if (!t[key].is_number_integer() || t[key].get<int64_t>() < lo || t[key].get<int64_t>() > hi)
+      return false;
+    *out = t[key].get<int64_t>();
+    return true;
+  };
+  if (!t.contains("task") || !t["task"].is_string() || !find_task(t["task"].get<std::string>()))
+    return failed("train.task", "must name a toy task (attention-cli task --list)");
+  const TaskInfo& info = *find_task(t["task"].get<std::string>());
+  int64_t seed = 1, steps = info.steps, keep = kMaxBatch;
+  if (!whole("seed", 0, 999999, &seed)) return failed("train.seed", "must be 0 to 999999");
+  if (!whole("steps", 0, 100000, &steps)) return failed("train.steps", "must be 0 to 100000");
+  if (!whole("keep", 1, kMaxBatch, &keep)) return failed("train.keep", "must be 1 to 64");
+  attn::Optimizer opt;
+  opt.kind = attn::Optimizer::Kind::kAdam;
+  opt.lr = info.lr;
+  if (t.contains("optimizer")) {
+    if (t["optimizer"] != "adam" && t["optimizer"] != "sgd")
+      return failed("train.optimizer", "must be \"adam\" or \"sgd\"");
+    if (t["optimizer"] == "sgd") opt.kind = attn::Optimizer::Kind::kSgd;
+  }
+  if (t.contains("lr")) {
+    if (!t["lr"].is_number() || !(t["lr"].get<double>() > 0.0 && t["lr"].get<double>() <= 10.0))
+      return failed("train.lr", "must be a number above 0 and at most 10");
+    opt.lr = t["lr"].get<double>();
+  }
+
+  Scenario s = make_task(info.name, static_cast<uint64_t>(seed)).scenario;
+  const Resolved resolved = resolve(s);
+  if (!resolved.ok()) return failed("train", resolved.error);
+  attn::Problem p = resolved.problem;
+  for (int64_t k = 0; k < steps; ++k) {
+    double loss = 0.0;
+    const attn::Status st = opt.step(&p, s.target, &loss);
+    if (!st.ok()) return failed("train", st.error);
+  }
+  set_weights(&s, p.weights);
+  if (keep < s.batch()) {
+    const size_t n = static_cast<size_t>(keep);
+    for (attn::Batch* b : {&s.queries, &s.keys, &s.values, &s.target}) b->resize(n);
+    for (auto* tokens : {&s.query_tokens, &s.key_tokens, &s.query_tokens_zh, &s.key_tokens_zh})
+      if (s.tokens_per_item && tokens->size() > n) tokens->resize(n);
+  }
+
+  // The lesson's texts, read as a scenario's own fields.
+  json doc = json::parse(to_json(s));
+  if (j.contains("lesson")) {
+    if (!j["lesson"].is_object()) return failed("lesson", "must be an object");
+    for (const auto& item : j["lesson"].items()) {
+      const std::string& k = item.key();
+      if (k != "title" && k != "description" && k != "read" && k != "tour" && k != "quiz")
+        return failed("lesson." + k,
+                      "is not a lesson field (title, description, read, tour, quiz)");
+      doc[k] = item.value();
+    }
+  }
+  ParseResult parsed = parse(doc.dump());
+  if (!parsed.ok()) return failed("lesson", parsed.error);
+  r.scenario = std::move(parsed.scenario);
+  return r;
 }
 
 }  // namespace scenario

@@ -73,4 +73,20 @@ struct TaskCheck {
 };
 TaskCheck check_task(const TaskInfo& task, const Scenario& s, const attn::Trace& t);
 
+// A lesson whose weights are learned, from a recipe (assets/recipes/<name>.json):
+//   {"version": 1,
+//    "train": {"task": "previous_token", "seed": 1, "steps": 400, "optimizer": "adam",
+//              "lr": 0.05, "keep": 4},
+//    "lesson": {"title": ..., "description": ..., "read": ..., "tour": [...], "quiz": [...]}}
+// The task is generated from its seed and trained (attn::Optimizer, deterministic); the
+// lesson keeps the first `keep` batch items (inputs and target: the weights were learned on
+// all of them) and the lesson's texts, which are checked as a scenario's are (a quiz question
+// must fit). `attention-cli lesson` writes it; the build makes the learned presets so.
+struct LessonResult {
+  Scenario scenario;
+  std::string error;  // "" or "recipe.<field>: <problem>"
+  bool ok() const { return error.empty(); }
+};
+LessonResult build_lesson(const std::string& recipe_json);
+
 }  // namespace scenario

@@ -5,17 +5,25 @@
 //       every lesson asks at least one question, and every answer key in a preset's "quiz"
 //       agrees with `attention-cli eval` of that preset;
 //   node lessons_check.mjs --cli "<cmd;args>" designed PRESETS_DIR
-//       the hand-set weights do what their lessons say (issue 13, item 2).
+//       the hand-set weights do what their lessons say (issue 13, item 2);
+//   node lessons_check.mjs --cli "<cmd;args>" learned PRESETS_DIR RECIPES_DIR [--other DIR]
+//       each learned lesson (assets/recipes/NAME.json) trained again by this CLI is the built
+//       PRESETS_DIR/NAME.json, byte for byte; its head puts ≥ 0.9 of every row's weight where
+//       its task wants it; and (--other: the native build's presets) the WASM build learned
+//       the same weights to 1e-3.
 //
 // A CLI is given as a ;-separated command line, as CMake lists are written.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const argv = process.argv.slice(2);
 const cliAt = argv.indexOf("--cli");
 const cli = cliAt >= 0 ? argv[cliAt + 1].split(";") : null;
-const [mode, dir, lessonsTxt] = argv.filter((_, i) => i !== cliAt && i !== cliAt + 1);
+const otherAt = argv.indexOf("--other");
+const other = otherAt >= 0 ? argv[otherAt + 1] : null;
+const [mode, dir, lessonsTxt] = argv.filter((_, i) => ![cliAt, cliAt + 1, otherAt, otherAt + 1].includes(i));
 
 function fail(message) {
   console.error(`FAIL: ${message}`);
@@ -124,6 +132,40 @@ if (mode === "quiz") {
     if (off !== 0) fail(`i_saw_a_saw: without positional encoding the saw rows differ by ${off}`);
     console.log(`ok: i_saw_a_saw: the saw rows differ by ${fixed(on)} with positional encoding, 0 without`);
   }
+} else if (mode === "learned") {
+  const recipes = readdirSync(lessonsTxt).filter((f) => f.endsWith(".json")).sort();
+  if (recipes.length < 2) fail(`only ${recipes.length} recipes in ${lessonsTxt}`);
+  // Where a learned solution of each task puts row i's weight.
+  const keyOf = { previous_token: (i) => (i > 0 ? i - 1 : 0), translate: (i) => [0, 2, 1, 3][i] };
+  const tmp = mkdtempSync(join(tmpdir(), "ap-learned-"));
+  for (const file of recipes) {
+    const name = file.replace(/\.json$/, "");
+    const recipe = JSON.parse(readFileSync(join(lessonsTxt, file), "utf8"));
+    const out = join(tmp, file);
+    const r = spawnSync(cli[0], [...cli.slice(1), "lesson", join(lessonsTxt, file), "--out", out], { encoding: "utf8" });
+    if (r.status !== 0) fail(`${name}: attention-cli lesson exited ${r.status}: ${r.stderr}`);
+    const built = readFileSync(join(dir, file), "utf8");
+    if (readFileSync(out, "utf8") !== built) fail(`${name}: trained again, the lesson differs from the built preset`);
+    const s = JSON.parse(built);
+    const key = keyOf[recipe.train.task];
+    if (!key) fail(`${name}: no check for task ${recipe.train.task} here`);
+    const w = evaluate(s, name).heads[0].weights;
+    let least = 1;
+    w.forEach((m, b) => m.forEach((row, i) => { least = Math.min(least, num(row[key(i)])); }));
+    if (least < 0.9) fail(`${name}: a row puts only ${fixed(least)} of its weight where ${recipe.train.task} wants it`);
+    let gap = 0;
+    if (other) {
+      const o = JSON.parse(readFileSync(join(other, file), "utf8"));
+      for (const m of ["W_q", "W_k", "W_v", "W_o"])
+        s[m].forEach((row, i) => row.forEach((v, j) => {
+          gap = Math.max(gap, Math.abs(num(v) - num(o[m][i][j])) / Math.max(1, Math.abs(num(o[m][i][j]))));
+        }));
+      if (gap > 1e-3) fail(`${name}: this build learned weights ${gap.toExponential(2)} away from the other build's`);
+    }
+    console.log(`ok: ${name}: trained again byte for byte; every row puts ≥ ${fixed(least)} where ` +
+                `${recipe.train.task} wants it` + (other ? `; weights within ${gap.toExponential(1)} of the other build's` : ""));
+  }
+  rmSync(tmp, { recursive: true });
 } else {
   fail(`unknown mode ${mode}`);
 }

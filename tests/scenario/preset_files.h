@@ -21,7 +21,7 @@ inline std::string read_file(const std::string& path) {
 }
 
 inline std::string preset_text(const std::string& name) {
-  return read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json");
+  return read_file(std::string(AP_PRESETS_DIR) + "/" + name + ".json");
 }
 
 inline scenario::ParseResult preset(const std::string& name) {

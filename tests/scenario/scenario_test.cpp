@@ -543,6 +543,42 @@ TEST_CASE("each toy task's recipe learns it from seeds 1, 2 and 3", "[scenario][
     }
 }
 
+TEST_CASE("a learned lesson is its recipe trained again, exactly as the build made it",
+          "[scenario][tasks][recipes]") {
+  REQUIRE(std::size(kRecipeNames) >= 2);
+  for (const char* name : kRecipeNames) {
+    INFO(name);
+    const std::string recipe = read_file(std::string(AP_ASSETS_DIR) + "/recipes/" + name + ".json");
+    const scenario::LessonResult lesson = scenario::build_lesson(recipe);
+    REQUIRE(lesson.error == "");
+    CHECK(scenario::to_json(lesson.scenario) + "\n" ==
+          read_file(std::string(AP_PRESETS_DIR) + "/" + name + ".json"));
+    CHECK_FALSE(lesson.scenario.has_init);  // the weights are written out
+    CHECK(lesson.scenario.batch() == 4);
+    CHECK(lesson.scenario.target.size() == 4);
+    CHECK(lesson.scenario.quiz.size() >= 1);
+  }
+  const auto error = [](const std::string& recipe) { return scenario::build_lesson(recipe).error; };
+  CHECK(error("[]") == "recipe: is not a JSON object");
+  CHECK(error(R"({"version": 2, "train": {}})") == "recipe.version: must be 1");
+  CHECK(error(R"({"version": 1, "train": {"task": "parity"}})") ==
+        "recipe.train.task: must name a toy task (attention-cli task --list)");
+  CHECK(error(R"({"version": 1, "train": {"task": "sort", "steps": -1}})") ==
+        "recipe.train.steps: must be 0 to 100000");
+  CHECK(error(R"({"version": 1, "train": {"task": "sort", "lr": 0}})") ==
+        "recipe.train.lr: must be a number above 0 and at most 10");
+  CHECK(error(R"({"version": 1, "train": {"task": "sort", "batch": 2}})") ==
+        "recipe.train.batch: unknown field");
+  CHECK(error(R"({"version": 1, "train": {"task": "sort", "steps": 0},
+                  "lesson": {"scoring": "dot"}})") ==
+        "recipe.lesson.scoring: is not a lesson field (title, description, read, tour, quiz)");
+  // The lesson's texts are read as a scenario's: a question must fit the task's shapes.
+  CHECK(error(R"({"version": 1, "train": {"task": "sort", "steps": 0, "keep": 1},
+                  "lesson": {"quiz": [{"step": 2, "ask": "?", "why": ".",
+                                       "answer": {"batch": 3, "row": 0, "key": 0}}]}})")
+            .rfind("recipe.lesson: quiz[0].answer", 0) == 0);
+}
+
 TEST_CASE("quiz errors name the field", "[scenario][json][quiz]") {
   const auto quiz = [](const std::string& answer) {
     return error_of(
@@ -581,7 +617,7 @@ TEST_CASE("every preset file is a lesson in assets/lessons.txt, and every lesson
 TEST_CASE("every preset parses, round-trips and runs", "[scenario][presets]") {
   const char* name = GENERATE(from_range(std::begin(kLessonNames), std::end(kLessonNames)));
   INFO(name);
-  const std::string text = read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json");
+  const std::string text = read_file(std::string(AP_PRESETS_DIR) + "/" + name + ".json");
   const scenario::ParseResult r = scenario::parse(text);
   REQUIRE(r.error == "");
   CHECK_FALSE(r.scenario.title.en.empty());
@@ -604,7 +640,7 @@ TEST_CASE("the textbook presets give [2,3,4,5] and [10,11,12,13]", "[scenario][p
   const char* name = GENERATE("textbook_ones", "textbook_additive");
   INFO(name);
   const scenario::ParseResult r =
-      scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json"));
+      scenario::parse(read_file(std::string(AP_PRESETS_DIR) + "/" + name + ".json"));
   REQUIRE(r.error == "");
   const attn::Trace t = attn::run(scenario::to_problem(r.scenario));
   for (int c = 0; c < 4; ++c) {
@@ -652,7 +688,7 @@ TEST_CASE("every preset's tour notes are in both languages, one per step", "[sce
   for (const char* name : kLessonNames) {
     INFO(name);
     const scenario::ParseResult r =
-        scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json"));
+        scenario::parse(read_file(std::string(AP_PRESETS_DIR) + "/" + name + ".json"));
     REQUIRE(r.error == "");
     CHECK(!r.scenario.tour.empty());
     std::set<int> steps;
@@ -667,7 +703,7 @@ TEST_CASE("every preset's tour notes are in both languages, one per step", "[sce
 TEST_CASE("the tour notes' numbers are the presets' numbers", "[scenario][presets]") {
   auto trace_of = [](const char* name) {
     const scenario::ParseResult r =
-        scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/" + name + ".json"));
+        scenario::parse(read_file(std::string(AP_PRESETS_DIR) + "/" + name + ".json"));
     REQUIRE(r.error == "");
     return attn::run(scenario::to_problem(r.scenario));
   };
