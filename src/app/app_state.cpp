@@ -76,6 +76,12 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
   Training fresh;  // a new start, with the learner's rate and optimizer
   fresh.lr = training.lr;
   fresh.adam = training.adam;
+  if (const scenario::TaskInfo* t = scenario::find_task(scenario.trained_from_task)) {
+    // A learned lesson: its task, so that Train goes on from it and Reset starts it over.
+    fresh.task = t->name;
+    fresh.seed = scenario.trained_from_seed;
+    fresh.lr = static_cast<float>(t->lr);
+  }
   training = std::move(fresh);
   replies.assign(scenario.quiz.size(), QuizReply{});
   ++loads;

@@ -17,6 +17,7 @@
 
 #include "scenario/json_util.h"
 #include "scenario/scenario.h"
+#include "scenario/tasks.h"
 
 namespace scenario {
 
@@ -640,13 +641,13 @@ void read_masked_cells(const json& v, Scenario* s) {
 Scenario read_scenario(const json& j) {
   if (!j.is_object()) fail("scenario", "must be a JSON object, got " + type_name(j));
   check_keys(j, "",
-             {"version",       "title",       "description",  "x",          "queries",
-              "keys",          "values",      "query_tokens", "key_tokens", "scoring",
-              "temperature",   "heads",       "valid_lens",   "causal",     "window",
-              "masked_cells",  "mask_value",  "W_q",          "W_k",        "W_v",
-              "W_o",           "W",           "w_v",          "init",       "positional_encoding",
-              "hard",          "dropout",     "tour",         "quiz",       "read",
-              "feature_names", "value_names", "target"});
+             {"version",       "title",       "description",  "x",           "queries",
+              "keys",          "values",      "query_tokens", "key_tokens",  "scoring",
+              "temperature",   "heads",       "valid_lens",   "causal",      "window",
+              "masked_cells",  "mask_value",  "W_q",          "W_k",         "W_v",
+              "W_o",           "W",           "w_v",          "init",        "positional_encoding",
+              "hard",          "dropout",     "tour",         "quiz",        "read",
+              "feature_names", "value_names", "target",       "trained_from"});
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
     fail("version", j["version"].dump() + " is not supported; this build reads version 1");
@@ -657,6 +658,18 @@ Scenario read_scenario(const json& j) {
   if (j.contains("tour")) s.tour = read_tour(j["tour"]);
   if (j.contains("quiz")) s.quiz = read_quiz(j["quiz"]);
   if (j.contains("read")) read_reading(j["read"], &s);
+  if (j.contains("trained_from")) {
+    const json& t = j["trained_from"];
+    if (!t.is_object())
+      fail("trained_from", "must be an object {\"task\": ..., \"seed\": ...}, got " + type_name(t));
+    check_keys(t, "trained_from", {"task", "seed"});
+    if (!t.contains("task") || !t["task"].is_string() || !find_task(t["task"].get<std::string>()))
+      fail("trained_from.task", "must name a toy task (attention-cli task --list)");
+    if (!t.contains("seed")) fail("trained_from.seed", "missing");
+    s.trained_from_task = t["task"].get<std::string>();
+    s.trained_from_seed =
+        static_cast<uint64_t>(read_int(t["seed"], "trained_from.seed", 0, 999999));
+  }
 
   bool two_d = false;
   if (j.contains("x")) {
@@ -978,6 +991,11 @@ std::string to_json(const Scenario& s) {
   if (!s.target.empty()) {
     append_key(&o, "target");
     append_batch(&o, s.target, s.batch_of_one);
+  }
+  if (!s.trained_from_task.empty()) {
+    append_key(&o, "trained_from");
+    o += "{\"task\":\"" + s.trained_from_task +
+         "\",\"seed\":" + std::to_string(s.trained_from_seed) + "}";
   }
   if (!s.read_url.empty()) {
     append_key(&o, "read");

@@ -93,6 +93,11 @@ struct Scenario {
   // Optional: the textbook section the lesson follows, a plain https link per language.
   // JSON: "read": {"title": {"en": ..., "zh": ...}, "url": {"en": "https://...", "zh": ...}}
   LocalText read_title, read_url;
+  // Optional: the toy task and seed whose training made these weights (scenario/tasks.h; a
+  // learned lesson's recipe writes it). JSON: "trained_from": {"task": "translate", "seed": 1}.
+  // The Train section starts from that task, and its Reset goes back to the task's random start.
+  std::string trained_from_task;  // "" = none
+  uint64_t trained_from_seed = 0;
 
   // Inputs. With "x" (self-attention) queries, keys and values are all x.
   bool self_attention = false;

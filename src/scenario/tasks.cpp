@@ -439,6 +439,8 @@ LessonResult build_lesson(const std::string& recipe_json) {
     if (!st.ok()) return failed("train", st.error);
   }
   set_weights(&s, p.weights);
+  s.trained_from_task = info.name;
+  s.trained_from_seed = static_cast<uint64_t>(seed);
   if (keep < s.batch()) {
     const size_t n = static_cast<size_t>(keep);
     for (attn::Batch* b : {&s.queries, &s.keys, &s.values, &s.target}) b->resize(n);

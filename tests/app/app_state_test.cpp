@@ -734,3 +734,18 @@ TEST_CASE("a link carries a trained task: the reader trains it again to the same
   CHECK(ui::api::set_training(app, NAN, "rmsprop") == "optimizer: must be \"adam\" or \"sgd\"");
   CHECK(ui::api::load_task(app, "sort", 1e6) == "seed: must be a whole number from 0 to 999999");
 }
+
+TEST_CASE("a learned lesson trains on from its task, and Reset starts the task over",
+          "[app][state][train]") {
+  ui::AppState app;
+  REQUIRE(ui::api::load_preset(app, "learned_alignment"));
+  CHECK(app.training.task == "translate");
+  CHECK(app.training.seed == 1);
+  CHECK(app.scenario.batch() == 4);
+  REQUIRE(app.task_check());
+  CHECK(app.task_check()->value > 0.95);  // learned already
+  CHECK(app.train(3, 1e9) == 3);          // and it goes on from there, on the lesson's items
+  app.reset_training();
+  CHECK(app.scenario.batch() == 32);  // the task's random start
+  CHECK(app.task_check()->value < 0.5);
+}

@@ -554,10 +554,22 @@ TEST_CASE("a learned lesson is its recipe trained again, exactly as the build ma
     CHECK(scenario::to_json(lesson.scenario) + "\n" ==
           read_file(std::string(AP_PRESETS_DIR) + "/" + name + ".json"));
     CHECK_FALSE(lesson.scenario.has_init);  // the weights are written out
+    CHECK(scenario::find_task(lesson.scenario.trained_from_task));
     CHECK(lesson.scenario.batch() == 4);
     CHECK(lesson.scenario.target.size() == 4);
     CHECK(lesson.scenario.quiz.size() >= 1);
   }
+  const auto parse_error = [](const std::string& field) {
+    return scenario::parse(R"({"version": 1, "x": [[1]], "trained_from": )" + field + "}").error;
+  };
+  CHECK(parse_error(R"("sort")") ==
+        "trained_from: must be an object {\"task\": ..., \"seed\": ...}, got a string");
+  CHECK(parse_error(R"({"task": "parity", "seed": 1})") ==
+        "trained_from.task: must name a toy task (attention-cli task --list)");
+  CHECK(parse_error(R"({"task": "sort"})") == "trained_from.seed: missing");
+  CHECK(parse_error(R"({"task": "sort", "seed": 1, "steps": 3})").rfind("trained_from.steps", 0) ==
+        0);
+  CHECK(parse_error(R"({"task": "sort", "seed": 7})") == "");
   const auto error = [](const std::string& recipe) { return scenario::build_lesson(recipe).error; };
   CHECK(error("[]") == "recipe: is not a JSON object");
   CHECK(error(R"({"version": 2, "train": {}})") == "recipe.version: must be 1");
