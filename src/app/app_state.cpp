@@ -435,6 +435,57 @@ const scenario::TaskCheck* AppState::task_check() {
   return &training.check;
 }
 
+bool AppState::cell_gradient(const CellRef& c, double* out) {
+  recompute_if_needed();
+  if (scenario.target.empty() || !runs() || lean) return false;
+  if (grads_revision_ != revision) {
+    grads_revision_ = revision;
+    grads_ok_ = attn::gradients(problem, scenario.target, &grads_).ok();
+  }
+  if (!grads_ok_) return false;
+  const attn::Gradients& g = grads_;
+  const auto at = [&](const attn::MatrixD& m) {
+    if (c.row >= m.rows() || c.col >= m.cols()) return false;
+    *out = m(c.row, c.col);
+    return true;
+  };
+  const auto input = [&](const attn::BatchD& x) {
+    if (c.batch >= static_cast<int>(x.size())) return false;
+    attn::MatrixD sum = x[c.batch];
+    if (scenario.self_attention)  // x is the queries, the keys and the values at once
+      sum = g.queries[c.batch] + g.keys[c.batch] + g.values[c.batch];
+    return at(sum);
+  };
+  switch (c.kind) {
+    case MatrixKind::kQueries:
+      return input(g.queries);
+    case MatrixKind::kKeys:
+      return input(g.keys);
+    case MatrixKind::kValues:
+      return input(g.values);
+    case MatrixKind::kWq:
+      return at(g.W_q);
+    case MatrixKind::kWk:
+      return at(g.W_k);
+    case MatrixKind::kWv:
+      return at(g.W_v);
+    case MatrixKind::kWo:
+      return at(g.W_o);
+    case MatrixKind::kOutput: {  // L = mean((y − t)²): ∂L/∂y = 2(y − t)/N
+      if (c.batch >= static_cast<int>(trace.output.size())) return false;
+      const attn::Matrix& y = trace.output[c.batch];
+      if (c.row >= y.rows() || c.col >= y.cols()) return false;
+      double count = 0.0;
+      for (const attn::Matrix& m : trace.output) count += static_cast<double>(m.size());
+      *out = 2.0 * (static_cast<double>(y(c.row, c.col)) - scenario.target[c.batch](c.row, c.col)) /
+             count;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 void AppState::emit(const char* event) {
   if (std::find(events.begin(), events.end(), event) == events.end()) events.push_back(event);
 }

@@ -227,6 +227,11 @@ struct AppState {
   // A loaded task's check (scenario::check_task) on the current weights, or nullptr (no task,
   // or the scenario does not run).
   const scenario::TaskCheck* task_check();
+  // ∂L/∂(cell) for the loss mean((output − target)²) at the current weights, for a cell of
+  // the inputs, W_q, W_k, W_v, W_o or the output: false when the scenario has no target, the
+  // gradient cannot be taken (hard attention, a row fully masked under −∞) or the cell is of
+  // another matrix. "Behind this cell" shows it.
+  bool cell_gradient(const CellRef& c, double* out);
 
   // The view as the link and the JS API carry it (scenario::ViewState), and back. apply_view
   // clamps the head and batch item to the scenario and emits "view".
@@ -253,6 +258,9 @@ struct AppState {
   void recompute(attn::Problem p);
   bool dirty_ = false;
   attn::HeadTrace on_demand_;  // the one head of one batch item computed on demand when lean
+  attn::Gradients grads_;      // for revision grads_revision_, when grads_ok_
+  uint64_t grads_revision_ = ~uint64_t{0};
+  bool grads_ok_ = false;
   int on_demand_head_ = -1, on_demand_item_ = -1;
   std::vector<uint8_t> mask_;  // the mask of batch item mask_item_
   int mask_item_ = -1;

@@ -99,6 +99,15 @@ const std::pair<const char*, const char*> kZh[] = {
     {"learning rate", "学习率"},
     {"this scenario's target", "这个场景的目标"},
     {"toy task", "玩具任务"},
+    {"L = mean((output \xe2\x88\x92 target)\xc2\xb2); here the target is %s, so "
+     "\xe2\x88\x82L/\xe2\x88\x82y = 2(y \xe2\x88\x92 target)/N.",
+     "L = mean((输出 − 目标)²)；这里的目标是 %s，所以 ∂L/∂y = 2(y − 目标)/N。"},
+    {"A training step moves this weight against its gradient: by "
+     "\xe2\x88\x92rate \xc3\x97 \xe2\x88\x82L/\xe2\x88\x82w with SGD.",
+     "每个训练步都把这个权重往梯度的反方向推：用 SGD 时推 −学习率 × ∂L/∂w。"},
+    {"Training keeps the inputs fixed; the gradient says how the loss would change if this "
+     "number did.",
+     "训练时输入保持不变；梯度说明如果这个数变了，损失会怎样变。"},
     {"train (play)", "训练（播放）"},
     {"step %d, loss %.3g", "第 %d 步，损失 %.3g"},
     {"Pick a toy task, or give the scenario a \"target\", then Train.",

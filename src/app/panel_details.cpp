@@ -30,6 +30,31 @@ void draw_details(AppState& s) {
   const std::vector<std::string> lines =
       explain_cell(c, s.problem, s.trace, s.head_trace(h, c.batch));
   for (const std::string& line : lines) text_wrapped_mono(line);
+  // With a target: how the loss answers to this cell, and what a training step does with it.
+  double g = 0.0;
+  if (s.cell_gradient(c, &g)) {
+    ImGui::Separator();
+    char line[160];
+    std::snprintf(line, sizeof line, "\xe2\x88\x82L/\xe2\x88\x82(%s [%d, %d]) = %s", info.symbol,
+                  c.row + 1, c.col + 1, num(static_cast<float>(g)).c_str());
+    text_wrapped_mono(line);
+    const bool weight = c.kind == MatrixKind::kWq || c.kind == MatrixKind::kWk ||
+                        c.kind == MatrixKind::kWv || c.kind == MatrixKind::kWo;
+    if (c.kind == MatrixKind::kOutput) {
+      std::snprintf(line, sizeof line,
+                    T("L = mean((output \xe2\x88\x92 target)\xc2\xb2); here the target is %s, so "
+                      "\xe2\x88\x82L/\xe2\x88\x82y = 2(y \xe2\x88\x92 target)/N."),
+                    num(s.scenario.target[c.batch](c.row, c.col)).c_str());
+      text_wrapped(line, true);
+    } else {
+      text_wrapped(weight
+                       ? T("A training step moves this weight against its gradient: by "
+                           "\xe2\x88\x92rate \xc3\x97 \xe2\x88\x82L/\xe2\x88\x82w with SGD.")
+                       : T("Training keeps the inputs fixed; the gradient says how the loss would "
+                           "change if this number did."),
+                   true);
+    }
+  }
 }
 
 }  // namespace ui

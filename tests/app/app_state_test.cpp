@@ -749,3 +749,28 @@ TEST_CASE("a learned lesson trains on from its task, and Reset starts the task o
   CHECK(app.scenario.batch() == 32);  // the task's random start
   CHECK(app.task_check()->value < 0.5);
 }
+
+TEST_CASE("with a target, a hovered cell has its gradient", "[app][state][train][grad]") {
+  ui::AppState app;
+  double g = 0.0;
+  ui::CellRef c;
+  c.kind = ui::MatrixKind::kWq;
+  CHECK_FALSE(app.cell_gradient(c, &g));  // the first lesson has no target
+  REQUIRE(app.load_task("previous_token", 2).ok());
+  attn::Gradients want;
+  REQUIRE(attn::gradients(app.problem, app.scenario.target, &want).ok());
+  c.row = 3;
+  c.col = 5;
+  REQUIRE(app.cell_gradient(c, &g));
+  CHECK(g == want.W_q(3, 5));
+  c.kind = ui::MatrixKind::kQueries;  // x: the sum of its three roles
+  c.batch = 1;
+  REQUIRE(app.cell_gradient(c, &g));
+  CHECK(g == Approx(want.queries[1](3, 5) + want.keys[1](3, 5) + want.values[1](3, 5)));
+  c.kind = ui::MatrixKind::kOutput;
+  REQUIRE(app.cell_gradient(c, &g));
+  const double n = 32.0 * 6 * 12;
+  CHECK(g == Approx(2.0 * (app.trace.output[1](3, 5) - app.scenario.target[1](3, 5)) / n));
+  c.kind = ui::MatrixKind::kWeights;  // not offered (yet) for the steps in between
+  CHECK_FALSE(app.cell_gradient(c, &g));
+}
