@@ -99,6 +99,9 @@ const std::pair<const char*, const char*> kZh[] = {
     {"learning rate", "学习率"},
     {"this scenario's target", "这个场景的目标"},
     {"toy task", "玩具任务"},
+    {"Dots: the noisy points. Line: each point predicted from the others. A narrow kernel "
+     "follows the noise, a wide one smooths it away.",
+     "点：带噪声的数据点。线：每个点由其他点预测出的值。窄的核会跟着噪声走，宽的核会把它抹平。"},
     {"L = mean((output \xe2\x88\x92 target)\xc2\xb2); here the target is %s, so "
      "\xe2\x88\x82L/\xe2\x88\x82y = 2(y \xe2\x88\x92 target)/N.",
      "L = mean((输出 − 目标)²)；这里的目标是 %s，所以 ∂L/∂y = 2(y − 目标)/N。"},

@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "app/app.h"
 #include "app/edits.h"
@@ -384,6 +385,41 @@ void section_extras(AppState& s) {
 }
 
 // Train: gradient steps on the weights toward the scenario's target, or a toy task's.
+// Kernel regression as the textbook draws it: the noisy points (x, y) as dots, and the
+// prediction at each point (attention pooling of the others' y) as a line.
+void draw_regression(AppState& s) {
+  const scenario::Scenario& sc = s.scenario;
+  if (s.trace.output.empty() || sc.keys.empty() || sc.values.empty() || sc.queries.empty()) return;
+  const attn::Matrix& x = sc.keys[0];
+  const attn::Matrix& y = sc.values[0];
+  const attn::Matrix& xq = sc.queries[0];
+  const attn::Matrix& pred = s.trace.output[0];
+  if (x.cols() < 1 || y.cols() < 1 || pred.cols() < 1 || pred.rows() != xq.rows()) return;
+  float x0 = x.col(0).minCoeff(), x1 = x.col(0).maxCoeff();
+  float y0 = std::min(y.col(0).minCoeff(), pred.col(0).minCoeff());
+  float y1 = std::max(y.col(0).maxCoeff(), pred.col(0).maxCoeff());
+  if (!(x1 > x0) || !(y1 > y0) || !std::isfinite(y0) || !std::isfinite(y1)) return;
+  const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetFontSize() * 7;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(w, h));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRect(p0, ImVec2(p0.x + w, p0.y + h), IM_COL32(200, 205, 215, 255));
+  const float pad = 4.0f;
+  const auto at = [&](float vx, float vy) {
+    return ImVec2(p0.x + pad + (vx - x0) / (x1 - x0) * (w - 2 * pad),
+                  p0.y + h - pad - (vy - y0) / (y1 - y0) * (h - 2 * pad));
+  };
+  for (int i = 0; i < x.rows(); ++i)
+    dl->AddCircleFilled(at(x(i, 0), y(i, 0)), 2.5f, IM_COL32(120, 125, 135, 255));
+  std::vector<ImVec2> line;
+  for (int i = 0; i < xq.rows(); ++i) line.push_back(at(xq(i, 0), pred(i, 0)));
+  std::sort(line.begin(), line.end(), [](const ImVec2& a, const ImVec2& b) { return a.x < b.x; });
+  dl->AddPolyline(line.data(), static_cast<int>(line.size()), IM_COL32(196, 110, 20, 255), 0, 2.0f);
+  text_wrapped(T("Dots: the noisy points. Line: each point predicted from the others. A narrow "
+                 "kernel follows the noise, a wide one smooths it away."),
+               true);
+}
+
 void section_train(AppState& s) {
   AppState::Training& tr = s.training;
   const char* lang = s.lang == Lang::kZh ? "zh" : "en";
@@ -436,6 +472,7 @@ void section_train(AppState& s) {
                      : T("Train moves the weights toward the target, step by step."),
                  true);
   }
+  if (tr.task == "kernel_regression") draw_regression(s);
   if (!tr.error.empty()) text_wrapped(tr.error, true);
 }
 
