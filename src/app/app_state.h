@@ -228,10 +228,12 @@ struct AppState {
   // or the scenario does not run).
   const scenario::TaskCheck* task_check();
   // ∂L/∂(cell) for the loss mean((output − target)²) at the current weights, for a cell of
-  // the inputs, W_q, W_k, W_v, W_o or the output: false when the scenario has no target, the
+  // the inputs, W_q, W_k, W_v, W_o, the scores, scaled and masked scores, the weights, a
+  // head's output or the output: false when the scenario has no target, the
   // gradient cannot be taken (hard attention, a row fully masked under −∞) or the cell is of
   // another matrix. "Behind this cell" shows it.
   bool cell_gradient(const CellRef& c, double* out);
+  bool step_gradient(const CellRef& c, double* out);  // cell_gradient of a step's matrix
 
   // The view as the link and the JS API carry it (scenario::ViewState), and back. apply_view
   // clamps the head and batch item to the scenario and emits "view".

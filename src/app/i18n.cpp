@@ -99,6 +99,9 @@ const std::pair<const char*, const char*> kZh[] = {
     {"learning rate", "学习率"},
     {"this scenario's target", "这个场景的目标"},
     {"toy task", "玩具任务"},
+    {"Training changes this number only through the weights before it; the gradient is what "
+     "flows back through it to them.",
+     "训练只能通过它前面的权重来改变这个数；梯度就是经过它流回那些权重的量。"},
     {"Dots: the noisy points. Line: each point predicted from the others. A narrow kernel "
      "follows the noise, a wide one smooths it away.",
      "点：带噪声的数据点。线：每个点由其他点预测出的值。窄的核会跟着噪声走，宽的核会把它抹平。"},

@@ -46,12 +46,16 @@ void draw_details(AppState& s) {
                       "\xe2\x88\x82L/\xe2\x88\x82y = 2(y \xe2\x88\x92 target)/N."),
                     num(s.scenario.target[c.batch](c.row, c.col)).c_str());
       text_wrapped(line, true);
-    } else {
+    } else if (!info.per_head || weight) {
       text_wrapped(weight
                        ? T("A training step moves this weight against its gradient: by "
                            "\xe2\x88\x92rate \xc3\x97 \xe2\x88\x82L/\xe2\x88\x82w with SGD.")
                        : T("Training keeps the inputs fixed; the gradient says how the loss would "
                            "change if this number did."),
+                   true);
+    } else {
+      text_wrapped(T("Training changes this number only through the weights before it; the "
+                     "gradient is what flows back through it to them."),
                    true);
     }
   }

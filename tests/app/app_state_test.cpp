@@ -771,6 +771,52 @@ TEST_CASE("with a target, a hovered cell has its gradient", "[app][state][train]
   REQUIRE(app.cell_gradient(c, &g));
   const double n = 32.0 * 6 * 12;
   CHECK(g == Approx(2.0 * (app.trace.output[1](3, 5) - app.scenario.target[1](3, 5)) / n));
-  c.kind = ui::MatrixKind::kWeights;  // not offered (yet) for the steps in between
-  CHECK_FALSE(app.cell_gradient(c, &g));
+  // The steps between, against differences of the loss computed from the trace by hand
+  // (one head: output = A·V·W_o; the weights come from the softmax of the masked scores).
+  const attn::HeadTrace& ht = app.trace.heads[0];
+  const int b = 1, i = 2;
+  const attn::MatrixD V = ht.v[b].cast<double>(), Wo = app.problem.weights.W_o.cast<double>();
+  const auto loss = [&](const attn::MatrixD& A_b) {
+    double sum = 0.0, n_all = 0.0;
+    for (int item = 0; item < app.scenario.batch(); ++item) {
+      const attn::MatrixD y = item == b ? attn::MatrixD(A_b * V * Wo)
+                                        : attn::MatrixD(app.trace.output[item].cast<double>());
+      sum += (y - app.scenario.target[item].cast<double>()).squaredNorm();
+      n_all += static_cast<double>(y.size());
+    }
+    return sum / n_all;
+  };
+  const attn::MatrixD A = ht.weights[b].cast<double>();
+  const attn::MatrixD M = ht.masked[b].cast<double>();
+  const auto softmax_rows = [](const attn::MatrixD& m) {
+    attn::MatrixD a = m;
+    for (int r = 0; r < a.rows(); ++r) {
+      a.row(r) = (m.row(r).array() - m.row(r).maxCoeff()).exp().matrix();
+      a.row(r) /= a.row(r).sum();
+    }
+    return a;
+  };
+  const double eps = 1e-6;
+  for (int j : {0, 1, 4}) {
+    INFO("key " << j);
+    c.batch = b;
+    c.row = i;
+    c.col = j;
+    attn::MatrixD Ap = A, Am = A;
+    Ap(i, j) += eps;
+    Am(i, j) -= eps;
+    c.kind = ui::MatrixKind::kWeights;
+    REQUIRE(app.cell_gradient(c, &g));
+    CHECK(g == Approx((loss(Ap) - loss(Am)) / (2 * eps)).margin(1e-9));
+    attn::MatrixD Mp = M, Mm = M;
+    Mp(i, j) += eps;
+    Mm(i, j) -= eps;
+    c.kind = ui::MatrixKind::kScaled;
+    REQUIRE(app.cell_gradient(c, &g));
+    const double fd = (loss(softmax_rows(Mp)) - loss(softmax_rows(Mm))) / (2 * eps);
+    CHECK(g == Approx(fd).margin(1e-9));
+    c.kind = ui::MatrixKind::kScores;  // scaled = scores / √d
+    REQUIRE(app.cell_gradient(c, &g));
+    CHECK(g == Approx(fd / std::sqrt(12.0)).margin(1e-9));
+  }
 }
