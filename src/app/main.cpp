@@ -123,6 +123,7 @@ void request_wake() {
 }
 
 void rebuild_fonts() {
+  const auto t0 = std::chrono::steady_clock::now();
   ImGuiIO& io = ImGui::GetIO();
   const float dpr = g_runtime.dpr;
   io.Fonts->Clear();
@@ -161,6 +162,8 @@ void rebuild_fonts() {
   io.Fonts->Build();
   g_runtime.font_dpr = dpr;
   g_runtime.fonts_dirty = false;
+  g_runtime.font_atlas_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 //-----------------------------------------------------------------------------

@@ -23,6 +23,7 @@ struct Runtime {
   std::string font_dir;
   bool fonts_dirty = false;  // rebuild the font atlas before the next frame
   bool cjk_loaded = false;
+  double font_atlas_ms = 0.0;  // the last font atlas build (rebuild_fonts), for ap_stats
 };
 extern Runtime g_runtime;
 

@@ -435,6 +435,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   j["revision"] = s.revision;
   j["recompute_ms"] = s.recompute_ms;
   j["frames"] = g_runtime.frame_count;
+  j["font_atlas_ms"] = g_runtime.font_atlas_ms;  // the last font atlas build
   j["heap_bytes"] = EM_ASM_DOUBLE({ return HEAPU8.length; });
   j["error"] = s.error;
   j["warning"] = s.overflow ? ui::overflow_text(*s.overflow, s.problem) : "";
