@@ -337,14 +337,18 @@ int task_key(const std::string& name, const Scenario& s, int b, int i) {
       if (matches(j)) return j;
     return -1;
   };
-  if (name == "previous_token") return i > 0 ? i - 1 : 0;
-  if (name == "reverse") return n - 1 - i;
+  // (A learner may have edited the task's scenario: every answer is checked against its shapes.)
+  const auto key = [n](int j) { return j >= 0 && j < n ? j : -1; };
+  if (name == "previous_token") return key(i > 0 ? i - 1 : 0);
+  if (name == "reverse") return key(n - 1 - i);
   if (name == "sort" || name == "recall") {  // the key that holds the number (letter) asked
     int wanted = 0;
+    if (q.cols() == 0) return -1;
     q.row(i).maxCoeff(&wanted);
+    if (wanted >= k.cols()) return -1;
     return find([&](int j) { return k(j, wanted) == 1.0f; });
   }
-  if (name == "translate") return i < kSentence ? kAlign[i] : -1;
+  if (name == "translate") return i < kSentence ? key(kAlign[i]) : -1;
   return -1;
 }
 

@@ -505,6 +505,11 @@ TEST_CASE("toy tasks are scenarios with a target the intended pattern makes", "[
         CHECK(s.values[b](j, c + shift) == 1.0f);
       }
   }
+  // Edited by a learner: no key outside the shapes.
+  scenario::Scenario edited = scenario::make_task("recall", 1).scenario;
+  for (attn::Matrix& m : edited.keys) m = attn::Matrix::Zero(2, 3);
+  for (int i = 0; i < 4; ++i) CHECK(scenario::task_key("recall", edited, 0, i) == -1);
+  CHECK(scenario::task_key("previous_token", edited, 0, 3) == -1);
   CHECK(scenario::task_key("kernel_regression",
                            scenario::make_task("kernel_regression", 1).scenario, 0, 0) == -1);
   CHECK(scenario::make_task("parity", 1).error ==
