@@ -1447,6 +1447,11 @@
       if (link) api.copyOrDownload(`${location.origin}${location.pathname}#${link}`, "link.txt");
       return;
     }
+    if (name === "training") {
+      // Steps were taken: the link follows once they stop (the update waits 250 ms for quiet).
+      scheduleLinkUpdate();
+      return;
+    }
     if (name === "scenario" || name === "step" || name === "head" || name === "view") {
       renderAccessible(name === "step");
       let detail = null;

@@ -419,6 +419,7 @@ int AppState::train(int steps, double budget_ms) {
     scenario::set_weights(&scenario, p.weights);
     dirty_ = true;  // not changed(): training is not an edit of the lesson
     recompute_if_needed();
+    emit("training");  // the page writes its link once training pauses
   }
   return taken;
 }

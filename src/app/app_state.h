@@ -252,7 +252,7 @@ struct AppState {
   ControlsPanel controls;
 
   // Events for the JavaScript API ("scenario", "step", "head", "view", "language",
-  // "copy_link"), drained by the bridge.
+  // "copy_link", "training": steps were taken), drained by the bridge.
   std::vector<std::string> events;
   void emit(const char* event);
 

@@ -1775,10 +1775,13 @@ async function checkTrain({ page, browser, url, pages }) {
   // A teacher's address, and the page's own link from it, open at the same moment.
   const q = await openPage(browser, `${url}?task=recall&seed=2&train=300`);
   pages.push(q);
+  await q.waitForTimeout(600);  // the page writes its link 250 ms after the last change
   const there = await q.evaluate(() => {
     const ap = window.attentionPlayground;
-    return { t: ap.getTraining(), link: ap.getLink(), out: JSON.stringify(ap.getTrace().output).slice(0, 600) };
+    return { t: ap.getTraining(), link: ap.getLink(), hash: location.hash.slice(1),
+             out: JSON.stringify(ap.getTrace().output).slice(0, 600) };
   });
+  if (there.hash !== there.link) fail("after training the address bar does not hold the page's link");
   if (there.t.task !== "recall" || there.t.seed !== 2 || there.t.step !== 300 || !there.t.check?.passed)
     fail(`?task=recall&seed=2&train=300 opened at ${JSON.stringify(there.t)}`);
   const fresh = await openPage(browser, `${url}#${there.link}`);
