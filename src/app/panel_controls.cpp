@@ -38,10 +38,12 @@ void section_scenario(AppState& s) {
     return;
   }
   // A lesson the learner has changed says so, and keeps its Reset.
-  const std::string current = s.preset < 0
-                                  ? T("(your own scenario)")
-                                  : (s.edited ? T("(edited) ") : "") +
-                                        s.presets[s.preset].scenario.title.in(language_code());
+  const scenario::TaskInfo* task = scenario::find_task(s.training.task);
+  const std::string current =
+      s.preset < 0 && task && !s.edited ? s.scenario.title.in(language_code())  // "Toy task: sort"
+      : s.preset < 0                    ? T("(your own scenario)")
+                                        : (s.edited ? T("(edited) ") : "") +
+                           s.presets[s.preset].scenario.title.in(language_code());
   ImGui::SetNextItemWidth(-1);
   if (ImGui::BeginCombo("##preset", current.c_str())) {
     for (int i = 0; i < static_cast<int>(s.presets.size()); ++i) {
