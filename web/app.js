@@ -308,8 +308,8 @@
         notes.push(loaded.error.startsWith("task:") ? loaded.error : `task: ${loaded.error}`);
       } else if (param("train") !== null) {
         const steps = /^\d{1,5}$/.test(param("train")) ? Number(param("train")) : 0;
-        const trained = steps >= 1 && steps <= 10000
-          ? api.train(steps) : failure("must be a whole number from 1 to 10000");
+        const trained = steps >= 1 && steps <= 3000
+          ? api.train(steps) : failure("must be a whole number from 1 to 3000");
         if (!trained.ok) notes.push(`train: ${trained.error}`);
       }
     }

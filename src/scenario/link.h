@@ -44,7 +44,7 @@ bool is_progress_marks(const std::string& marks);
 // deterministic, so that a link shows that moment's weights, loss curve and optimizer.
 // JSON: "train": {"task": "previous_token", "seed": 3, "steps": 300, "lr": 0.05,
 // "optimizer": "adam"}; written when task is not "".
-constexpr int kMaxViewTrainSteps = 10000;
+constexpr int kMaxViewTrainSteps = 3000;  // about 1.5 s to train again in a browser
 constexpr int kMaxViewTrainSeed = 999999;
 struct TrainState {
   std::string task;  // "" = none

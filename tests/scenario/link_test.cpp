@@ -110,7 +110,7 @@ TEST_CASE("every preset round-trips exactly with the default and a full view", "
   full.embed = true;
   full.lesson = "masking_101";
   full.progress = {{"why_so_tall", "r"}, {"multi_head", "w-"}};
-  full.train = {"translate", 999999, 10000, 0.123456789f, false};
+  full.train = {"translate", 999999, 3000, 0.123456789f, false};
   for (const scenario::ViewState& view : {scenario::ViewState(), full}) {
     const scenario::LinkResult r = scenario::decode_link(scenario::encode_link(s, view));
     REQUIRE(r.error == "");
@@ -254,8 +254,8 @@ TEST_CASE("malformed links: view fields", "[link][bad]") {
   CHECK(in_view(R"({"train": {"task": "parity"}})") ==
         "link.view.train.task: \"parity\" is not a toy task (previous_token, reverse, sort, "
         "recall, translate, kernel_regression)");
-  CHECK(in_view(R"({"train": {"task": "sort", "steps": 10001}})") ==
-        "link.view.train.steps: is 10001, must be at most 10000");
+  CHECK(in_view(R"({"train": {"task": "sort", "steps": 3001}})") ==
+        "link.view.train.steps: is 3001, must be at most 3000");
   CHECK(in_view(R"({"train": {"task": "sort", "seed": -1}})") ==
         "link.view.train.seed: is -1, must be at least 0");
   CHECK(in_view(R"({"train": {"task": "sort", "lr": 0}})") ==
