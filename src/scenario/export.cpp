@@ -250,6 +250,9 @@ std::string scenario_constants(const Scenario& s) {
     o += "keys = " + py_batch(s.keys) + "\n";
     o += "values = " + py_batch(s.values) + "\n";
   }
+  o += std::string("SELF_ATTENTION = ") + (s.self_attention ? "True" : "False") + "\n";
+  o += std::string("BATCH_OF_ONE = ") + (s.batch_of_one ? "True" : "False") +
+       "  # the scenario wrote its inputs as 2-D arrays (--grad prints their gradients so)\n";
   const std::string per = s.tokens_per_item ? "  # one list per batch item" : "";
   o += "QUERY_TOKENS = " + py_tokens(s.query_tokens, s.tokens_per_item) + per + "\n";
   o += "KEY_TOKENS = " + py_tokens(s.key_tokens, s.tokens_per_item) + per + "\n\n";
@@ -316,6 +319,9 @@ std::string scenario_constants(const Scenario& s) {
   } else {
     o += "w_v = None  # used by additive scoring only\n";
   }
+  o +=
+      "\n# The output the loss mean((output - TARGET)²) compares with (--grad). None: no target.\n";
+  o += "TARGET = " + (s.target.empty() ? std::string("None") : py_batch(s.target)) + "\n";
   return o;
 }
 

@@ -11,6 +11,14 @@
 #    on the project's machines, so this checks the program's logic, not torch itself).
 # 3. The CSV of head 1's weights (batch item 1) reads back with Python's csv module to
 #    exactly the CLI's numbers.
+# 4. Both programs run with --grad print what `attention-cli grad` prints: the same loss and
+#    gradient names, in the same order and shapes, |a - b| <= 1e-5 * max(1, |b|) everywhere
+#    (the same TOLERANCE: the programs' backward() runs in float64 from float64 steps, the
+#    CLI's in float64 from the float32 trace, so they differ by float32 rounding, relative
+#    ~1e-7 of the terms summed: measured at most 6.2e-7 scaled, on dot_large, whose large
+#    scores make the softmax sensitive; 5e-8 or less on the other fixtures and presets).
+#    Where the CLI refuses (no target, hard attention, a row fully masked under -inf), both
+#    programs refuse with the same message on standard error.
 import argparse
 import csv
 import io
@@ -76,6 +84,53 @@ def compare_tensor(got, want, where):
                     fail(f"{at} is {g!r}, expected {w!r} (difference {abs(g - w):.3g})")
                 worst = max(worst, scaled)
     return worst
+
+
+def compare_array(got, want, where):
+    """Nested lists of numbers of any depth (w_v is 1-D, weights 2-D, batches 3-D); returns the
+    largest scaled difference."""
+    if isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            size = len(got) if isinstance(got, list) else "a number"
+            fail(f"{where} has {size} entries, expected {len(want)}")
+        return max([compare_array(g, w, f"{where}[{i}]")
+                    for i, (g, w) in enumerate(zip(got, want))], default=0.0)
+    if isinstance(got, list):
+        fail(f"{where} is a list, expected a number")
+    g, w = number(got, where), number(want, where)
+    if not (math.isfinite(g) and math.isfinite(w)):
+        fail(f"{where} is {g}, expected {w} (gradients are finite)")
+    scaled = abs(g - w) / max(1.0, abs(w))
+    if scaled > TOLERANCE:
+        fail(f"{where} is {g!r}, expected {w!r} (difference {abs(g - w):.3g})")
+    return scaled
+
+
+def check_grad(program_args, scenario, cli, label, env=None, cwd=None):
+    """The program's --grad against `attention-cli grad`: the same gradients, or the same refusal.
+    Returns a line saying which."""
+    want = subprocess.run([cli, "grad", scenario], capture_output=True, text=True)
+    got = subprocess.run(program_args + ["--grad"], capture_output=True, text=True, env=env,
+                         cwd=cwd)
+    if want.returncode != 0:
+        reason = want.stderr.strip()
+        if got.returncode == 0 or got.stderr.strip() != reason:
+            fail(f"{label}: the CLI refuses with {reason!r}, the program exits with "
+                 f"{got.returncode} saying {got.stderr.strip()!r}")
+        return f"refuses as the CLI does: {reason}"
+    if got.returncode != 0:
+        fail(f"{label}: --grad exited with {got.returncode}: {got.stderr.strip()}")
+    if "\r" in got.stdout or got.stdout.count("\n") != 1 or " " in got.stdout:
+        fail(f"{label}: --grad does not print one compact JSON line as the CLI does")
+    got, want = json.loads(got.stdout), json.loads(want.stdout)
+    if got.get("version") != 1 or list(got) != ["version", "loss", "grads"]:
+        fail(f"{label}: --grad prints the keys {list(got)}, expected {list(want)}")
+    if list(got["grads"]) != list(want["grads"]):
+        fail(f"{label}: gradients {list(got['grads'])}, expected {list(want['grads'])}")
+    worst = compare_array(got["loss"], want["loss"], f"{label}: loss")
+    for name, w in want["grads"].items():
+        worst = max(worst, compare_array(got["grads"][name], w, f"{label}: grads.{name}"))
+    return f"gradients of {', '.join(want['grads'])} agree, largest scaled difference {worst:.2g}"
 
 
 def compare_trace(got, want, label):
@@ -158,6 +213,11 @@ def main():
         got = json.loads(run([sys.executable, programs["pytorch"]], cwd=tmp, env=env))
         worst = compare_trace(got, want, f"{label} ({which})")
         print(f"{label}: {which} agrees with the CLI, largest scaled difference {worst:.2g}")
+
+        for kind, name, kind_env in (("numpy", "NumPy", None), ("pytorch", which, env)):
+            said = check_grad([sys.executable, programs[kind]], args.scenario, args.cli,
+                              f"{label} ({name} --grad)", env=kind_env, cwd=tmp)
+            print(f"{label}: {name} --grad {said}")
 
     check_csv(run([args.tool, "csv", args.scenario]), want["heads"][0]["weights"][0], label)
     print(f"{label}: CSV reads back exactly")

@@ -99,6 +99,11 @@ TEST_CASE("the programs write generated weights out as numbers", "[export][pytho
     CHECK(program.find("MASK_VALUE = -1e6  #") != std::string::npos);
     CHECK(program.find("PE_BASE = 10000\n") != std::string::npos);
     CHECK(program.find("if __name__ == \"__main__\":") != std::string::npos);
+    // No target: --grad says so, as attention-cli grad does.
+    CHECK(program.find("\nTARGET = None\n") != std::string::npos);
+    CHECK(program.find("\nSELF_ATTENTION = True\n") != std::string::npos);
+    CHECK(program.find("\nBATCH_OF_ONE = True  #") != std::string::npos);
+    CHECK(program.find("\ndef backward():\n") != std::string::npos);
   }
   CHECK(scenario::export_numpy(s).find("import numpy as np\n") != std::string::npos);
   CHECK(scenario::export_pytorch(s).find("import torch\n") != std::string::npos);
@@ -111,7 +116,7 @@ TEST_CASE("the PyTorch program mirrors the NumPy one", "[export][python]") {
   const std::string numpy = scenario::export_numpy(s), torch = scenario::export_pytorch(s);
   CHECK(matches(numpy, "^# \\[SECTION\\] (.*)$") == matches(torch, "^# \\[SECTION\\] (.*)$"));
   CHECK(matches(numpy, "^def (\\w+)") == matches(torch, "^def (\\w+)"));
-  CHECK(matches(numpy, "^def (\\w+)").size() == 12);
+  CHECK(matches(numpy, "^def (\\w+)").size() == 17);
   const auto scenario_part = [](const std::string& program) {
     const size_t begin = program.find("# [SECTION] The scenario\n# ---");
     return program.substr(begin, program.find("# [SECTION] The steps\n# ---") - begin);
@@ -123,6 +128,17 @@ TEST_CASE("the PyTorch program mirrors the NumPy one", "[export][python]") {
   CHECK(scenario_part(numpy).find("WINDOW = 2 ") != std::string::npos);
   CHECK(scenario_part(numpy).find("MASKED_CELLS = [(0, 0, 0)]") != std::string::npos);
   CHECK(scenario_part(numpy).find("W = f32([\n    [1, 0],\n    [0, 1],\n])") != std::string::npos);
+  CHECK(scenario_part(numpy).find("SELF_ATTENTION = False\n") != std::string::npos);
+}
+
+TEST_CASE("the programs hold the target --grad compares with", "[export][python]") {
+  const scenario::Scenario s = parsed(R"({"version": 1, "x": [[[1, 0], [0, 1]], [[1, 1], [0, 2]]],
+      "target": [[[0.5, 1], [0, 0]], [[1, 1], [2, 0.25]]]})");
+  for (const std::string& program : {scenario::export_numpy(s), scenario::export_pytorch(s)}) {
+    CHECK(program.find("TARGET = f32([  # [batch][rows][cols]\n    [\n        [0.5, 1],\n") !=
+          std::string::npos);
+    CHECK(program.find("\nBATCH_OF_ONE = False  #") != std::string::npos);
+  }
 }
 
 TEST_CASE("text from the scenario cannot escape comments or strings", "[export][python]") {

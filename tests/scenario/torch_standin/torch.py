@@ -8,6 +8,10 @@ from collections import namedtuple
 
 import numpy as np
 
+# torch computes NaN and ±inf silently (-inf - -inf is NaN without a word): so does NumPy here,
+# so that a program's standard error holds only what the program itself says.
+np.seterr(all="ignore")
+
 float32 = np.float32
 float64 = np.float64
 int64 = np.int64
