@@ -105,11 +105,12 @@ export async function runChecks(checks, { options = {}, run, checkMs = 110000 })
   let server = null, browser = null, watchdog = null, status = 0;
   const arm = (name) => {
     clearTimeout(watchdog);
+    const limit = typeof checkMs === "function" ? checkMs(name) : checkMs;  // per check, or one
     watchdog = setTimeout(() => {
-      console.error(`FAIL: ${name} did not finish within ${checkMs / 1000} s`);
+      console.error(`FAIL: ${name} did not finish within ${limit / 1000} s`);
       server?.child.kill();
       process.exit(1);
-    }, checkMs);
+    }, limit);
   };
   try {
     arm("starting");
