@@ -56,7 +56,8 @@ const KernelSet& scalar_kernels() {
                                 f32_vscale__scalar,
                                 f32_rminmax__scalar,
                                 f32_softmax_row__scalar,
-                                f32_masked_softmax_row__scalar};
+                                f32_masked_softmax_row__scalar,
+                                f32_softmax_backward_row__scalar};
   return set;
 }
 
@@ -67,7 +68,8 @@ const KernelSet& wasmsimd_kernels() {
                                 f32_vscale__wasmsimd,
                                 f32_rminmax__wasmsimd,
                                 f32_softmax_row__wasmsimd,
-                                f32_masked_softmax_row__wasmsimd};
+                                f32_masked_softmax_row__wasmsimd,
+                                f32_softmax_backward_row__wasmsimd};
   return set;
 }
 #endif

@@ -103,6 +103,24 @@ float f32_masked_softmax_row__wasmsimd(int n, const float* x, int lo, int hi, fl
 float f32_masked_softmax_row__scalar(int n, const float* x, int lo, int hi, float mask_value,
                                      float* y, float* masked_weight);
 
+// The backward of one softmax row. With a = the row's softmax weights (before any dropout) and
+// da = the loss gradient with respect to them, it writes the gradient with respect to the raw
+// scores (s = the factor they were multiplied by, attn::score_scale):
+//   ds[j] = (s·a[j])·(da[j] − Σ_k a[k]·da[k])   for a visible key j,
+//   ds[j] = 0 exactly                            for a masked key: outside [lo, hi) (lo >= hi:
+//                                                every key), or one of masked[0..n_masked),
+// the forward's convention (an interval from visible_range plus explicit cells, any order,
+// repeats allowed): a masked score is a constant and passes no gradient. The sum runs over all
+// n keys (a fully masked row under a finite mask value is uniform, and all its ds are 0), as
+// two 4-lane partial sums over 8 keys per step, one more 4-key step, the lanes reduced pairwise
+// and then the leftovers; the scalar twin keeps the same lanes. n >= 1; ds may be da.
+// tests/core/kernels_test.cpp compares the twins bit for bit at n = 1, 3, 4, 5, 7, 8, 9, 15,
+// 16, 17, 31, 33, 63, 64, 65, 127, 128, 129, 1000 and 1027, with every kind of mask.
+void f32_softmax_backward_row__wasmsimd(int n, const float* a, const float* da, float s, int lo,
+                                        int hi, const int* masked, int n_masked, float* ds);
+void f32_softmax_backward_row__scalar(int n, const float* a, const float* da, float s, int lo,
+                                      int hi, const int* masked, int n_masked, float* ds);
+
 //-----------------------------------------------------------------------------
 // [SECTION] Kernel sets
 //-----------------------------------------------------------------------------
@@ -116,6 +134,8 @@ struct KernelSet {
   void (*softmax_row)(int n, const float* x, float* y);
   float (*masked_softmax_row)(int n, const float* x, int lo, int hi, float mask_value, float* y,
                               float* masked_weight);
+  void (*softmax_backward_row)(int n, const float* a, const float* da, float s, int lo, int hi,
+                               const int* masked, int n_masked, float* ds);
 };
 
 const KernelSet& scalar_kernels();

@@ -57,5 +57,39 @@ float f32_masked_softmax_row__scalar(int n, const float* x, int lo, int hi, floa
   return finish_masked_row(n, lo, hi, p, sum, y, masked_weight);
 }
 
+void f32_softmax_backward_row__scalar(int n, const float* a, const float* da, float s, int lo,
+                                      int hi, const int* masked, int n_masked, float* ds) {
+  assert(n >= 1);
+  assert(n_masked == 0 || masked != nullptr);
+  // Σ a·da in the SIMD kernel's lanes: two 4-lane sums over 8 keys per step, one more 4-key
+  // step into the first, the two added, the lanes reduced as (0 + 2) + (1 + 3), then the
+  // leftovers summed from 0 and added.
+  float acc0[4] = {0.0f, 0.0f, 0.0f, 0.0f}, acc1[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  int j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int l = 0; l < 4; ++l) {
+      acc0[l] += a[j + l] * da[j + l];
+      acc1[l] += a[j + 4 + l] * da[j + 4 + l];
+    }
+  if (j + 4 <= n) {
+    for (int l = 0; l < 4; ++l) acc0[l] += a[j + l] * da[j + l];
+    j += 4;
+  }
+  float lanes[4];
+  for (int l = 0; l < 4; ++l) lanes[l] = acc0[l] + acc1[l];
+  float rest = 0.0f;
+  for (; j < n; ++j) rest += a[j] * da[j];
+  const float dot = ((lanes[0] + lanes[2]) + (lanes[1] + lanes[3])) + rest;
+
+  const int l0 = std::min(std::max(lo, 0), n), h0 = std::max(l0, std::min(hi, n));
+  for (j = 0; j < l0; ++j) ds[j] = 0.0f;
+  for (; j < h0; ++j) ds[j] = (s * a[j]) * (da[j] - dot);
+  for (; j < n; ++j) ds[j] = 0.0f;
+  for (int c = 0; c < n_masked; ++c) {
+    assert(masked[c] >= 0 && masked[c] < n);
+    ds[masked[c]] = 0.0f;
+  }
+}
+
 }  // namespace kernels
 }  // namespace attn

@@ -8,6 +8,7 @@
 // [SECTION] Setup
 // [SECTION] GEMM
 // [SECTION] Row kernels
+// [SECTION] Backward row kernels
 #include "core/kernels.h"
 
 #if AP_KERNELS_HAVE_WASMSIMD
@@ -267,6 +268,48 @@ float f32_masked_softmax_row__wasmsimd(int n, const float* x, int lo, int hi, fl
     sum = exp2_minus_store_sum<false>(p.visible, x + lo, p.mx, 1.0f, cutoff, y + lo);
   }
   return finish_masked_row(n, lo, hi, p, sum, y, masked_weight);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Backward row kernels
+//-----------------------------------------------------------------------------
+
+void f32_softmax_backward_row__wasmsimd(int n, const float* a, const float* da, float s, int lo,
+                                        int hi, const int* masked, int n_masked, float* ds) {
+  assert(n >= 1);
+  assert(n_masked == 0 || masked != nullptr);
+  // Σ a·da: two accumulators (one add chain alone is latency bound).
+  v128_t vacc0 = wasm_f32x4_splat(0.0f), vacc1 = vacc0;
+  int j = 0;
+  AP_NO_UNROLL
+  for (; j + 8 <= n; j += 8) {
+    vacc0 = wasm_f32x4_add(vacc0, wasm_f32x4_mul(wasm_v128_load(a + j), wasm_v128_load(da + j)));
+    vacc1 = wasm_f32x4_add(vacc1,
+                           wasm_f32x4_mul(wasm_v128_load(a + j + 4), wasm_v128_load(da + j + 4)));
+  }
+  if (j + 4 <= n) {
+    vacc0 = wasm_f32x4_add(vacc0, wasm_f32x4_mul(wasm_v128_load(a + j), wasm_v128_load(da + j)));
+    j += 4;
+  }
+  float rest = 0.0f;
+  for (; j < n; ++j) rest += a[j] * da[j];  // leftovers
+  const float dot = hsum(wasm_f32x4_add(vacc0, vacc1)) + rest;
+
+  // ds = (s·a)·(da − dot) over the visible keys, 0 around them.
+  const int l0 = std::min(std::max(lo, 0), n), h0 = std::max(l0, std::min(hi, n));
+  for (j = 0; j < l0; ++j) ds[j] = 0.0f;
+  const v128_t vs = wasm_f32x4_splat(s), vdot = wasm_f32x4_splat(dot);
+  AP_NO_UNROLL
+  for (; j + 4 <= h0; j += 4) {
+    const v128_t vsa = wasm_f32x4_mul(vs, wasm_v128_load(a + j));
+    wasm_v128_store(ds + j, wasm_f32x4_mul(vsa, wasm_f32x4_sub(wasm_v128_load(da + j), vdot)));
+  }
+  for (; j < h0; ++j) ds[j] = (s * a[j]) * (da[j] - dot);  // leftovers
+  for (; j < n; ++j) ds[j] = 0.0f;
+  for (int c = 0; c < n_masked; ++c) {
+    assert(masked[c] >= 0 && masked[c] < n);
+    ds[masked[c]] = 0.0f;
+  }
 }
 
 }  // namespace kernels

@@ -1,15 +1,18 @@
-// The attention micro-kernels against their scalar twins and float64 references at edge sizes,
-// the fused forward pass against the full path, and run_head / RunOptions against run.
+// The attention micro-kernels against their scalar twins and float64 references at edge sizes
+// (the backward row kernel too), the fused forward pass against the full path, and run_head /
+// RunOptions against run.
 //
 // [SECTION] Helpers
 // [SECTION] 2^t
 // [SECTION] GEMM micro-kernel and driver
 // [SECTION] Row kernels
+// [SECTION] Backward row kernels
 // [SECTION] Fused attention
 // [SECTION] The core with the kernels
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -374,6 +377,104 @@ TEST_CASE("f32_masked_softmax_row: in place, and x may be far below the maximum"
     const float total6 = ks->masked_softmax_row(6, row.data(), 0, 0, -3e38f, row.data(), &mw);
     CHECK(mw == 1.0f);
     CHECK(total6 == 6.0f);
+  }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Backward row kernels
+//-----------------------------------------------------------------------------
+
+TEST_CASE("f32_softmax_backward_row: twins bitwise equal, float64 agrees, masked cells exactly 0",
+          "[kernels][row][grad]") {
+  // Lengths around the 4- and 8-key steps; intervals as visible_range gives them; explicit
+  // cells (one repeated, one inside the interval's edge); weights a softmax row (or a uniform
+  // fully masked one).
+  for (const k::KernelSet* ks : kernel_sets())
+    for (int n : {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65})
+      for (int variant = 0; variant < 9; ++variant) {
+        int lo = 0, hi = n;
+        std::vector<int> cells;
+        const char* what = "every key visible";
+        if (variant == 1) what = "first key", hi = 1;
+        if (variant == 2) what = "causal prefix", hi = (n + 1) / 2;
+        if (variant == 3) what = "window", lo = n / 3, hi = n - n / 3;
+        if (variant == 4) what = "last key", lo = n - 1;
+        if (variant == 5) what = "lo >= hi (fully masked, finite mask)", lo = n, hi = n;
+        if (variant == 6) what = "valid length 0 (fully masked, finite mask)", lo = 0, hi = 0;
+        if (variant == 7) what = "cells", cells = {n / 2, n - 1, n / 2, 0};
+        if (variant == 8) what = "window and cells", lo = n / 4, hi = n - n / 4, cells = {n / 4};
+        INFO(ks->name << ": n " << n << ", " << what << " [" << lo << ", " << hi << ")");
+        const bool none_visible = lo >= hi;
+        const std::vector<float> scores = random_vector(n, -4, 4, 70 + n);
+        std::vector<float> a(n);
+        if (none_visible) {
+          std::fill(a.begin(), a.end(), 1.0f / static_cast<float>(n));  // uniform
+        } else {
+          // The masked forward row's softmax: masked keys weigh 0.
+          std::vector<float> row(n, -1e6f);
+          for (int j = lo; j < hi; ++j) row[j] = scores[j];
+          for (int c : cells) row[c] = -1e6f;
+          k::f32_softmax_row__scalar(n, row.data(), a.data());
+        }
+        const std::vector<float> da = random_vector(n, -1, 1, 90 + n);
+        const float s = 0.37f;
+        // float64: s·a_j·(da_j − Σ a·da) where visible.
+        double dot = 0.0;
+        for (int j = 0; j < n; ++j) dot += static_cast<double>(a[j]) * da[j];
+        std::vector<double> want(n, 0.0);
+        std::vector<bool> masked(n, true);
+        for (int j = lo; j < hi; ++j) masked[j] = false;
+        for (int c : cells) masked[c] = true;
+        for (int j = 0; j < n; ++j)
+          if (!masked[j]) want[j] = s * static_cast<double>(a[j]) * (da[j] - dot);
+
+        std::vector<float> ds(n, 777.0f);
+        ks->softmax_backward_row(n, a.data(), da.data(), s, lo, hi, cells.data(),
+                                 static_cast<int>(cells.size()), ds.data());
+        CHECK_CLOSE(n, ds.data(), want.data(), kGemmTolerance);
+        for (int j = 0; j < n; ++j)
+          if (masked[j]) {
+            CAPTURE(j);
+            CHECK(ds[j] == 0.0f);
+            CHECK_FALSE(std::signbit(ds[j]));
+          }
+        // In place over da: the same bits.
+        std::vector<float> inplace = da;
+        ks->softmax_backward_row(n, a.data(), inplace.data(), s, lo, hi, cells.data(),
+                                 static_cast<int>(cells.size()), inplace.data());
+        CHECK(std::memcmp(inplace.data(), ds.data(), sizeof(float) * n) == 0);
+        if (has_twin(ks)) {
+          std::vector<float> scalar(n, 555.0f);
+          k::f32_softmax_backward_row__scalar(n, a.data(), da.data(), s, lo, hi, cells.data(),
+                                              static_cast<int>(cells.size()), scalar.data());
+          CHECK(std::memcmp(scalar.data(), ds.data(), sizeof(float) * n) == 0);
+        }
+      }
+}
+
+TEST_CASE("f32_softmax_backward_row: large rows and values, twins still bitwise equal",
+          "[kernels][row][grad]") {
+  // Magnitudes far from 1 and a long row: every lane and leftover path of the sum matters.
+  for (int n : {127, 128, 129, 1000, 1027}) {
+    INFO("n " << n);
+    std::vector<float> a = random_vector(n, 0, 1, 110 + n);
+    const std::vector<float> da = random_vector(n, -300, 300, 120 + n);
+    float sum = 0.0f;
+    for (float v : a) sum += v;
+    for (float& v : a) v /= sum;
+    const std::vector<int> cells = {3, n - 2};
+    std::vector<float> scalar(n), simd(n);
+    k::f32_softmax_backward_row__scalar(n, a.data(), da.data(), 0.125f, 1, n - 1, cells.data(), 2,
+                                        scalar.data());
+#if AP_KERNELS_HAVE_WASMSIMD
+    k::f32_softmax_backward_row__wasmsimd(n, a.data(), da.data(), 0.125f, 1, n - 1, cells.data(), 2,
+                                          simd.data());
+    CHECK(std::memcmp(scalar.data(), simd.data(), sizeof(float) * n) == 0);
+#endif
+    CHECK(scalar[0] == 0.0f);
+    CHECK(scalar[3] == 0.0f);
+    CHECK(scalar[n - 2] == 0.0f);
+    CHECK(scalar[n - 1] == 0.0f);
   }
 }
 
