@@ -1,3 +1,6 @@
+// attn::gradients_reference, the float64 backward pass that the float32 one (gradient_fast.cpp)
+// is tested against; the checks both share; and attn::Optimizer, which steps with the float32
+// attn::gradients.
 #include "core/gradient.h"
 
 #include <cmath>
@@ -17,12 +20,7 @@ Status check_gradient(const Problem& p) {
   return Status{};
 }
 
-Status gradients(const Problem& p, const Batch& target, Gradients* out) {
-  Status st = check_gradient(p);
-  if (!st.ok()) return st;
-  st = validate(p);
-  if (!st.ok()) return st;
-  const Trace t = run(p);
+Status check_gradient(const Problem& p, const Trace& t, const Batch& target) {
   const int B = static_cast<int>(t.output.size());
   if (static_cast<int>(target.size()) != B)
     return Status{"target: has " + std::to_string(target.size()) + " batch items, expected " +
@@ -33,6 +31,29 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
                     " × " + std::to_string(target[b].cols()) + ", the output is " +
                     std::to_string(t.output[b].rows()) + " × " +
                     std::to_string(t.output[b].cols())};
+  const int H = p.heads;
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      const Matrix& masked = t.heads[h].masked[b];
+      for (int i = 0; i < masked.rows(); ++i)
+        if (!std::isfinite(masked.row(i).maxCoeff()))
+          return Status{"grad: row " + std::to_string(i + 1) + " of batch item " +
+                        std::to_string(b + 1) + (H > 1 ? " in head " + std::to_string(h + 1) : "") +
+                        " is fully masked under -inf: its weights are undefined (NaN), and so "
+                        "is their gradient"};
+    }
+  return Status{};
+}
+
+Status gradients_reference(const Problem& p, const Batch& target, Gradients* out) {
+  Status st = check_gradient(p);
+  if (!st.ok()) return st;
+  st = validate(p);
+  if (!st.ok()) return st;
+  const Trace t = run(p);
+  st = check_gradient(p, t, target);
+  if (!st.ok()) return st;
+  const int B = static_cast<int>(t.output.size());
   const Weights& w = p.weights;
   const HeadShape hs = head_shape(p);
   const double scale = hs.scale;
@@ -67,12 +88,7 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
       const MatrixD Mk = d(ht.masked[b]);
       MatrixD A(Mk.rows(), Mk.cols());
       for (int i = 0; i < Mk.rows(); ++i) {
-        const double mx = Mk.row(i).maxCoeff();
-        if (!std::isfinite(mx))
-          return Status{"grad: row " + std::to_string(i + 1) + " of batch item " +
-                        std::to_string(b + 1) + (H > 1 ? " in head " + std::to_string(h + 1) : "") +
-                        " is fully masked under -inf: its weights are undefined (NaN), and so is "
-                        "their gradient"};
+        const double mx = Mk.row(i).maxCoeff();  // finite: check_gradient
         // std::exp, not Eigen's vectorised exp: that clamps its argument and turns e^-1e6
         // into a subnormal, where the core's masked weights are exactly 0.
         for (int j = 0; j < Mk.cols(); ++j) A(i, j) = std::exp(Mk(i, j) - mx);

@@ -1,12 +1,18 @@
 // Gradients of the attention forward pass, for the loss mean((output − target)²).
 //
-// A float64 backward pass over the core's own float32 forward trace (attn::run): every scoring
-// (dot, scaled dot, additive with its W_q, W_k, w_v, general with its W, cosine), temperature,
-// every mask (masked cells pass no gradient), dropout with its fixed mask, heads, the
-// projections W_q, W_k, W_v, W_o and the inputs (positional encoding adds a constant, so it
-// passes the input's gradient through). Refused with a reason (check_gradient): hard attention
-// (argmax has no gradient) and a row fully masked under -inf. Cosine scoring of a zero vector
-// is the constant 0: its gradient there is taken as 0.
+// A backward pass over the core's own float32 forward trace (attn::run): every scoring (dot,
+// scaled dot, additive with its W_q, W_k, w_v, general with its W, cosine), temperature, every
+// mask (masked cells pass no gradient), dropout with its fixed mask, heads, the projections
+// W_q, W_k, W_v, W_o and the inputs (positional encoding adds a constant, so it passes the
+// input's gradient through). Refused with a reason (check_gradient): hard attention (argmax
+// has no gradient) and a row fully masked under -inf. Cosine scoring of a zero vector is the
+// constant 0: its gradient there is taken as 0.
+//
+// Two implementations with the same coverage, refusals and messages: gradients() in float32
+// on the attention kernels (core/kernels.h, best_kernels(); gradient_fast.cpp), which the
+// Optimizer, the CLI and the app use, and gradients_reference() in float64 with Eigen
+// (gradient.cpp), which tests/core/gradient_test.cpp checks against finite differences and
+// the float32 one against.
 #pragma once
 
 #include <string>
@@ -35,11 +41,21 @@ Status check_gradient(const Problem& p);
 
 // The loss and every gradient. `target` has the output's shape. Fails (without NaN) when a
 // row is fully masked under -inf: its weights are undefined, and so is their gradient.
+// float32 on the kernels (the loss itself is summed in float64). Agrees with
+// gradients_reference within 1e-3 relative plus 1e-5 of the problem's largest gradient
+// (tests/core/gradient_test.cpp; measured: 3e-6 of the largest at worst).
 Status gradients(const Problem& p, const Batch& target, Gradients* out);
 
-// Gradient steps on a problem's weights (W_q, W_k, W_v, W_o, W, w_v; the inputs stay fixed):
-// SGD, w ← w − lr·∂L/∂w, or Adam (β = 0.9, 0.999, ε = 1e-8, bias-corrected). The same
-// problem, target and settings give the same weights, step for step.
+// The same in float64 (Eigen), over the same float32 forward trace: the reference.
+Status gradients_reference(const Problem& p, const Batch& target, Gradients* out);
+
+// What both check once the forward pass t = run(p) is done: the target's shape, and that no
+// row is fully masked under -inf (the first such row, batch item by item, head by head).
+Status check_gradient(const Problem& p, const Trace& t, const Batch& target);
+
+// Gradient steps on a problem's weights (W_q, W_k, W_v, W_o, W, w_v; the inputs stay fixed),
+// with the float32 gradients(): SGD, w ← w − lr·∂L/∂w, or Adam (β = 0.9, 0.999, ε = 1e-8,
+// bias-corrected). The same problem, target and settings give the same weights, step for step.
 struct Optimizer {
   enum class Kind { kSgd, kAdam };
   Kind kind = Kind::kSgd;

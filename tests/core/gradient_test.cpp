@@ -1,10 +1,17 @@
-// The backward pass (core/gradient.h) against central finite differences of the float64
-// reference forward (reference.h), at small and odd sizes, with heads, projections, masks,
-// temperature and positional encoding; and the cases it refuses, with their reasons.
+// The backward passes (core/gradient.h): both the float32 one on the kernels (attn::gradients)
+// and the float64 reference (attn::gradients_reference) against central finite differences of
+// the float64 reference forward (reference.h), at small and odd sizes, with heads, projections,
+// masks, temperature and positional encoding; the float32 one against the float64 one over
+// every scoring, mask kind, dropout, heads and projections at edge sizes; and the cases both
+// refuse, with the same reasons.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
+#include <limits>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/gradient.h"
 #include "reference.h"
@@ -60,6 +67,14 @@ void check_all(const attn::Problem& p, const attn::Batch& target, attn::Matrix* 
       CHECK(std::fabs(grad(i, j) - fd) <= 2e-6 + 2e-4 * std::fabs(fd));
     }
 }
+
+// The two backward passes: each is checked against finite differences.
+struct Backward {
+  const char* name;
+  attn::Status (*run)(const attn::Problem&, const attn::Batch&, attn::Gradients*);
+};
+const Backward kBackwards[] = {{"float32 attn::gradients", attn::gradients},
+                               {"float64 attn::gradients_reference", attn::gradients_reference}};
 
 }  // namespace
 
@@ -123,38 +138,41 @@ TEST_CASE("gradients match finite differences of the float64 reference", "[core]
     for (size_t b = 0; b < t.output.size(); ++b)
       target.push_back(seeded(static_cast<int>(t.output[b].rows()),
                               static_cast<int>(t.output[b].cols()), 8 + b));
-    attn::Gradients g;
-    const attn::Status st = attn::gradients(p, target, &g);
-    REQUIRE(st.error == "");
-    CHECK(g.loss == Approx(loss_of(p, target)).epsilon(1e-5));
-    for (int b = 0; b < c.B; ++b) {
-      check_all(p, target, &p.queries[b], g.queries[b], "queries");
-      check_all(p, target, &p.keys[b], g.keys[b], "keys");
-      check_all(p, target, &p.values[b], g.values[b], "values");
-    }
-    if (c.projections) {
-      check_all(p, target, &p.weights.W_q, g.W_q, "W_q");
-      check_all(p, target, &p.weights.W_k, g.W_k, "W_k");
-      check_all(p, target, &p.weights.W_v, g.W_v, "W_v");
-      check_all(p, target, &p.weights.W_o, g.W_o, "W_o");
-    }
-    if (p.scoring == attn::Scoring::kGeneral) check_all(p, target, &p.weights.W, g.W, "W");
-    if (p.scoring == attn::Scoring::kAdditive) {
-      check_all(p, target, &p.weights.W_q, g.W_q, "the scorer's W_q");
-      check_all(p, target, &p.weights.W_k, g.W_k, "the scorer's W_k");
-      attn::Matrix wv = p.weights.w_v;
-      const attn::MatrixD gwv = g.w_v;
-      // w_v is a vector: check it as a one-column matrix, the problem reading it back.
-      for (int u = 0; u < wv.rows(); ++u) {
-        const float x = p.weights.w_v(u), up = x + 1e-3f, down = x - 1e-3f;
-        p.weights.w_v(u) = up;
-        const double l_up = loss_of(p, target);
-        p.weights.w_v(u) = down;
-        const double l_down = loss_of(p, target);
-        p.weights.w_v(u) = x;
-        const double fd = (l_up - l_down) / (static_cast<double>(up) - static_cast<double>(down));
-        INFO("w_v(" << u << "): analytic " << gwv(u, 0) << ", finite difference " << fd);
-        CHECK(std::fabs(gwv(u, 0) - fd) <= 2e-6 + 2e-4 * std::fabs(fd));
+    for (const Backward& backward : kBackwards) {
+      INFO(backward.name);
+      attn::Gradients g;
+      const attn::Status st = backward.run(p, target, &g);
+      REQUIRE(st.error == "");
+      CHECK(g.loss == Approx(loss_of(p, target)).epsilon(1e-5));
+      for (int b = 0; b < c.B; ++b) {
+        check_all(p, target, &p.queries[b], g.queries[b], "queries");
+        check_all(p, target, &p.keys[b], g.keys[b], "keys");
+        check_all(p, target, &p.values[b], g.values[b], "values");
+      }
+      if (c.projections) {
+        check_all(p, target, &p.weights.W_q, g.W_q, "W_q");
+        check_all(p, target, &p.weights.W_k, g.W_k, "W_k");
+        check_all(p, target, &p.weights.W_v, g.W_v, "W_v");
+        check_all(p, target, &p.weights.W_o, g.W_o, "W_o");
+      }
+      if (p.scoring == attn::Scoring::kGeneral) check_all(p, target, &p.weights.W, g.W, "W");
+      if (p.scoring == attn::Scoring::kAdditive) {
+        check_all(p, target, &p.weights.W_q, g.W_q, "the scorer's W_q");
+        check_all(p, target, &p.weights.W_k, g.W_k, "the scorer's W_k");
+        attn::Matrix wv = p.weights.w_v;
+        const attn::MatrixD gwv = g.w_v;
+        // w_v is a vector: check it as a one-column matrix, the problem reading it back.
+        for (int u = 0; u < wv.rows(); ++u) {
+          const float x = p.weights.w_v(u), up = x + 1e-3f, down = x - 1e-3f;
+          p.weights.w_v(u) = up;
+          const double l_up = loss_of(p, target);
+          p.weights.w_v(u) = down;
+          const double l_down = loss_of(p, target);
+          p.weights.w_v(u) = x;
+          const double fd = (l_up - l_down) / (static_cast<double>(up) - static_cast<double>(down));
+          INFO("w_v(" << u << "): analytic " << gwv(u, 0) << ", finite difference " << fd);
+          CHECK(std::fabs(gwv(u, 0) - fd) <= 2e-6 + 2e-4 * std::fabs(fd));
+        }
       }
     }
   }
@@ -167,28 +185,362 @@ TEST_CASE("masked cells pass no gradient to their keys", "[core][grad]") {
   p.values = seeded_batch(1, 4, 2, 13);
   p.mask.valid_lens = {{2}};  // keys 3 and 4 are padding
   const attn::Batch target = seeded_batch(1, 3, 2, 14);
-  attn::Gradients g;
-  REQUIRE(attn::gradients(p, target, &g).error == "");
-  CHECK(g.keys[0].bottomRows(2).cwiseAbs().maxCoeff() == 0.0);
-  CHECK(g.values[0].bottomRows(2).cwiseAbs().maxCoeff() == 0.0);
-  CHECK(g.keys[0].topRows(2).cwiseAbs().maxCoeff() > 0.0);
+  for (const Backward& backward : kBackwards) {
+    INFO(backward.name);
+    attn::Gradients g;
+    REQUIRE(backward.run(p, target, &g).error == "");
+    CHECK(g.keys[0].bottomRows(2).cwiseAbs().maxCoeff() == 0.0);
+    CHECK(g.values[0].bottomRows(2).cwiseAbs().maxCoeff() == 0.0);
+    CHECK(g.keys[0].topRows(2).cwiseAbs().maxCoeff() > 0.0);
+  }
 }
 
 TEST_CASE("what has no gradient yet is refused with its reason, never NaN", "[core][grad]") {
   attn::Problem p;
   p.queries = p.keys = p.values = seeded_batch(1, 3, 2, 21);
   const attn::Batch target = seeded_batch(1, 3, 2, 22);
-  attn::Gradients g;
-  p.mask.valid_lens = {{0}};
-  p.mask.mask_value = -INFINITY;
-  CHECK(attn::gradients(p, target, &g).error ==
-        "grad: row 1 of batch item 1 is fully masked under -inf: its weights are undefined "
-        "(NaN), and so is their gradient");
-  p.mask = attn::MaskSpec{};
-  p.hard = true;
-  CHECK(attn::gradients(p, target, &g).error ==
-        "grad: hard attention picks one key by argmax, which has no gradient");
-  p.hard = false;
-  CHECK(attn::gradients(p, seeded_batch(1, 2, 2, 23), &g).error ==
-        "target[0]: is 2 × 2, the output is 3 × 2");
+  for (const Backward& backward : kBackwards) {
+    INFO(backward.name);
+    attn::Gradients g;
+    p.mask.valid_lens = {{0}};
+    p.mask.mask_value = -INFINITY;
+    CHECK(backward.run(p, target, &g).error ==
+          "grad: row 1 of batch item 1 is fully masked under -inf: its weights are undefined "
+          "(NaN), and so is their gradient");
+    p.mask = attn::MaskSpec{};
+    p.hard = true;
+    CHECK(backward.run(p, target, &g).error ==
+          "grad: hard attention picks one key by argmax, which has no gradient");
+    p.hard = false;
+    CHECK(backward.run(p, seeded_batch(1, 2, 2, 23), &g).error ==
+          "target[0]: is 2 × 2, the output is 3 × 2");
+    CHECK(backward.run(p, seeded_batch(2, 3, 2, 23), &g).error ==
+          "target: has 2 batch items, expected 1");
+    // The first fully masked row, batch item by item, head by head: row 2 of item 2, head 2.
+    attn::Problem heads;
+    heads.queries = heads.keys = heads.values = seeded_batch(2, 3, 4, 24);
+    heads.heads = 2;
+    heads.mask.mask_value = -INFINITY;
+    heads.mask.cells = {{1, 1, 0}, {1, 1, 1}, {1, 1, 2}};
+    CHECK(backward.run(heads, seeded_batch(2, 3, 4, 25), &g).error ==
+          "grad: row 2 of batch item 2 in head 1 is fully masked under -inf: its weights are "
+          "undefined (NaN), and so is their gradient");
+    heads.mask.mask_value = -1e6f;  // the same row under a finite mask: uniform, no gradient
+    CHECK(backward.run(heads, seeded_batch(2, 3, 4, 25), &g).error == "");
+    p.scoring = attn::Scoring::kGeneral;  // invalid: general scoring needs W
+    CHECK(backward.run(p, target, &g).error == "W: general scoring needs W (d_q × d_k per head)");
+    p.scoring = attn::Scoring::kScaledDot;
+  }
+}
+
+//-----------------------------------------------------------------------------
+// The float32 backward against the float64 one
+//-----------------------------------------------------------------------------
+
+namespace {
+
+// float32 against float64, element by element: |f32 − f64| <= 1e-3·|f64| + floor, where the
+// floor is 1e-5 × the largest |f64| of any gradient of the problem (inputs and weights) plus
+// 1e-12. The floor covers elements that are small because their terms cancel: their float32
+// error is a few ulps of the terms, not of the result (cosine scoring of one input feature
+// projected to several is scale-invariant: its input gradients are exactly 0, and both
+// backward passes return rounding noise there, 1e-10 in float64, 1e-8 in float32).
+constexpr double kRelative = 1e-3;
+constexpr double kFloor = 1e-5;
+
+struct GapStats {
+  double worst_relative = 0.0;  // over elements above 100 × the floor
+  std::string where_relative = "none";
+  double worst_of_max = 0.0;  // |f32 − f64| / the largest |f64| of the problem's gradients
+  int64_t elements = 0;
+};
+
+GapStats g_gaps;
+std::string g_case;  // the problem being compared, for GapStats::where_relative
+
+void check_close(const std::vector<const attn::MatrixD*>& got,
+                 const std::vector<const attn::MatrixD*>& want, double largest,
+                 const std::string& name) {
+  REQUIRE(got.size() == want.size());
+  const double floor = kFloor * largest + 1e-12;
+  double worst = 0.0;
+  std::string where = "none";
+  for (size_t b = 0; b < got.size(); ++b) {
+    REQUIRE(got[b]->rows() == want[b]->rows());
+    REQUIRE(got[b]->cols() == want[b]->cols());
+    for (int i = 0; i < want[b]->rows(); ++i)
+      for (int j = 0; j < want[b]->cols(); ++j) {
+        const double g = (*got[b])(i, j), w = (*want[b])(i, j);
+        REQUIRE(std::isfinite(g));
+        const double gap = std::fabs(g - w);
+        const double allowed = kRelative * std::fabs(w) + floor;
+        ++g_gaps.elements;
+        if (largest > 0.0) g_gaps.worst_of_max = std::max(g_gaps.worst_of_max, gap / largest);
+        std::ostringstream os;
+        os << g_case << ": " << name << "[" << b << "](" << i << ", " << j << "): float32 " << g
+           << ", float64 " << w;
+        if (std::fabs(w) > 100.0 * floor && gap / std::fabs(w) > g_gaps.worst_relative) {
+          g_gaps.worst_relative = gap / std::fabs(w);
+          g_gaps.where_relative = os.str();
+        }
+        if (gap / allowed > worst) {
+          worst = gap / allowed;
+          where = os.str();
+        }
+      }
+  }
+  INFO("worst: " << where << " (gap / allowed = " << worst << ")");
+  CHECK(worst <= 1.0);
+}
+
+std::vector<const attn::MatrixD*> all(const attn::BatchD& x) {
+  std::vector<const attn::MatrixD*> out;
+  for (const attn::MatrixD& m : x) out.push_back(&m);
+  return out;
+}
+
+void compare_backwards(const attn::Problem& p, const attn::Batch& target) {
+  attn::Gradients f32, f64;
+  const attn::Status s32 = attn::gradients(p, target, &f32);
+  const attn::Status s64 = attn::gradients_reference(p, target, &f64);
+  REQUIRE(s64.error == "");
+  REQUIRE(s32.error == "");
+  CHECK(f32.loss == Approx(f64.loss).epsilon(1e-12));
+  const attn::MatrixD w_v32 = f32.w_v, w_v64 = f64.w_v;
+  const std::pair<const attn::MatrixD*, const attn::MatrixD*> weights[] = {
+      {&f32.W_q, &f64.W_q}, {&f32.W_k, &f64.W_k}, {&f32.W_v, &f64.W_v},
+      {&f32.W_o, &f64.W_o}, {&f32.W, &f64.W},     {&w_v32, &w_v64}};
+  const char* names[] = {"W_q", "W_k", "W_v", "W_o", "W", "w_v"};
+  double largest = 0.0;
+  for (const attn::BatchD* x : {&f64.queries, &f64.keys, &f64.values})
+    for (const attn::MatrixD& m : *x) largest = std::max(largest, m.cwiseAbs().maxCoeff());
+  for (const auto& w : weights)
+    if (w.second->size()) largest = std::max(largest, w.second->cwiseAbs().maxCoeff());
+  check_close(all(f32.queries), all(f64.queries), largest, "queries");
+  check_close(all(f32.keys), all(f64.keys), largest, "keys");
+  check_close(all(f32.values), all(f64.values), largest, "values");
+  for (int k = 0; k < 6; ++k) {
+    CHECK(weights[k].first->size() == weights[k].second->size());
+    if (weights[k].second->size())
+      check_close({weights[k].first}, {weights[k].second}, largest, names[k]);
+  }
+}
+
+// One problem of the sweep: scoring s, n queries (n_k keys), d input features, and variant v
+// choosing heads, projections, W_o, masks, PE, temperature and dropout.
+struct Sweep {
+  std::string name;
+  attn::Problem p;
+};
+
+Sweep sweep_problem(attn::Scoring s, int n, int d, int v) {
+  using attn::Scoring;
+  std::ostringstream name;
+  name << attn::scoring_name(s) << ", n " << n << ", d " << d << ", variant " << v << ": ";
+  attn::Problem p;
+  p.scoring = s;
+  const bool cross = v == 3 || v == 5;
+  const int B = v == 2 || v == 4 || v == 5 ? 2 : 1;
+  const int n_k = cross ? n + 2 : n;
+  const uint64_t seed = 1000 * v + 10 * n + d + 7 * static_cast<int>(s);
+  p.queries = seeded_batch(B, n, d, seed);
+  p.keys = cross ? seeded_batch(B, n_k, d, seed + 1) : p.queries;
+  p.values = cross ? seeded_batch(B, n_k, d + 1, seed + 2) : p.queries;
+  // Heads, projections (d_model 6 divides by 1, 2 and 3) and W_o.
+  const bool additive = s == Scoring::kAdditive;
+  const bool project = v == 1 || v == 2 || v == 4;
+  const bool w_o = v == 2 || v == 3;
+  const int d_model = project ? 6 : d;
+  int heads = 1;
+  if (v == 1 || v == 4) heads = 2;
+  if (v == 2) heads = 3;
+  if (v == 0 && d % 3 == 0) heads = 3;
+  if (v == 0 && d % 2 == 0) heads = 2;
+  if (additive || d_model % heads != 0) heads = 1;
+  p.heads = heads;
+  if (additive) {
+    const int hidden = project ? 6 : 5;
+    p.weights.W_q = 0.6f * seeded(d, hidden, seed + 3);
+    p.weights.W_k = 0.6f * seeded(d, hidden, seed + 4);
+    p.weights.w_v = seeded(hidden, 1, seed + 5).col(0);
+    if (project) p.weights.W_v = seeded(d, d_model, seed + 6);
+    name << "hidden " << hidden << ", ";
+  } else if (project) {
+    p.weights.W_q = seeded(d, d_model, seed + 3);
+    p.weights.W_k = seeded(d, d_model, seed + 4);
+    p.weights.W_v = seeded(d, d_model, seed + 6);
+    name << "projections to " << d_model << ", ";
+  }
+  const int dv_model = project ? d_model : attn::batch_cols(p.values);
+  if (w_o) {
+    p.weights.W_o = seeded(dv_model, 5, seed + 7);
+    name << "W_o, ";
+  }
+  if (s == Scoring::kGeneral) {
+    const int head = d_model / heads;
+    p.weights.W = seeded(head, head, seed + 8);
+  }
+  name << heads << " head(s), ";
+  switch (v) {
+    case 0:
+      name << "no mask, temperature 0.7";
+      p.temperature = 0.7f;
+      break;
+    case 1:
+      name << "causal under -inf, PE";
+      p.mask.causal = true;
+      p.mask.mask_value = -std::numeric_limits<float>::infinity();
+      p.positional_encoding = true;
+      break;
+    case 2:
+      name << "window 1 and cells under -1e6, PE, temperature 1.3";
+      p.mask.window = 1;
+      p.mask.cells = {{0, 0, 0}, {1, n - 1, std::max(0, n - 2)}, {1, n / 2, n / 2}};
+      p.positional_encoding = true;
+      p.temperature = 1.3f;
+      break;
+    case 3:
+      name << "cross-attention, per-query valid lengths under -inf";
+      p.mask.mask_value = -std::numeric_limits<float>::infinity();
+      p.mask.valid_lens = {std::vector<int>(n)};
+      for (int i = 0; i < n; ++i) p.mask.valid_lens[0][i] = 1 + (i * 5) % n_k;
+      break;
+    case 4:
+      name << "dropout 0.3, padding with a fully masked row (-1e6)";
+      p.dropout_p = 0.3f;
+      p.dropout_seed = 11;
+      p.mask.valid_lens = {{std::max(1, n - 2)}, std::vector<int>(n, n)};
+      p.mask.valid_lens[1][n / 2] = 0;  // uniform row, no gradient
+      break;
+    case 5:
+      name << "cross-attention, cells under -inf, window 2, dropout 0.1";
+      p.mask.mask_value = -std::numeric_limits<float>::infinity();
+      p.mask.window = 2;
+      p.mask.cells = {{0, 0, 1}, {1, n - 1, n - 1}};  // every row keeps a visible key
+      p.dropout_p = 0.1f;
+      p.dropout_seed = 3;
+      break;
+  }
+  return {name.str(), p};
+}
+
+}  // namespace
+
+TEST_CASE("the float32 gradients agree with the float64 reference at edge sizes",
+          "[core][grad][f32]") {
+  g_gaps = GapStats{};
+  int problems = 0;
+  for (attn::Scoring s : attn::kScorings)
+    for (int n : {1, 2, 15, 16, 17, 33})
+      for (int d : {1, 3, 16, 17})
+        for (int v = 0; v < 6; ++v) {
+          const Sweep c = sweep_problem(s, n, d, v);
+          INFO(c.name);
+          g_case = c.name;
+          REQUIRE(attn::validate(c.p).error == "");
+          const attn::Trace t = attn::run(c.p);
+          attn::Batch target;
+          for (size_t b = 0; b < t.output.size(); ++b)
+            target.push_back(seeded(static_cast<int>(t.output[b].rows()),
+                                    static_cast<int>(t.output[b].cols()), 50 + b));
+          compare_backwards(c.p, target);
+          ++problems;
+        }
+  // What the sweep saw, for the record (shown with -s).
+  INFO("largest relative gap (elements above 100 × the floor): " << g_gaps.worst_relative << " at "
+                                                                 << g_gaps.where_relative);
+  INFO("largest gap / the largest |f64| of its problem's gradients: " << g_gaps.worst_of_max);
+  INFO(problems << " problems, " << g_gaps.elements << " gradient elements");
+  CHECK(problems == 5 * 6 * 4 * 6);
+  CHECK(g_gaps.worst_relative <= kRelative);
+}
+
+TEST_CASE("the float32 gradients agree with the float64 reference on special problems",
+          "[core][grad][f32]") {
+  g_gaps = GapStats{};
+  std::vector<std::pair<std::string, attn::Problem>> cases;
+  {  // Cosine scoring with a zero query and a zero key: they score 0, their gradient is 0.
+    attn::Problem p;
+    p.scoring = attn::Scoring::kCosine;
+    p.queries = seeded_batch(1, 5, 3, 61);
+    p.keys = seeded_batch(1, 6, 3, 62);
+    p.values = seeded_batch(1, 6, 2, 63);
+    p.queries[0].row(2).setZero();
+    p.keys[0].row(4).setZero();
+    p.mask.window = 2;
+    cases.push_back({"cosine with zero rows, window 2", p});
+  }
+  {  // A finite mask value whose base-2 form would overflow, and a fully masked row under it.
+    attn::Problem p;
+    p.queries = p.keys = p.values = seeded_batch(2, 7, 4, 64);
+    p.heads = 2;
+    p.mask.mask_value = -3e38f;
+    p.mask.valid_lens = {{0}, {3}};
+    cases.push_back({"mask value -3e38, a fully masked item", p});
+  }
+  {  // Large scores: a peaked softmax, where dA − Σ A·dA cancels.
+    attn::Problem p;
+    p.scoring = attn::Scoring::kDot;
+    p.queries = p.keys = p.values = seeded_batch(1, 17, 16, 65);
+    for (attn::Matrix& m : p.queries) m *= 3.0f;
+    p.keys = p.values = p.queries;
+    p.temperature = 0.5f;
+    cases.push_back({"dot scores up to about 100", p});
+  }
+  {  // Additive scoring with padding under -inf, PE and dropout.
+    attn::Problem p;
+    p.scoring = attn::Scoring::kAdditive;
+    p.queries = seeded_batch(2, 9, 3, 66);
+    p.keys = p.values = seeded_batch(2, 11, 3, 67);
+    p.weights.W_q = seeded(3, 7, 68);
+    p.weights.W_k = seeded(3, 7, 69);
+    p.weights.w_v = seeded(7, 1, 70).col(0);
+    p.weights.W_o = seeded(3, 4, 71);
+    p.mask.valid_lens = {{4}, {11}};
+    p.mask.mask_value = -std::numeric_limits<float>::infinity();
+    p.positional_encoding = true;
+    p.dropout_p = 0.2f;
+    p.dropout_seed = 4;
+    cases.push_back({"additive, -inf padding, PE, dropout, W_o", p});
+  }
+  {  // n = 64 keys with two heads: every kernel path at a panel boundary and beyond.
+    attn::Problem p;
+    p.queries = seeded_batch(1, 33, 16, 72);
+    p.keys = p.values = seeded_batch(1, 65, 16, 73);
+    p.heads = 2;
+    p.weights.W_q = seeded(16, 32, 74);
+    p.weights.W_k = seeded(16, 32, 75);
+    p.weights.W_v = seeded(16, 34, 76);
+    p.weights.W_o = seeded(34, 17, 77);
+    p.mask.cells = {{0, 0, 64}, {0, 32, 0}, {0, 16, 16}};
+    cases.push_back({"33 queries, 65 keys, d_model 32, W_v to 34, W_o to 17", p});
+  }
+  for (const auto& [name, p] : cases) {
+    INFO(name);
+    g_case = name;
+    REQUIRE(attn::validate(p).error == "");
+    const attn::Trace t = attn::run(p);
+    attn::Batch target;
+    for (size_t b = 0; b < t.output.size(); ++b)
+      target.push_back(seeded(static_cast<int>(t.output[b].rows()),
+                              static_cast<int>(t.output[b].cols()), 80 + b));
+    compare_backwards(p, target);
+  }
+  {  // The output as its own target: the loss and every gradient are exactly 0 in both.
+    attn::Problem p = cases[0].second;
+    const attn::Batch target = attn::run(p).output;
+    for (const Backward& backward : kBackwards) {
+      INFO(backward.name);
+      attn::Gradients g;
+      REQUIRE(backward.run(p, target, &g).error == "");
+      CHECK(g.loss == 0.0);
+      CHECK(g.queries[0].cwiseAbs().maxCoeff() == 0.0);
+      CHECK(g.keys[0].cwiseAbs().maxCoeff() == 0.0);
+      CHECK(g.values[0].cwiseAbs().maxCoeff() == 0.0);
+    }
+  }
+  INFO("largest relative gap (elements above 100 × the floor): " << g_gaps.worst_relative << " at "
+                                                                 << g_gaps.where_relative);
+  INFO("largest gap / the largest |f64| of its problem's gradients: " << g_gaps.worst_of_max);
+  CHECK(g_gaps.worst_relative <= kRelative);
 }

@@ -1,0 +1,383 @@
+// attn::gradients: the float32 backward pass on the attention kernels (core/kernels.h).
+//
+// Over the forward trace of attn::run (head matrices kept), with best_kernels():
+//   - every product on kernels::gemm, B packed by pack_b (or pack_bt for a product with Bᵀ),
+//     a transposed A (dSᵀ·Q, Aᵀ·dO, Xᵀ·dP) as an explicit transposed copy;
+//   - each softmax row's backward on kernels::softmax_backward_row (masks: the row's visible
+//     interval plus its explicit cells, as in the forward);
+//   - the weight gradients summed over batch items (and heads, for general scoring's W) by one
+//     product over stacked rows: Σ_b X_bᵀ·dP_b = [X_0; X_1; …]ᵀ·[dP_0; dP_1; …].
+// Scalar float32 loops where the work is not the hot path: the loss (summed in float64) and
+// dY, dropout's fixed mask (one hash per weight, as the forward draws it), cosine scoring's
+// normalisation (O(n·d) per head) and additive scoring's tanh network (O(n_q·n_k·hidden), like
+// its forward, which is a scalar loop too).
+//
+// [SECTION] Helpers
+// [SECTION] The backward pass
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/gradient.h"
+#include "core/kernels.h"
+
+namespace attn {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Helpers
+//-----------------------------------------------------------------------------
+
+namespace {
+
+namespace k = kernels;
+
+// Products on the kernels, each packing its B into `pack` (reused between calls).
+struct Products {
+  const k::KernelSet& ks;
+  std::vector<float> pack;
+
+  // C (m × n, row stride ldc) = A (m × kk, lda) · B (kk × n, row-major, ldb).
+  void ab(int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c,
+          int ldc) {
+    pack.resize(k::packed_size(kk, n));
+    k::pack_b(kk, n, b, ldb, pack.data());
+    k::gemm(ks, m, n, kk, a, lda, pack.data(), c, ldc);
+  }
+  // C (m × n, ldc) = A (m × kk, lda) · Bᵀ, with B given as n × kk (row stride ldb).
+  void abt(int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c,
+           int ldc) {
+    pack.resize(k::packed_size(kk, n));
+    k::pack_bt(kk, n, b, ldb, pack.data());
+    k::gemm(ks, m, n, kk, a, lda, pack.data(), c, ldc);
+  }
+};
+
+// dst (cols × rows, row stride ldd) = the transpose of src (rows × cols, row stride lds), in
+// 16 × 16 tiles: element by element, the two n × n transposes wrote one float per cache line
+// and took 28% of attn::gradients at n = 1024 (natively; 20.8 → 31.6 GFLOP/s with tiles).
+void transpose(int rows, int cols, const float* src, int lds, float* dst, int ldd) {
+  constexpr int kTile = 16;
+  for (int i0 = 0; i0 < rows; i0 += kTile) {
+    const int i1 = std::min(rows, i0 + kTile);
+    for (int j0 = 0; j0 < cols; j0 += kTile) {
+      const int j1 = std::min(cols, j0 + kTile);
+      for (int j = j0; j < j1; ++j) {
+        float* d = dst + static_cast<ptrdiff_t>(j) * ldd;
+        for (int i = i0; i < i1; ++i) d[i] = src[static_cast<ptrdiff_t>(i) * lds + j];
+      }
+    }
+  }
+}
+
+// A row-major float matrix in a vector, for the stacked and scratch matrices.
+struct Buf {
+  int rows = 0, cols = 0;
+  std::vector<float> v;
+  void resize(int r, int c) {
+    rows = r;
+    cols = c;
+    v.assign(static_cast<size_t>(r) * c, 0.0f);
+  }
+  float* row(int i) { return v.data() + static_cast<ptrdiff_t>(i) * cols; }
+  const float* row(int i) const { return v.data() + static_cast<ptrdiff_t>(i) * cols; }
+  float* data() { return v.data(); }
+};
+
+// Rows [row0, row0 + rows) of a stacked buffer as a float64 matrix.
+MatrixD rows_of(const Buf& m, int row0, int rows) {
+  MatrixD out(rows, m.cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < m.cols; ++j) out(i, j) = m.row(row0 + i)[j];
+  return out;
+}
+
+MatrixD to_double(const Buf& m) {
+  return rows_of(m, 0, m.rows);
+}
+
+// The explicit cells of one batch item, by row: the columns masked in row i are
+// cols[start[i] .. start[i + 1]).
+struct RowCells {
+  std::vector<int> start, cols;
+  void build(const MaskSpec& m, int b, int n_q) {
+    start.assign(n_q + 1, 0);
+    cols.clear();
+    for (const auto& c : m.cells)
+      if (c[0] == b) ++start[c[1] + 1];
+    for (int i = 0; i < n_q; ++i) start[i + 1] += start[i];
+    cols.resize(start[n_q]);
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (const auto& c : m.cells)
+      if (c[0] == b) cols[fill[c[1]]++] = c[2];
+  }
+  const int* of(int i) const { return cols.data() + start[i]; }
+  int count(int i) const { return start[i + 1] - start[i]; }
+};
+
+// The rows of a head's q or k (x) scaled to unit length as the forward's cosine scoring does,
+// and their lengths.
+void unit_rows(const Matrix& x, Buf* unit, std::vector<float>* norms) {
+  unit->resize(static_cast<int>(x.rows()), static_cast<int>(x.cols()));
+  norms->resize(x.rows());
+  for (int i = 0; i < x.rows(); ++i) {
+    const float n = x.row(i).norm();
+    (*norms)[i] = n;
+    if (n > 0.0f)
+      for (int c = 0; c < x.cols(); ++c) unit->row(i)[c] = x(i, c) / n;
+  }
+}
+
+// The gradient through x̂ = x / |x| (row by row): dx = (dx̂ − (dx̂·x̂) x̂) / |x|, 0 where x = 0,
+// written to dst (row stride ldd).
+void through_unit_rows(const Buf& dunit, const Buf& unit, const std::vector<float>& norms,
+                       float* dst, int ldd) {
+  for (int i = 0; i < unit.rows; ++i) {
+    float* out = dst + static_cast<ptrdiff_t>(i) * ldd;
+    if (norms[i] == 0.0f) {
+      std::fill(out, out + unit.cols, 0.0f);
+      continue;
+    }
+    const float* du = dunit.row(i);
+    const float* u = unit.row(i);
+    float dot = 0.0f;
+    for (int c = 0; c < unit.cols; ++c) dot += du[c] * u[c];
+    for (int c = 0; c < unit.cols; ++c) out[c] = (du[c] - dot * u[c]) / norms[i];
+  }
+}
+
+}  // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] The backward pass
+//-----------------------------------------------------------------------------
+
+Status gradients(const Problem& p, const Batch& target, Gradients* out) {
+  Status st = check_gradient(p);
+  if (!st.ok()) return st;
+  st = validate(p);
+  if (!st.ok()) return st;
+  const Trace t = run(p);
+  st = check_gradient(p, t, target);
+  if (!st.ok()) return st;
+
+  Products mul{k::best_kernels(), {}};
+  const k::KernelSet& ks = mul.ks;
+  const Weights& w = p.weights;
+  const HeadShape hs = head_shape(p);
+  const int B = static_cast<int>(t.output.size()), H = p.heads;
+  const int n_q = batch_rows(t.queries), n_k = batch_rows(t.keys);
+  const int d_out = batch_cols(t.output), d_cat = batch_cols(t.concat);
+  const int wq = batch_cols(t.q_proj), wk = batch_cols(t.k_proj), wv = batch_cols(t.v_proj);
+  const int Bq = B * n_q, Bk = B * n_k;  // rows of the stacked batch
+  const bool additive = p.scoring == Scoring::kAdditive;
+  const bool dropout = p.dropout_p > 0.0f;
+  const float keep_scale = 1.0f / (1.0f - p.dropout_p);  // as the forward scales the kept
+
+  Gradients g;
+  // The loss (float64, as exact as the reference's) and dY = 2·(output − target)/count.
+  const double count = static_cast<double>(Bq) * d_out;
+  Buf dY;
+  dY.resize(Bq, d_out);
+  for (int b = 0; b < B; ++b)
+    for (int i = 0; i < n_q; ++i)
+      for (int j = 0; j < d_out; ++j) {
+        const double diff = static_cast<double>(t.output[b](i, j)) - target[b](i, j);
+        g.loss += diff * diff;
+        dY.row(b * n_q + i)[j] = static_cast<float>(2.0 * diff / count);
+      }
+  g.loss /= count;
+
+  // Through W_o: dW_o = Σ_b concat_bᵀ·dY_b, dConcat = dY·W_oᵀ.
+  Buf dConcat;
+  if (w.W_o.size()) {
+    Buf concat_t;
+    concat_t.resize(d_cat, Bq);
+    for (int b = 0; b < B; ++b)
+      transpose(n_q, d_cat, t.concat[b].data(), d_cat, concat_t.data() + b * n_q, Bq);
+    Buf gWo;
+    gWo.resize(d_cat, d_out);
+    mul.ab(d_cat, d_out, Bq, concat_t.data(), Bq, dY.data(), d_out, gWo.data(), d_out);
+    g.W_o = to_double(gWo);
+    dConcat.resize(Bq, d_cat);
+    mul.abt(Bq, d_cat, d_out, dY.data(), d_out, w.W_o.data(), d_out, dConcat.data(), d_cat);
+  } else {
+    dConcat = std::move(dY);
+  }
+
+  // The gradients of the projected queries, keys and values (stacked), and what general and
+  // additive scoring gather for their weights over every batch item and head.
+  Buf dQp, dKp, dVp;
+  dQp.resize(Bq, wq);
+  dKp.resize(Bk, wk);
+  dVp.resize(Bk, wv);
+  Buf general_qt, general_t1;  // general: [q_bh]ᵀ and [dS_bh·k_bh], stacked over (b, h)
+  if (p.scoring == Scoring::kGeneral) {
+    general_qt.resize(hs.dq, B * H * n_q);
+    general_t1.resize(B * H * n_q, hs.dk);
+  }
+  const int hidden = additive ? static_cast<int>(w.w_v.size()) : 0;
+  Buf dqa, dka;  // additive: ∂L/∂(q·W_q) and ∂L/∂(k·W_k), stacked over b
+  std::vector<float> gwv(hidden, 0.0f);
+  if (additive) {
+    dqa.resize(Bq, hidden);
+    dka.resize(Bk, hidden);
+  }
+
+  // Scratch, reused by every (batch item, head).
+  Buf A, dS, At, dSt, t2, unit_q, unit_k, dunit_q, dunit_k, qa, ka;
+  std::vector<float> norm_q, norm_k;
+  dS.resize(n_q, n_k);
+  At.resize(n_k, n_q);
+  dSt.resize(n_k, n_q);
+  if (dropout) A.resize(n_q, n_k);
+  std::vector<int> lo(n_q), hi(n_q);
+  RowCells cells;
+
+  for (int b = 0; b < B; ++b) {
+    for (int i = 0; i < n_q; ++i) visible_range(p.mask, b, i, n_k, &lo[i], &hi[i]);
+    cells.build(p.mask, b, n_q);
+    for (int h = 0; h < H; ++h) {
+      const HeadTrace& ht = t.heads[h];
+      const Matrix& q = ht.q[b];           // n_q × dq
+      const Matrix& kk = ht.k[b];          // n_k × dk
+      const Matrix& v = ht.v[b];           // n_k × dv
+      const Matrix& used = ht.weights[b];  // what multiplied the values (after dropout)
+      // The softmax weights before dropout: the forward's softmax of the masked scores again.
+      const float* a = used.data();
+      if (dropout) {
+        for (int i = 0; i < n_q; ++i) ks.softmax_row(n_k, ht.masked[b].row(i).data(), A.row(i));
+        a = A.data();
+      }
+      // dO: this head's columns of dConcat. dA = dO·vᵀ (⊙ the dropout mask), held in dS until
+      // the softmax backward turns it into dS; dV = (A after dropout)ᵀ·dO.
+      const float* dO = dConcat.row(b * n_q) + h * hs.dv;
+      mul.abt(n_q, n_k, hs.dv, dO, d_cat, v.data(), hs.dv, dS.data(), n_k);
+      if (dropout) {
+        for (int i = 0; i < n_q; ++i)
+          for (int j = 0; j < n_k; ++j) {
+            float& da = dS.row(i)[j];
+            da = dropout_draw(p.dropout_seed, h, b, i, j, B, n_q, n_k) < p.dropout_p
+                     ? 0.0f
+                     : da * keep_scale;
+          }
+      }
+      transpose(n_q, n_k, used.data(), n_k, At.data(), n_q);
+      mul.ab(n_k, hs.dv, n_q, At.data(), n_q, dO, d_cat, dVp.row(b * n_k) + h * hs.dv, wv);
+      // dS, in place over dA: the gradient of the raw scores; masked cells get exactly 0.
+      for (int i = 0; i < n_q; ++i)
+        ks.softmax_backward_row(n_k, a + static_cast<ptrdiff_t>(i) * n_k, dS.row(i), hs.scale,
+                                lo[i], hi[i], cells.of(i), cells.count(i), dS.row(i));
+      transpose(n_q, n_k, dS.data(), n_k, dSt.data(), n_q);
+
+      float* dq = dQp.row(b * n_q) + h * hs.dq;
+      float* dk = dKp.row(b * n_k) + h * hs.dk;
+      switch (p.scoring) {
+        case Scoring::kDot:
+        case Scoring::kScaledDot:  // S = q·kᵀ: dq = dS·k, dk = dSᵀ·q
+          mul.ab(n_q, hs.dq, n_k, dS.data(), n_k, kk.data(), hs.dk, dq, wq);
+          mul.ab(n_k, hs.dk, n_q, dSt.data(), n_q, q.data(), hs.dq, dk, wk);
+          break;
+        case Scoring::kGeneral: {  // S = q·W·kᵀ: dq = (dS·k)·Wᵀ, dk = (dSᵀ·q)·W, dW = qᵀ·dS·k
+          const int slot = (b * H + h) * n_q;
+          float* dsk = general_t1.row(slot);
+          mul.ab(n_q, hs.dk, n_k, dS.data(), n_k, kk.data(), hs.dk, dsk, hs.dk);
+          mul.abt(n_q, hs.dq, hs.dk, dsk, hs.dk, w.W.data(), hs.dk, dq, wq);
+          transpose(n_q, hs.dq, q.data(), hs.dq, general_qt.data() + slot, B * H * n_q);
+          t2.resize(n_k, hs.dq);
+          mul.ab(n_k, hs.dq, n_q, dSt.data(), n_q, q.data(), hs.dq, t2.data(), hs.dq);
+          mul.ab(n_k, hs.dk, hs.dq, t2.data(), hs.dq, w.W.data(), hs.dk, dk, wk);
+          break;
+        }
+        case Scoring::kCosine: {  // S = q̂·k̂ᵀ: dq̂ = dS·k̂, dk̂ = dSᵀ·q̂, then through x / |x|
+          unit_rows(q, &unit_q, &norm_q);
+          unit_rows(kk, &unit_k, &norm_k);
+          dunit_q.resize(n_q, hs.dq);
+          dunit_k.resize(n_k, hs.dk);
+          mul.ab(n_q, hs.dq, n_k, dS.data(), n_k, unit_k.data(), hs.dk, dunit_q.data(), hs.dq);
+          mul.ab(n_k, hs.dk, n_q, dSt.data(), n_q, unit_q.data(), hs.dq, dunit_k.data(), hs.dk);
+          through_unit_rows(dunit_q, unit_q, norm_q, dq, wq);
+          through_unit_rows(dunit_k, unit_k, norm_k, dk, wk);
+          break;
+        }
+        case Scoring::kAdditive: {  // S_ij = Σ_u w_v[u]·tanh(qa_iu + ka_ju), qa = q·W_q, ka = k·W_k
+          // The forward's own products (the same kernel on the same packing: the same bits).
+          qa.resize(n_q, hidden);
+          ka.resize(n_k, hidden);
+          mul.ab(n_q, hidden, hs.dq, q.data(), hs.dq, w.W_q.data(), hidden, qa.data(), hidden);
+          mul.ab(n_k, hidden, hs.dk, kk.data(), hs.dk, w.W_k.data(), hidden, ka.data(), hidden);
+          const float* wv_u = w.w_v.data();
+          for (int i = 0; i < n_q; ++i) {
+            float* dqa_i = dqa.row(b * n_q + i);
+            for (int j = 0; j < n_k; ++j) {
+              const float ds = dS.row(i)[j];
+              if (ds == 0.0f) continue;
+              const float* qa_i = qa.row(i);
+              const float* ka_j = ka.row(j);
+              float* dka_j = dka.row(b * n_k + j);
+              for (int u = 0; u < hidden; ++u) {
+                const float th = std::tanh(qa_i[u] + ka_j[u]);
+                gwv[u] += ds * th;
+                const float dz = ds * wv_u[u] * (1.0f - th * th);
+                dqa_i[u] += dz;
+                dka_j[u] += dz;
+              }
+            }
+          }
+          // dq = dqa·W_qᵀ, dk = dka·W_kᵀ (one head: the whole width).
+          mul.abt(n_q, hs.dq, hidden, dqa.row(b * n_q), hidden, w.W_q.data(), hidden, dq, wq);
+          mul.abt(n_k, hs.dk, hidden, dka.row(b * n_k), hidden, w.W_k.data(), hidden, dk, wk);
+          break;
+        }
+      }
+    }
+  }
+
+  // The weights gathered over the batch (and heads): one product each.
+  // Σ_b X_bᵀ·dP_b for inputs X (one n × d_in matrix per batch item) and dP (stacked).
+  const auto weight_grad = [&](const Batch& X, const Buf& dP) {
+    const int n = batch_rows(X), d_in = batch_cols(X), rows = dP.rows;
+    Buf xt, gw;
+    xt.resize(d_in, rows);
+    for (size_t b = 0; b < X.size(); ++b)
+      transpose(n, d_in, X[b].data(), d_in, xt.data() + b * n, rows);
+    gw.resize(d_in, dP.cols);
+    mul.ab(d_in, dP.cols, rows, xt.data(), rows, dP.v.data(), dP.cols, gw.data(), dP.cols);
+    return to_double(gw);
+  };
+  if (p.scoring == Scoring::kGeneral) {
+    Buf gW;
+    gW.resize(hs.dq, hs.dk);
+    const int rows = B * H * n_q;
+    mul.ab(hs.dq, hs.dk, rows, general_qt.data(), rows, general_t1.data(), hs.dk, gW.data(), hs.dk);
+    g.W = to_double(gW);
+  }
+  if (additive) {
+    g.W_q = weight_grad(t.queries, dqa);
+    g.W_k = weight_grad(t.keys, dka);
+    g.w_v = Eigen::Map<const Eigen::VectorXf>(gwv.data(), hidden).cast<double>();
+  }
+
+  // Through the projections: dW = Σ_b X_bᵀ·dP_b and dX = dP·Wᵀ, or dX = dP without one.
+  // Additive scoring's W_q and W_k belong to its scorer (done above), not to projections.
+  const auto back = [&](const Buf& dP, const Batch& X, const Matrix& W, MatrixD* dW, BatchD* dX) {
+    const int n = batch_rows(X);
+    if (!W.size()) {
+      for (int b = 0; b < B; ++b) dX->push_back(rows_of(dP, b * n, n));
+      return;
+    }
+    *dW = weight_grad(X, dP);
+    const int d_in = static_cast<int>(W.rows()), d_p = static_cast<int>(W.cols());
+    Buf dx;
+    dx.resize(dP.rows, d_in);
+    mul.abt(dP.rows, d_in, d_p, dP.v.data(), d_p, W.data(), d_p, dx.data(), d_in);
+    for (int b = 0; b < B; ++b) dX->push_back(rows_of(dx, b * n, n));
+  };
+  static const Matrix kNone;
+  back(dQp, t.queries, additive ? kNone : w.W_q, &g.W_q, &g.queries);
+  back(dKp, t.keys, additive ? kNone : w.W_k, &g.W_k, &g.keys);
+  back(dVp, t.values, w.W_v, &g.W_v, &g.values);
+  *out = std::move(g);
+  return Status{};
+}
+
+}  // namespace attn
