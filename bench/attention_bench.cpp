@@ -7,6 +7,7 @@
 //
 // [SECTION] Problems
 // [SECTION] Implementations
+// [SECTION] Backward and training
 // [SECTION] Peak loop
 // [SECTION] Native driver
 #include <Eigen/Core>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "core/attention.h"
+#include "core/gradient.h"
 #include "core/kernels.h"
 #include "core/kernels_exp.h"
 #include "core/random.h"
@@ -53,6 +55,7 @@ struct Bench {
   attn::Problem problem;
   std::vector<float> out;  // n × (heads·d), the last implementation's output
   attn::RunOptions light;
+  attn::Batch target;  // n × (heads·d), for the backward pass
 };
 
 Bench g;
@@ -84,6 +87,7 @@ AP_BENCH_EXPORT void bench_setup(int n, int d, int heads) {
   g.problem.scoring = attn::Scoring::kScaledDot;
   g.light.keep_head_matrices = false;
   g.out.assign(static_cast<size_t>(n) * heads * d, 0.0f);
+  g.target = {random_matrix(n, heads * d, 4)};
 }
 
 // Row-major n × (heads·d) inputs, for the JS side to hand to the peers.
@@ -200,6 +204,93 @@ AP_BENCH_EXPORT double bench_run_projected(int n, int d, int heads) {
 }
 
 //-----------------------------------------------------------------------------
+// [SECTION] Backward and training
+//-----------------------------------------------------------------------------
+
+namespace {
+
+attn::Gradients g_grads;
+
+// The gradients' query part in g.out, so that two builds can be compared.
+void copy_grad_out() {
+  const attn::MatrixD& q = g_grads.queries[0];
+  g.out.resize(static_cast<size_t>(q.size()));
+  for (Eigen::Index i = 0; i < q.size(); ++i) g.out[i] = static_cast<float>(q.data()[i]);
+}
+
+}  // namespace
+
+// Forward and backward of the bench_setup problem (loss = mean((output − target)²)) through
+// the public API: attn::gradients runs attn::run (keeping the head matrices) and its backward.
+// Returns the loss.
+AP_BENCH_EXPORT double bench_run_grad() {
+  const attn::Status st = attn::gradients(g.problem, g.target, &g_grads);
+  if (!st.ok()) std::printf("bench: %s\n", st.error.c_str());
+  copy_grad_out();
+  return g_grads.loss;
+}
+
+// The same through the float64 reference backward (attn::gradients_reference), which
+// attn::gradients was before the float32 one.
+AP_BENCH_EXPORT double bench_run_grad_reference() {
+  const attn::Status st = attn::gradients_reference(g.problem, g.target, &g_grads);
+  if (!st.ok()) std::printf("bench: %s\n", st.error.c_str());
+  copy_grad_out();
+  return g_grads.loss;
+}
+
+namespace {
+
+struct Training {
+  attn::Problem problem;
+  attn::Batch target;
+  attn::Optimizer optimizer;
+};
+
+Training g_train;
+
+// Glorot-uniform, as a scenario's "init" draws its weights: U(±√(6 / (rows + cols))).
+attn::Matrix glorot(int rows, int cols, uint64_t seed) {
+  return random_matrix(rows, cols, seed) * std::sqrt(6.0f / static_cast<float>(rows + cols));
+}
+
+}  // namespace
+
+// The training benchmark's problem: self-attention over n tokens of d features, `batch`
+// sequences, d_model = d with W_q, W_k, W_v, W_o learned (Glorot-uniform), `heads` heads,
+// scaled dot product, a random target; Adam with lr = 0.01, from step 0.
+AP_BENCH_EXPORT void bench_train_setup(int n, int d, int heads, int batch) {
+  Training& t = g_train;
+  t = Training();
+  for (int b = 0; b < batch; ++b) {
+    t.problem.queries.push_back(random_matrix(n, d, 20 + b));
+    t.target.push_back(random_matrix(n, d, 40 + b));
+  }
+  t.problem.keys = t.problem.values = t.problem.queries;
+  t.problem.heads = heads;
+  t.problem.scoring = attn::Scoring::kScaledDot;
+  t.problem.weights.W_q = glorot(d, d, 5);
+  t.problem.weights.W_k = glorot(d, d, 6);
+  t.problem.weights.W_v = glorot(d, d, 7);
+  t.problem.weights.W_o = glorot(d, d, 8);
+  t.optimizer.kind = attn::Optimizer::Kind::kAdam;
+  t.optimizer.lr = 0.01;
+}
+
+// `steps` Adam steps of attn::Optimizer; returns the loss before the last one (-1 on error).
+AP_BENCH_EXPORT double bench_train_steps(int steps) {
+  double loss = -1.0;
+  for (int k = 0; k < steps; ++k) {
+    const attn::Status st = g_train.optimizer.step(&g_train.problem, g_train.target, &loss);
+    if (!st.ok()) {
+      std::printf("bench: %s\n", st.error.c_str());
+      return -1.0;
+    }
+  }
+  return loss;
+}
+
+//-----------------------------------------------------------------------------
 // [SECTION] Peak loop
 //-----------------------------------------------------------------------------
 
@@ -272,9 +363,75 @@ double median(std::vector<double> t) {
   return t[t.size() / 2];
 }
 
+// Forward + backward GFLOP/s (attn::gradients: run + backward, 12·h·n²·d flops) and Adam
+// steps per second at n = 16, d = 16, 2 heads, batch 1 and 8.
+void backward_tables() {
+  struct Shape {
+    int n, d, heads;
+  };
+  const Shape shapes[] = {{64, 64, 1}, {256, 64, 1}, {1024, 64, 1}, {256, 64, 8}};
+  struct Impl {
+    const char* name;
+    double (*run)();
+  };
+  const Impl impls[] = {{"attn::gradients (float32, kernels)", bench_run_grad},
+                        {"attn::gradients_reference (float64)", bench_run_grad_reference}};
+  const int kImpls = sizeof(impls) / sizeof(impls[0]);
+  std::printf(
+      "\nforward + backward: attn::gradients (attn::run keeping the head matrices, then the "
+      "backward), loss mean((out − target)²), scaled_dot, no mask, no projections; GFLOP/s = "
+      "12·h·n²·d / median seconds of >= 9 calls in 3 interleaved rounds\n\n");
+  std::printf("| %-36s |", "forward + backward (GFLOP/s)");
+  for (const Shape& s : shapes) {
+    const std::string name =
+        (s.heads > 1 ? std::to_string(s.heads) + "×" : std::string()) + "n=" + std::to_string(s.n);
+    std::printf(" %*s |", s.heads > 1 ? 9 : 8, name.c_str());
+  }
+  std::printf("\n|%s|", std::string(38, '-').c_str());
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); ++i) std::printf("---------:|");
+  std::printf("\n");
+  std::vector<std::vector<double>> gflops(kImpls);
+  for (const Shape& s : shapes) {
+    bench_setup(s.n, s.d, s.heads);
+    std::vector<std::vector<double>> t(kImpls);
+    for (const Impl& impl : impls) impl.run();
+    for (int round = 0; round < 3; ++round)
+      for (int i = 0; i < kImpls; ++i) time_calls([&] { impls[i].run(); }, 3, &t[i]);
+    const double flops = 12.0 * s.heads * s.n * static_cast<double>(s.n) * s.d;
+    for (int i = 0; i < kImpls; ++i) gflops[i].push_back(flops / median(t[i]) * 1e-9);
+  }
+  for (int i = 0; i < kImpls; ++i) {
+    std::printf("| %-36s |", impls[i].name);
+    for (double v : gflops[i]) std::printf(" %8.1f |", v);
+    std::printf("\n");
+  }
+
+  std::printf(
+      "\ntraining: Adam steps of attn::Optimizer per second, self-attention n = 16, d = 16, "
+      "d_model 16 (W_q, W_k, W_v, W_o), 2 heads, scaled_dot; median of 7 runs of 500 steps\n\n");
+  std::printf("| batch | steps/s | loss after |\n|---:|---:|---:|\n");
+  for (int batch : {1, 8}) {
+    bench_train_setup(16, 16, 2, batch);
+    bench_train_steps(200);  // warm-up
+    std::vector<double> t;
+    double loss = 0.0;
+    for (int r = 0; r < 7; ++r) {
+      const double t0 = seconds_now();
+      loss = bench_train_steps(500);
+      t.push_back(seconds_now() - t0);
+    }
+    std::printf("| %d | %.0f | %.4g |\n", batch, 500.0 / median(t), loss);
+  }
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool backward_only = argc > 1 && std::string(argv[1]) == "--backward";
+  if (backward_only) {
+    backward_tables();
+    return 0;
+  }
   struct Shape {
     int n, d, heads;
   };
@@ -337,6 +494,7 @@ int main() {
       "\nSIMD128 mul+add loop through SIMDe: %.1f GFLOP/s (GCC spills its accumulators under "
       "SSE2: not the hardware's ceiling)\n",
       64.0 * iterations / median(t) * 1e-9);
+  backward_tables();
   return 0;
 }
 

@@ -2,11 +2,14 @@
 // tfjs-backend-wasm and onnxruntime-web, side by side, plus the SIMD128 mul+add peak loop.
 //
 //   node --no-experimental-fetch bench/run.mjs --simd <attention_bench.js> --scalar <...js>
+//        [--quick] [--backward]
 //
 // (bench/run.sh builds the modules and calls this.) Forward = softmax(Q·Kᵀ/√d)·V, one thread,
 // FLOPs = 4·h·n²·d. Each implementation is timed per call, median of >= 20 calls after a
 // warm-up, in rounds that take turns between implementations so that the machine's noise
-// falls on all of them alike.
+// falls on all of them alike. Then the backward: forward + backward GFLOP/s of attn::gradients
+// (12·h·n²·d flops) and Adam steps per second at n = 16, d = 16, 2 heads (ours only; the peers
+// have no backward here). --backward prints only that part (no peers needed).
 //
 // [SECTION] Setup
 // [SECTION] Implementations
@@ -42,9 +45,10 @@ function parseArgs(argv) {
     if (argv[i] === "--simd") opts.simd = argv[++i];
     else if (argv[i] === "--scalar") opts.scalar = argv[++i];
     else if (argv[i] === "--quick") opts.quick = true;
+    else if (argv[i] === "--backward") opts.backward = true;
     else throw new Error(`unknown argument ${argv[i]}`);
   }
-  if (!opts.simd || !opts.scalar) throw new Error("usage: run.mjs --simd <js> --scalar <js> [--quick]");
+  if (!opts.simd || !opts.scalar) throw new Error("usage: run.mjs --simd <js> --scalar <js> [--quick] [--backward]");
   return opts;
 }
 
@@ -305,6 +309,80 @@ function maxAbsDiff(a, b) {
 }
 
 //-----------------------------------------------------------------------------
+// [SECTION] Backward and training
+//-----------------------------------------------------------------------------
+
+const backwardShapes = [
+  { n: 64, d: 64, h: 1 },
+  { n: 256, d: 64, h: 1 },
+  { n: 1024, d: 64, h: 1 },
+  { n: 256, d: 64, h: 8 },
+];
+
+// Forward + backward GFLOP/s of attn::gradients, and Adam steps per second of attn::Optimizer
+// at n = 16, d = 16, d_model 16, 2 heads, batch 1 and 8, in every module given.
+async function backwardTables(modules, opts) {
+  const rounds = 3;
+  console.log(`# forward + backward: attn::gradients (attn::run keeping the head matrices, then the backward), ` +
+              `loss mean((out − target)²), scaled_dot, no mask, no projections, d = 64`);
+  console.log(`# GFLOP/s = 12·h·n²·d / median seconds of >= 9 calls after warm-up (${rounds} interleaved rounds)\n`);
+  const names = backwardShapes.map(shapeName);
+  const width = 58;
+  const row = (label, cells) => console.log(`| ${pad(label, width)} | ${cells.map((c) => lpad(c, 8)).join(" | ")} |`);
+  const gflops = modules.map(() => ({}));
+  for (const s of backwardShapes) {
+    process.stderr.write(`bench: backward ${shapeName(s)} ...`);
+    const samples = modules.map(() => []);
+    for (const m of modules) {
+      m.module._bench_setup(s.n, s.d, s.h);
+      const start = performance.now();
+      for (let i = 0; i < 3 || performance.now() - start < 300; i++) m.module[m.fn]();
+    }
+    for (let round = 0; round < rounds; round++) {
+      modules.forEach((m, k) => {
+        m.module._bench_setup(s.n, s.d, s.h);
+        m.module[m.fn]();
+        const start = performance.now();
+        while (samples[k].length < 3 * (round + 1) || (performance.now() - start < opts.roundSeconds * 1e3 && samples[k].length < 500)) {
+          const t0 = performance.now();
+          m.module[m.fn]();
+          samples[k].push((performance.now() - t0) * 1e-3);
+        }
+      });
+      process.stderr.write(".");
+    }
+    modules.forEach((m, k) => (gflops[k][shapeName(s)] = ((3 * flopsOf(s)) / median(samples[k])) * 1e-9));
+    process.stderr.write(" done\n");
+  }
+  row("forward + backward (GFLOP/s)", names);
+  console.log(`|${"-".repeat(width + 2)}|${names.map(() => "-".repeat(9) + ":").join("|")}|`);
+  modules.forEach((m, k) => row(m.label, names.map((n) => gflops[k][n].toFixed(1))));
+
+  console.log(`\n# training: Adam steps of attn::Optimizer per second, self-attention n = 16, d = 16, d_model 16 ` +
+              `(W_q, W_k, W_v, W_o learned), 2 heads, scaled_dot, random target; median of 7 runs of 500 steps after warm-up\n`);
+  console.log(`| ${pad("training steps per second", width)} | ${lpad("batch 1", 8)} | ${lpad("batch 8", 8)} |`);
+  console.log(`|${"-".repeat(width + 2)}|---------:|---------:|`);
+  // attn::Optimizer steps with attn::gradients: one row per module.
+  for (const m of modules.filter((x) => x.train)) {
+    const rates = [];
+    for (const batch of [1, 8]) {
+      m.module._bench_train_setup(16, 16, 2, batch);
+      const start = performance.now();
+      while (performance.now() - start < 300) m.module._bench_train_steps(50);
+      const times = [];
+      for (let r = 0; r < 7; r++) {
+        const t0 = performance.now();
+        if (m.module._bench_train_steps(500) < 0) throw new Error(`${m.label}: a training step failed`);
+        times.push((performance.now() - t0) * 1e-3);
+      }
+      rates.push(500 / median(times));
+    }
+    const label = m.label.replace("attn::gradients (float32)", "attn::Optimizer (Adam)");
+    console.log(`| ${pad(label, width)} | ${rates.map((r) => lpad(r.toFixed(0), 8)).join(" | ")} |`);
+  }
+}
+
+//-----------------------------------------------------------------------------
 // [SECTION] Main
 //-----------------------------------------------------------------------------
 
@@ -317,6 +395,17 @@ async function main() {
   const scalar = await loadOurs(opts.scalar);
   if (simd.UTF8ToString(simd._bench_kernels()) !== "wasmsimd") throw new Error("--simd module has no SIMD kernels");
   if (scalar.UTF8ToString(scalar._bench_kernels()) !== "scalar") throw new Error("--scalar module has SIMD kernels");
+  console.log(`# machine: ${machine()}`);
+  const backwardModules = [
+    { module: simd, fn: "_bench_run_grad", label: "attn::gradients (float32), WASM SIMD128", train: true },
+    { module: scalar, fn: "_bench_run_grad", label: "attn::gradients (float32), WASM no SIMD", train: true },
+    { module: simd, fn: "_bench_run_grad_reference", label: "attn::gradients_reference (float64), WASM" },
+  ];
+  if (opts.backward) {
+    console.log(`# ${new Date().toISOString().slice(0, 10)}, node ${process.version} (V8 ${process.versions.v8}), one thread\n`);
+    await backwardTables(backwardModules, opts);
+    return;
+  }
   const tf = await loadTfjs();
   const ort = await loadOrt();
 
@@ -331,7 +420,6 @@ async function main() {
   ];
 
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
-  console.log(`# machine: ${machine()}`);
   console.log(`# Attention forward, ${new Date().toISOString().slice(0, 10)}, node ${process.version} (V8 ${process.versions.v8}), ${cpu}, ${os.cpus().length} cores, one thread`);
   console.log(`# GFLOP/s = 4·h·n²·d / median seconds of >= ${opts.minReps} calls after warm-up (${opts.rounds} interleaved rounds); d = 64`);
   console.log("# every runtime: WASM with SIMD128 (except the row that says otherwise), one thread");
@@ -421,6 +509,9 @@ async function main() {
   console.log(`memory: attn::run(n=2048, 8 heads, d_model=512, W_q/W_k/W_v/W_o, keep_head_matrices=false) ` +
               `grew the WASM heap from ${mb(before)} to ${mb(fresh.HEAP8.length)} (limit 256 MiB) in ${seconds.toFixed(2)} s; ` +
               `keeping the head matrices would need ${mb(headBytes)} more`);
+
+  console.log();
+  await backwardTables(backwardModules, opts);
 }
 
 main().catch((e) => {

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds what the benchmark needs and prints every number: the node table (ours with and without
 # SIMD128, Eigen in WASM, tfjs-backend-wasm, onnxruntime-web, the SIMD128 mul+add peak, the
-# memory check), the native table, and the browser numbers of the built playground (bytes,
+# memory check), the backward (forward + backward GFLOP/s, Adam steps per second at n = 16,
+# d = 16, 2 heads), the native tables, and the browser numbers of the built playground (bytes,
 # time to first frame, recompute at n = 1024 with 8 heads, frame time at n = 256) in headless
 # Chromium. On demand only: not part of scripts/test.sh.
-#   ./bench/run.sh            everything (about 3 minutes on 2 cores, plus the first build)
-#   ./bench/run.sh --quick    node table up to n = 1024 only
+#   ./bench/run.sh              everything (about 3 minutes on 2 cores, plus the first build)
+#   ./bench/run.sh --quick      node table up to n = 1024 only
+#   ./bench/run.sh --backward   the backward and training tables only, node and native
 set -euo pipefail
 bench="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$bench/.." && pwd)"
@@ -32,6 +34,10 @@ build "$out/native" cmake
 node --no-experimental-fetch "$bench/run.mjs" \
   --simd "$out/wasm-simd/attention_bench.js" --scalar "$out/wasm-scalar/attention_bench.js" "$@"
 echo
+if [ "${1:-}" = "--backward" ]; then
+  "$out/native/attention_bench" --backward
+  exit 0
+fi
 "$out/native/attention_bench"
 
 echo

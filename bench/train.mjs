@@ -7,7 +7,11 @@
 //   - WASM under node: the same with build/wasm/attention-cli.js;
 //   - the browser: the page's JS API, setScenario then train(N), timed inside the page.
 //
-//   node bench/train.mjs [--site build/wasm/site]
+//   node bench/train.mjs [--site build/wasm/site] [--native-cli build/native/attention-cli]
+//                        [--wasm-cli build/wasm/attention-cli.js]
+//
+// bench/run.mjs --backward (and the native attention_bench --backward) time the same steps
+// through attn::Optimizer directly, without the CLI's JSON line per step.
 import { spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
@@ -19,8 +23,11 @@ import { startSiteServer } from "../tests/web/harness.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
 const args = process.argv.slice(2);
-const site = path.resolve(args.includes("--site") ? args[args.indexOf("--site") + 1]
-                                                  : path.join(root, "build/wasm/site"));
+const option = (name, fallback) =>
+  path.resolve(args.includes(name) ? args[args.indexOf(name) + 1] : path.join(root, fallback));
+const site = option("--site", "build/wasm/site");
+const nativeCli = option("--native-cli", "build/native/attention-cli");
+const wasmCli = option("--wasm-cli", "build/wasm/attention-cli.js");
 const STEPS = 2000, FEW = 10, RUNS = 5;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -68,9 +75,8 @@ try {
                              { timeout: 60000 });
   for (const batch of [1, 8]) {
     const text = JSON.stringify(scenario(batch));
-    const native = cliRate([path.join(root, "build/native/attention-cli")], text);
-    const wasm = cliRate([process.execPath, "--no-experimental-fetch",
-                          path.join(root, "build/wasm/attention-cli.js")], text);
+    const native = cliRate([nativeCli], text);
+    const wasm = cliRate([process.execPath, "--no-experimental-fetch", wasmCli], text);
     const inPage = await page.evaluate(({ s, steps, runs }) => {
       const ap = window.attentionPlayground;
       const rates = [];
