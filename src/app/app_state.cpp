@@ -493,42 +493,24 @@ bool AppState::cell_gradient(const CellRef& c, double* out) {
   }
 }
 
-// The steps between, from the output back: dY = 2(y − t)/N, dO = dY·W_oᵀ (this head's
-// columns), dA = dO·Vᵀ, the softmax's dM = A ⊙ (dA − Σ_k A dA), masked cells pass nothing,
-// and the scores get dM × scale. Not with dropout (the weights shown are rescaled ones).
+// The steps between (attn::step_gradients, float64), for the head and batch item shown.
 bool AppState::step_gradient(const CellRef& c, double* out) {
-  if (scenario.has_dropout || c.batch >= static_cast<int>(trace.output.size())) return false;
-  const int h = c.head;
-  if (h < 0 || h >= static_cast<int>(trace.heads.size())) return false;
-  const attn::HeadTrace& ht = trace.heads[h];
-  const int b = c.batch;
-  double count = 0.0;
-  for (const attn::Matrix& m : trace.output) count += static_cast<double>(m.size());
-  const attn::MatrixD dY =
-      2.0 * (trace.output[b].cast<double>() - scenario.target[b].cast<double>()) / count;
-  const attn::MatrixD dConcat =
-      problem.weights.W_o.size()
-          ? attn::MatrixD(dY * problem.weights.W_o.cast<double>().transpose())
-          : dY;
-  const int dv = static_cast<int>(ht.v[b].cols());
-  const attn::MatrixD dO = dConcat.middleCols(h * dv, dv);
-  const auto at = [&](const attn::MatrixD& m) {
-    if (c.row >= m.rows() || c.col >= m.cols()) return false;
-    *out = m(c.row, c.col);
-    return std::isfinite(*out);
-  };
-  if (c.kind == MatrixKind::kHeadOutput) return at(dO);
-  const attn::MatrixD A = ht.weights[b].cast<double>();
-  const attn::MatrixD dA = dO * ht.v[b].cast<double>().transpose();
-  if (c.kind == MatrixKind::kWeights) return at(dA);
-  if (c.row >= A.rows() || c.col >= A.cols()) return false;
-  const double dM = A(c.row, c.col) * (dA(c.row, c.col) - A.row(c.row).dot(dA.row(c.row)));
-  const bool masked = attn::is_masked(problem.mask, b, c.row, c.col);
-  *out = c.kind == MatrixKind::kMasked ? dM
-         : masked                      ? 0.0
-         : c.kind == MatrixKind::kScaled
-             ? dM
-             : dM * static_cast<double>(attn::head_shape(problem).scale);
+  const int h = c.head, b = c.batch;
+  if (steps_revision_ != revision || steps_head_ != h || steps_batch_ != b) {
+    steps_revision_ = revision;
+    steps_head_ = h;
+    steps_batch_ = b;
+    steps_ok_ = attn::step_gradients(problem, trace, scenario.target, h, b, &steps_).ok();
+  }
+  if (!steps_ok_) return false;
+  const attn::StepGradients& g = steps_;
+  const attn::MatrixD* m = c.kind == MatrixKind::kHeadOutput ? &g.output
+                           : c.kind == MatrixKind::kWeights  ? &g.weights
+                           : c.kind == MatrixKind::kMasked   ? &g.masked
+                           : c.kind == MatrixKind::kScaled   ? &g.scaled
+                                                             : &g.scores;
+  if (c.row >= m->rows() || c.col >= m->cols()) return false;
+  *out = (*m)(c.row, c.col);
   return std::isfinite(*out);
 }
 

@@ -263,6 +263,10 @@ struct AppState {
   attn::Gradients grads_;      // for revision grads_revision_, when grads_ok_
   uint64_t grads_revision_ = ~uint64_t{0};
   bool grads_ok_ = false;
+  attn::StepGradients steps_;  // of head steps_head_, batch item steps_batch_, when steps_ok_
+  uint64_t steps_revision_ = ~uint64_t{0};
+  int steps_head_ = -1, steps_batch_ = -1;
+  bool steps_ok_ = false;
   int on_demand_head_ = -1, on_demand_item_ = -1;
   std::vector<uint8_t> mask_;  // the mask of batch item mask_item_
   int mask_item_ = -1;

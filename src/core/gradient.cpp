@@ -45,6 +45,98 @@ Status check_gradient(const Problem& p, const Trace& t, const Batch& target) {
   return Status{};
 }
 
+namespace {
+
+// One head's backward from dConcat (batch item b's gradient of the heads' concatenation) to
+// its raw scores, in float64, for gradients_reference and step_gradients: the one place these
+// steps are written in float64.
+struct HeadSteps {
+  MatrixD dO;     // the head's output
+  MatrixD Aused;  // its weights as they multiplied the values (after dropout)
+  MatrixD dS;     // the raw scores
+};
+
+HeadSteps head_steps(const Problem& p, const Trace& t, const MatrixD& dConcat, int h, int b,
+                     StepGradients* view) {
+  const HeadShape hs = head_shape(p);
+  const double scale = hs.scale;
+  const int B = static_cast<int>(t.output.size());
+  const HeadTrace& ht = t.heads[h];
+  // The weights as the softmax made them (dropout rescales a fixed set of them after).
+  const MatrixD Mk = d(ht.masked[b]);
+  MatrixD A(Mk.rows(), Mk.cols());
+  for (int i = 0; i < Mk.rows(); ++i) {
+    const double mx = Mk.row(i).maxCoeff();  // finite: check_gradient
+    // std::exp, not Eigen's vectorised exp: that clamps its argument and turns e^-1e6
+    // into a subnormal, where the core's masked weights are exactly 0.
+    for (int j = 0; j < Mk.cols(); ++j) A(i, j) = std::exp(Mk(i, j) - mx);
+    A.row(i) /= A.row(i).sum();
+  }
+  HeadSteps s;
+  s.Aused = A;
+  MatrixD keep = MatrixD::Ones(A.rows(), A.cols());
+  if (p.dropout_p > 0.0f) {
+    const double k = 1.0 / (1.0 - static_cast<double>(p.dropout_p));
+    for (int i = 0; i < A.rows(); ++i)
+      for (int j = 0; j < A.cols(); ++j)
+        keep(i, j) = dropout_draw(p.dropout_seed, h, b, i, j, B, static_cast<int>(A.rows()),
+                                  static_cast<int>(A.cols())) < p.dropout_p
+                         ? 0.0
+                         : k;
+    s.Aused = A.cwiseProduct(keep);
+  }
+  s.dO = dConcat.middleCols(h * hs.dv, hs.dv);
+  const MatrixD dAused = s.dO * d(ht.v[b]).transpose();
+  const MatrixD dA = dAused.cwiseProduct(keep);
+  // Softmax: dM = A ⊙ (dA − Σ_j dA ⊙ A); masked cells are constants, they pass nothing.
+  MatrixD dM(A.rows(), A.cols());
+  s.dS.resize(A.rows(), A.cols());
+  if (view) view->scaled.resize(A.rows(), A.cols());
+  for (int i = 0; i < A.rows(); ++i) {
+    const double dot = A.row(i).dot(dA.row(i));
+    for (int j = 0; j < A.cols(); ++j) {
+      dM(i, j) = A(i, j) * (dA(i, j) - dot);
+      const double scaled = is_masked(p.mask, b, i, j) ? 0.0 : dM(i, j);
+      s.dS(i, j) = scale * scaled;
+      if (view) view->scaled(i, j) = scaled;
+    }
+  }
+  if (view) {
+    view->output = s.dO;
+    view->weights = dAused;
+    view->masked = std::move(dM);
+    view->scores = s.dS;
+  }
+  return s;
+}
+
+// dConcat of batch item b: dY = 2·(output − target)/count, through W_o when there is one.
+MatrixD concat_gradient(const Problem& p, const Trace& t, const Batch& target, int b) {
+  double count = 0.0;
+  for (const Matrix& m : t.output) count += static_cast<double>(m.size());
+  const MatrixD dY = 2.0 * (d(t.output[b]) - d(target[b])) / count;
+  const Matrix& W_o = p.weights.W_o;
+  return W_o.size() ? MatrixD(dY * d(W_o).transpose()) : dY;
+}
+
+}  // namespace
+
+Status step_gradients(const Problem& p, const Trace& t, const Batch& target, int h, int b,
+                      StepGradients* out) {
+  Status st = check_gradient(p);
+  if (!st.ok()) return st;
+  st = check_gradient(p, t, target);
+  if (!st.ok()) return st;
+  if (h < 0 || h >= static_cast<int>(t.heads.size()))
+    return Status{"grad: head " + std::to_string(h + 1) + " does not exist"};
+  if (b < 0 || b >= static_cast<int>(t.output.size()))
+    return Status{"grad: batch item " + std::to_string(b + 1) + " does not exist"};
+  StepGradients g;
+  head_steps(p, t, concat_gradient(p, t, target, b), h, b, &g);
+  *out = std::move(g);
+  return Status{};
+}
+
 Status gradients_reference(const Problem& p, const Batch& target, Gradients* out) {
   Status st = check_gradient(p);
   if (!st.ok()) return st;
@@ -56,7 +148,6 @@ Status gradients_reference(const Problem& p, const Batch& target, Gradients* out
   const int B = static_cast<int>(t.output.size());
   const Weights& w = p.weights;
   const HeadShape hs = head_shape(p);
-  const double scale = hs.scale;
   const int H = p.heads;
 
   Gradients g;
@@ -84,38 +175,9 @@ Status gradients_reference(const Problem& p, const Batch& target, Gradients* out
             dVp = zeros_like(t.v_proj[b]);
     for (int h = 0; h < H; ++h) {
       const HeadTrace& ht = t.heads[h];
-      // The weights as the softmax made them (dropout rescales a fixed set of them after).
-      const MatrixD Mk = d(ht.masked[b]);
-      MatrixD A(Mk.rows(), Mk.cols());
-      for (int i = 0; i < Mk.rows(); ++i) {
-        const double mx = Mk.row(i).maxCoeff();  // finite: check_gradient
-        // std::exp, not Eigen's vectorised exp: that clamps its argument and turns e^-1e6
-        // into a subnormal, where the core's masked weights are exactly 0.
-        for (int j = 0; j < Mk.cols(); ++j) A(i, j) = std::exp(Mk(i, j) - mx);
-        A.row(i) /= A.row(i).sum();
-      }
-      MatrixD Aused = A;  // what multiplied the values
-      MatrixD keep = MatrixD::Ones(A.rows(), A.cols());
-      if (p.dropout_p > 0.0f) {
-        const double k = 1.0 / (1.0 - static_cast<double>(p.dropout_p));
-        for (int i = 0; i < A.rows(); ++i)
-          for (int j = 0; j < A.cols(); ++j)
-            keep(i, j) = dropout_draw(p.dropout_seed, h, b, i, j, B, static_cast<int>(A.rows()),
-                                      static_cast<int>(A.cols())) < p.dropout_p
-                             ? 0.0
-                             : k;
-        Aused = A.cwiseProduct(keep);
-      }
-      const MatrixD dO = dConcat.middleCols(h * hs.dv, hs.dv);
-      const MatrixD dA = (dO * d(ht.v[b]).transpose()).cwiseProduct(keep);
-      dVp.middleCols(h * hs.dv, hs.dv) += Aused.transpose() * dO;
-      // Softmax: dM = A ⊙ (dA − Σ_j dA ⊙ A); masked cells are constants, they pass nothing.
-      MatrixD dS(A.rows(), A.cols());
-      for (int i = 0; i < A.rows(); ++i) {
-        const double dot = A.row(i).dot(dA.row(i));
-        for (int j = 0; j < A.cols(); ++j)
-          dS(i, j) = is_masked(p.mask, b, i, j) ? 0.0 : scale * A(i, j) * (dA(i, j) - dot);
-      }
+      const HeadSteps steps = head_steps(p, t, dConcat, h, b, nullptr);
+      const MatrixD& dS = steps.dS;
+      dVp.middleCols(h * hs.dv, hs.dv) += steps.Aused.transpose() * steps.dO;
       const MatrixD q = d(ht.q[b]), k = d(ht.k[b]);
       auto dq = dQp.middleCols(h * hs.dq, hs.dq);
       auto dk = dKp.middleCols(h * hs.dk, hs.dk);

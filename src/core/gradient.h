@@ -49,6 +49,20 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out);
 // The same in float64 (Eigen), over the same float32 forward trace: the reference.
 Status gradients_reference(const Problem& p, const Batch& target, Gradients* out);
 
+// The gradients of one head's intermediate matrices for one batch item, as the attention
+// view shows them (for a hovered cell): with respect to the head's output, its weights (as
+// they multiplied the values, after any dropout), the masked scores (every cell: the softmax's
+// own gradient), the scaled scores before masking (a masked cell is replaced by a constant,
+// so it gets 0) and the raw scores (× the scoring's scale, attn::HeadShape::scale).
+struct StepGradients {
+  MatrixD output, weights, masked, scaled, scores;
+};
+
+// StepGradients for head h and batch item b of t = run(p), in float64: the same steps that
+// gradients_reference takes. Checks as check_gradient(p, t, target) does, and h and b.
+Status step_gradients(const Problem& p, const Trace& t, const Batch& target, int h, int b,
+                      StepGradients* out);
+
 // What both check once the forward pass t = run(p) is done: the target's shape, and that no
 // row is fully masked under -inf (the first such row, batch item by item, head by head).
 Status check_gradient(const Problem& p, const Trace& t, const Batch& target);

@@ -233,6 +233,73 @@ TEST_CASE("what has no gradient yet is refused with its reason, never NaN", "[co
   }
 }
 
+TEST_CASE("the steps' gradients agree with finite differences and with the inputs' gradients",
+          "[core][grad]") {
+  // Two heads, a causal mask and -1e6, so masked cells are in every head; once with dropout.
+  for (const float dropout : {0.0f, 0.3f}) {
+    INFO("dropout " << dropout);
+    attn::Problem p;
+    p.queries = p.keys = p.values = seeded_batch(2, 5, 4, 41);
+    p.heads = 2;
+    p.temperature = 0.7f;
+    p.mask.causal = true;
+    p.dropout_p = dropout;
+    p.dropout_seed = 9;
+    const attn::Batch target = seeded_batch(2, 5, 4, 42);
+    const attn::Trace t = attn::run(p);
+    std::vector<attn::StepGradients> steps;  // head by head, batch item by batch item
+    for (int h = 0; h < 2; ++h)
+      for (int b = 0; b < 2; ++b) {
+        attn::StepGradients s;
+        REQUIRE(attn::step_gradients(p, t, target, h, b, &s).error == "");
+        steps.push_back(s);
+      }
+    // scaled = scores·c/T, so ∂L/∂T = −Σ (∂L/∂scaled ⊙ scaled) / T over every head and item:
+    // against a central difference of the float64 reference in T.
+    double analytic = 0.0;
+    for (int h = 0; h < 2; ++h)
+      for (int b = 0; b < 2; ++b) {
+        const attn::StepGradients& s = steps[h * 2 + b];
+        const attn::MatrixD scaled = t.heads[h].scaled[b].cast<double>();
+        analytic -= s.scaled.cwiseProduct(scaled).sum() / p.temperature;
+        // The raw scores' gradient is the scaled one times the scale; masked cells pass none.
+        CHECK((s.scores - s.scaled * attn::head_shape(p).scale).cwiseAbs().maxCoeff() <= 1e-15);
+        for (int i = 0; i < 5; ++i)
+          for (int j = i + 1; j < 5; ++j) CHECK(s.scaled(i, j) == 0.0);
+        // The weights' gradient is the head output's times the values: dA = dO·vᵀ.
+        const attn::MatrixD dA = s.output * t.heads[h].v[b].cast<double>().transpose();
+        CHECK((s.weights - dA).cwiseAbs().maxCoeff() <= 1e-12);
+      }
+    attn::Problem up = p, down = p;
+    up.temperature = p.temperature + 1e-3f;
+    down.temperature = p.temperature - 1e-3f;
+    const double fd = (loss_of(up, target) - loss_of(down, target)) /
+                      (static_cast<double>(up.temperature) - down.temperature);
+    INFO("dL/dT: analytic " << analytic << ", finite difference " << fd);
+    CHECK(std::fabs(analytic - fd) <= 2e-6 + 2e-4 * std::fabs(fd));
+    // Without projections the values' gradient is Σ_h (weights used)ᵀ·dO, in the head's columns.
+    attn::Gradients g;
+    REQUIRE(attn::gradients_reference(p, target, &g).error == "");
+    for (int b = 0; b < 2; ++b) {
+      attn::MatrixD dV = attn::MatrixD::Zero(5, 4);
+      for (int h = 0; h < 2; ++h)
+        dV.middleCols(h * 2, 2) +=
+            t.heads[h].weights[b].cast<double>().transpose() * steps[h * 2 + b].output;
+      // (the trace's weights are float32; the reference's own are float64)
+      CHECK((dV - g.values[b]).cwiseAbs().maxCoeff() <= 1e-6 * g.values[b].cwiseAbs().maxCoeff());
+    }
+  }
+  attn::Problem p;
+  p.queries = p.keys = p.values = seeded_batch(1, 3, 2, 43);
+  const attn::Trace t = attn::run(p);
+  attn::StepGradients s;
+  CHECK(attn::step_gradients(p, t, seeded_batch(1, 3, 2, 44), 1, 0, &s).error ==
+        "grad: head 2 does not exist");
+  CHECK(attn::step_gradients(p, t, seeded_batch(1, 3, 2, 44), 0, 0, &s).error == "");
+  CHECK(attn::step_gradients(p, t, seeded_batch(1, 2, 2, 44), 0, 0, &s).error ==
+        "target[0]: is 2 × 2, the output is 3 × 2");
+}
+
 //-----------------------------------------------------------------------------
 // The float32 backward against the float64 one
 //-----------------------------------------------------------------------------
