@@ -16,6 +16,7 @@
 // [SECTION] Timing
 // [SECTION] Main
 
+import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -46,9 +47,10 @@ function parseArgs(argv) {
     else if (argv[i] === "--scalar") opts.scalar = argv[++i];
     else if (argv[i] === "--quick") opts.quick = true;
     else if (argv[i] === "--backward") opts.backward = true;
+    else if (argv[i] === "--machine") opts.machine = argv[++i];
     else throw new Error(`unknown argument ${argv[i]}`);
   }
-  if (!opts.simd || !opts.scalar) throw new Error("usage: run.mjs --simd <js> --scalar <js> [--quick] [--backward]");
+  if (!opts.simd || !opts.scalar) throw new Error("usage: run.mjs --simd <js> --scalar <js> [--quick] [--backward] [--machine <machine_probe>]");
   return opts;
 }
 
@@ -276,6 +278,26 @@ function machine() {
   }
 }
 
+// What the hardware itself does (bench/machine.cpp, native): the clock measured by a chain of
+// dependent adds, and the 128-bit mul+add and FMA ceilings, in GFLOP/s and flop per cycle.
+function hardware(probe) {
+  if (!probe) return null;
+  try {
+    return JSON.parse(execFileSync(probe, { encoding: "utf8" }));
+  } catch (e) {
+    console.log(`# machine_probe failed: ${e.message}`);
+    return null;
+  }
+}
+
+function hardwareLine(hw) {
+  if (!hw?.ghz) return null;
+  const part = (name, g, f) => g ? `${name} ${g.toFixed(1)} GFLOP/s (${f.toFixed(1)} flop/cycle)` : null;
+  return `# measured natively (bench/machine.cpp): ${hw.ghz.toFixed(2)} GHz (a chain of dependent adds); ` +
+         `the hardware's 128-bit ceiling: ${[part("mul+add", hw.mul_add128_gflops, hw.mul_add128_flop_per_cycle),
+                                             part("FMA", hw.fma128_gflops, hw.fma128_flop_per_cycle)].filter(Boolean).join(", ")}`;
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1] : 0.5 * (s[s.length / 2 - 1] + s[s.length / 2]);
@@ -396,6 +418,10 @@ async function main() {
   if (simd.UTF8ToString(simd._bench_kernels()) !== "wasmsimd") throw new Error("--simd module has no SIMD kernels");
   if (scalar.UTF8ToString(scalar._bench_kernels()) !== "scalar") throw new Error("--scalar module has SIMD kernels");
   console.log(`# machine: ${machine()}`);
+  // Measured first, while nothing else of ours runs.
+  const hw = hardware(opts.machine);
+  const hwLine = hardwareLine(hw);
+  if (hwLine) console.log(hwLine);
   const backwardModules = [
     { module: simd, fn: "_bench_run_grad", label: "attn::gradients (float32), WASM SIMD128", train: true },
     { module: scalar, fn: "_bench_run_grad", label: "attn::gradients (float32), WASM no SIMD", train: true },
@@ -486,8 +512,15 @@ async function main() {
   row("ours ÷ ours without SIMD", names.map((n) => (gflops.ours[n] / gflops.scalar[n]).toFixed(1) + "×"));
   row("SIMD128 mul+add peak, same rounds", names.map((n) => peaks[n].toFixed(1)));
   row("ours, % of that peak", names.map((n) => ((100 * gflops.ours[n]) / peaks[n]).toFixed(0) + "%"));
+  const ceiling = hw?.mul_add128_gflops;
+  if (ceiling) {
+    row("hardware 128-bit mul+add ceiling (native)", names.map(() => ceiling.toFixed(1)));
+    row("V8's peak loop, % of the hardware's", names.map((n) => ((100 * peaks[n]) / ceiling).toFixed(0) + "%"));
+    row("ours, % of the hardware's", names.map((n) => ((100 * gflops.ours[n]) / ceiling).toFixed(0) + "%"));
+  }
   console.log();
   console.log("peak: a loop of 8 independent f32x4 mul+add accumulators, timed 5 times in each round");
+  if (ceiling) console.log("hardware ceiling: the same loop natively in AVX-encoded SSE (bench/machine.cpp), measured once before the tables");
   if (gflops.ours["n=1024"])
     console.log(`ours at n=1024: ${gflops.ours["n=1024"].toFixed(1)} GFLOP/s = ` +
                 `${((100 * gflops.ours["n=1024"]) / peaks["n=1024"]).toFixed(1)}% of the peak measured in the same rounds ` +

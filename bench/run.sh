@@ -31,7 +31,7 @@ build "$out/wasm-simd" emcmake cmake -DAP_BENCH_SIMD=ON
 build "$out/wasm-scalar" emcmake cmake -DAP_BENCH_SIMD=OFF
 build "$out/native" cmake
 
-node --no-experimental-fetch "$bench/run.mjs" \
+node --no-experimental-fetch "$bench/run.mjs" --machine "$out/native/machine_probe" \
   --simd "$out/wasm-simd/attention_bench.js" --scalar "$out/wasm-scalar/attention_bench.js" "$@"
 echo
 if [ "${1:-}" = "--backward" ]; then
