@@ -6,10 +6,12 @@
 Writes OUT_DIR/ui.ttf, bold.ttf, mono.ttf (DejaVu: Latin, Greek, punctuation, sub- and
 superscripts, arrows, maths), cjk.ttf (WenQuanYi Micro Hei: the 3755 characters of GB2312
 level 1, the most common in simplified Chinese, plus every CJK character in TEXT_FILEs, which
-are the UI's translations and the presets), and lang.ttf (the two characters 中文, always
-loaded, for the language switch). The fonts come from fonts-dejavu-core and
-fonts-wqy-microhei; nothing is downloaded and no font file is committed.
+are the UI's translations and the presets), lang.ttf (the two characters 中文, always
+loaded, for the language switch) and id.txt (a hash of the five, which kept font atlases are
+checked against). The fonts come from fonts-dejavu-core and fonts-wqy-microhei; nothing is
+downloaded and no font file is committed.
 """
+import hashlib
 import os
 import sys
 
@@ -79,6 +81,14 @@ def main():
     if missing:
         sys.exit("make_fonts.py: no glyph for " + ", ".join(
             "U+%04X %s (in %s)" % (ord(c), c, where) for c, where in sorted(missing.items())))
+    # The fonts' id, which a font atlas the page keeps from an earlier start is checked against
+    # (src/app/font_cache.h): another set of fonts, another id.
+    digest = hashlib.sha256()
+    for name in ("ui", "bold", "mono", "cjk", "lang"):
+        with open(os.path.join(out, name + ".ttf"), "rb") as f:
+            digest.update(f.read())
+    with open(os.path.join(out, "id.txt"), "w", encoding="ascii") as f:
+        f.write(digest.hexdigest()[:16] + "\n")
 
 
 if __name__ == "__main__":

@@ -5,18 +5,14 @@
 #include <string>
 
 #include "app/app_state.h"
+#include "app/font_cache.h"
 #include "app/heatmap.h"
 #include "app/matrices.h"
 #include "imgui.h"
 
 namespace ui {
 
-// Fonts loaded by main.cpp: the UI font and a monospaced one for formulas and numbers.
-struct Fonts {
-  ImFont* ui = nullptr;
-  ImFont* mono = nullptr;
-  ImFont* title = nullptr;
-};
+// The fonts main.cpp loaded (add_app_fonts): UI, monospaced for formulas and numbers, titles.
 extern Fonts g_fonts;
 
 // Light theme tuned for projectors and course pages.

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "app/app.h"
+#include "app/font_cache.h"
 #include "app/gl.h"
 #include "app/i18n.h"
 #include "app/platform.h"
@@ -103,17 +104,21 @@ void on_char(GLFWwindow*, unsigned int) {
   wake();
 }
 
-// The glyph ranges the UI needs: Latin, Greek, punctuation, sub/superscripts, arrows, maths.
-const ImWchar kLatinRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF,
-                                0x2000, 0x206F, 0x2070, 0x209F, 0x2190, 0x21FF,
-                                0x2200, 0x22FF, 0x25A0, 0x25FF, 0};
-const ImWchar kLangRanges[] = {0x4E2D, 0x4E2D, 0x6587, 0x6587, 0};
-const ImWchar kCjkRanges[] = {0x3000, 0x303F, 0x4E00, 0x9FFF, 0xFF00, 0xFFEF, 0};
-
 bool file_exists(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f) std::fclose(f);
   return f != nullptr;
+}
+
+std::string read_file(const std::string& path) {
+  std::string out;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return out;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  std::fclose(f);
+  return out;
 }
 
 }  // namespace
@@ -122,48 +127,71 @@ void request_wake() {
   wake();
 }
 
+// The font atlas for the current pixel ratio and language: restored from the blob the page
+// kept from an earlier start (font_cache.h) when there is one that matches, else built, and
+// then handed to the page to keep. Chinese needs cjk.ttf, which the page fetches on demand,
+// unless a kept atlas already has its glyphs.
 void rebuild_fonts() {
   const auto t0 = std::chrono::steady_clock::now();
   ImGuiIO& io = ImGui::GetIO();
   const float dpr = g_runtime.dpr;
-  io.Fonts->Clear();
-  ImFontConfig cfg;
-  cfg.OversampleH = 2;
-  cfg.OversampleV = 1;
   const std::string dir = g_runtime.font_dir;
-  const std::string cjk = dir + "/cjk.ttf";
-  const bool have_cjk = g_runtime.app.state.lang == Lang::kZh && file_exists(cjk);
-  g_runtime.cjk_loaded = have_cjk;
-  auto add = [&](const char* file, float size) -> ImFont* {
-    const std::string path = dir + "/" + file;
-    ImFont* font = nullptr;
-    if (file_exists(path))
-      font = io.Fonts->AddFontFromFileTTF(path.c_str(), size * dpr, &cfg, kLatinRanges);
-    if (!font) {
-      ImFontConfig fallback;
-      fallback.SizePixels = std::round(13.0f * dpr);
-      font = io.Fonts->AddFontDefault(&fallback);
+  if (!g_runtime.font_id_read) {
+    g_runtime.font_id = read_file(dir + "/id.txt");
+    while (!g_runtime.font_id.empty() &&
+           std::isspace(static_cast<unsigned char>(g_runtime.font_id.back())))
+      g_runtime.font_id.pop_back();
+    g_runtime.font_id_read = true;
+  }
+  const bool want_cjk = g_runtime.app.state.lang == Lang::kZh;
+  const bool cjk_file = want_cjk && file_exists(dir + "/cjk.ttf");
+  io.Fonts->Clear();
+  Fonts fonts;
+  bool restored = false, cjk = false;
+  // A kept atlas with the Chinese glyphs first (it needs no cjk.ttf), then one without.
+  for (const bool c : {true, false}) {
+    if (c && !want_cjk) continue;
+    const std::string key = font_atlas_key(g_runtime.font_id, dpr, c);
+    const std::string blob = key.empty() ? "" : load_kept_font_atlas(font_atlas_name(dpr, c));
+    if (blob.empty()) continue;
+    fonts = add_app_fonts(io.Fonts, dir, dpr, c, /*placeholders=*/true);
+    restored = restore_font_atlas(io.Fonts, blob, key);
+    if (restored) {
+      cjk = c;
+      break;
     }
-    ImFontConfig merge;
-    merge.MergeMode = true;
-    merge.OversampleH = 1;
-    merge.PixelSnapH = true;
-    if (have_cjk)
-      io.Fonts->AddFontFromFileTTF(cjk.c_str(), size * dpr, &merge, kCjkRanges);
-    else if (file_exists(dir + "/lang.ttf"))  // "中文" for the language switch
-      io.Fonts->AddFontFromFileTTF((dir + "/lang.ttf").c_str(), size * dpr, &merge, kLangRanges);
-    return font;
-  };
-  g_fonts.ui = add("ui.ttf", 15.0f);
-  g_fonts.mono = add("mono.ttf", 14.0f);
-  g_fonts.title = add("bold.ttf", 17.0f);
+    io.Fonts->Clear();
+  }
+  // A kept atlas without Chinese will not do once cjk.ttf is here: build that one.
+  if (restored && want_cjk && !cjk && cjk_file) {
+    io.Fonts->Clear();
+    restored = false;
+  }
+  if (!restored) {
+    cjk = cjk_file;
+    fonts = add_app_fonts(io.Fonts, dir, dpr, cjk, /*placeholders=*/false);
+    io.Fonts->Build();
+    const std::string key = font_atlas_key(g_runtime.font_id, dpr, cjk);
+    if (!key.empty()) keep_font_atlas(font_atlas_name(dpr, cjk), save_font_atlas(*io.Fonts, key));
+  }
+  g_runtime.cjk_loaded = cjk;
+  g_runtime.font_atlas_restored = restored;
+  g_fonts.ui = fonts.ui;
+  g_fonts.mono = fonts.mono;
+  g_fonts.title = fonts.title;
   io.FontDefault = g_fonts.ui;
   io.FontGlobalScale = 1.0f / dpr;
-  io.Fonts->Build();
   g_runtime.font_dpr = dpr;
   g_runtime.fonts_dirty = false;
   g_runtime.font_atlas_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // Still no Chinese glyphs (none kept, no cjk.ttf yet): the page fetches the font.
+  if (want_cjk && !cjk) request_cjk_font();
+}
+
+std::string font_atlas_name(float dpr, bool cjk) {
+  // The ratio in hundredths, as web/app.js names it: Math.round(devicePixelRatio * 100).
+  return std::string(cjk ? "cjk" : "latin") + "@" + std::to_string(std::lround(dpr * 100.0f));
 }
 
 //-----------------------------------------------------------------------------

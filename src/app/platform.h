@@ -23,16 +23,26 @@ struct Runtime {
   std::string font_dir;
   bool fonts_dirty = false;  // rebuild the font atlas before the next frame
   bool cjk_loaded = false;
-  double font_atlas_ms = 0.0;  // the last font atlas build (rebuild_fonts), for ap_stats
+  double font_atlas_ms = 0.0;        // the last font atlas build (rebuild_fonts), for ap_stats
+  bool font_atlas_restored = false;  // ... restored from a kept blob, not rasterised
+  std::string font_id;               // fonts/id.txt: what the kept atlases are checked against
+  bool font_id_read = false;
 };
 extern Runtime g_runtime;
 
 void request_wake();   // draw frames again (after an API call or a resize)
 void rebuild_fonts();  // at the current device pixel ratio and language
+// The name a kept atlas goes by: "latin@100", "cjk@200" (the pixel ratio in hundredths).
+std::string font_atlas_name(float dpr, bool cjk);
 
 // Provided by web_api.cpp in the browser and desktop.cpp natively.
-void on_ready();     // the app is initialised
-void after_frame();  // once per drawn frame
+// The atlas blob kept under `name` ("" when none: always natively), and keeping one. In the
+// browser the page keeps them in IndexedDB and puts the one for this start in /atlas/.
+std::string load_kept_font_atlas(const std::string& name);
+void keep_font_atlas(const std::string& name, const std::string& blob);
+void request_cjk_font();  // the Chinese glyphs are needed and there are none yet
+void on_ready();          // the app is initialised
+void after_frame();       // once per drawn frame
 void report_fatal(const std::string& message);
 // Hands an export to the user: in the browser, text goes to the clipboard when `copy` is set
 // (a download when the clipboard is refused) and anything else is downloaded; natively, the

@@ -21,6 +21,36 @@
 
 namespace ui {
 
+std::string load_kept_font_atlas(const std::string& name) {
+  std::string out;
+  std::FILE* f = std::fopen(("/atlas/" + name + ".bin").c_str(), "rb");
+  if (!f) return out;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
+void keep_font_atlas(const std::string& name, const std::string& blob) {
+  EM_ASM(
+      {
+        if (Module.apKeepAtlas) Module.apKeepAtlas(UTF8ToString($0), HEAPU8.slice($1, $1 + $2));
+      },
+      name.c_str(), blob.data(), blob.size());
+}
+
+// The page puts a kept atlas with the Chinese glyphs in /atlas/ if it has one, else fetches
+// cjk.ttf into /fonts/, and then calls ap_fonts_changed.
+void request_cjk_font() {
+  const std::string name = font_atlas_name(g_runtime.dpr, true);
+  EM_ASM(
+      {
+        if (Module.apNeedCjkFont) Module.apNeedCjkFont(UTF8ToString($0));
+      },
+      name.c_str());
+}
+
 void on_ready() {
   // app.js answers "open_file" with its picker, and "export_file|…" with exportFile.
   g_runtime.app.state.in_page = true;
@@ -40,9 +70,7 @@ void after_frame() {
     // A language switch needs the Chinese glyphs: the page fetches them, then calls back.
     if (e == "language") {
       if (s.lang == Lang::kZh && !g_runtime.cjk_loaded) {
-        EM_ASM({
-          if (Module.apNeedCjkFont) Module.apNeedCjkFont();
-        });
+        request_cjk_font();
       } else {
         g_runtime.fonts_dirty = true;
       }
@@ -422,7 +450,7 @@ EMSCRIPTEN_KEEPALIVE void ap_wake() {
   ui::request_wake();
 }
 
-// The page wrote /fonts/cjk.ttf: rebuild the atlas with the Chinese glyphs.
+// The page wrote /fonts/cjk.ttf or a kept atlas: rebuild the atlas with the Chinese glyphs.
 EMSCRIPTEN_KEEPALIVE void ap_fonts_changed() {
   g_runtime.fonts_dirty = true;
   ui::request_wake();
@@ -435,7 +463,9 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   j["revision"] = s.revision;
   j["recompute_ms"] = s.recompute_ms;
   j["frames"] = g_runtime.frame_count;
-  j["font_atlas_ms"] = g_runtime.font_atlas_ms;  // the last font atlas build
+  j["font_atlas_ms"] = g_runtime.font_atlas_ms;              // the last font atlas build
+  j["font_atlas_restored"] = g_runtime.font_atlas_restored;  // ... from a kept blob
+  j["font_atlas_cjk"] = g_runtime.cjk_loaded;                // ... with the Chinese glyphs
   j["heap_bytes"] = EM_ASM_DOUBLE({ return HEAPU8.length; });
   j["error"] = s.error;
   j["warning"] = s.overflow ? ui::overflow_text(*s.overflow, s.problem) : "";
