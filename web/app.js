@@ -1045,13 +1045,88 @@
   }
 
   // ---------------------------------------------------------------------------------------
-  // Fonts: Chinese glyphs are fetched the first time the learner switches to 中文
+  // Fonts: Chinese glyphs are fetched the first time the learner switches to 中文, and the
+  // font atlas the app builds (50–170 ms of rasterising) is kept in IndexedDB for next time
   // ---------------------------------------------------------------------------------------
 
-  let cjkRequested = false;
-  async function loadCjkFont() {
+  // Kept atlases by name ("latin@100": glyph set @ pixel ratio in hundredths), at most
+  // KEPT_ATLASES of them (zooming changes the ratio), the least recently kept dropped first.
+  // The app checks each against what it would build (src/app/font_cache.h) and rebuilds, then
+  // keeps the new one, when it does not match. Without IndexedDB nothing is kept.
+  const KEPT_ATLASES = 4;
+  const atlasName = (glyphs) => `${glyphs}@${Math.round((window.devicePixelRatio || 1) * 100)}`;
+  function atlasStore(mode, use) {
+    return new Promise((resolve) => {
+      let request;
+      try {
+        request = indexedDB.open("attention-playground", 1);
+      } catch {
+        resolve(null);
+        return;
+      }
+      request.onupgradeneeded = () => request.result.createObjectStore("atlas");
+      request.onerror = () => resolve(null);
+      request.onblocked = () => resolve(null);
+      request.onsuccess = () => {
+        const db = request.result;
+        try {
+          const tx = db.transaction("atlas", mode);
+          const result = use(tx.objectStore("atlas"));
+          tx.oncomplete = () => { db.close(); resolve(result.value ?? null); };
+          tx.onerror = tx.onabort = () => { db.close(); resolve(null); };
+        } catch {
+          db.close();
+          resolve(null);
+        }
+      };
+    });
+  }
+  function keptAtlas(name) {
+    // Never holds up the start: after 400 ms the app builds its atlas itself.
+    const read = atlasStore("readonly", (store) => {
+      const result = {};
+      const get = store.get(name);
+      get.onsuccess = () => { result.value = get.result?.bytes ?? null; };
+      return result;
+    });
+    return Promise.race([read, new Promise((r) => setTimeout(() => r(null), 400))]);
+  }
+  function keepAtlas(name, bytes) {
+    // After the first frames, when the page is idle.
+    setTimeout(() => atlasStore("readwrite", (store) => {
+      store.put({ bytes, time: Date.now() }, name);
+      const keys = store.getAllKeys();
+      keys.onsuccess = () => {
+        const all = store.getAll();
+        all.onsuccess = () => {
+          const order = keys.result.map((k, i) => [k, all.result[i].time]).sort((a, b) => b[1] - a[1]);
+          for (const [k] of order.slice(KEPT_ATLASES)) store.delete(k);
+        };
+      };
+      return {};
+    }), 1000);
+  }
+  function putAtlas(name, bytes) {
+    const FS = window.Module.FS;
+    try { FS.mkdir("/atlas"); } catch { /* there already */ }
+    FS.writeFile(`/atlas/${name}.bin`, bytes);
+  }
+
+  let cjkRequested = false, cjkKeptTried = false;
+  async function loadCjkFont(name) {
     if (cjkRequested) return;
     cjkRequested = true;
+    // A kept atlas with the Chinese glyphs, once: if the app refuses it, it asks again.
+    if (!cjkKeptTried && name) {
+      cjkKeptTried = true;
+      const bytes = await keptAtlas(name);
+      if (bytes) {
+        putAtlas(name, bytes);
+        cjkRequested = false;
+        call("ap_fonts_changed", null, [], []);
+        return;
+      }
+    }
     try {
       const response = await fetch("fonts/cjk.ttf");
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
@@ -1469,6 +1544,8 @@
       return;
     }
     setStatus("Loading the attention core (WebAssembly)…");
+    const latin = atlasName("latin");
+    const keptLatin = keptAtlas(latin);  // read while the module downloads
     window.Module = {
       canvas,
       locateFile: (path) => path,
@@ -1479,6 +1556,14 @@
       apReady: onAppReady,
       apEvent: onAppEvent,
       apNeedCjkFont: loadCjkFont,
+      apKeepAtlas: keepAtlas,
+      // The kept atlas, if any, is in /atlas/ before main() builds the fonts.
+      preRun: [() => {
+        window.Module.addRunDependency("kept-atlas");
+        keptLatin.then((bytes) => { if (bytes) putAtlas(latin, bytes); })
+          .catch(() => {})
+          .finally(() => window.Module.removeRunDependency("kept-atlas"));
+      }],
       apExport: onAppExport,
       apFirstFrame: () => { timing.firstFrameMs = performance.now(); },
       apFatal: (message) => fail("The playground could not start.", message),

@@ -1542,6 +1542,96 @@ async function checkOffline({ browser, url }) {
   }
 }
 
+// The font atlas kept in IndexedDB (web/app.js, src/app/font_cache.h): a second start restores
+// it instead of rasterising and draws the same pixels, in Chinese too without fetching
+// fonts/cjk.ttf; a damaged kept atlas is refused, the page builds its own and keeps that.
+async function checkKeptFonts({ browser, url }) {
+  const context = await browser.newContext({ viewport: VIEWPORT, reducedMotion: "reduce" });
+  try {
+    const page = await context.newPage();
+    page.problems = [];
+    page.on("pageerror", (e) => page.problems.push(e.message));
+    page.on("console", (m) => { if (m.type() === "error") page.problems.push(m.text()); });
+    const fonts = [];
+    page.on("request", (r) => { if (r.url().includes("/fonts/")) fonts.push(new URL(r.url()).pathname); });
+    const start = async (address) => {
+      await page.goto(address);
+      await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
+      await waitForFrames(page);
+      return page.evaluate(() => window.attentionPlayground.stats());
+    };
+    const kept = () => page.evaluate(() => new Promise((resolve) => {
+      const open = indexedDB.open("attention-playground", 1);
+      open.onerror = () => resolve({});
+      open.onsuccess = () => {
+        const store = open.result.transaction("atlas").objectStore("atlas");
+        const keys = store.getAllKeys(), all = store.getAll();
+        all.onsuccess = () => {
+          resolve(Object.fromEntries(keys.result.map((k, i) => [k, all.result[i].bytes.length])));
+          open.result.close();
+        };
+      };
+    }));
+    const waitKept = async (name, what) => {
+      for (let t0 = Date.now(); Date.now() - t0 < 10000; await page.waitForTimeout(100)) {
+        const k = await kept();
+        if (k[name] > 100000) return k[name];
+      }
+      fail(`${what}: no atlas kept as ${name} within 10 s (${JSON.stringify(await kept())})`);
+    };
+    // The top bar and the centre panel: everything but the last recompute's time.
+    const picture = async () => (await page.screenshot({ clip: { x: 262, y: 0, width: VIEWPORT.width - 262,
+                                                                 height: VIEWPORT.height } })).toString("base64");
+    const address = `${url}?preset=padded_batch&step=6`;
+    const first = await start(address);
+    if (first.font_atlas_restored) fail("a first start restored a font atlas from an empty IndexedDB");
+    const size = await waitKept("latin@100", "after a first start");
+    const built = await picture();
+    const second = await start(address);
+    if (!second.font_atlas_restored) fail(`the second start built its atlas again (${second.font_atlas_ms} ms)`);
+    if (await picture() !== built) fail("the restored atlas draws other pixels than the built one");
+    // Chinese: built once from fonts/cjk.ttf, then restored with no font fetched.
+    await page.evaluate(() => window.attentionPlayground.setLanguage("zh"));
+    await page.waitForFunction(() => window.attentionPlayground.stats().font_atlas_cjk, null, { timeout: TIMEOUT_MS });
+    await waitForFrames(page);
+    const zhBuilt = await page.evaluate(() => window.attentionPlayground.stats());
+    if (zhBuilt.font_atlas_restored) fail("the first Chinese atlas was restored, not built");
+    if (!fonts.includes("/fonts/cjk.ttf")) fail(`the first switch to Chinese fetched no cjk.ttf (${fonts})`);
+    await waitKept("cjk@100", "after switching to Chinese");
+    const zhPicture = await picture();
+    fonts.length = 0;
+    await start(`${address}&lang=zh`);
+    await page.waitForFunction(() => window.attentionPlayground.stats().font_atlas_cjk, null, { timeout: TIMEOUT_MS });
+    await waitForFrames(page);
+    const zhKept = await page.evaluate(() => window.attentionPlayground.stats());
+    if (!zhKept.font_atlas_restored) fail("reopened in Chinese, the atlas was built again");
+    if (fonts.includes("/fonts/cjk.ttf")) fail("reopened in Chinese with a kept atlas, the page still fetched cjk.ttf");
+    if (await picture() !== zhPicture) fail("the restored Chinese atlas draws other pixels than the built one");
+    // A damaged kept atlas: refused, the atlas is built, and a whole one is kept in its place.
+    await page.evaluate(() => new Promise((resolve) => {
+      const open = indexedDB.open("attention-playground", 1);
+      open.onsuccess = () => {
+        const tx = open.result.transaction("atlas", "readwrite");
+        const bytes = new Uint8Array(5000).fill(7);
+        bytes.set([65, 80, 70, 65, 1, 0, 0, 0]);  // "APFA", version 1, then nonsense
+        tx.objectStore("atlas").put({ bytes, time: Date.now() }, "latin@100");
+        tx.oncomplete = () => { open.result.close(); resolve(); };
+      };
+    }));
+    const damaged = await start(address);
+    if (damaged.font_atlas_restored) fail("a damaged kept atlas was restored");
+    if (await picture() !== built) fail("after a damaged kept atlas the page draws other pixels");
+    const replaced = await waitKept("latin@100", "after a damaged kept atlas");
+    if (page.problems.length) fail(`kept fonts: ${page.problems.join("; ")}`);
+    ok(`kept fonts: the Latin atlas (${(size / 1048576).toFixed(1)} MB) takes ${second.font_atlas_ms.toFixed(1)} ms ` +
+       `restored against ${first.font_atlas_ms.toFixed(1)} ms built; the Chinese one ${zhKept.font_atlas_ms.toFixed(1)} ` +
+       `against ${zhBuilt.font_atlas_ms.toFixed(1)} ms, without fetching cjk.ttf; the same pixels both ways; a damaged ` +
+       `one is refused and replaced (${(replaced / 1048576).toFixed(1)} MB)`);
+  } finally {
+    await context.close();
+  }
+}
+
 // A lesson's questions: answered through the API (as a click does), checked against the core,
 // announced as "quiz" and "lesson" events, kept across a reload (localStorage) and in the link.
 async function checkQuiz({ browser, url }) {
@@ -1830,6 +1920,7 @@ const CHECKS = {
   axe: checkAxe,
   keyboard: checkKeyboard,
   offline: checkOffline,
+  "kept-fonts": checkKeptFonts,
   quiz: checkQuiz,
   settings: checkSettings,
   train: checkTrain,
