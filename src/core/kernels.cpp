@@ -74,7 +74,16 @@ const KernelSet& wasmsimd_kernels() {
 }
 #endif
 
+namespace {
+const KernelSet* g_preferred = nullptr;
+}  // namespace
+
+void prefer_kernels(const KernelSet* set) {
+  g_preferred = set;
+}
+
 const KernelSet& best_kernels() {
+  if (g_preferred) return *g_preferred;
 #if AP_KERNELS_HAVE_WASMSIMD
   return wasmsimd_kernels();
 #else

@@ -142,8 +142,18 @@ const KernelSet& scalar_kernels();
 #if AP_KERNELS_HAVE_WASMSIMD
 const KernelSet& wasmsimd_kernels();
 #endif
-// The SIMD set when this build has it, else the scalar one. What attn::run uses.
+// The relaxed-SIMD set ("wasmrelaxed"): the __wasmsimd source compiled again with a·b + c as
+// f32x4.relaxed_madd (kernels_wasmrelaxed.cpp; each kernel's name ends in __wasmrelaxed). Every
+// native build has it (through SIMDe, where it rounds as the __wasmsimd set does); in WASM it
+// is only in the module built with clang-19 for engines that validate relaxed SIMD
+// (attention-playground-relaxed; src/core/CMakeLists.txt), where it is preferred.
+const KernelSet& relaxed_kernels();
+// What attn::run uses: the set a module prefers (prefer_kernels), else the SIMD128 one when
+// this build has it, else the scalar one.
 const KernelSet& best_kernels();
+// Makes `set` what best_kernels() answers from now on (the relaxed object does so when it is
+// linked into a module built to prefer it).
+void prefer_kernels(const KernelSet* set);
 
 //-----------------------------------------------------------------------------
 // [SECTION] Drivers

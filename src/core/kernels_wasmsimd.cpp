@@ -1,5 +1,10 @@
 // The __wasmsimd attention micro-kernels: wasm_simd128.h intrinsics (natively through SIMDe).
 //
+// The same source is compiled a second time as the __wasmrelaxed kernels (AP_KERNELS_RELAXED:
+// kernels_wasmrelaxed.cpp): there every a·b + c of the GEMM, the exp polynomial and the
+// softmax backward is f32x4.relaxed_madd, which the engine may fuse (one rounding, where the
+// CPU has FMA) or not; everything else is the same code.
+//
 // Habits that the measurements behind kernels.h asked for: at most 8 accumulators live in a
 // loop (V8 has about 15 xmm registers for WASM), no manual unrolling of the GEMM loop and no
 // compiler unrolling either (both spilled), loads as broadcasts (v128.load32_splat) rather
@@ -25,6 +30,15 @@
 #else
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/wasm/simd128.h>
+#if AP_KERNELS_RELAXED
+#include <simde/wasm/relaxed-simd.h>
+#endif
+#endif
+
+#if AP_KERNELS_RELAXED
+#define AP_KERNEL(name) name##__wasmrelaxed
+#else
+#define AP_KERNEL(name) name##__wasmsimd
 #endif
 
 //-----------------------------------------------------------------------------
@@ -43,6 +57,18 @@ namespace attn {
 namespace kernels {
 
 namespace {
+
+// a·b + c: two roundings in the __wasmsimd kernels (f32x4.mul, then f32x4.add), and
+// f32x4.relaxed_madd in the __wasmrelaxed ones (SIMDe's older name for it, natively).
+inline v128_t madd(v128_t a, v128_t b, v128_t c) {
+#if !AP_KERNELS_RELAXED
+  return wasm_f32x4_add(wasm_f32x4_mul(a, b), c);
+#elif defined(__wasm_relaxed_simd__)
+  return wasm_f32x4_relaxed_madd(a, b, c);
+#else
+  return simde_wasm_f32x4_fma(c, a, b);
+#endif
+}
 
 inline float hmax(v128_t v) {
   v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
@@ -81,14 +107,10 @@ inline v128_t exp2_nocutoff(v128_t vt) {
   vn = wasm_f32x4_sub(vn, vmagic);
   const v128_t vr = wasm_f32x4_sub(vt, vn);
   const v128_t vr2 = wasm_f32x4_mul(vr, vr);
-  const v128_t vp01 =
-      wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kExp2C1), vr), wasm_f32x4_splat(1.0f));
-  const v128_t vp23 =
-      wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kExp2C3), vr), wasm_f32x4_splat(kExp2C2));
-  const v128_t vp45 =
-      wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kExp2C5), vr), wasm_f32x4_splat(kExp2C4));
-  const v128_t vp =
-      wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_add(wasm_f32x4_mul(vp45, vr2), vp23), vr2), vp01);
+  const v128_t vp01 = madd(wasm_f32x4_splat(kExp2C1), vr, wasm_f32x4_splat(1.0f));
+  const v128_t vp23 = madd(wasm_f32x4_splat(kExp2C3), vr, wasm_f32x4_splat(kExp2C2));
+  const v128_t vp45 = madd(wasm_f32x4_splat(kExp2C5), vr, wasm_f32x4_splat(kExp2C4));
+  const v128_t vp = madd(madd(vp45, vr2, vp23), vr2, vp01);
   return wasm_f32x4_mul(vp, vs);
 }
 
@@ -141,8 +163,8 @@ float exp2_minus_store_sum(int n, const float* x, float m, float c, bool cutoff,
 // [SECTION] GEMM
 //-----------------------------------------------------------------------------
 
-void f32_gemm_2x16__wasmsimd(int mr, int nc, int kc, const float* a, int lda, const float* w,
-                             size_t panel_stride, float* c, int ldc) {
+void AP_KERNEL(f32_gemm_2x16)(int mr, int nc, int kc, const float* a, int lda, const float* w,
+                              size_t panel_stride, float* c, int ldc) {
   assert(mr >= 1 && mr <= 2);
   assert(nc >= 1);
   assert(kc >= 0);
@@ -173,15 +195,15 @@ void f32_gemm_2x16__wasmsimd(int mr, int nc, int kc, const float* a, int lda, co
       const v128_t vwCDEF = wasm_v128_load(wp + 12);
       wp += kPanel;
       const v128_t va0 = wasm_v128_load32_splat(a0 + k);
-      vacc0x0123 = wasm_f32x4_add(vacc0x0123, wasm_f32x4_mul(va0, vw0123));
-      vacc0x4567 = wasm_f32x4_add(vacc0x4567, wasm_f32x4_mul(va0, vw4567));
-      vacc0x89AB = wasm_f32x4_add(vacc0x89AB, wasm_f32x4_mul(va0, vw89AB));
-      vacc0xCDEF = wasm_f32x4_add(vacc0xCDEF, wasm_f32x4_mul(va0, vwCDEF));
+      vacc0x0123 = madd(va0, vw0123, vacc0x0123);
+      vacc0x4567 = madd(va0, vw4567, vacc0x4567);
+      vacc0x89AB = madd(va0, vw89AB, vacc0x89AB);
+      vacc0xCDEF = madd(va0, vwCDEF, vacc0xCDEF);
       const v128_t va1 = wasm_v128_load32_splat(a1 + k);
-      vacc1x0123 = wasm_f32x4_add(vacc1x0123, wasm_f32x4_mul(va1, vw0123));
-      vacc1x4567 = wasm_f32x4_add(vacc1x4567, wasm_f32x4_mul(va1, vw4567));
-      vacc1x89AB = wasm_f32x4_add(vacc1x89AB, wasm_f32x4_mul(va1, vw89AB));
-      vacc1xCDEF = wasm_f32x4_add(vacc1xCDEF, wasm_f32x4_mul(va1, vwCDEF));
+      vacc1x0123 = madd(va1, vw0123, vacc1x0123);
+      vacc1x4567 = madd(va1, vw4567, vacc1x4567);
+      vacc1x89AB = madd(va1, vw89AB, vacc1x89AB);
+      vacc1xCDEF = madd(va1, vwCDEF, vacc1xCDEF);
     }
     if (nc >= kPanel) {
       // With mr = 1, c1 is c0 and both rows hold the same sums.
@@ -212,7 +234,7 @@ void f32_gemm_2x16__wasmsimd(int mr, int nc, int kc, const float* a, int lda, co
 // [SECTION] Row kernels
 //-----------------------------------------------------------------------------
 
-void f32_vscale__wasmsimd(int n, const float* x, float s, float* y) {
+void AP_KERNEL(f32_vscale)(int n, const float* x, float s, float* y) {
   assert(n >= 0);
   const v128_t vs = wasm_f32x4_splat(s);
   int j = 0;
@@ -221,7 +243,7 @@ void f32_vscale__wasmsimd(int n, const float* x, float s, float* y) {
   for (; j < n; ++j) y[j] = x[j] * s;
 }
 
-void f32_rminmax__wasmsimd(int n, const float* x, float* min, float* max) {
+void AP_KERNEL(f32_rminmax)(int n, const float* x, float* min, float* max) {
   assert(n >= 1);
   // Two accumulators each: one pmax chain alone is latency bound.
   v128_t vmax0 = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
@@ -248,20 +270,20 @@ void f32_rminmax__wasmsimd(int n, const float* x, float* min, float* max) {
   minmax_from(j, n, x, min, max);  // leftovers
 }
 
-void f32_softmax_row__wasmsimd(int n, const float* x, float* y) {
+void AP_KERNEL(f32_softmax_row)(int n, const float* x, float* y) {
   assert(n >= 1);
   float mn, mx;
-  f32_rminmax__wasmsimd(n, x, &mn, &mx);
+  AP_KERNEL(f32_rminmax)(n, x, &mn, &mx);
   // The cutoff test is skipped when even the smallest exponent is above it; NaN and the
   // infinities fail the comparison and take the loop with the test.
   const bool cutoff = !((mn - mx) * kLog2e >= kExp2Cutoff);
   const float sum = exp2_minus_store_sum<true>(n, x, mx, kLog2e, cutoff, y);
-  f32_vscale__wasmsimd(n, y, 1.0f / sum, y);
+  AP_KERNEL(f32_vscale)(n, y, 1.0f / sum, y);
 }
 
-float f32_masked_softmax_row__wasmsimd(int n, const float* x, int lo, int hi, float mask_value,
-                                       float* y, float* masked_weight) {
-  const MaskedRowPlan p = plan_masked_row(n, x, lo, hi, mask_value, f32_rminmax__wasmsimd);
+float AP_KERNEL(f32_masked_softmax_row)(int n, const float* x, int lo, int hi, float mask_value,
+                                        float* y, float* masked_weight) {
+  const MaskedRowPlan p = plan_masked_row(n, x, lo, hi, mask_value, AP_KERNEL(f32_rminmax));
   float sum = 0.0f;
   if (p.visible > 0) {
     const bool cutoff = !(p.mn - p.mx >= kExp2Cutoff);
@@ -274,8 +296,8 @@ float f32_masked_softmax_row__wasmsimd(int n, const float* x, int lo, int hi, fl
 // [SECTION] Backward row kernels
 //-----------------------------------------------------------------------------
 
-void f32_softmax_backward_row__wasmsimd(int n, const float* a, const float* da, float s, int lo,
-                                        int hi, const int* masked, int n_masked, float* ds) {
+void AP_KERNEL(f32_softmax_backward_row)(int n, const float* a, const float* da, float s, int lo,
+                                         int hi, const int* masked, int n_masked, float* ds) {
   assert(n >= 1);
   assert(n_masked == 0 || masked != nullptr);
   // Σ a·da: two accumulators (one add chain alone is latency bound).
@@ -283,12 +305,11 @@ void f32_softmax_backward_row__wasmsimd(int n, const float* a, const float* da, 
   int j = 0;
   AP_NO_UNROLL
   for (; j + 8 <= n; j += 8) {
-    vacc0 = wasm_f32x4_add(vacc0, wasm_f32x4_mul(wasm_v128_load(a + j), wasm_v128_load(da + j)));
-    vacc1 = wasm_f32x4_add(vacc1,
-                           wasm_f32x4_mul(wasm_v128_load(a + j + 4), wasm_v128_load(da + j + 4)));
+    vacc0 = madd(wasm_v128_load(a + j), wasm_v128_load(da + j), vacc0);
+    vacc1 = madd(wasm_v128_load(a + j + 4), wasm_v128_load(da + j + 4), vacc1);
   }
   if (j + 4 <= n) {
-    vacc0 = wasm_f32x4_add(vacc0, wasm_f32x4_mul(wasm_v128_load(a + j), wasm_v128_load(da + j)));
+    vacc0 = madd(wasm_v128_load(a + j), wasm_v128_load(da + j), vacc0);
     j += 4;
   }
   float rest = 0.0f;

@@ -24,6 +24,13 @@
 #include "core/kernels_exp.h"
 #include "core/random.h"
 
+#ifndef AP_TEST_RELAXED_KERNELS
+#define AP_TEST_RELAXED_KERNELS 0
+#endif
+#ifndef AP_TEST_EXPECT_BEST_RELAXED
+#define AP_TEST_EXPECT_BEST_RELAXED 0
+#endif
+
 namespace k = attn::kernels;
 using attn::Problem;
 using attn::Scoring;
@@ -109,30 +116,41 @@ ArrayDiff compare_rows(int rows, int cols, const float* got, int ldg, const Want
 #define CHECK_CLOSE(n, got, want, tolerance) \
   CHECK_ROWS_CLOSE(1, (n), (got), (n), (want), (n), tolerance)
 
-// Both kernel sets: every test build has the SIMD ones (WASM with -msimd128, natively through
-// SIMDe), and "the test build has both kernel sets" fails if it does not.
+// The kernel sets: every test build has the SIMD128 ones (WASM with -msimd128, natively
+// through SIMDe), and "the test build has its kernel sets" fails if it does not; the relaxed
+// ones where the build links them (AP_TEST_RELAXED_KERNELS: natively, and the WASM suite
+// core_tests_relaxed, which runs under node with relaxed SIMD enabled).
 std::vector<const k::KernelSet*> kernel_sets() {
   std::vector<const k::KernelSet*> sets = {&k::scalar_kernels()};
 #if AP_KERNELS_HAVE_WASMSIMD
   sets.push_back(&k::wasmsimd_kernels());
 #endif
+#if AP_TEST_RELAXED_KERNELS
+  sets.push_back(&k::relaxed_kernels());
+#endif
   return sets;
 }
 
-// A SIMD set, whose kernels have a __scalar twin to agree with (the scalar set is checked
-// against the float64 reference only: compared with itself it could not fail).
+// The SIMD128 set, whose kernels have a __scalar twin to agree with bit for bit. The scalar
+// set is checked against the float64 reference only (compared with itself it could not fail),
+// and so is the relaxed set: relaxed_madd may round once where its twin rounds twice.
 bool has_twin(const k::KernelSet* ks) {
-  return ks != &k::scalar_kernels();
+  return std::string(ks->name) == "wasmsimd";
 }
 
 }  // namespace
 
-TEST_CASE("the test build has both kernel sets", "[kernels]") {
+TEST_CASE("the test build has its kernel sets", "[kernels]") {
   // Without the SIMD set every twin check below would be skipped: fail instead.
   REQUIRE(AP_KERNELS_HAVE_WASMSIMD == 1);
-  REQUIRE(kernel_sets().size() == 2);
+  REQUIRE(kernel_sets().size() == 2 + AP_TEST_RELAXED_KERNELS);
   CHECK(std::string(kernel_sets()[1]->name) == "wasmsimd");
-  CHECK(&k::best_kernels() == kernel_sets()[1]);
+#if AP_TEST_RELAXED_KERNELS
+  CHECK(std::string(kernel_sets()[2]->name) == "wasmrelaxed");
+#endif
+  // What attn::run uses: the relaxed set in a module built to prefer it, else SIMD128.
+  CHECK(std::string(k::best_kernels().name) ==
+        (AP_TEST_EXPECT_BEST_RELAXED ? "wasmrelaxed" : "wasmsimd"));
 }
 
 //-----------------------------------------------------------------------------
@@ -195,6 +213,16 @@ TEST_CASE("f32_gemm_2x16: SIMD equals scalar and float64 at edge sizes and odd s
         for (int i = 0; i < 2; ++i)
           for (int j = 0; j < ldc; ++j)
             if (i >= mr || j >= nc) CHECK(simd[i * ldc + j] == sentinel);
+#endif
+#if AP_TEST_RELAXED_KERNELS
+        // Relaxed: against float64 (fused or not, each step rounds at most as SIMD128's does).
+        std::vector<float> relaxed(static_cast<size_t>(2) * ldc, sentinel);
+        k::relaxed_kernels().gemm_2x16(mr, nc, kc, a.data(), lda, w.data(), panel_stride,
+                                       relaxed.data(), ldc);
+        CHECK_ROWS_CLOSE(mr, nc, relaxed.data(), ldc, want.data(), ldc, kGemmTolerance);
+        for (int i = 0; i < 2; ++i)
+          for (int j = 0; j < ldc; ++j)
+            if (i >= mr || j >= nc) CHECK(relaxed[i * ldc + j] == sentinel);
 #endif
       }
 }
