@@ -25,15 +25,21 @@ for (const f of files) {
   hash.update(readFileSync(f));
 }
 const build = hash.digest("hex").slice(0, 16);
-const urls = files.map((f) => relative(dir, f).split(sep).join("/"));
+const all = files.map((f) => relative(dir, f).split(sep).join("/"));
+// The page runs one of the app's builds (SIMD128 or relaxed SIMD, web/app.js): the worker keeps
+// the one the page names (its "keep" message), not both.
+const isModule = (u) => /^attention-playground(-relaxed)?\.(js|wasm)$/.test(u);
+const urls = all.filter((u) => !isModule(u));
+const modules = all.filter(isModule);
 const swPath = join(dir, "sw.js");
 let sw = readFileSync(swPath, "utf8");
 const before = sw;
 sw = sw.replace(/^const BUILD = .*;$/m, `const BUILD = ${JSON.stringify(build)};`)
-       .replace(/^const FILES = .*;$/m, `const FILES = ${JSON.stringify(urls)};`);
+       .replace(/^const FILES = .*;$/m, `const FILES = ${JSON.stringify(urls)};`)
+       .replace(/^const MODULES = .*;$/m, `const MODULES = ${JSON.stringify(modules)};`);
 if (sw === before) {
-  console.error("stamp_sw.mjs: sw.js has no BUILD and FILES lines to fill in");
+  console.error("stamp_sw.mjs: sw.js has no BUILD, FILES and MODULES lines to fill in");
   process.exit(1);
 }
 writeFileSync(swPath, sw);
-console.log(`service worker: build ${build}, ${urls.length} files to precache`);
+console.log(`service worker: build ${build}, ${urls.length} files to precache, ${modules.length} module files to keep on request`);

@@ -24,7 +24,8 @@
 
   let failed = false;
   let ready = false;
-  const timing = { scriptMs: performance.now(), readyMs: null, firstFrameMs: null }; // since navigation
+  // Since navigation; `module`: which build runs ("relaxed-simd" or "simd128").
+  const timing = { scriptMs: performance.now(), readyMs: null, firstFrameMs: null, module: null };
 
   function setStatus(text, detail = "") {
     if (failed) return;
@@ -52,6 +53,26 @@
     0x03, 0x02, 0x01, 0x00, 0x0a, 0x16, 0x01, 0x14, 0x00, 0xfd, 0x0c, 0x00, 0x00, 0x00, 0x00,
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b,
   ]);
+
+  // The smallest module that uses relaxed SIMD's final opcodes: (func (result v128)
+  // (f32x4.relaxed_madd (v128.const 0) (v128.const 0) (v128.const 0))). Where it validates
+  // (Chromium 114+), the page loads the build whose kernels use it (attention-playground-relaxed,
+  // cmake/Relaxed.cmake); elsewhere, or with ?simd=128, the SIMD128 build.
+  const v128Zero = [0xfd, 0x0c, ...new Array(16).fill(0)];
+  const RELAXED_PROBE = new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,
+    0x03, 0x02, 0x01, 0x00, 0x0a, 0x3d, 0x01, 0x3b, 0x00, ...v128Zero, ...v128Zero, ...v128Zero,
+    0xfd, 0x85, 0x02, 0x0b,
+  ]);
+  function moduleScript() {
+    let relaxed = false;
+    try {
+      relaxed = WebAssembly.validate(RELAXED_PROBE);
+    } catch {
+      relaxed = false;
+    }
+    return relaxed && param("simd") !== "128" ? "attention-playground-relaxed.js" : "attention-playground.js";
+  }
 
   // In Chinese when the address asks for it (lang=zh) or, without lang=, the browser's
   // language is Chinese: what the page says before the app (and its texts) is running.
@@ -1171,6 +1192,10 @@
     // page has just loaded instead of competing with it.
     if ("serviceWorker" in navigator && window.isSecureContext && param("offline") !== "off") {
       navigator.serviceWorker.register("sw.js").catch((e) => console.warn("no offline copy:", e.message));
+      // The build this page runs is kept too (the worker keeps no module unasked).
+      const script = moduleScript();
+      navigator.serviceWorker.ready.then((registration) => registration.active?.postMessage(
+        { type: "keep", files: [script, script.replace(/\.js$/, ".wasm")] })).catch(() => {});
     }
     emit("ready", api);
     window.dispatchEvent(new CustomEvent("attentionplayground:ready", { detail: api }));
@@ -1569,7 +1594,8 @@
       apFatal: (message) => fail("The playground could not start.", message),
     };
     const script = document.createElement("script");
-    script.src = "attention-playground.js";
+    script.src = moduleScript();
+    timing.module = script.src.includes("relaxed") ? "relaxed-simd" : "simd128";
     script.async = true;
     script.onerror = () => fail("The playground's files could not be loaded.",
                                 "Check the connection and reload the page.");

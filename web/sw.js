@@ -1,8 +1,9 @@
 // The service worker: after a first visit the playground opens offline. At build time
-// scripts/stamp_sw.mjs writes the build's id and its files into the two lines below, so that
+// scripts/stamp_sw.mjs writes the build's id, its files and its app modules into the three lines below, so that
 // a new build installs a new cache and the old one is deleted.
 const BUILD = "dev";
 const FILES = [];
+const MODULES = [];
 
 const PREFIX = "attention-playground-";
 const CACHE = `${PREFIX}${BUILD}`;
@@ -12,6 +13,16 @@ self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE)
     .then((cache) => cache.addAll(FILES.map((f) => new Request(f, { cache: "no-cache" }))))
     .then(() => self.skipWaiting()));
+});
+
+// The page names the app build it runs (attention-playground.js or -relaxed.js and its .wasm),
+// once it runs: only that one is kept, so a visit downloads one build, not two.
+self.addEventListener("message", (event) => {
+  const files = event.data?.type === "keep" ? event.data.files : null;
+  if (!Array.isArray(files)) return;
+  const wanted = files.filter((f) => MODULES.includes(f));
+  event.waitUntil(caches.open(CACHE)
+    .then((cache) => cache.addAll(wanted.map((f) => new Request(f, { cache: "no-cache" })))));
 });
 
 self.addEventListener("activate", (event) => {

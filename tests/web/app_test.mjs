@@ -1507,15 +1507,26 @@ async function checkOffline({ browser, url }) {
     page.on("pageerror", (e) => page.problems.push(e.message));
     await page.goto(`${url}?preset=padded_batch&step=6`);
     await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
-    const cached = await page.evaluate(async () => {
-      const reg = await navigator.serviceWorker.ready;
-      const keys = await caches.keys();
-      const cache = await caches.open(keys.find((k) => k.startsWith("attention-playground-")));
-      return { scope: reg.scope, keys, files: (await cache.keys()).map((r) => new URL(r.url).pathname) };
-    });
-    for (const f of ["/index.html", "/app.js", "/attention-playground.wasm", "/fonts/cjk.ttf"]) {
+    // The app build this page runs (relaxed SIMD where the engine has it) is kept, the other not.
+    const module = await page.evaluate(() => window.attentionPlayground.timing().module);
+    const [used, unused] = module === "relaxed-simd"
+      ? ["/attention-playground-relaxed.wasm", "/attention-playground.wasm"]
+      : ["/attention-playground.wasm", "/attention-playground-relaxed.wasm"];
+    let cached = null;
+    for (let t0 = Date.now(); Date.now() - t0 < TIMEOUT_MS; await page.waitForTimeout(100)) {
+      cached = await page.evaluate(async () => {
+        const reg = await navigator.serviceWorker.ready;
+        const keys = await caches.keys();
+        const key = keys.find((k) => k.startsWith("attention-playground-"));
+        const files = key ? (await (await caches.open(key)).keys()).map((r) => new URL(r.url).pathname) : [];
+        return { scope: reg.scope, keys, files };
+      });
+      if (cached.files.includes(used)) break;
+    }
+    for (const f of ["/index.html", "/app.js", used, used.replace(".wasm", ".js"), "/fonts/cjk.ttf"]) {
       if (!cached.files.includes(f)) fail(`the service worker's cache has no ${f}: ${cached.files}`);
     }
+    if (cached.files.includes(unused)) fail(`the service worker also keeps ${unused}, which this page does not run`);
     await context.setOffline(true);
     const fromWorker = [];
     page.on("response", (r) => { if (r.fromServiceWorker()) fromWorker.push(new URL(r.url()).pathname); });
@@ -1535,7 +1546,8 @@ async function checkOffline({ browser, url }) {
     for (let i = 0; i < img.pixels.length; i += 4) colours.add(img.pixels.slice(i, i + 3).join(","));
     if (colours.size < 20) fail(`offline in Chinese the top bar has ${colours.size} colours: no text drawn?`);
     if (page.problems.length) fail(`offline: ${page.problems.join("; ")}`);
-    ok(`offline: the service worker (scope ${cached.scope}) caches ${cached.files.length} files; offline, a ` +
+    ok(`offline: the service worker (scope ${cached.scope}) caches ${cached.files.length} files (the ${module} build ` +
+       `only); offline, a ` +
        `reload runs from it (${fromWorker.length} responses), 中文 gets its font from it, getTrace() answers`);
   } finally {
     await context.close();
@@ -1630,6 +1642,43 @@ async function checkKeptFonts({ browser, url }) {
   } finally {
     await context.close();
   }
+}
+
+// The two app builds (cmake/Relaxed.cmake): where relaxed SIMD validates, the page runs the
+// relaxed-SIMD build; with ?simd=128, or where it does not validate (a stubbed validate, as an
+// older engine answers), the SIMD128 one; both compute the same trace within float32 rounding.
+async function checkModules({ browser, url, pages }) {
+  const outputs = {};
+  for (const [what, address, stub, want] of [
+    ["default", `${url}?preset=multi_head&step=6`, false, "relaxed-simd"],
+    ["?simd=128", `${url}?preset=multi_head&step=6&simd=128`, false, "simd128"],
+    ["no relaxed SIMD", `${url}?preset=multi_head&step=6`, true, "simd128"],
+  ]) {
+    const page = await browser.newPage({ viewport: VIEWPORT, reducedMotion: "reduce" });
+    pages.push(page);
+    page.problems = [];
+    page.on("pageerror", (e) => page.problems.push(`page error: ${e.message}`));
+    if (stub) {
+      await page.addInitScript(() => {
+        const validate = WebAssembly.validate;
+        // The relaxed-SIMD probe is the only 82-byte module the page validates.
+        WebAssembly.validate = (bytes) => (bytes.length === 82 ? false : validate(bytes));
+      });
+    }
+    await page.goto(address);
+    await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
+    const module = await page.evaluate(() => window.attentionPlayground.timing().module);
+    if (module !== want) fail(`${what}: the page runs the ${module} build, expected ${want}`);
+    const trace = await page.evaluate(() => window.attentionPlayground.getTrace());
+    if (!trace?.output) fail(`${what}: getTrace() answered ${JSON.stringify(trace).slice(0, 200)}`);
+    outputs[what] = trace.output.flat(Infinity);
+  }
+  const a = outputs.default, b = outputs["?simd=128"];
+  if (a.length !== b.length || a.length === 0) fail(`the two builds' outputs have ${a.length} and ${b.length} numbers`);
+  const worst = Math.max(...a.map((x, i) => Math.abs(x - b[i]) / Math.max(1, Math.abs(b[i]))));
+  if (!(worst <= 1e-5)) fail(`the relaxed-SIMD and SIMD128 builds' outputs differ by ${worst} (> 1e-5)`);
+  ok(`modules: relaxed SIMD by default, SIMD128 with ?simd=128 and where relaxed SIMD does not validate; ` +
+     `their outputs agree within ${worst.toExponential(1)}`);
 }
 
 // A lesson's questions: answered through the API (as a click does), checked against the core,
@@ -1921,6 +1970,7 @@ const CHECKS = {
   keyboard: checkKeyboard,
   offline: checkOffline,
   "kept-fonts": checkKeptFonts,
+  modules: checkModules,
   quiz: checkQuiz,
   settings: checkSettings,
   train: checkTrain,
