@@ -45,12 +45,13 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--simd") opts.simd = argv[++i];
     else if (argv[i] === "--scalar") opts.scalar = argv[++i];
+    else if (argv[i] === "--relaxed") opts.relaxed = argv[++i];
     else if (argv[i] === "--quick") opts.quick = true;
     else if (argv[i] === "--backward") opts.backward = true;
     else if (argv[i] === "--machine") opts.machine = argv[++i];
     else throw new Error(`unknown argument ${argv[i]}`);
   }
-  if (!opts.simd || !opts.scalar) throw new Error("usage: run.mjs --simd <js> --scalar <js> [--quick] [--backward] [--machine <machine_probe>]");
+  if (!opts.simd || !opts.scalar) throw new Error("usage: run.mjs --simd <js> --scalar <js> [--relaxed <js>] [--quick] [--backward] [--machine <machine_probe>]");
   return opts;
 }
 
@@ -417,6 +418,11 @@ async function main() {
   const scalar = await loadOurs(opts.scalar);
   if (simd.UTF8ToString(simd._bench_kernels()) !== "wasmsimd") throw new Error("--simd module has no SIMD kernels");
   if (scalar.UTF8ToString(scalar._bench_kernels()) !== "scalar") throw new Error("--scalar module has SIMD kernels");
+  // The relaxed-SIMD module, when given (node needs --experimental-wasm-relaxed-simd).
+  const relaxed = opts.relaxed ? await loadOurs(opts.relaxed) : null;
+  if (relaxed && relaxed.UTF8ToString(relaxed._bench_kernels()) !== "wasmrelaxed") {
+    throw new Error("--relaxed module does not use the relaxed kernels");
+  }
   console.log(`# machine: ${machine()}`);
   // Measured first, while nothing else of ours runs.
   const hw = hardware(opts.machine);
@@ -427,6 +433,10 @@ async function main() {
     { module: scalar, fn: "_bench_run_grad", label: "attn::gradients (float32), WASM no SIMD", train: true },
     { module: simd, fn: "_bench_run_grad_reference", label: "attn::gradients_reference (float64), WASM" },
   ];
+  if (relaxed) {
+    backwardModules.splice(1, 0, { module: relaxed, fn: "_bench_run_grad",
+                                   label: "attn::gradients (float32), WASM relaxed SIMD", train: true });
+  }
   if (opts.backward) {
     console.log(`# ${new Date().toISOString().slice(0, 10)}, node ${process.version} (V8 ${process.versions.v8}), one thread\n`);
     await backwardTables(backwardModules, opts);
@@ -438,6 +448,7 @@ async function main() {
   const impls = [
     { key: "ours", ...ours(simd, "ours: attn::run, WASM SIMD128 (fused kernel)", "_bench_run_core") },
     { key: "ours_kernel", ...ours(simd, "ours: the fused kernel alone, WASM SIMD128", "_bench_run_fused") },
+    ...(relaxed ? [{ key: "relaxed", ...ours(relaxed, "ours: attn::run, WASM relaxed SIMD (madd)", "_bench_run_core") }] : []),
     { key: "scalar", ...ours(scalar, "ours: attn::run, WASM without SIMD (__scalar)", "_bench_run_core") },
     { key: "eigen", ...ours(simd, "Eigen 3.4 in WASM (-msimd128)", "_bench_run_eigen") },
     { key: "tfjs", peer: true, ...tfjsImpl(tf) },
@@ -509,6 +520,7 @@ async function main() {
   for (const impl of impls) row(impl.label, names.map((n) => gflops[impl.key][n].toFixed(1)));
   const bestPeer = (n) => Math.max(...impls.filter((i) => i.peer).map((i) => gflops[i.key][n]));
   row("ours ÷ best peer", names.map((n) => (gflops.ours[n] / bestPeer(n)).toFixed(2) + "×"));
+  if (gflops.relaxed) row("ours relaxed SIMD ÷ best peer", names.map((n) => (gflops.relaxed[n] / bestPeer(n)).toFixed(2) + "×"));
   row("ours ÷ ours without SIMD", names.map((n) => (gflops.ours[n] / gflops.scalar[n]).toFixed(1) + "×"));
   row("SIMD128 mul+add peak, same rounds", names.map((n) => peaks[n].toFixed(1)));
   row("ours, % of that peak", names.map((n) => ((100 * gflops.ours[n]) / peaks[n]).toFixed(0) + "%"));
@@ -517,6 +529,9 @@ async function main() {
     row("hardware 128-bit mul+add ceiling (native)", names.map(() => ceiling.toFixed(1)));
     row("V8's peak loop, % of the hardware's", names.map((n) => ((100 * peaks[n]) / ceiling).toFixed(0) + "%"));
     row("ours, % of the hardware's", names.map((n) => ((100 * gflops.ours[n]) / ceiling).toFixed(0) + "%"));
+    if (gflops.relaxed) {
+      row("ours relaxed SIMD, % of the hardware's", names.map((n) => ((100 * gflops.relaxed[n]) / ceiling).toFixed(0) + "%"));
+    }
   }
   console.log();
   console.log("peak: a loop of 8 independent f32x4 mul+add accumulators, timed 5 times in each round");
