@@ -14,6 +14,7 @@ packages=(
   libgl-dev chromium firefox-esr xvfb xauth libgl1-mesa-dri libglx-mesa0 python3-numpy
   python3-fonttools fonts-dejavu-core fonts-wqy-microhei
   clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizers' runtimes for the fuzz preset
+  clang-19  # the relaxed-SIMD kernels' final opcodes (cmake/Relaxed.cmake); emscripten's clang 14 has only the pre-standard ones
 )
 
 missing=()
