@@ -62,82 +62,70 @@ void dependent_adds(long iterations) {
   g_sink = static_cast<float>(x);
 }
 
+// What both ceiling loops share around their 8 instructions: a and b broadcast into xmm14 and
+// xmm15, the 8 accumulators xmm0–xmm7 from 0, `iterations` turns, then two accumulators added
+// and stored (so that nothing is dead).
+#define AP_LOOP_START                 \
+  "vbroadcastss %[a], %%xmm14\n\t"    \
+  "vbroadcastss %[b], %%xmm15\n\t"    \
+  "vxorps %%xmm0, %%xmm0, %%xmm0\n\t" \
+  "vmovaps %%xmm0, %%xmm1\n\t"        \
+  "vmovaps %%xmm0, %%xmm2\n\t"        \
+  "vmovaps %%xmm0, %%xmm3\n\t"        \
+  "vmovaps %%xmm0, %%xmm4\n\t"        \
+  "vmovaps %%xmm0, %%xmm5\n\t"        \
+  "vmovaps %%xmm0, %%xmm6\n\t"        \
+  "vmovaps %%xmm0, %%xmm7\n\t"        \
+  "1:\n\t"
+#define AP_LOOP_END                   \
+  "dec %[n]\n\t"                      \
+  "jnz 1b\n\t"                        \
+  "vaddps %%xmm1, %%xmm0, %%xmm0\n\t" \
+  "vmovups %%xmm0, %[out]\n\t"
+#define AP_LOOP_OPERANDS                                                                     \
+  : [n] "+r"(iterations), [out] "=m"(out)                                                  \
+  : [a] "m"(kA), [b] "m"(kB)                                                               \
+  : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
+    "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc"
+
 // 8 accumulators × 4 lanes × (mul + add) = 64 flops per iteration, in VEX-encoded 128-bit
 // instructions as V8 emits f32x4.mul and f32x4.add on an AVX machine; written in assembly so
 // that the compiler neither folds the loop-invariant products nor spills. The products go to
 // four temporaries in turn (renaming makes them independent); xmm14 and xmm15 hold a and b.
 __attribute__((target("avx"))) void mul_add128(long iterations) {
   float out[4];
-  asm volatile(
-      "vbroadcastss %[a], %%xmm14\n\t"
-      "vbroadcastss %[b], %%xmm15\n\t"
-      "vxorps %%xmm0, %%xmm0, %%xmm0\n\t"
-      "vmovaps %%xmm0, %%xmm1\n\t"
-      "vmovaps %%xmm0, %%xmm2\n\t"
-      "vmovaps %%xmm0, %%xmm3\n\t"
-      "vmovaps %%xmm0, %%xmm4\n\t"
-      "vmovaps %%xmm0, %%xmm5\n\t"
-      "vmovaps %%xmm0, %%xmm6\n\t"
-      "vmovaps %%xmm0, %%xmm7\n\t"
-      "1:\n\t"
-      "vmulps %%xmm14, %%xmm15, %%xmm8\n\t"
-      "vaddps %%xmm8, %%xmm0, %%xmm0\n\t"
-      "vmulps %%xmm14, %%xmm15, %%xmm9\n\t"
-      "vaddps %%xmm9, %%xmm1, %%xmm1\n\t"
-      "vmulps %%xmm14, %%xmm15, %%xmm10\n\t"
-      "vaddps %%xmm10, %%xmm2, %%xmm2\n\t"
-      "vmulps %%xmm14, %%xmm15, %%xmm11\n\t"
-      "vaddps %%xmm11, %%xmm3, %%xmm3\n\t"
-      "vmulps %%xmm14, %%xmm15, %%xmm8\n\t"
-      "vaddps %%xmm8, %%xmm4, %%xmm4\n\t"
-      "vmulps %%xmm14, %%xmm15, %%xmm9\n\t"
-      "vaddps %%xmm9, %%xmm5, %%xmm5\n\t"
-      "vmulps %%xmm14, %%xmm15, %%xmm10\n\t"
-      "vaddps %%xmm10, %%xmm6, %%xmm6\n\t"
-      "vmulps %%xmm14, %%xmm15, %%xmm11\n\t"
-      "vaddps %%xmm11, %%xmm7, %%xmm7\n\t"
-      "dec %[n]\n\t"
-      "jnz 1b\n\t"
-      "vaddps %%xmm1, %%xmm0, %%xmm0\n\t"
-      "vmovups %%xmm0, %[out]\n\t"
-      : [n] "+r"(iterations), [out] "=m"(out)
-      : [a] "m"(kA), [b] "m"(kB)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
-        "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
+  asm volatile(AP_LOOP_START
+               "vmulps %%xmm14, %%xmm15, %%xmm8\n\t"
+               "vaddps %%xmm8, %%xmm0, %%xmm0\n\t"
+               "vmulps %%xmm14, %%xmm15, %%xmm9\n\t"
+               "vaddps %%xmm9, %%xmm1, %%xmm1\n\t"
+               "vmulps %%xmm14, %%xmm15, %%xmm10\n\t"
+               "vaddps %%xmm10, %%xmm2, %%xmm2\n\t"
+               "vmulps %%xmm14, %%xmm15, %%xmm11\n\t"
+               "vaddps %%xmm11, %%xmm3, %%xmm3\n\t"
+               "vmulps %%xmm14, %%xmm15, %%xmm8\n\t"
+               "vaddps %%xmm8, %%xmm4, %%xmm4\n\t"
+               "vmulps %%xmm14, %%xmm15, %%xmm9\n\t"
+               "vaddps %%xmm9, %%xmm5, %%xmm5\n\t"
+               "vmulps %%xmm14, %%xmm15, %%xmm10\n\t"
+               "vaddps %%xmm10, %%xmm6, %%xmm6\n\t"
+               "vmulps %%xmm14, %%xmm15, %%xmm11\n\t"
+               "vaddps %%xmm11, %%xmm7, %%xmm7\n\t" AP_LOOP_END AP_LOOP_OPERANDS);
   g_sink = out[0];
 }
 
 // The same with 8 fused multiply-adds (vfmadd231ps): also 64 flops per iteration.
 __attribute__((target("avx,fma"))) void fma128(long iterations) {
   float out[4];
-  asm volatile(
-      "vbroadcastss %[a], %%xmm14\n\t"
-      "vbroadcastss %[b], %%xmm15\n\t"
-      "vxorps %%xmm0, %%xmm0, %%xmm0\n\t"
-      "vmovaps %%xmm0, %%xmm1\n\t"
-      "vmovaps %%xmm0, %%xmm2\n\t"
-      "vmovaps %%xmm0, %%xmm3\n\t"
-      "vmovaps %%xmm0, %%xmm4\n\t"
-      "vmovaps %%xmm0, %%xmm5\n\t"
-      "vmovaps %%xmm0, %%xmm6\n\t"
-      "vmovaps %%xmm0, %%xmm7\n\t"
-      "1:\n\t"
-      "vfmadd231ps %%xmm14, %%xmm15, %%xmm0\n\t"
-      "vfmadd231ps %%xmm14, %%xmm15, %%xmm1\n\t"
-      "vfmadd231ps %%xmm14, %%xmm15, %%xmm2\n\t"
-      "vfmadd231ps %%xmm14, %%xmm15, %%xmm3\n\t"
-      "vfmadd231ps %%xmm14, %%xmm15, %%xmm4\n\t"
-      "vfmadd231ps %%xmm14, %%xmm15, %%xmm5\n\t"
-      "vfmadd231ps %%xmm14, %%xmm15, %%xmm6\n\t"
-      "vfmadd231ps %%xmm14, %%xmm15, %%xmm7\n\t"
-      "dec %[n]\n\t"
-      "jnz 1b\n\t"
-      "vaddps %%xmm1, %%xmm0, %%xmm0\n\t"
-      "vmovups %%xmm0, %[out]\n\t"
-      : [n] "+r"(iterations), [out] "=m"(out)
-      : [a] "m"(kA), [b] "m"(kB)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
-        "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
+  asm volatile(AP_LOOP_START
+               "vfmadd231ps %%xmm14, %%xmm15, %%xmm0\n\t"
+               "vfmadd231ps %%xmm14, %%xmm15, %%xmm1\n\t"
+               "vfmadd231ps %%xmm14, %%xmm15, %%xmm2\n\t"
+               "vfmadd231ps %%xmm14, %%xmm15, %%xmm3\n\t"
+               "vfmadd231ps %%xmm14, %%xmm15, %%xmm4\n\t"
+               "vfmadd231ps %%xmm14, %%xmm15, %%xmm5\n\t"
+               "vfmadd231ps %%xmm14, %%xmm15, %%xmm6\n\t"
+               "vfmadd231ps %%xmm14, %%xmm15, %%xmm7\n\t" AP_LOOP_END AP_LOOP_OPERANDS);
   g_sink = out[0];
 }
 

@@ -110,6 +110,8 @@ bool file_exists(const std::string& path) {
   return f != nullptr;
 }
 
+}  // namespace
+
 std::string read_file(const std::string& path) {
   std::string out;
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -120,8 +122,6 @@ std::string read_file(const std::string& path) {
   std::fclose(f);
   return out;
 }
-
-}  // namespace
 
 void request_wake() {
   wake();

@@ -30,8 +30,9 @@ struct Runtime {
 };
 extern Runtime g_runtime;
 
-void request_wake();   // draw frames again (after an API call or a resize)
-void rebuild_fonts();  // at the current device pixel ratio and language
+void request_wake();  // draw frames again (after an API call or a resize)
+std::string read_file(const std::string& path);  // the whole file, "" when it cannot be read
+void rebuild_fonts();                            // at the current device pixel ratio and language
 // The name a kept atlas goes by: "latin@100", "cjk@200" (the pixel ratio in hundredths).
 std::string font_atlas_name(float dpr, bool cjk);
 

@@ -22,14 +22,7 @@
 namespace ui {
 
 std::string load_kept_font_atlas(const std::string& name) {
-  std::string out;
-  std::FILE* f = std::fopen(("/atlas/" + name + ".bin").c_str(), "rb");
-  if (!f) return out;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  std::fclose(f);
-  return out;
+  return read_file("/atlas/" + name + ".bin");
 }
 
 void keep_font_atlas(const std::string& name, const std::string& blob) {
@@ -278,9 +271,11 @@ EMSCRIPTEN_KEEPALIVE const char* ap_load_task(const char* name, double seed) {
   return out.c_str();
 }
 
-EMSCRIPTEN_KEEPALIVE const char* ap_set_training(double lr, const char* optimizer) {
+EMSCRIPTEN_KEEPALIVE const char* ap_set_training(double lr, const char* optimizer,
+                                                 const char* speed) {
   static std::string out;
-  out = ui::api::set_training(g_runtime.app.state, lr, optimizer ? optimizer : "");
+  out = ui::api::set_training(g_runtime.app.state, lr, optimizer ? optimizer : "",
+                              speed ? speed : "");
   ui::request_wake();
   return out.c_str();
 }

@@ -137,13 +137,18 @@ Status step_gradients(const Problem& p, const Trace& t, const Batch& target, int
   return Status{};
 }
 
-Status gradients_reference(const Problem& p, const Batch& target, Gradients* out) {
+Status forward_for_gradients(const Problem& p, const Batch& target, Trace* t) {
   Status st = check_gradient(p);
   if (!st.ok()) return st;
   st = validate(p);
   if (!st.ok()) return st;
-  const Trace t = run(p);
-  st = check_gradient(p, t, target);
+  *t = run(p);
+  return check_gradient(p, *t, target);
+}
+
+Status gradients_reference(const Problem& p, const Batch& target, Gradients* out) {
+  Trace t;
+  const Status st = forward_for_gradients(p, target, &t);
   if (!st.ok()) return st;
   const int B = static_cast<int>(t.output.size());
   const Weights& w = p.weights;

@@ -63,6 +63,10 @@ struct StepGradients {
 Status step_gradients(const Problem& p, const Trace& t, const Batch& target, int h, int b,
                       StepGradients* out);
 
+// What both backward passes do first: check p (check_gradient, validate), run it, and check
+// the trace against the target (below); *t is the forward trace when it returns ok.
+Status forward_for_gradients(const Problem& p, const Batch& target, Trace* t);
+
 // What both check once the forward pass t = run(p) is done: the target's shape, and that no
 // row is fully masked under -inf (the first such row, batch item by item, head by head).
 Status check_gradient(const Problem& p, const Trace& t, const Batch& target);

@@ -152,12 +152,8 @@ void through_unit_rows(const Buf& dunit, const Buf& unit, const std::vector<floa
 //-----------------------------------------------------------------------------
 
 Status gradients(const Problem& p, const Batch& target, Gradients* out) {
-  Status st = check_gradient(p);
-  if (!st.ok()) return st;
-  st = validate(p);
-  if (!st.ok()) return st;
-  const Trace t = run(p);
-  st = check_gradient(p, t, target);
+  Trace t;
+  const Status st = forward_for_gradients(p, target, &t);
   if (!st.ok()) return st;
 
   Products mul{k::best_kernels(), {}};
