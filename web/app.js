@@ -545,14 +545,17 @@
         ? success({ training: getJson("ap_training") })
         : api.setTraining(options);
     },
-    // The Train section's {lr, optimizer: "adam"|"sgd"} (either may be left out).
+    // The Train section's {lr, optimizer: "adam"|"sgd", speed: "slow"|"steady"|"fast"} (any
+    // may be left out; speed: 10 or 60 steps a second while playing, or all that fit a frame).
     setTraining(options) {
       if (!ready) return failure(NOT_READY);
-      if (typeof options !== "object" || options === null) return failure("options: must be {lr, optimizer}");
-      const { lr, optimizer } = options;
+      if (typeof options !== "object" || options === null) return failure("options: must be {lr, optimizer, speed}");
+      const { lr, optimizer, speed } = options;
       if (lr !== undefined && typeof lr !== "number") return failure("lr: must be a number above 0 and at most 10");
       if (optimizer !== undefined && typeof optimizer !== "string") return failure("optimizer: must be \"adam\" or \"sgd\"");
-      const error = call("ap_set_training", "string", ["number", "string"], [lr ?? NaN, optimizer ?? ""]);
+      if (speed !== undefined && typeof speed !== "string") return failure("speed: must be \"slow\", \"steady\" or \"fast\"");
+      const error = call("ap_set_training", "string", ["number", "string", "string"],
+                         [lr ?? NaN, optimizer ?? "", speed ?? ""]);
       return error ? failure(error) : success({ training: getJson("ap_training") });
     },
     // Takes `steps` training steps now (1 to 100000) with the section's optimizer and rate.

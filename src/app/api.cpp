@@ -380,9 +380,19 @@ std::string controls(const AppState& s) {
                     {"value", s.training.task},
                     {"options", tasks}});
   }
-  if (!s.scenario.target.empty())
+  if (!s.scenario.target.empty()) {
     add("train",
         {{"label", T("train (play)")}, {"kind", "checkbox"}, {"value", s.training.playing}});
+    nlohmann::json speeds = nlohmann::json::array();
+    for (const char* name : {"slow", "steady", "fast"})
+      speeds.push_back({{"value", name}, {"label", T(name)}});
+    if (!s.control_hidden("train"))
+      list.push_back({{"id", "train_speed"},
+                      {"label", T("training speed")},
+                      {"kind", "select"},
+                      {"value", AppState::speed_name(s.training.speed)},
+                      {"options", speeds}});
+  }
   return list.dump();
 }
 
@@ -394,6 +404,8 @@ std::string training(AppState& s) {
                       {"lr", tr.lr},
                       {"optimizer", tr.adam ? "adam" : "sgd"},
                       {"playing", tr.playing},
+                      {"speed", AppState::speed_name(tr.speed)},
+                      {"converged", tr.converged},
                       {"error", tr.error}};
   j["loss"] = tr.losses.empty() ? nlohmann::json(nullptr) : nlohmann::json(tr.losses.back());
   const scenario::TaskCheck* check = s.task_check();
@@ -414,12 +426,17 @@ std::string load_task(AppState& s, const std::string& name, double seed) {
   return s.load_task(name, static_cast<uint64_t>(seed)).error;
 }
 
-std::string set_training(AppState& s, double lr, const std::string& optimizer) {
+std::string set_training(AppState& s, double lr, const std::string& optimizer,
+                         const std::string& speed) {
   if (!std::isnan(lr) && !(lr > 0.0 && lr <= 10.0)) return "lr: must be above 0 and at most 10";
   if (!optimizer.empty() && optimizer != "adam" && optimizer != "sgd")
     return "optimizer: must be \"adam\" or \"sgd\"";
+  int steps_a_second = s.training.speed;
+  if (!speed.empty() && !AppState::speed_from_name(speed, &steps_a_second))
+    return "speed: must be \"slow\", \"steady\" or \"fast\"";
   if (!std::isnan(lr)) s.training.lr = static_cast<float>(lr);
   if (!optimizer.empty()) s.training.adam = optimizer == "adam";
+  s.training.speed = steps_a_second;
   return "";
 }
 
@@ -522,7 +539,14 @@ std::string set_control(AppState& s, const std::string& id, const std::string& v
   } else if (id == "train") {
     if (s.scenario.target.empty())
       return "train: the scenario has no target (give \"target\", or load a toy task)";
-    return flag(&s.training.playing);
+    const std::string e = flag(&s.training.playing);
+    s.training.converged = false;
+    s.training.clock = 0.0;
+    return e;
+  } else if (id == "train_speed") {
+    if (!v.is_string() || !AppState::speed_from_name(v.get<std::string>(), &s.training.speed))
+      return "train_speed: must be \"slow\", \"steady\" or \"fast\"";
+    return "";
   } else {
     return "id: unknown control \"" + id + "\"";
   }

@@ -75,7 +75,8 @@ std::string load_task(AppState& s, const std::string& name, double seed);
 std::string train_steps(AppState& s, int steps);
 // The section's learning rate (above 0, at most 10; NaN: unchanged) and optimizer ("adam",
 // "sgd"; "": unchanged): "" or the error naming the field.
-std::string set_training(AppState& s, double lr, const std::string& optimizer);
+std::string set_training(AppState& s, double lr, const std::string& optimizer,
+                         const std::string& speed = "");
 std::string set_control(AppState& s, const std::string& id, const std::string& value_json);
 void set_panels(AppState& s, const std::string& csv);  // the panels to show, by id
 void hide_controls(AppState& s, const std::string& csv);

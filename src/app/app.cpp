@@ -159,8 +159,8 @@ void App::frame() {
   std::fill(std::begin(state.tooltip_rect), std::end(state.tooltip_rect), 0.0f);
 
   state.transition.advance(io.DeltaTime);
-  // Training: as many steps as fit in 8 ms of each frame, so the page stays above 30 fps.
-  if (state.training.playing) state.train(1000, 8.0);
+  // Training at its speed, never more than 8 ms of a frame, so the page stays above 30 fps.
+  state.play_training(io.DeltaTime);
   // Play: advance one step every 1.6 s, stopping at the last.
   if (state.playing) {
     state.play_clock += io.DeltaTime;

@@ -382,7 +382,38 @@ void AppState::reset_training() {
   training.playing = keep_playing;
 }
 
-int AppState::train(int steps, double budget_ms) {
+void AppState::play_training(double dt) {
+  if (!training.playing) return;
+  int steps = 1000;  // at full speed: what fits in 8 ms
+  if (training.speed > 0) {
+    training.clock += dt;
+    steps = static_cast<int>(training.clock * training.speed);
+    if (steps < 1) return;
+    training.clock -= static_cast<double>(steps) / training.speed;
+    training.clock = std::min(training.clock, 1.0 / training.speed);  // no catching up
+  }
+  training.converged = false;
+  train(steps, 8.0, /*stop_when_converged=*/true);
+  if (training.converged) training.playing = false;
+}
+
+const char* AppState::speed_name(int speed) {
+  return speed == kSlowSteps ? "slow" : speed == kSteadySteps ? "steady" : "fast";
+}
+
+bool AppState::speed_from_name(const std::string& name, int* speed) {
+  if (name == "slow")
+    *speed = kSlowSteps;
+  else if (name == "steady")
+    *speed = kSteadySteps;
+  else if (name == "fast")
+    *speed = 0;
+  else
+    return false;
+  return true;
+}
+
+int AppState::train(int steps, double budget_ms, bool stop_when_converged) {
   recompute_if_needed();
   training.error.clear();
   if (!runs()) {
@@ -401,6 +432,7 @@ int AppState::train(int steps, double budget_ms) {
   attn::Problem p = problem;
   const auto t0 = std::chrono::steady_clock::now();
   int taken = 0;
+  double prev = training.losses.empty() ? HUGE_VAL : training.losses.back();
   while (taken < steps) {
     double loss = 0.0;
     const attn::Status st = opt.step(&p, scenario.target, &loss);
@@ -411,6 +443,13 @@ int AppState::train(int steps, double budget_ms) {
     }
     training.losses.push_back(static_cast<float>(loss));
     ++taken;
+    // The step whose loss before it first fell below the mark is the last: the same step
+    // however the steps fall into frames.
+    if (stop_when_converged && prev >= kConvergedLoss && loss < kConvergedLoss) {
+      training.converged = true;
+      break;
+    }
+    prev = loss;
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (ms >= budget_ms) break;

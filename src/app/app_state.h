@@ -211,13 +211,32 @@ struct AppState {
     std::string error;          // why the last step could not be taken
     scenario::TaskCheck check;  // a task's check, for the scenario's revision check_revision
     uint64_t check_revision = ~uint64_t{0};
+    // While playing: steps a second (kSlowSteps, kSteadySteps), or 0: as many as fit in 8 ms
+    // of each frame. Steady by default, so that a recipe's 400 steps take about 7 seconds to
+    // watch rather than one frame.
+    int speed = kSteadySteps;
+    double clock = 0.0;      // seconds of play not turned into steps yet
+    bool converged = false;  // play paused itself: the loss fell below kConvergedLoss
   } training;
+  static constexpr int kSlowSteps = 10, kSteadySteps = 60;
+  // Below this loss the weights are trained: play pauses (Adam at a task's rate only wanders
+  // off such weights, and at the translate task's 0.2 it throws them away after ~2000 steps).
+  static constexpr double kConvergedLoss = 1e-6;
+  // Advances playing training by dt seconds of the frame: speed·dt steps (at most 8 ms of
+  // them), or at full speed as many as fit in 8 ms. Pauses, setting training.converged, when
+  // the loss crosses below kConvergedLoss (not when it starts there: Train goes on).
+  void play_training(double dt);
+  // "slow", "steady" or "fast" (training.speed), and back ("" when the name is none of them).
+  static const char* speed_name(int speed);
+  static bool speed_from_name(const std::string& name, int* speed);
   // Loads toy task `name` from `seed` (its scenario, with a fresh optimizer).
   attn::Status load_task(const std::string& name, uint64_t seed);
   // Takes up to `steps` steps, stopping early after `budget_ms`; writes the weights into the
   // scenario once and recomputes. Returns the steps taken (0 with training.error set when the
   // scenario cannot train: no target, no weights, a refused feature).
-  int train(int steps, double budget_ms);
+  // With stop_when_converged (play), it also stops after the step whose loss crosses below
+  // kConvergedLoss, setting training.converged.
+  int train(int steps, double budget_ms, bool stop_when_converged = false);
   // Loads task t.task from its seed and takes t.steps steps at its rate and optimizer, which
   // gives exactly the weights and curve of the moment a link was made. Keeps the shown
   // scenario if it differs from that (it was edited after training).

@@ -444,7 +444,11 @@ void section_train(AppState& s) {
       s.load_task(tr.task, static_cast<uint64_t>(seed));
     text_wrapped(task->goal.in(lang), true);
   }
-  if (ImGui::Button(tr.playing ? T("Pause") : T("Train"))) tr.playing = !tr.playing;
+  if (ImGui::Button(tr.playing ? T("Pause") : T("Train"))) {
+    tr.playing = !tr.playing;
+    tr.converged = false;
+    tr.clock = 0.0;
+  }
   ImGui::SameLine();
   if (ImGui::Button(T("Step##train"))) s.train(1, 1000.0);
   ImGui::SameLine();
@@ -456,6 +460,26 @@ void section_train(AppState& s) {
   if (ImGui::RadioButton("Adam", tr.adam)) tr.adam = true;
   ImGui::SameLine();
   if (ImGui::RadioButton("SGD", !tr.adam)) tr.adam = false;
+  // How fast Train plays: 10 or 60 steps a second to watch, or as fast as the frame allows.
+  struct Speed {
+    int steps;
+    const char* name;   // shown in the closed menu
+    const char* label;  // in the open one
+  };
+  const Speed speeds[] = {{AppState::kSlowSteps, T("slow"), T("slow: 10 steps a second")},
+                          {AppState::kSteadySteps, T("steady"), T("steady: 60 steps a second")},
+                          {0, T("fast"), T("fast: all a frame allows")}};
+  const char* shown = speeds[2].name;
+  for (const Speed& sp : speeds)
+    if (sp.steps == tr.speed) shown = sp.name;
+  ImGui::TextUnformatted(T("speed"));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::BeginCombo("##speed", shown)) {
+    for (const Speed& sp : speeds)
+      if (ImGui::Selectable(sp.label, sp.steps == tr.speed)) tr.speed = sp.steps;
+    ImGui::EndCombo();
+  }
   if (!tr.losses.empty()) {
     // The loss curve, on a log scale (it falls by orders of magnitude).
     std::vector<float> logs;
@@ -468,6 +492,10 @@ void section_train(AppState& s) {
     ImGui::PlotLines("##loss", logs.data(), static_cast<int>(logs.size()), 0, overlay, FLT_MAX,
                      FLT_MAX, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4));
     if (const scenario::TaskCheck* check = s.task_check()) text_wrapped(check->text.in(lang), true);
+    if (tr.converged && !tr.playing)
+      text_wrapped(T("Paused by itself: the loss fell below 0.000001, so the weights are "
+                     "trained. Train goes on from here."),
+                   true);
   } else if (!task && tr.error.empty()) {
     text_wrapped(s.scenario.target.empty()
                      ? T("Pick a toy task, or give the scenario a \"target\", then Train.")

@@ -696,6 +696,56 @@ TEST_CASE("the Train section learns a toy task in the app as the CLI does", "[ap
   CHECK(app.task_check()->value < 0.5);
 }
 
+TEST_CASE("Train plays at its speed and pauses by itself once the weights are trained",
+          "[app][state][train]") {
+  ui::AppState app;
+  REQUIRE(app.load_task("translate", 1).ok());
+  ui::AppState::Training& tr = app.training;
+  CHECK(tr.speed == ui::AppState::kSteadySteps);  // 60 a second: a recipe takes seconds to watch
+  CHECK(std::string(ui::AppState::speed_name(tr.speed)) == "steady");
+  tr.playing = true;
+  app.play_training(0.5);  // half a second: 30 steps
+  CHECK(tr.losses.size() == 30);
+  app.play_training(0.01);  // not yet a step
+  CHECK(tr.losses.size() == 30);
+  app.play_training(0.01);  // 0.02 s: one step
+  CHECK(tr.losses.size() == 31);
+  REQUIRE(ui::api::set_training(app, NAN, "", "slow") == "");
+  app.play_training(1.0);
+  CHECK(tr.losses.size() == 41);
+  CHECK(ui::api::set_training(app, NAN, "", "warp") ==
+        "speed: must be \"slow\", \"steady\" or \"fast\"");
+  CHECK(tr.speed == ui::AppState::kSlowSteps);
+  // Fast: frames of at most 8 ms until the loss falls below 1e-6, where play stops by itself,
+  // long before Adam at the task's rate 0.2 would throw the alignment away (~2000 steps).
+  REQUIRE(ui::api::set_control(app, "train_speed", "\"fast\"") == "");
+  CHECK(tr.speed == 0);
+  for (int frame = 0; frame < 2000 && tr.playing; ++frame) app.play_training(1.0 / 60);
+  CHECK_FALSE(tr.playing);
+  CHECK(tr.converged);
+  CHECK(tr.losses.back() < ui::AppState::kConvergedLoss);
+  CHECK(tr.losses.size() < 1500);
+  REQUIRE(app.task_check() != nullptr);
+  CHECK(app.task_check()->passed);
+  // The same step however the steps fall into frames: 6 a frame here.
+  ui::AppState other;
+  REQUIRE(other.load_task("translate", 1).ok());
+  other.training.playing = true;
+  for (int frame = 0; frame < 2000 && other.training.playing; ++frame) other.play_training(0.1);
+  CHECK(other.training.converged);
+  CHECK(other.training.losses.size() == tr.losses.size());
+  const nlohmann::json j = nlohmann::json::parse(ui::api::training(app));
+  CHECK(j["converged"] == true);
+  CHECK(j["speed"] == "fast");
+  // Train again: it goes on from there (the loss starts below the mark, so it does not stop).
+  REQUIRE(ui::api::set_control(app, "train", "true") == "");
+  CHECK_FALSE(tr.converged);
+  const size_t steps = tr.losses.size();
+  app.play_training(1.0 / 60);
+  CHECK(tr.playing);
+  CHECK(tr.losses.size() > steps);
+}
+
 TEST_CASE("a link carries a trained task: the reader trains it again to the same moment",
           "[app][state][train][link]") {
   ui::AppState app;

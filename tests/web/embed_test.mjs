@@ -787,9 +787,13 @@ async function checkRequests({ browser, url }) {
     }
   });
   if (foreign.length) fail(`requests outside ${origin}: ${foreign.map((u) => short(u, 100)).join(", ")}`);
-  for (const needed of ["/index.html", "/app.js", "/attention-playground.wasm", "/fonts/cjk.ttf",
+  // The app's WebAssembly: either build (relaxed SIMD where it validates, else SIMD128).
+  const module = /^\/attention-playground(-relaxed)?\.wasm$/;
+  for (const needed of ["/index.html", "/app.js", module, "/fonts/cjk.ttf",
                         "/examples/course.html", "/examples/course.js"]) {
-    if (!requests.some((u) => new URL(u).pathname === needed || (needed === "/index.html" && new URL(u).pathname === "/"))) {
+    const matches = (path) => (needed instanceof RegExp ? needed.test(path) : path === needed) ||
+      (needed === "/index.html" && path === "/");
+    if (!requests.some((u) => matches(new URL(u).pathname))) {
       fail(`no request for ${needed} was recorded (recording is broken?): ${requests.map((u) => new URL(u).pathname).join(", ")}`);
     }
   }
