@@ -382,18 +382,21 @@ void AppState::reset_training() {
   training.playing = keep_playing;
 }
 
-void AppState::play_training(double dt) {
+void AppState::play_training(double dt, double budget_ms) {
   if (!training.playing) return;
-  int steps = 1000;  // at full speed: what fits in 8 ms
+  int steps = 1000;  // at full speed: what fits in the budget
   if (training.speed > 0) {
     training.clock += dt;
     steps = static_cast<int>(training.clock * training.speed);
     if (steps < 1) return;
-    training.clock -= static_cast<double>(steps) / training.speed;
-    training.clock = std::min(training.clock, 1.0 / training.speed);  // no catching up
   }
   training.converged = false;
-  train(steps, 8.0, /*stop_when_converged=*/true);
+  const int taken = train(steps, budget_ms, /*stop_when_converged=*/true);
+  if (training.speed > 0) {
+    training.clock -= static_cast<double>(taken) / training.speed;
+    // What the budget cut off is dropped, not caught up on later.
+    training.clock = std::min(training.clock, 1.0 / training.speed);
+  }
   if (training.converged) training.playing = false;
 }
 

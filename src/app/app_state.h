@@ -222,10 +222,11 @@ struct AppState {
   // Below this loss the weights are trained: play pauses (Adam at a task's rate only wanders
   // off such weights, and at the translate task's 0.2 it throws them away after ~2000 steps).
   static constexpr double kConvergedLoss = 1e-6;
-  // Advances playing training by dt seconds of the frame: speed·dt steps (at most 8 ms of
-  // them), or at full speed as many as fit in 8 ms. Pauses, setting training.converged, when
-  // the loss crosses below kConvergedLoss (not when it starts there: Train goes on).
-  void play_training(double dt);
+  // Advances playing training by dt seconds of the frame: speed·dt steps (at most budget_ms
+  // of them), or at full speed as many as fit in budget_ms. Pauses, setting
+  // training.converged, when the loss crosses below kConvergedLoss (not when it starts there:
+  // Train goes on).
+  void play_training(double dt, double budget_ms = 8.0);
   // "slow", "steady" or "fast" (training.speed), and back ("" when the name is none of them).
   static const char* speed_name(int speed);
   static bool speed_from_name(const std::string& name, int* speed);

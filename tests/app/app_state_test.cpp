@@ -698,20 +698,22 @@ TEST_CASE("the Train section learns a toy task in the app as the CLI does", "[ap
 
 TEST_CASE("Train plays at its speed and pauses by itself once the weights are trained",
           "[app][state][train]") {
+  // Exact step counts need no time limit (a slow machine may take 8 ms for one step).
+  const double kNoBudget = 1e9;
   ui::AppState app;
   REQUIRE(app.load_task("translate", 1).ok());
   ui::AppState::Training& tr = app.training;
   CHECK(tr.speed == ui::AppState::kSteadySteps);  // 60 a second: a recipe takes seconds to watch
   CHECK(std::string(ui::AppState::speed_name(tr.speed)) == "steady");
   tr.playing = true;
-  app.play_training(0.5);  // half a second: 30 steps
+  app.play_training(0.5, kNoBudget);  // half a second: 30 steps
   CHECK(tr.losses.size() == 30);
-  app.play_training(0.01);  // not yet a step
+  app.play_training(0.01, kNoBudget);  // not yet a step
   CHECK(tr.losses.size() == 30);
-  app.play_training(0.01);  // 0.02 s: one step
+  app.play_training(0.01, kNoBudget);  // 0.02 s: one step
   CHECK(tr.losses.size() == 31);
   REQUIRE(ui::api::set_training(app, NAN, "", "slow") == "");
-  app.play_training(1.0);
+  app.play_training(1.0, kNoBudget);
   CHECK(tr.losses.size() == 41);
   CHECK(ui::api::set_training(app, NAN, "", "warp") ==
         "speed: must be \"slow\", \"steady\" or \"fast\"");
