@@ -22,6 +22,7 @@
 
 #include "core/kernels.h"
 #include "core/kernels_exp.h"
+#include "core/parallel.h"
 #include "core/random.h"
 
 namespace attn {
@@ -568,92 +569,151 @@ void head_rows(const Problem& p, int head, int b, const Matrix& q, const Matrix&
   r->output = times_packed(r->weights, packed_v, dv);
 }
 
-// One head's output without its n_q × n_k matrices: the fused kernel for softmax attention
-// with dot-product-like scores, row blocks of head_rows otherwise.
-Matrix head_output(const Problem& p, int head, int b, const Matrix& q, const Matrix& k,
-                   const Matrix& v, const std::vector<float>& packed_v, float scale,
-                   kernels::FusedWorkspace* ws) {
-  const int n_q = rows_of(q), n_k = rows_of(k), dv = cols_of(v);
-  Matrix out(n_q, dv);
-  if (p.hard || p.dropout_p > 0.0f || p.scoring == Scoring::kAdditive) {
-    HeadRows r;
-    for (int i0 = 0; i0 < n_q; i0 += kRowBlock) {
-      const int rows = std::min(kRowBlock, n_q - i0);
-      head_rows(p, head, b, q, k, packed_v, dv, scale, i0, rows, &r);
-      out.middleRows(i0, rows) = r.output;
-    }
-    return out;
-  }
+// Rows per task when a head's output is computed without its n_q × n_k matrices: a multiple
+// of the fused kernel's block (kernels::kFusedRows) and of kRowBlock, so that each task runs
+// exactly the blocks one thread would: the results do not depend on the thread count.
+constexpr int kTaskRows = 64;
+static_assert(kTaskRows % kernels::kFusedRows == 0 && kTaskRows % kRowBlock == 0,
+              "tasks must cut rows where the kernels' blocks are cut");
 
+// Whether a head's output comes from the fused kernel (softmax attention with dot-product-
+// like scores) or from row blocks of head_rows.
+bool fused_path(const Problem& p) {
+  return !(p.hard || p.dropout_p > 0.0f || p.scoring == Scoring::kAdditive);
+}
+
+// One head and batch item of the pass without n_q × n_k matrices: what every row task of it
+// reads, prepared once.
+struct LightItem {
+  int head = 0, b = 0;
+  const Matrix* q = nullptr;
+  const Matrix* k = nullptr;
+  std::vector<float> packed_v;
+  int dv = 0;
+  Matrix* out = nullptr;
+  // The fused kernel's inputs: scores q'·k' with q' = q·W (general) or unit rows (cosine),
+  // k' unit rows (cosine); q' carries scale·log2(e) so that the scores come out in the
+  // kernel's base-2 units.
+  Matrix qs;
+  std::vector<float> packed_kt;
+  std::vector<int> lo, hi;
+  std::vector<kernels::MaskedCell> cells;  // this batch item's explicit cells
+};
+
+void prepare_light(const Problem& p, float scale, const Matrix& v, LightItem* it) {
+  const Matrix& q = *it->q;
+  const Matrix& k = *it->k;
+  it->dv = cols_of(v);
+  it->packed_v = packed_b(v, 0, it->dv);
+  it->out->resize(rows_of(q), it->dv);
+  if (!fused_path(p)) return;
   const kernels::KernelSet& ks = kernels::best_kernels();
-  // Scores q'·k' with q' = q·W (general) or unit rows (cosine), and k' unit rows (cosine);
-  // q' carries scale·log2(e) so that the scores come out in the kernel's base-2 units.
-  Matrix qs = p.scoring == Scoring::kGeneral  ? times(q, p.weights.W)
-              : p.scoring == Scoring::kCosine ? unit_rows(q)
-                                              : q;
-  ks.vscale(static_cast<int>(qs.size()), qs.data(), scale * kernels::kLog2e, qs.data());
+  it->qs = p.scoring == Scoring::kGeneral  ? times(q, p.weights.W)
+           : p.scoring == Scoring::kCosine ? unit_rows(q)
+                                           : q;
+  ks.vscale(static_cast<int>(it->qs.size()), it->qs.data(), scale * kernels::kLog2e, it->qs.data());
   const Matrix k_unit = p.scoring == Scoring::kCosine ? unit_rows(k) : Matrix();
   const Matrix& k_scores = p.scoring == Scoring::kCosine ? k_unit : k;
-  const int d = cols_of(qs);
-  std::vector<float> packed_kt(kernels::packed_size(d, n_k));
-  kernels::pack_bt(d, n_k, k_scores.data(), d, packed_kt.data());
-
-  std::vector<int> lo(n_q), hi(n_q);
-  for (int i = 0; i < n_q; ++i) visible_range(p.mask, b, i, n_k, &lo[i], &hi[i]);
-  std::vector<kernels::MaskedCell> cells;
+  const int d = cols_of(it->qs), n_q = rows_of(q), n_k = rows_of(k);
+  it->packed_kt.resize(kernels::packed_size(d, n_k));
+  kernels::pack_bt(d, n_k, k_scores.data(), d, it->packed_kt.data());
+  it->lo.resize(n_q);
+  it->hi.resize(n_q);
+  for (int i = 0; i < n_q; ++i) visible_range(p.mask, it->b, i, n_k, &it->lo[i], &it->hi[i]);
   for (const auto& c : p.mask.cells)
-    if (c[0] == b) cells.push_back({c[1], c[2]});
+    if (c[0] == it->b) it->cells.push_back({c[1], c[2]});
+}
 
+// Rows [i0, i0 + rows) of a prepared item's output.
+void light_rows(const Problem& p, float scale, const LightItem& it, int i0, int rows) {
+  if (!fused_path(p)) {
+    HeadRows r;
+    for (int r0 = i0; r0 < i0 + rows; r0 += kRowBlock) {
+      const int n = std::min(kRowBlock, i0 + rows - r0);
+      head_rows(p, it.head, it.b, *it.q, *it.k, it.packed_v, it.dv, scale, r0, n, &r);
+      it.out->middleRows(r0, n) = r.output;
+    }
+    return;
+  }
+  std::vector<kernels::MaskedCell> cells;
+  for (const kernels::MaskedCell& c : it.cells)
+    if (c.i >= i0 && c.i < i0 + rows) cells.push_back({c.i - i0, c.j});
+  const int d = cols_of(it.qs);
   kernels::FusedArgs args;
-  args.n_q = n_q;
-  args.n_k = n_k;
+  args.n_q = rows;
+  args.n_k = rows_of(*it.k);
   args.d = d;
-  args.d_v = dv;
-  args.q = qs.data();
+  args.d_v = it.dv;
+  args.q = it.qs.data() + static_cast<ptrdiff_t>(i0) * d;
   args.ldq = d;
-  args.packed_kt = packed_kt.data();
-  args.packed_v = packed_v.data();
-  args.lo = lo.data();
-  args.hi = hi.data();
+  args.packed_kt = it.packed_kt.data();
+  args.packed_v = it.packed_v.data();
+  args.lo = it.lo.data() + i0;
+  args.hi = it.hi.data() + i0;
   args.cells = cells.data();
   args.n_cells = static_cast<int>(cells.size());
   args.mask_value = p.mask.mask_value;
-  args.out = out.data();
-  args.ldo = dv;
-  kernels::attention_fused(ks, args, ws);
-  return out;
+  args.out = it.out->data() + static_cast<ptrdiff_t>(i0) * it.dv;
+  args.ldo = it.dv;
+  // One workspace per thread, kept between calls.
+  thread_local kernels::FusedWorkspace ws;
+  kernels::attention_fused(kernels::best_kernels(), args, &ws);
 }
 
-// Fills ht for one head from its slices q_h, k_h, v_h (one matrix per batch item): every
-// batch item, or only `only_item` (>= 0), the others' matrices left empty.
-void fill_head(const Problem& p, int head, Batch q_h, Batch k_h, Batch v_h, float scale,
-               bool keep_matrices, HeadTrace* ht, kernels::FusedWorkspace* ws, int only_item = -1) {
-  const int B = static_cast<int>(q_h.size());
-  for (int b = 0; b < B; ++b) {
-    if (only_item >= 0 && b != only_item) {
-      for (Batch* m : {&ht->scores, &ht->scaled, &ht->masked, &ht->weights, &ht->output})
-        m->push_back(Matrix());
-      continue;
-    }
-    const Matrix& q = q_h[b];
-    const Matrix& k = k_h[b];
-    const Matrix& v = v_h[b];
-    const std::vector<float> packed_v = packed_b(v, 0, cols_of(v));
-    if (keep_matrices) {
+// Fills heads (heads head0, head0 + 1, … of p) from their slices ht.q, ht.k, ht.v (one matrix
+// per batch item): every batch item, or only `only_item` (>= 0), the others' matrices empty. Heads,
+// batch items and blocks of kTaskRows rows are spread over the core's threads (core/parallel.h).
+void fill_heads(const Problem& p, float scale, bool keep_matrices, std::vector<HeadTrace>* heads,
+                int head0 = 0, int only_item = -1) {
+  const int H = static_cast<int>(heads->size());
+  const int B = static_cast<int>(p.queries.size());
+  std::vector<std::pair<int, int>> items;  // (head, b)
+  for (int h = 0; h < H; ++h)
+    for (int b = 0; b < B; ++b)
+      if (only_item < 0 || b == only_item) items.emplace_back(h, b);
+
+  if (keep_matrices) {
+    for (HeadTrace& ht : *heads)
+      for (Batch* m : {&ht.scores, &ht.scaled, &ht.masked, &ht.weights, &ht.output}) m->resize(B);
+    parallel_for(static_cast<int>(items.size()), [&](int task) {
+      const auto [h, b] = items[task];
+      HeadTrace& ht = (*heads)[h];
+      const Matrix& v = ht.v[b];
+      const int head = head0 + h;
+      const std::vector<float> packed_v = packed_b(v, 0, cols_of(v));
       HeadRows r;
-      head_rows(p, head, b, q, k, packed_v, cols_of(v), scale, 0, rows_of(q), &r);
-      ht->scores.push_back(std::move(r.scores));
-      ht->scaled.push_back(std::move(r.scaled));
-      ht->masked.push_back(std::move(r.masked));
-      ht->weights.push_back(std::move(r.weights));
-      ht->output.push_back(std::move(r.output));
-    } else {
-      ht->output.push_back(head_output(p, head, b, q, k, v, packed_v, scale, ws));
-    }
+      head_rows(p, head, b, ht.q[b], ht.k[b], packed_v, cols_of(v), scale, 0, rows_of(ht.q[b]), &r);
+      ht.scores[b] = std::move(r.scores);
+      ht.scaled[b] = std::move(r.scaled);
+      ht.masked[b] = std::move(r.masked);
+      ht.weights[b] = std::move(r.weights);
+      ht.output[b] = std::move(r.output);
+    });
+    return;
   }
-  ht->q = std::move(q_h);
-  ht->k = std::move(k_h);
-  ht->v = std::move(v_h);
+
+  for (HeadTrace& ht : *heads) ht.output.resize(B);
+  std::vector<LightItem> light(items.size());
+  std::vector<std::pair<int, int>> tasks;  // (item, first row)
+  for (size_t i = 0; i < items.size(); ++i) {
+    LightItem& it = light[i];
+    HeadTrace& ht = (*heads)[items[i].first];
+    it.head = head0 + items[i].first;
+    it.b = items[i].second;
+    it.q = &ht.q[it.b];
+    it.k = &ht.k[it.b];
+    it.out = &ht.output[it.b];
+    for (int i0 = 0; i0 < rows_of(*it.q); i0 += kTaskRows)
+      tasks.emplace_back(static_cast<int>(i), i0);
+  }
+  parallel_for(static_cast<int>(light.size()), [&](int i) {
+    prepare_light(p, scale, (*heads)[items[i].first].v[light[i].b], &light[i]);
+  });
+  parallel_for(static_cast<int>(tasks.size()), [&](int task) {
+    const auto [i, i0] = tasks[task];
+    const LightItem& it = light[i];
+    light_rows(p, scale, it, i0, std::min(kTaskRows, rows_of(*it.q) - i0));
+  });
 }
 
 Batch slice_cols(const Batch& x, int col0, int cols) {
@@ -680,13 +740,14 @@ Trace run(const Problem& p, const RunOptions& options) {
 
   const int H = p.heads;
   const HeadShape hs = head_shape(p);
-  kernels::FusedWorkspace ws;
   t.heads.resize(H);
   for (int h = 0; h < H; ++h) {
-    fill_head(p, h, slice_cols(t.q_proj, h * hs.dq, hs.dq), slice_cols(t.k_proj, h * hs.dk, hs.dk),
-              slice_cols(t.v_proj, h * hs.dv, hs.dv), hs.scale, options.keep_head_matrices,
-              &t.heads[h], &ws);
+    HeadTrace& ht = t.heads[h];
+    ht.q = slice_cols(t.q_proj, h * hs.dq, hs.dq);
+    ht.k = slice_cols(t.k_proj, h * hs.dk, hs.dk);
+    ht.v = slice_cols(t.v_proj, h * hs.dv, hs.dv);
   }
+  fill_heads(p, hs.scale, options.keep_head_matrices, &t.heads);
 
   std::vector<const Batch*> outputs;
   for (const HeadTrace& ht : t.heads) outputs.push_back(&ht.output);
@@ -721,11 +782,12 @@ HeadTrace run_head(const Problem& p, int head, int item) {
   Batch q_h = additive ? t.queries : times_cols(t.queries, w.W_q, head * hs.dq, hs.dq);
   Batch k_h = additive ? t.keys : times_cols(t.keys, w.W_k, head * hs.dk, hs.dk);
   Batch v_h = times_cols(t.values, w.W_v, head * hs.dv, hs.dv);
-  HeadTrace ht;
-  kernels::FusedWorkspace ws;
-  fill_head(p, head, std::move(q_h), std::move(k_h), std::move(v_h), hs.scale, true, &ht, &ws,
-            item);
-  return ht;
+  std::vector<HeadTrace> heads(1);
+  heads[0].q = std::move(q_h);
+  heads[0].k = std::move(k_h);
+  heads[0].v = std::move(v_h);
+  fill_heads(p, hs.scale, true, &heads, head, item);
+  return std::move(heads[0]);
 }
 
 namespace {

@@ -1,0 +1,171 @@
+// The core's thread pool: threads() - 1 workers that sleep until parallel_for hands them a
+// batch of tasks, and the calling thread working beside them. Tasks are taken one at a time
+// from a shared counter, so a slow task does not hold the others back.
+#include "core/parallel.h"
+
+#include <algorithm>
+
+#if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
+#define AP_CORE_THREADS 1
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+#else
+#define AP_CORE_THREADS 0
+#endif
+
+namespace attn {
+
+#if AP_CORE_THREADS
+
+namespace {
+
+// Set while a thread runs a task: a parallel_for from inside one runs in order.
+thread_local bool t_in_task = false;
+
+// One parallel_for: its tasks, the next one to take, and how many are not finished yet.
+// Held by shared_ptr, so a worker that wakes late only ever sees a job with nothing left.
+struct Job {
+  const std::function<void(int)>* fn = nullptr;
+  int tasks = 0;
+  int pending = 0;  // guarded by Pool::mutex_
+  std::atomic<int> next{0};
+};
+
+class Pool {
+ public:
+  ~Pool() { resize(1); }
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  void resize(int n) {
+    if (n == size()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+      ++generation_;
+    }
+    wake_.notify_all();
+    for (std::thread& w : workers_) w.join();
+    workers_.clear();
+    stop_ = false;
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this] { work(); });
+  }
+
+  void run(int tasks, const std::function<void(int)>& fn) {
+    auto job = std::make_shared<Job>();
+    job->fn = &fn;
+    job->tasks = tasks;
+    job->pending = tasks;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = job;
+      ++generation_;
+    }
+    wake_.notify_all();
+    take_tasks(job);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return job->pending == 0; });
+    job_.reset();
+  }
+
+ private:
+  void work() {
+    unsigned long seen = 0;
+    for (;;) {
+      std::shared_ptr<Job> job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (stop_) return;
+        job = job_;
+      }
+      if (job) take_tasks(job);
+    }
+  }
+
+  // Runs the job's tasks until none is left; the last one to finish wakes run().
+  void take_tasks(const std::shared_ptr<Job>& job) {
+    int finished = 0;
+    t_in_task = true;
+    for (int i = job->next.fetch_add(1); i < job->tasks; i = job->next.fetch_add(1)) {
+      (*job->fn)(i);
+      ++finished;
+    }
+    t_in_task = false;
+    if (finished == 0) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    job->pending -= finished;
+    if (job->pending == 0) done_.notify_all();
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  unsigned long generation_ = 0;
+  bool stop_ = false;
+  std::shared_ptr<Job> job_;
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+
+}  // namespace
+
+int max_threads() {
+  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+#if defined(AP_THREAD_LIMIT)
+  // A WASM module starts its workers before main (-sPTHREAD_POOL_SIZE): a thread beyond them
+  // would only start once the caller returns to the event loop, and joining it would hang.
+  return std::min(hardware, AP_THREAD_LIMIT);
+#else
+  return hardware;
+#endif
+}
+
+int set_threads(int n) {
+  n = std::clamp(n, 1, max_threads());
+  pool().resize(n);
+  return n;
+}
+
+int threads() {
+  return pool().size();
+}
+
+void parallel_for(int tasks, const std::function<void(int)>& fn) {
+  if (tasks <= 0) return;
+  if (tasks == 1 || t_in_task || threads() == 1) {
+    for (int i = 0; i < tasks; ++i) fn(i);
+    return;
+  }
+  pool().run(tasks, fn);
+}
+
+#else  // no threads in this build
+
+int max_threads() {
+  return 1;
+}
+
+int set_threads(int) {
+  return 1;
+}
+
+int threads() {
+  return 1;
+}
+
+void parallel_for(int tasks, const std::function<void(int)>& fn) {
+  for (int i = 0; i < tasks; ++i) fn(i);
+}
+
+#endif
+
+}  // namespace attn

@@ -1,0 +1,30 @@
+// Threads for the core: a small pool that the forward pass splits its heads, batch items and
+// row blocks over.
+//
+// The work is always cut at the same places (a head, a batch item, a block of rows that is
+// a multiple of the kernels' own block), whatever the number of threads, and every piece is
+// computed by the same code as on one thread: the results are bit for bit the same with 1,
+// 2 or 8 threads. Only the order in which the pieces finish differs.
+//
+// Without thread support (the single-thread WASM build) there is one thread and
+// parallel_for runs the tasks in order on the caller's thread.
+#pragma once
+
+#include <functional>
+
+namespace attn {
+
+// Threads this build can run the core on at once: the hardware's count where the build has
+// threads (natively; WASM built with -pthread), 1 otherwise.
+int max_threads();
+
+// Sets the threads the core uses (the caller's included), clamped to [1, max_threads()];
+// returns the count set. Starts or stops pool threads; call it between runs, not during one.
+int set_threads(int n);
+int threads();
+
+// Calls fn(i) for every i in [0, tasks), spread over threads(). Returns when all are done.
+// A call from inside a task runs its tasks in order on that task's thread.
+void parallel_for(int tasks, const std::function<void(int)>& fn);
+
+}  // namespace attn

@@ -1,0 +1,207 @@
+// The core's threads: parallel_for runs every task once, and the forward pass gives the same
+// bits with any number of threads, on every path (the fused kernel, row blocks, full head
+// matrices) and with masks, dropout and hard attention.
+#if defined(AP_TEST_THREADS)
+#define CATCH_CONFIG_EXTERNAL_INTERFACES  // Catch2 v2: TestEventListenerBase, for the listener
+#endif
+#include <algorithm>
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "compare.h"
+#include "core/attention.h"
+#include "core/parallel.h"
+
+namespace {
+
+using attn::Batch;
+using attn::Problem;
+using attn::Scoring;
+
+// Restores the thread count a test started with, whatever it set.
+struct ThreadsGuard {
+  int before = attn::threads();
+  ~ThreadsGuard() { attn::set_threads(before); }
+};
+
+#if defined(AP_TEST_THREADS)
+// The whole suite on AP_TEST_THREADS threads (core_tests_threads).
+struct ThreadsListener : Catch::TestEventListenerBase {
+  using TestEventListenerBase::TestEventListenerBase;
+  void testRunStarting(Catch::TestRunInfo const& info) override {
+    TestEventListenerBase::testRunStarting(info);
+    attn::set_threads(AP_TEST_THREADS);
+  }
+};
+CATCH_REGISTER_LISTENER(ThreadsListener)
+#endif
+
+// The first byte where two batches differ, or "" when they are the same bits.
+std::string bit_difference(const Batch& a, const Batch& b, const char* name) {
+  if (a.size() != b.size()) return std::string(name) + ": batch size differs";
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].rows() != b[i].rows() || a[i].cols() != b[i].cols())
+      return std::string(name) + ": shape of item " + std::to_string(i) + " differs";
+    if (a[i].size() &&
+        std::memcmp(a[i].data(), b[i].data(), sizeof(float) * static_cast<size_t>(a[i].size())))
+      return std::string(name) + ": bits of item " + std::to_string(i) + " differ";
+  }
+  return "";
+}
+
+std::string trace_difference(const attn::Trace& a, const attn::Trace& b) {
+  std::vector<std::string> found;
+  found.push_back(bit_difference(a.q_proj, b.q_proj, "q_proj"));
+  found.push_back(bit_difference(a.concat, b.concat, "concat"));
+  found.push_back(bit_difference(a.output, b.output, "output"));
+  if (a.heads.size() != b.heads.size()) return "head count differs";
+  for (size_t h = 0; h < a.heads.size(); ++h) {
+    const attn::HeadTrace &x = a.heads[h], &y = b.heads[h];
+    found.push_back(bit_difference(x.scores, y.scores, "scores"));
+    found.push_back(bit_difference(x.masked, y.masked, "masked"));
+    found.push_back(bit_difference(x.weights, y.weights, "weights"));
+    found.push_back(bit_difference(x.output, y.output, "head output"));
+  }
+  for (const std::string& f : found)
+    if (!f.empty()) return f;
+  return "";
+}
+
+// Two heads, two batch items, 200 queries (three whole 64-row tasks and a part) and 150 keys.
+Problem tall_problem(Scoring scoring, uint64_t seed) {
+  Problem p;
+  const int B = 2, n_q = 200, n_k = 150, d = 8;
+  p.queries = test::random_batch(B, n_q, d, -2, 2, seed);
+  p.keys = test::random_batch(B, n_k, d, -2, 2, seed + 1);
+  p.values = test::random_batch(B, n_k, d, -2, 2, seed + 2);
+  p.scoring = scoring;
+  p.heads = 2;
+  if (scoring == Scoring::kAdditive) {
+    p.weights.W_q = test::random_matrix(d, 6, -1, 1, seed + 3);
+    p.weights.W_k = test::random_matrix(d, 6, -1, 1, seed + 4);
+    p.weights.w_v = test::random_matrix(6, 1, -1, 1, seed + 5).col(0);
+    p.heads = 1;
+  } else {
+    p.weights.W_q = test::random_matrix(d, d, -1, 1, seed + 6);
+    p.weights.W_k = test::random_matrix(d, d, -1, 1, seed + 7);
+  }
+  if (scoring == Scoring::kGeneral) p.weights.W = test::random_matrix(4, 4, -1, 1, seed + 8);
+  p.weights.W_v = test::random_matrix(d, d, -1, 1, seed + 9);
+  p.weights.W_o = test::random_matrix(d, 5, -1, 1, seed + 10);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("parallel_for runs every task exactly once, nested calls in order", "[core][threads]") {
+  ThreadsGuard guard;
+  const int threads = GENERATE(1, 2, 3, 8);
+  const int set = attn::set_threads(threads);
+  INFO("asked for " << threads << " threads, got " << set);
+  CHECK(set >= 1);
+  CHECK(attn::threads() == set);
+  for (int tasks : {0, 1, 2, 7, 100, 1000}) {
+    std::vector<std::atomic<int>> runs(tasks);
+    std::atomic<int> nested_total{0};
+    attn::parallel_for(tasks, [&](int i) {
+      runs[i].fetch_add(1);
+      // A parallel_for inside a task runs its tasks in order on this thread.
+      int last = -1;
+      bool in_order = true;
+      attn::parallel_for(3, [&](int j) {
+        in_order = in_order && j == last + 1;
+        last = j;
+      });
+      if (in_order && last == 2) nested_total.fetch_add(1);
+    });
+    int wrong = 0;
+    for (int i = 0; i < tasks; ++i) wrong += runs[i].load() != 1;
+    INFO(tasks << " tasks");
+    CHECK(wrong == 0);
+    CHECK(nested_total.load() == tasks);
+  }
+}
+
+TEST_CASE("set_threads clamps to at least one thread", "[core][threads]") {
+  ThreadsGuard guard;
+  CHECK(attn::set_threads(0) == 1);
+  CHECK(attn::set_threads(-5) == 1);
+  CHECK(attn::threads() == 1);
+  CHECK(attn::max_threads() >= 1);
+  CHECK(attn::set_threads(attn::max_threads()) == attn::max_threads());
+}
+
+TEST_CASE("the trace is the same bits with 1, 2 and 3 threads", "[core][threads]") {
+  ThreadsGuard guard;
+  const Scoring scoring =
+      GENERATE(from_range(std::begin(attn::kScorings), std::end(attn::kScorings)));
+  const int variant = GENERATE(range(0, 6));
+  const bool keep = GENERATE(true, false);
+  Problem p = tall_problem(scoring, 40 + static_cast<uint64_t>(variant));
+  std::string what;
+  switch (variant) {
+    case 0:
+      what = "no mask";
+      break;
+    case 1:
+      what = "causal, valid lengths per item, explicit cells";
+      p.mask.causal = true;
+      p.mask.valid_lens = {{120}, {37}};
+      p.mask.cells = {{0, 5, 2}, {0, 64, 10}, {1, 199, 0}, {1, 130, 31}};
+      break;
+    case 2:
+      what = "window, -inf with fully masked rows";
+      p.mask.window = 3;
+      p.mask.valid_lens = {std::vector<int>(200, 100), std::vector<int>(200, 0)};
+      p.mask.mask_value = -std::numeric_limits<float>::infinity();
+      break;
+    case 3:
+      what = "dropout";
+      p.dropout_p = 0.3f;
+      p.dropout_seed = 9;
+      break;
+    case 4:
+      what = "hard attention, causal";
+      p.hard = true;
+      p.mask.causal = true;
+      break;
+    case 5:
+      what = "positional encoding, temperature";
+      p.positional_encoding = true;
+      p.temperature = 0.7f;
+      break;
+  }
+  INFO(attn::scoring_name(scoring) << ", " << what << (keep ? ", head matrices" : ", light"));
+  REQUIRE(attn::validate(p).error == "");
+  attn::RunOptions options;
+  options.keep_head_matrices = keep;
+  attn::set_threads(1);
+  const attn::Trace one = attn::run(p, options);
+  for (int threads : {2, 3}) {
+    const int set = attn::set_threads(threads);
+    INFO(set << " threads");
+    CHECK(trace_difference(attn::run(p, options), one) == "");
+  }
+  // run_head computes one head the same way whatever the thread count.
+  attn::set_threads(1);
+  const attn::HeadTrace head_one = attn::run_head(p, p.heads - 1, 1);
+  attn::set_threads(3);
+  const attn::HeadTrace head_three = attn::run_head(p, p.heads - 1, 1);
+  CHECK(bit_difference(head_one.weights, head_three.weights, "run_head weights") == "");
+  CHECK(bit_difference(head_one.output, head_three.output, "run_head output") == "");
+}
+
+#if defined(AP_TEST_THREADS)
+TEST_CASE("this suite runs on the threads it asked for", "[core][threads]") {
+  INFO("max_threads " << attn::max_threads());
+  CHECK(attn::threads() == std::min(AP_TEST_THREADS, attn::max_threads()));
+  // On a one-core machine this suite runs on one thread: then it proves only that the
+  // module with shared memory works. CI's machines have two cores.
+  if (attn::max_threads() < 2) WARN("one core: the suite ran on one thread");
+}
+#endif
