@@ -24,6 +24,7 @@
 #include "core/gradient.h"
 #include "core/kernels.h"
 #include "core/kernels_exp.h"
+#include "core/parallel.h"
 #include "core/random.h"
 
 #if defined(__EMSCRIPTEN__)
@@ -106,12 +107,18 @@ AP_BENCH_EXPORT const float* bench_output() {
 AP_BENCH_EXPORT const char* bench_kernels() {
   return attn::kernels::best_kernels().name;
 }
+// Threads attn::run splits its work over (core/parallel.h); returns the count set: 1 in a
+// module built without threads.
+AP_BENCH_EXPORT int bench_set_threads(int n) {
+  return attn::threads() == n ? n : attn::set_threads(n);
+}
 
 //-----------------------------------------------------------------------------
 // [SECTION] Implementations
 //-----------------------------------------------------------------------------
 
-// Ours, through the public API: attn::run with keep_head_matrices = false (the fused kernel).
+// Ours, through the public API: attn::run with keep_head_matrices = false (the fused kernel),
+// on the threads last set (one unless bench_set_threads said otherwise).
 AP_BENCH_EXPORT void bench_run_core() {
   const attn::Trace t = attn::run(g.problem, g.light);
   copy_out(t.output[0]);
@@ -440,7 +447,18 @@ int main(int argc, char** argv) {
     const char* name;
     void (*run)();
   };
-  const Impl impls[] = {{"ours: attn::run (fused kernel)", bench_run_core},
+  // attn::run on one thread and on two (the pool is started or stopped when the count
+  // changes: the first call of each run of calls pays for it, and the median leaves it out).
+  const auto core_1 = [] {
+    bench_set_threads(1);
+    bench_run_core();
+  };
+  const auto core_2 = [] {
+    bench_set_threads(2);
+    bench_run_core();
+  };
+  const Impl impls[] = {{"ours: attn::run (fused kernel)", core_1},
+                        {"ours: attn::run, 2 threads", core_2},
                         {"ours: the fused kernel alone", bench_run_fused},
                         {"ours: fused kernel, __scalar twins", bench_run_fused_scalar},
                         {"Eigen 3.4 (its own SSE2 code)", bench_run_eigen}};
@@ -455,7 +473,8 @@ int main(int argc, char** argv) {
   std::printf("(glibc: heap trimming off, M_TRIM_THRESHOLD = M_MMAP_THRESHOLD = 256 MiB)\n");
 #endif
   std::printf(
-      "native, GCC -O3 for x86-64 (SSE2; the __wasmsimd kernels through SIMDe), one thread\n");
+      "native, GCC -O3 for x86-64 (SSE2; the __wasmsimd kernels through SIMDe), one thread "
+      "unless the row says 2\n");
   std::printf(
       "GFLOP/s = 4·h·n²·d / median seconds of >= 21 calls after warm-up, in %d interleaved "
       "rounds\n\n",

@@ -3,7 +3,8 @@
 //
 //   machine_probe          prints one JSON line:
 //   {"ghz": G, "mul_add128_gflops": P, "mul_add128_flop_per_cycle": P / G,
-//    "fma128_gflops": F, "fma128_flop_per_cycle": F / G}   (x86 with AVX; fma: with FMA too)
+//    "fma128_gflops": F, "fma128_flop_per_cycle": F / G,   (x86 with AVX; fma: with FMA too)
+//    "caches": "L1d 48K, L2 1024K, L3 32768K"}              (from CPUID)
 //
 // The clock: a chain of dependent integer adds, one cycle each on every x86 core of the last
 // 20 years, 64 per loop iteration so the loop's own compare and branch run beside it. The
@@ -15,6 +16,7 @@
 #include <cstdio>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -129,6 +131,43 @@ __attribute__((target("avx,fma"))) void fma128(long iterations) {
   g_sink = out[0];
 }
 
+// The data and unified caches as CPUID describes them (AMD: leaf 0x8000001D, Intel: leaf 4,
+// the same layout), e.g. "L1d 48K, L2 1024K, L3 32768K": for machines whose /sys has no
+// cache directory (some VMs). Empty when CPUID has neither leaf.
+void print_caches() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return;
+  const bool amd = b == 0x68747541;  // "Auth"enticAMD
+  unsigned leaf = 4;
+  if (amd) {
+    if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x8000001D) return;
+    leaf = 0x8000001D;
+  } else if (a < 4) {
+    return;
+  }
+  std::printf(", \"caches\": \"");
+  const char* sep = "";
+  for (unsigned i = 0; i < 8; ++i) {
+    __cpuid_count(leaf, i, a, b, c, d);
+    const unsigned type = a & 0x1f;  // 0 none, 1 data, 2 instruction, 3 unified
+    if (type == 0) break;
+    if (type == 2) continue;
+    const unsigned level = (a >> 5) & 0x7;
+    const unsigned long bytes = static_cast<unsigned long>((b >> 22) + 1) *
+                                (((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) * (c + 1);
+    std::printf("%sL%u%s %luK", sep, level, type == 1 ? "d" : "", bytes / 1024);
+    sep = ", ";
+  }
+  // AMD without the descriptors (a VM may hide them): the older leaves, sizes only.
+  if (amd && !*sep && __get_cpuid(0x80000006, &a, &b, &c, &d)) {
+    unsigned a5, b5, c5, d5;
+    if (__get_cpuid(0x80000005, &a5, &b5, &c5, &d5)) std::printf("L1d %uK, ", c5 >> 24);
+    std::printf("L2 %uK", c >> 16);
+    if (d >> 18) std::printf(", L3 %uK", (d >> 18) * 512);
+  }
+  std::printf("\"");
+}
+
 #endif
 
 }  // namespace
@@ -137,6 +176,7 @@ int main() {
 #if defined(__x86_64__)
   const double ghz = 64.0 / best_seconds_per_iteration(dependent_adds) * 1e-9;
   std::printf("{\"ghz\": %.3f", ghz);
+  print_caches();
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx")) {
     const double mul_add = 64.0 / best_seconds_per_iteration(mul_add128) * 1e-9;

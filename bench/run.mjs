@@ -17,7 +17,7 @@
 // [SECTION] Main
 
 import { execFileSync } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -46,12 +46,13 @@ function parseArgs(argv) {
     if (argv[i] === "--simd") opts.simd = argv[++i];
     else if (argv[i] === "--scalar") opts.scalar = argv[++i];
     else if (argv[i] === "--relaxed") opts.relaxed = argv[++i];
+    else if (argv[i] === "--threads") opts.threads = argv[++i];
     else if (argv[i] === "--quick") opts.quick = true;
     else if (argv[i] === "--backward") opts.backward = true;
     else if (argv[i] === "--machine") opts.machine = argv[++i];
     else throw new Error(`unknown argument ${argv[i]}`);
   }
-  if (!opts.simd || !opts.scalar) throw new Error("usage: run.mjs --simd <js> --scalar <js> [--relaxed <js>] [--quick] [--backward] [--machine <machine_probe>]");
+  if (!opts.simd || !opts.scalar) throw new Error("usage: run.mjs --simd <js> --scalar <js> [--relaxed <js>] [--threads <js>] [--quick] [--backward] [--machine <machine_probe>]");
   return opts;
 }
 
@@ -82,10 +83,12 @@ async function loadOurs(file) {
   return create();
 }
 
-function ours(module, label, fn) {
+// threads: set before each call (a module built with -pthread; 1 in any other).
+function ours(module, label, fn, threads = 1) {
   return {
     label,
     prepare(s) {
+      if (module._bench_set_threads(threads) !== threads) throw new Error(`${label}: ${threads} threads could not be set`);
       module._bench_setup(s.n, s.d, s.h);
     },
     run() {
@@ -258,19 +261,22 @@ function ortImpl(ort, variant) {
 // What the numbers were measured on: the CPU's model, family and model number, its nominal
 // clock and its caches (Linux: /proc/cpuinfo and /sys/devices/system/cpu/cpu0/cache), so that
 // a table always says which machine it is from.
-function machine() {
+// hw: machine_probe's answer, whose CPUID caches stand in where /sys has none (some VMs).
+function machine(hw) {
   try {
     const info = readFileSync("/proc/cpuinfo", "utf8");
     const field = (name) => info.match(new RegExp(`^${name}\\s*: (.*)$`, "m"))?.[1]?.trim() ?? "?";
     const flags = field("flags").split(" ");
     const caches = [];
     const dir = "/sys/devices/system/cpu/cpu0/cache";
-    for (const index of readdirSync(dir).filter((d) => d.startsWith("index")).sort()) {
+    const indexes = existsSync(dir) ? readdirSync(dir).filter((d) => d.startsWith("index")).sort() : [];
+    for (const index of indexes) {
       const read = (f) => readFileSync(`${dir}/${index}/${f}`, "utf8").trim();
       const type = read("type");
       if (type === "Instruction") continue;
       caches.push(`L${read("level")}${type === "Data" ? "d" : ""} ${read("size")}`);
     }
+    if (!caches.length) caches.push(hw?.caches ? `${hw.caches} (CPUID)` : "caches unknown");
     return `${field("model name")} (vendor ${field("vendor_id")}, family ${field("cpu family")}, ` +
            `model ${field("model")}), ${os.cpus().length} logical cores, nominal ${Math.round(Number(field("cpu MHz")))} MHz, ` +
            `${caches.join(", ")}, ${["avx2", "fma", "avx512f"].filter((f) => flags.includes(f)).join(" ") || "no AVX2/FMA"}`;
@@ -423,9 +429,12 @@ async function main() {
   if (relaxed && relaxed.UTF8ToString(relaxed._bench_kernels()) !== "wasmrelaxed") {
     throw new Error("--relaxed module does not use the relaxed kernels");
   }
-  console.log(`# machine: ${machine()}`);
+  // The module built with -pthread (SIMD128 kernels), run on 1 and on 2 threads.
+  const threaded = opts.threads ? await loadOurs(opts.threads) : null;
+  if (threaded && threaded._bench_set_threads(2) !== 2) throw new Error("--threads module cannot run 2 threads");
   // Measured first, while nothing else of ours runs.
   const hw = hardware(opts.machine);
+  console.log(`# machine: ${machine(hw)}`);
   const hwLine = hardwareLine(hw);
   if (hwLine) console.log(hwLine);
   const backwardModules = [
@@ -449,6 +458,12 @@ async function main() {
     { key: "ours", ...ours(simd, "ours: attn::run, WASM SIMD128 (fused kernel)", "_bench_run_core") },
     { key: "ours_kernel", ...ours(simd, "ours: the fused kernel alone, WASM SIMD128", "_bench_run_fused") },
     ...(relaxed ? [{ key: "relaxed", ...ours(relaxed, "ours: attn::run, WASM relaxed SIMD (madd)", "_bench_run_core") }] : []),
+    ...(threaded
+      ? [
+          { key: "threads1", ...ours(threaded, "ours: attn::run, WASM SIMD128 -pthread, 1 thread", "_bench_run_core", 1) },
+          { key: "threads2", ...ours(threaded, "ours: attn::run, WASM SIMD128 -pthread, 2 threads", "_bench_run_core", 2) },
+        ]
+      : []),
     { key: "scalar", ...ours(scalar, "ours: attn::run, WASM without SIMD (__scalar)", "_bench_run_core") },
     { key: "eigen", ...ours(simd, "Eigen 3.4 in WASM (-msimd128)", "_bench_run_eigen") },
     { key: "tfjs", peer: true, ...tfjsImpl(tf) },
@@ -459,7 +474,7 @@ async function main() {
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
   console.log(`# Attention forward, ${new Date().toISOString().slice(0, 10)}, node ${process.version} (V8 ${process.versions.v8}), ${cpu}, ${os.cpus().length} cores, one thread`);
   console.log(`# GFLOP/s = 4·h·n²·d / median seconds of >= ${opts.minReps} calls after warm-up (${opts.rounds} interleaved rounds); d = 64`);
-  console.log("# every runtime: WASM with SIMD128 (except the row that says otherwise), one thread");
+  console.log("# every runtime: WASM with SIMD128 (except the row that says otherwise), one thread (except the rows that say 2)");
   console.log("# network: fetch() throws in this process; every .wasm file comes from bench/node_modules or our build\n");
 
   const gflops = {};  // key → shape name → GFLOP/s
@@ -521,6 +536,10 @@ async function main() {
   const bestPeer = (n) => Math.max(...impls.filter((i) => i.peer).map((i) => gflops[i.key][n]));
   row("ours ÷ best peer", names.map((n) => (gflops.ours[n] / bestPeer(n)).toFixed(2) + "×"));
   if (gflops.relaxed) row("ours relaxed SIMD ÷ best peer", names.map((n) => (gflops.relaxed[n] / bestPeer(n)).toFixed(2) + "×"));
+  if (gflops.threads2) {
+    row("2 threads ÷ 1 thread (the -pthread module)", names.map((n) => (gflops.threads2[n] / gflops.threads1[n]).toFixed(2) + "×"));
+    row("ours 2 threads ÷ best peer (one thread)", names.map((n) => (gflops.threads2[n] / bestPeer(n)).toFixed(2) + "×"));
+  }
   row("ours ÷ ours without SIMD", names.map((n) => (gflops.ours[n] / gflops.scalar[n]).toFixed(1) + "×"));
   row("SIMD128 mul+add peak, same rounds", names.map((n) => peaks[n].toFixed(1)));
   row("ours, % of that peak", names.map((n) => ((100 * gflops.ours[n]) / peaks[n]).toFixed(0) + "%"));
@@ -562,7 +581,8 @@ async function main() {
   await backwardTables(backwardModules, opts);
 }
 
-main().catch((e) => {
+// exit(0) on success too: the -pthread module's workers would keep node running.
+main().then(() => process.exit(0), (e) => {
   console.error(e);
   process.exit(1);
 });

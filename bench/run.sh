@@ -26,17 +26,19 @@ build() {  # build <dir> <cmake args...>
   "$@" -S "$bench" -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$dir" -j "$jobs" >/dev/null
 }
-echo "bench: building (WASM with SIMD128, without, with relaxed SIMD; native) in $out" >&2
+echo "bench: building (WASM with SIMD128, without, with relaxed SIMD, with threads; native) in $out" >&2
 build "$out/wasm-simd" emcmake cmake -DAP_BENCH_SIMD=ON
 build "$out/wasm-scalar" emcmake cmake -DAP_BENCH_SIMD=OFF
 build "$out/wasm-relaxed" emcmake cmake -DAP_BENCH_SIMD=ON -DAP_BENCH_RELAXED=ON
+build "$out/wasm-threads" emcmake cmake -DAP_BENCH_SIMD=ON -DAP_BENCH_THREADS=ON
 build "$out/native" cmake
 
 # --experimental-wasm-relaxed-simd: node 20 validates relaxed SIMD only with it (Chromium 114+
 # without); it changes nothing for the other modules.
 node --no-experimental-fetch --experimental-wasm-relaxed-simd "$bench/run.mjs" \
   --machine "$out/native/machine_probe" --simd "$out/wasm-simd/attention_bench.js" \
-  --scalar "$out/wasm-scalar/attention_bench.js" --relaxed "$out/wasm-relaxed/attention_bench.js" "$@"
+  --scalar "$out/wasm-scalar/attention_bench.js" --relaxed "$out/wasm-relaxed/attention_bench.js" \
+  --threads "$out/wasm-threads/attention_bench.js" "$@"
 echo
 if [ "${1:-}" = "--backward" ]; then
   "$out/native/attention_bench" --backward

@@ -67,11 +67,20 @@ std::vector<float> packed_b(const Matrix& W, int col0, int cols) {
   return packed;
 }
 
-// x · B, B packed (k × n).
+// Rows per task of a product: even, so that the kernel's row pairs stay whole and each row
+// is computed as on one thread.
+constexpr int kProductRows = 64;
+
+// x · B, B packed (k × n), in blocks of kProductRows rows over the core's threads.
 Matrix times_packed(const Matrix& x, const std::vector<float>& packed, int n) {
   Matrix out(x.rows(), n);
-  kernels::gemm(kernels::best_kernels(), rows_of(x), n, cols_of(x), x.data(), cols_of(x),
-                packed.data(), out.data(), n);
+  const int m = rows_of(x), k = cols_of(x);
+  parallel_for((m + kProductRows - 1) / kProductRows, [&](int task) {
+    const int i0 = task * kProductRows;
+    kernels::gemm(kernels::best_kernels(), std::min(kProductRows, m - i0), n, k,
+                  x.data() + static_cast<ptrdiff_t>(i0) * k, k, packed.data(),
+                  out.data() + static_cast<ptrdiff_t>(i0) * n, n);
+  });
   return out;
 }
 

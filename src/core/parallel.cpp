@@ -30,6 +30,7 @@ thread_local bool t_in_task = false;
 // Held by shared_ptr, so a worker that wakes late only ever sees a job with nothing left.
 struct Job {
   const std::function<void(int)>* fn = nullptr;
+  int threads = 1;  // the caller and workers 1 .. threads - 1
   int tasks = 0;
   int pending = 0;  // guarded by Pool::mutex_
   std::atomic<int> next{0};
@@ -37,12 +38,7 @@ struct Job {
 
 class Pool {
  public:
-  ~Pool() { resize(1); }
-
-  int size() const { return static_cast<int>(workers_.size()) + 1; }
-
-  void resize(int n) {
-    if (n == size()) return;
+  ~Pool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
@@ -50,14 +46,26 @@ class Pool {
     }
     wake_.notify_all();
     for (std::thread& w : workers_) w.join();
-    workers_.clear();
-    stop_ = false;
-    for (int i = 1; i < n; ++i) workers_.emplace_back([this] { work(); });
+  }
+
+  int active() const { return active_; }
+
+  // Threads are started when first needed and then kept, parked when fewer are asked for:
+  // a WASM module's threads come from the workers it started before main, and one that
+  // exits goes back to them only through the main thread's event loop, which a caller
+  // that waits for its tasks never returns to.
+  void set_active(int n) {
+    while (static_cast<int>(workers_.size()) < n - 1) {
+      const int index = static_cast<int>(workers_.size()) + 1;
+      workers_.emplace_back([this, index] { work(index); });
+    }
+    active_ = n;
   }
 
   void run(int tasks, const std::function<void(int)>& fn) {
     auto job = std::make_shared<Job>();
     job->fn = &fn;
+    job->threads = active_;
     job->tasks = tasks;
     job->pending = tasks;
     {
@@ -73,7 +81,8 @@ class Pool {
   }
 
  private:
-  void work() {
+  // Worker `index` (1, 2, …; the caller is 0) takes part in jobs run on more threads.
+  void work(int index) {
     unsigned long seen = 0;
     for (;;) {
       std::shared_ptr<Job> job;
@@ -84,7 +93,7 @@ class Pool {
         if (stop_) return;
         job = job_;
       }
-      if (job) take_tasks(job);
+      if (job && index < job->threads) take_tasks(job);
     }
   }
 
@@ -108,6 +117,7 @@ class Pool {
   std::condition_variable wake_, done_;
   unsigned long generation_ = 0;
   bool stop_ = false;
+  int active_ = 1;
   std::shared_ptr<Job> job_;
 };
 
@@ -131,12 +141,12 @@ int max_threads() {
 
 int set_threads(int n) {
   n = std::clamp(n, 1, max_threads());
-  pool().resize(n);
+  pool().set_active(n);
   return n;
 }
 
 int threads() {
-  return pool().size();
+  return pool().active();
 }
 
 void parallel_for(int tasks, const std::function<void(int)>& fn) {

@@ -19,7 +19,8 @@ namespace attn {
 int max_threads();
 
 // Sets the threads the core uses (the caller's included), clamped to [1, max_threads()];
-// returns the count set. Starts or stops pool threads; call it between runs, not during one.
+// returns the count set. Starts threads the first time they are needed and keeps them
+// (parked while fewer are set). Call it between runs, from one thread, not during one.
 int set_threads(int n);
 int threads();
 
