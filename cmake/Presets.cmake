@@ -5,10 +5,23 @@
 #     again and compare). In the WASM tree the WASM CLI does it, under node.
 # Sets AP_PRESETS_DIR, AP_PRESET_PATHS (every preset file there), AP_PRESET_NAMES,
 # AP_RECIPE_FILES, and the target ap_presets that makes them.
-set(AP_PRESETS_DIR "${CMAKE_BINARY_DIR}/presets")
-file(MAKE_DIRECTORY "${AP_PRESETS_DIR}")
+# AP_PRESETS_FROM (the threaded app's tree): the presets another tree has made, used as they are.
 file(GLOB ap_written CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/assets/presets/*.json")
 file(GLOB AP_RECIPE_FILES CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/assets/recipes/*.json")
+if(AP_PRESETS_FROM)
+  set(AP_PRESETS_DIR "${AP_PRESETS_FROM}")
+  set(AP_PRESET_PATHS)
+  set(AP_PRESET_NAMES)
+  foreach(file IN LISTS ap_written AP_RECIPE_FILES)
+    get_filename_component(name "${file}" NAME_WE)
+    list(APPEND AP_PRESET_PATHS "${AP_PRESETS_DIR}/${name}.json")
+    list(APPEND AP_PRESET_NAMES "${name}")
+  endforeach()
+  add_custom_target(ap_presets)
+  return()
+endif()
+set(AP_PRESETS_DIR "${CMAKE_BINARY_DIR}/presets")
+file(MAKE_DIRECTORY "${AP_PRESETS_DIR}")
 set(AP_PRESET_PATHS)
 set(AP_PRESET_NAMES)
 foreach(file IN LISTS ap_written)

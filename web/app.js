@@ -24,7 +24,7 @@
 
   let failed = false;
   let ready = false;
-  // Since navigation; `module`: which build runs ("relaxed-simd" or "simd128").
+  // Since navigation; `module`: which build runs ("threads", "relaxed-simd" or "simd128").
   const timing = { scriptMs: performance.now(), readyMs: null, firstFrameMs: null, module: null };
 
   function setStatus(text, detail = "") {
@@ -64,7 +64,16 @@
     0x03, 0x02, 0x01, 0x00, 0x0a, 0x3d, 0x01, 0x3b, 0x00, ...v128Zero, ...v128Zero, ...v128Zero,
     0xfd, 0x85, 0x02, 0x0b,
   ]);
+  // Where the page is cross-origin isolated (its server sends COOP and COEP, as
+  // scripts/serve.mjs does) the threaded build runs instead (SIMD128 kernels, the core's work
+  // spread over up to 8 threads, the same results); ?threads=1 opts out. An embedding page
+  // that is not isolated gets a build without threads and loses nothing else.
+  function threadsAllowed() {
+    return window.crossOriginIsolated === true && typeof SharedArrayBuffer === "function" &&
+           param("threads") !== "1";
+  }
   function moduleScript() {
+    if (threadsAllowed()) return "attention-playground-threads.js";
     let relaxed = false;
     try {
       relaxed = WebAssembly.validate(RELAXED_PROBE);
@@ -72,6 +81,13 @@
       relaxed = false;
     }
     return relaxed && param("simd") !== "128" ? "attention-playground-relaxed.js" : "attention-playground.js";
+  }
+  // The files of the build moduleScript() names.
+  function moduleFiles() {
+    const script = moduleScript();
+    const files = [script, script.replace(/\.js$/, ".wasm")];
+    if (script.includes("threads")) files.push(script.replace(/\.js$/, ".worker.js"));
+    return files;
   }
 
   // In Chinese when the address asks for it (lang=zh) or, without lang=, the browser's
@@ -217,6 +233,7 @@
       return "scenario: too large for the available memory";
     }
     try {
+      M._ap_heap_views();
       let at = data;
       arrays.forEach((a, k) => {
         M.HEAPF32.set(a, at / 4);
@@ -246,6 +263,7 @@
     const ptr = M._malloc(Math.max(1, bytes.length));
     if (!ptr) return `${name}: too large for the available memory`;
     try {
+      M._ap_heap_views();
       M.HEAPU8.set(bytes, ptr);
       return call("ap_open_arrays", "string", ["number", "number", "string"],
                   [ptr, bytes.length, name.slice(0, 200)]);
@@ -266,7 +284,10 @@
     }
     const B = shape.batch, nq = shape.queries, nk = shape.keys, dv = shape.head_columns;
     const cells = (m) => (m === "output" ? nq * dv : nq * nk);
-    const copy = (ptr, n, into, offset) => into.set(M.HEAPF32.subarray(ptr / 4, ptr / 4 + n), offset);
+    const copy = (ptr, n, into, offset) => {
+      M._ap_heap_views();  // the core's threads may have grown the heap (threaded build)
+      into.set(M.HEAPF32.subarray(ptr / 4, ptr / 4 + n), offset);
+    };
     const out = { version: 1, heads: [], output: null, lean: shape.lean };
     for (const h of heads) {
       const head = options.heads ? { head: h } : {};
@@ -1105,15 +1126,18 @@
       };
     });
   }
-  function keptAtlas(name) {
-    // Never holds up the start: after 400 ms the app builds its atlas itself.
+  // budgetMs: how long the read may take before the app builds the atlas itself. The Latin
+  // atlas (1.2 MB) holds up the start, so 400 ms; the Chinese one (4.8 MB; 560–690 ms to read
+  // on a 2-core VM) is read while the page already runs in Latin, and its alternative is
+  // fetching fonts/cjk.ttf (0.31 MB; seconds on a slow connection, nothing offline): 1.5 s.
+  function keptAtlas(name, budgetMs = 400) {
     const read = atlasStore("readonly", (store) => {
       const result = {};
       const get = store.get(name);
       get.onsuccess = () => { result.value = get.result?.bytes ?? null; };
       return result;
     });
-    return Promise.race([read, new Promise((r) => setTimeout(() => r(null), 400))]);
+    return Promise.race([read, new Promise((r) => setTimeout(() => r(null), budgetMs))]);
   }
   function keepAtlas(name, bytes) {
     // After the first frames, when the page is idle.
@@ -1143,7 +1167,7 @@
     // A kept atlas with the Chinese glyphs, once: if the app refuses it, it asks again.
     if (!cjkKeptTried && name) {
       cjkKeptTried = true;
-      const bytes = await keptAtlas(name);
+      const bytes = await keptAtlas(name, 1500);
       if (bytes) {
         putAtlas(name, bytes);
         cjkRequested = false;
@@ -1196,9 +1220,8 @@
     if ("serviceWorker" in navigator && window.isSecureContext && param("offline") !== "off") {
       navigator.serviceWorker.register("sw.js").catch((e) => console.warn("no offline copy:", e.message));
       // The build this page runs is kept too (the worker keeps no module unasked).
-      const script = moduleScript();
       navigator.serviceWorker.ready.then((registration) => registration.active?.postMessage(
-        { type: "keep", files: [script, script.replace(/\.js$/, ".wasm")] })).catch(() => {});
+        { type: "keep", files: moduleFiles() })).catch(() => {});
     }
     emit("ready", api);
     window.dispatchEvent(new CustomEvent("attentionplayground:ready", { detail: api }));
@@ -1598,7 +1621,8 @@
     };
     const script = document.createElement("script");
     script.src = moduleScript();
-    timing.module = script.src.includes("relaxed") ? "relaxed-simd" : "simd128";
+    timing.module = script.src.includes("threads") ? "threads"
+                  : script.src.includes("relaxed") ? "relaxed-simd" : "simd128";
     script.async = true;
     script.onerror = () => fail("The playground's files could not be loaded.",
                                 "Check the connection and reload the page.");

@@ -15,8 +15,9 @@ self.addEventListener("install", (event) => {
     .then(() => self.skipWaiting()));
 });
 
-// The page names the app build it runs (attention-playground.js or -relaxed.js and its .wasm),
-// once it runs: only that one is kept, so a visit downloads one build, not two.
+// The page names the app build it runs (attention-playground.js, -relaxed.js or -threads.js,
+// its .wasm and the threads' worker.js),
+// once it runs: only that one is kept, so a visit downloads one build, not three.
 self.addEventListener("message", (event) => {
   const files = event.data?.type === "keep" ? event.data.files : null;
   if (!Array.isArray(files)) return;

@@ -26,6 +26,7 @@
 #include "app/i18n.h"
 #include "app/platform.h"
 #include "app/png.h"
+#include "core/parallel.h"
 #include "imgui.h"
 #include "imgui_impl_glfw.h"
 #include "imgui_impl_opengl3.h"
@@ -340,6 +341,10 @@ int main(int argc, char** argv) {
 #endif
   if (!parse_args(argc, argv, &screenshot, &frames, &width, &height, &preset, &step, &lang))
     return 2;
+  // The core's threads: the machine's cores natively, up to 8 in the threaded WASM build (a
+  // cross-origin isolated page), 1 in the others. The results are the same bits whatever the
+  // count (core/parallel.h).
+  attn::set_threads(attn::max_threads());
 
   glfwSetErrorCallback(
       [](int code, const char* text) { std::fprintf(stderr, "GLFW error %d: %s\n", code, text); });

@@ -15,6 +15,7 @@
 #include "app/api.h"
 #include "app/i18n.h"
 #include "app/platform.h"
+#include "core/parallel.h"
 #include "imgui_impl_glfw.h"
 #include "scenario/export.h"
 #include "scenario/link.h"
@@ -287,6 +288,14 @@ EMSCRIPTEN_KEEPALIVE const char* ap_train_steps(int steps) {
   return out.c_str();
 }
 
+// In the threaded build the heap can grow on one of the core's threads, and emscripten renews
+// its views of it (Module.HEAPU8, HEAPF32, …) only when its own code next reads them (its
+// GROWABLE_HEAP checks, which this EM_ASM goes through too). web/app.js calls this before it
+// reads or writes those views itself.
+EMSCRIPTEN_KEEPALIVE void ap_heap_views() {
+  EM_ASM({ Module.apHeapBytes = HEAPU8.length; });
+}
+
 // The table view's settings (api::controls) and a change to one of them.
 EMSCRIPTEN_KEEPALIVE const char* ap_controls() {
   static std::string out;
@@ -462,6 +471,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   j["font_atlas_restored"] = g_runtime.font_atlas_restored;  // ... from a kept blob
   j["font_atlas_cjk"] = g_runtime.cjk_loaded;                // ... with the Chinese glyphs
   j["heap_bytes"] = EM_ASM_DOUBLE({ return HEAPU8.length; });
+  j["threads"] = attn::threads();  // the core's (more than 1 only in the threaded build)
   j["error"] = s.error;
   j["warning"] = s.overflow ? ui::overflow_text(*s.overflow, s.problem) : "";
   j["notice"] = s.notice;  // the message box on screen, "" when none

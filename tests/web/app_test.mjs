@@ -10,7 +10,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { compareJson, fail, ok, runChecks } from "./harness.mjs";
+import { compareJson, fail, ok, runChecks, startSiteServer } from "./harness.mjs";
 import { decodePng } from "./png.mjs";
 
 const VIEWPORT = { width: 1400, height: 900 };
@@ -1507,11 +1507,14 @@ async function checkOffline({ browser, url }) {
     page.on("pageerror", (e) => page.problems.push(e.message));
     await page.goto(`${url}?preset=padded_batch&step=6`);
     await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
-    // The app build this page runs (relaxed SIMD where the engine has it) is kept, the other not.
+    // The app build this page runs (threads on this isolated page, else relaxed SIMD where the
+    // engine has it) is kept, the others not.
     const module = await page.evaluate(() => window.attentionPlayground.timing().module);
-    const [used, unused] = module === "relaxed-simd"
-      ? ["/attention-playground-relaxed.wasm", "/attention-playground.wasm"]
-      : ["/attention-playground.wasm", "/attention-playground-relaxed.wasm"];
+    const builds = { "threads": "/attention-playground-threads.wasm",
+                     "relaxed-simd": "/attention-playground-relaxed.wasm",
+                     "simd128": "/attention-playground.wasm" };
+    const used = builds[module];
+    const unusedBuilds = Object.values(builds).filter((f) => f !== used);
     let cached = null;
     for (let t0 = Date.now(); Date.now() - t0 < TIMEOUT_MS; await page.waitForTimeout(100)) {
       cached = await page.evaluate(async () => {
@@ -1523,10 +1526,14 @@ async function checkOffline({ browser, url }) {
       });
       if (cached.files.includes(used)) break;
     }
-    for (const f of ["/index.html", "/app.js", used, used.replace(".wasm", ".js"), "/fonts/cjk.ttf"]) {
+    const needed = ["/index.html", "/app.js", used, used.replace(".wasm", ".js"), "/fonts/cjk.ttf"];
+    if (module === "threads") needed.push(used.replace(".wasm", ".worker.js"));
+    for (const f of needed) {
       if (!cached.files.includes(f)) fail(`the service worker's cache has no ${f}: ${cached.files}`);
     }
-    if (cached.files.includes(unused)) fail(`the service worker also keeps ${unused}, which this page does not run`);
+    for (const unused of unusedBuilds) {
+      if (cached.files.includes(unused)) fail(`the service worker also keeps ${unused}, which this page does not run`);
+    }
     await context.setOffline(true);
     const fromWorker = [];
     page.on("response", (r) => { if (r.fromServiceWorker()) fromWorker.push(new URL(r.url()).pathname); });
@@ -1644,15 +1651,38 @@ async function checkKeptFonts({ browser, url }) {
   }
 }
 
-// The two app builds (cmake/Relaxed.cmake): where relaxed SIMD validates, the page runs the
-// relaxed-SIMD build; with ?simd=128, or where it does not validate (a stubbed validate, as an
-// older engine answers), the SIMD128 one; both compute the same trace within float32 rounding.
-async function checkModules({ browser, url, pages }) {
+// The three app builds: where the page is cross-origin isolated, the threaded one (unless
+// ?threads=1); elsewhere, where relaxed SIMD validates, the relaxed-SIMD build
+// (cmake/Relaxed.cmake); with ?simd=128, or where it does not validate (a stubbed validate, as
+// an older engine answers), the SIMD128 one. Threads and SIMD128 give the same bits, relaxed
+// SIMD the same trace within float32 rounding.
+async function checkModules({ browser, url, opts, pages }) {
+  // The same site served with COOP and COEP (serve.mjs --isolate): cross-origin isolated.
+  const isolated = await startSiteServer(opts.site, { isolate: true });
+  try {
+    await checkModulesOn({ browser, url, isolatedUrl: isolated.url, pages });
+  } finally {
+    isolated.child.kill();
+  }
+}
+
+async function checkModulesOn({ browser, url, isolatedUrl, pages }) {
+  // 200 queries in two heads: several of the core's 64-row tasks per head, so that in the
+  // threaded build the work is really spread, and a causal mask.
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+  const scenario = {
+    version: 1, scoring: "scaled_dot", causal: true, heads: 2, init: { seed: 5, d_model: 8 },
+    x: Array.from({ length: 200 }, () => Array.from({ length: 8 }, () => Number(random().toFixed(4)))),
+  };
   const outputs = {};
-  for (const [what, address, stub, want] of [
-    ["default", `${url}?preset=multi_head&step=6`, false, "relaxed-simd"],
-    ["?simd=128", `${url}?preset=multi_head&step=6&simd=128`, false, "simd128"],
-    ["no relaxed SIMD", `${url}?preset=multi_head&step=6`, true, "simd128"],
+  const threadCounts = {};
+  for (const [what, base, query, stub, want] of [
+    ["isolated", isolatedUrl, "", false, "threads"],
+    ["isolated, ?threads=1", isolatedUrl, "&threads=1", false, "relaxed-simd"],
+    ["not isolated", url, "", false, "relaxed-simd"],
+    ["?simd=128", url, "&simd=128", false, "simd128"],
+    ["no relaxed SIMD", url, "", true, "simd128"],
   ]) {
     const page = await browser.newPage({ viewport: VIEWPORT, reducedMotion: "reduce" });
     pages.push(page);
@@ -1665,20 +1695,37 @@ async function checkModules({ browser, url, pages }) {
         WebAssembly.validate = (bytes) => (bytes.length === 82 ? false : validate(bytes));
       });
     }
-    await page.goto(address);
+    await page.goto(`${base}?preset=multi_head&step=6${query}`);
     await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
     const module = await page.evaluate(() => window.attentionPlayground.timing().module);
     if (module !== want) fail(`${what}: the page runs the ${module} build, expected ${want}`);
-    const trace = await page.evaluate(() => window.attentionPlayground.getTrace());
-    if (!trace?.output) fail(`${what}: getTrace() answered ${JSON.stringify(trace).slice(0, 200)}`);
-    outputs[what] = trace.output.flat(Infinity);
+    const isolated = await page.evaluate(() => window.crossOriginIsolated);
+    if (isolated !== (base === isolatedUrl)) fail(`${what}: crossOriginIsolated is ${isolated}`);
+    await setScenario(page, scenario, `${what}: 200 × 8, two heads, causal`);
+    const r = await page.evaluate(() => ({
+      trace: window.attentionPlayground.getTrace(),
+      threads: window.attentionPlayground.stats().threads,
+      cores: navigator.hardwareConcurrency,
+    }));
+    if (!r.trace?.output) fail(`${what}: getTrace() answered ${JSON.stringify(r.trace).slice(0, 200)}`);
+    const wantThreads = want === "threads" ? Math.min(8, r.cores) : 1;
+    if (r.threads !== wantThreads) fail(`${what}: the core runs on ${r.threads} threads, expected ${wantThreads} (${r.cores} cores)`);
+    outputs[what] = r.trace.output.flat(Infinity);
+    threadCounts[what] = r.threads;
   }
-  const a = outputs.default, b = outputs["?simd=128"];
-  if (a.length !== b.length || a.length === 0) fail(`the two builds' outputs have ${a.length} and ${b.length} numbers`);
-  const worst = Math.max(...a.map((x, i) => Math.abs(x - b[i]) / Math.max(1, Math.abs(b[i]))));
-  if (!(worst <= 1e-5)) fail(`the relaxed-SIMD and SIMD128 builds' outputs differ by ${worst} (> 1e-5)`);
-  ok(`modules: relaxed SIMD by default, SIMD128 with ?simd=128 and where relaxed SIMD does not validate; ` +
-     `their outputs agree within ${worst.toExponential(1)}`);
+  const compare = (x, y) => {
+    const a = outputs[x], b = outputs[y];
+    if (a.length !== b.length || a.length === 0) fail(`${x} and ${y}: outputs of ${a.length} and ${b.length} numbers`);
+    return Math.max(...a.map((v, i) => Math.abs(v - b[i]) / Math.max(1, Math.abs(b[i]))));
+  };
+  // The threaded build and the SIMD128 one run the same kernels: the same bits.
+  const threadsGap = compare("isolated", "?simd=128");
+  if (threadsGap !== 0) fail(`the threaded and the single-thread SIMD128 builds' outputs differ by ${threadsGap}`);
+  const relaxedGap = compare("not isolated", "?simd=128");
+  if (!(relaxedGap <= 1e-5)) fail(`the relaxed-SIMD and SIMD128 builds' outputs differ by ${relaxedGap} (> 1e-5)`);
+  ok(`modules: threads where the page is isolated (${threadCounts.isolated} threads) unless ?threads=1, relaxed SIMD ` +
+     `elsewhere, SIMD128 with ?simd=128 and where relaxed SIMD does not validate; 200 queries × 2 heads: threads and ` +
+     `SIMD128 the same bits, relaxed within ${relaxedGap.toExponential(1)}`);
 }
 
 // A lesson's questions: answered through the API (as a click does), checked against the core,
