@@ -72,22 +72,24 @@
     return window.crossOriginIsolated === true && typeof SharedArrayBuffer === "function" &&
            param("threads") !== "1";
   }
-  function moduleScript() {
-    if (threadsAllowed()) return "attention-playground-threads.js";
+  // The build this page runs: its name (what timing().module reports), its script and every
+  // file it loads (what the offline copy keeps).
+  function moduleBuild() {
+    const build = (name, stem, worker) => ({
+      name,
+      script: `${stem}.js`,
+      files: [`${stem}.js`, `${stem}.wasm`, ...(worker ? [`${stem}.worker.js`] : [])],
+    });
+    if (threadsAllowed()) return build("threads", "attention-playground-threads", true);
     let relaxed = false;
     try {
       relaxed = WebAssembly.validate(RELAXED_PROBE);
     } catch {
       relaxed = false;
     }
-    return relaxed && param("simd") !== "128" ? "attention-playground-relaxed.js" : "attention-playground.js";
-  }
-  // The files of the build moduleScript() names.
-  function moduleFiles() {
-    const script = moduleScript();
-    const files = [script, script.replace(/\.js$/, ".wasm")];
-    if (script.includes("threads")) files.push(script.replace(/\.js$/, ".worker.js"));
-    return files;
+    return relaxed && param("simd") !== "128"
+      ? build("relaxed-simd", "attention-playground-relaxed", false)
+      : build("simd128", "attention-playground", false);
   }
 
   // In Chinese when the address asks for it (lang=zh) or, without lang=, the browser's
@@ -222,6 +224,13 @@
     return { json, arrays };
   }
 
+  // Views of the WASM heap, current: in the threaded build the core's threads may have grown
+  // the memory since JS last looked, leaving M.HEAP* views of the old buffer.
+  function heap() {
+    M._ap_heap_views();
+    return { u8: M.HEAPU8, i32: M.HEAP32, f32: M.HEAPF32 };
+  }
+
   // The arrays copied into the WASM heap once, a table of (pointer, length) beside them.
   function setScenarioBinary(text, arrays) {
     const floats = arrays.reduce((n, a) => n + a.length, 0);
@@ -233,12 +242,12 @@
       return "scenario: too large for the available memory";
     }
     try {
-      M._ap_heap_views();
+      const { f32, i32 } = heap();
       let at = data;
       arrays.forEach((a, k) => {
-        M.HEAPF32.set(a, at / 4);
-        M.HEAP32[table / 4 + 2 * k] = at;
-        M.HEAP32[table / 4 + 2 * k + 1] = a.length;
+        f32.set(a, at / 4);
+        i32[table / 4 + 2 * k] = at;
+        i32[table / 4 + 2 * k + 1] = a.length;
         at += a.length * 4;
       });
       const size = M.lengthBytesUTF8(text) + 1;
@@ -263,8 +272,7 @@
     const ptr = M._malloc(Math.max(1, bytes.length));
     if (!ptr) return `${name}: too large for the available memory`;
     try {
-      M._ap_heap_views();
-      M.HEAPU8.set(bytes, ptr);
+      heap().u8.set(bytes, ptr);
       return call("ap_open_arrays", "string", ["number", "number", "string"],
                   [ptr, bytes.length, name.slice(0, 200)]);
     } finally {
@@ -285,8 +293,7 @@
     const B = shape.batch, nq = shape.queries, nk = shape.keys, dv = shape.head_columns;
     const cells = (m) => (m === "output" ? nq * dv : nq * nk);
     const copy = (ptr, n, into, offset) => {
-      M._ap_heap_views();  // the core's threads may have grown the heap (threaded build)
-      into.set(M.HEAPF32.subarray(ptr / 4, ptr / 4 + n), offset);
+      into.set(heap().f32.subarray(ptr / 4, ptr / 4 + n), offset);
     };
     const out = { version: 1, heads: [], output: null, lean: shape.lean };
     for (const h of heads) {
@@ -1221,7 +1228,7 @@
       navigator.serviceWorker.register("sw.js").catch((e) => console.warn("no offline copy:", e.message));
       // The build this page runs is kept too (the worker keeps no module unasked).
       navigator.serviceWorker.ready.then((registration) => registration.active?.postMessage(
-        { type: "keep", files: moduleFiles() })).catch(() => {});
+        { type: "keep", files: moduleBuild().files })).catch(() => {});
     }
     emit("ready", api);
     window.dispatchEvent(new CustomEvent("attentionplayground:ready", { detail: api }));
@@ -1620,9 +1627,9 @@
       apFatal: (message) => fail("The playground could not start.", message),
     };
     const script = document.createElement("script");
-    script.src = moduleScript();
-    timing.module = script.src.includes("threads") ? "threads"
-                  : script.src.includes("relaxed") ? "relaxed-simd" : "simd128";
+    const build = moduleBuild();
+    script.src = build.script;
+    timing.module = build.name;
     script.async = true;
     script.onerror = () => fail("The playground's files could not be loaded.",
                                 "Check the connection and reload the page.");

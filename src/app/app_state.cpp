@@ -98,6 +98,14 @@ void AppState::recompute_if_needed() {
   if (error.empty()) recompute(std::move(r.problem));
 }
 
+namespace {
+
+int64_t cells(const attn::Batch& x) {
+  return static_cast<int64_t>(x.size()) * attn::batch_rows(x) * attn::batch_cols(x);
+}
+
+}  // namespace
+
 int64_t AppState::memory_needed(const attn::Problem& p) {
   const int64_t n_q = attn::batch_rows(p.queries), n_k = attn::batch_rows(p.keys);
   const bool lean_run = attn::head_matrix_bytes(p) > kLeanBytes;
@@ -106,10 +114,14 @@ int64_t AppState::memory_needed(const attn::Problem& p) {
   int64_t bytes = attn::trace_bytes(p, options);
   if (lean_run) bytes += 4 * n_q * n_k * static_cast<int64_t>(sizeof(float));  // one head, item
   bytes += n_q * n_k;                                                          // one item's mask
+  // The scenario, the problem and the trace share the inputs (attn::Batch; in self-attention
+  // queries, keys and values are one batch); an edit gives the scenario a copy of its own
+  // until the recompute that follows it.
   int64_t inputs = 0;
-  for (const attn::Batch* x : {&p.queries, &p.keys, &p.values})
-    inputs += static_cast<int64_t>(x->size()) * attn::batch_rows(*x) * attn::batch_cols(*x);
-  return bytes + 2 * inputs * static_cast<int64_t>(sizeof(float));  // the scenario, the problem
+  if (!p.queries.shares(p.keys) && !p.queries.shares(p.values)) inputs += cells(p.queries);
+  if (!p.keys.shares(p.values)) inputs += cells(p.keys);
+  inputs += cells(p.values);
+  return bytes + 2 * inputs * static_cast<int64_t>(sizeof(float));
 }
 
 attn::Status AppState::within_budget(const attn::Problem& p) {

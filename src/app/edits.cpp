@@ -21,7 +21,7 @@ float seeded_value(uint64_t seed, uint64_t index) {
 // Resizes the rows of every batch item, filling new rows with seeded values.
 void resize_rows(attn::Batch* x, int rows, uint64_t seed) {
   for (size_t b = 0; b < x->size(); ++b) {
-    attn::Matrix& m = (*x)[b];
+    attn::Matrix& m = x->mut(b);
     const int old_rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
     m.conservativeResize(rows, cols);
     for (int r = old_rows; r < rows; ++r)
@@ -32,7 +32,7 @@ void resize_rows(attn::Batch* x, int rows, uint64_t seed) {
 
 void resize_cols(attn::Batch* x, int cols, uint64_t seed) {
   for (size_t b = 0; b < x->size(); ++b) {
-    attn::Matrix& m = (*x)[b];
+    attn::Matrix& m = x->mut(b);
     const int rows = static_cast<int>(m.rows()), old_cols = static_cast<int>(m.cols());
     m.conservativeResize(rows, cols);
     for (int r = 0; r < rows; ++r)
@@ -183,7 +183,7 @@ attn::Status set_heads(scenario::Scenario* s, int heads) {
 void randomize(scenario::Scenario* s, uint64_t seed) {
   auto fill = [&](attn::Batch* x, uint64_t stream) {
     for (size_t b = 0; b < x->size(); ++b) {
-      attn::Matrix& m = (*x)[b];
+      attn::Matrix& m = x->mut(b);
       for (Eigen::Index r = 0; r < m.rows(); ++r)
         for (Eigen::Index c = 0; c < m.cols(); ++c)
           m(r, c) = seeded_value(attn::splitmix64(seed + stream) + b,
@@ -210,7 +210,8 @@ void shuffle_tokens(scenario::Scenario* s, uint64_t seed) {
     std::swap(perm[i], perm[std::min(j, i)]);
   }
   auto permute = [&](attn::Batch* x) {
-    for (attn::Matrix& m : *x) {
+    for (size_t b = 0; b < x->size(); ++b) {
+      attn::Matrix& m = x->mut(b);
       const attn::Matrix copy = m;
       for (int i = 0; i < n; ++i) m.row(i) = copy.row(perm[i]);
     }
@@ -300,12 +301,12 @@ void set_query_valid_len(scenario::Scenario* s, int b, int i, int len) {
 
 void set_input(scenario::Scenario* s, char which, int b, int i, int j, float v) {
   if (s->self_attention || which == 'x') {
-    s->queries[b](i, j) = v;
+    s->queries.mut(b)(i, j) = v;
     s->keys = s->values = s->queries;
     return;
   }
   attn::Batch& x = which == 'q' ? s->queries : which == 'k' ? s->keys : s->values;
-  x[b](i, j) = v;
+  x.mut(b)(i, j) = v;
 }
 
 // The tokens in the UI's language: the Chinese ones when it is Chinese and the lesson has them.

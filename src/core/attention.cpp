@@ -484,31 +484,36 @@ namespace {
 // head matrices: four 64 × n_k matrices at a time.
 constexpr int kRowBlock = 64;
 
-// x · W for every batch item (W packed once), or x itself when W is absent.
+// x · W for every batch item (W packed once), or x itself (its matrices shared) when W is absent.
 Batch times(const Batch& x, const Matrix& W) {
   if (!W.size()) return x;
   const std::vector<float> packed = packed_b(W, 0, cols_of(W));
   Batch out(x.size());
-  for (size_t b = 0; b < x.size(); ++b) out[b] = times_packed(x[b], packed, cols_of(W));
+  for (size_t b = 0; b < x.size(); ++b) out.mut(b) = times_packed(x[b], packed, cols_of(W));
+  return out;
+}
+
+// Columns [col0, col0 + cols) of every batch item: x itself (shared) when that is all of them.
+Batch slice_cols(const Batch& x, int col0, int cols) {
+  if (col0 == 0 && cols == batch_cols(x)) return x;
+  Batch out(x.size());
+  for (size_t b = 0; b < x.size(); ++b) out.mut(b) = x[b].middleCols(col0, cols);
   return out;
 }
 
 // Columns [col0, col0 + cols) of x · W, or of x when W is absent, for every batch item.
 Batch times_cols(const Batch& x, const Matrix& W, int col0, int cols) {
-  Batch out(x.size());
-  if (!W.size()) {
-    for (size_t b = 0; b < x.size(); ++b) out[b] = x[b].middleCols(col0, cols);
-    return out;
-  }
+  if (!W.size()) return slice_cols(x, col0, cols);
   const std::vector<float> packed = packed_b(W, col0, cols);
-  for (size_t b = 0; b < x.size(); ++b) out[b] = times_packed(x[b], packed, cols);
+  Batch out(x.size());
+  for (size_t b = 0; b < x.size(); ++b) out.mut(b) = times_packed(x[b], packed, cols);
   return out;
 }
 
 Batch with_positions(const Batch& x, float base, Batch* pe_out) {
   const Matrix pe = positional_encoding(batch_rows(x), batch_cols(x), base);
   Batch out(x.size());
-  for (size_t b = 0; b < x.size(); ++b) out[b] = x[b] + pe;
+  for (size_t b = 0; b < x.size(); ++b) out.mut(b) = x[b] + pe;
   if (pe_out) *pe_out = Batch(x.size(), pe);
   return out;
 }
@@ -597,6 +602,7 @@ struct LightItem {
   int head = 0, b = 0;
   const Matrix* q = nullptr;
   const Matrix* k = nullptr;
+  const Matrix* v = nullptr;
   std::vector<float> packed_v;
   int dv = 0;
   Matrix* out = nullptr;
@@ -609,9 +615,10 @@ struct LightItem {
   std::vector<kernels::MaskedCell> cells;  // this batch item's explicit cells
 };
 
-void prepare_light(const Problem& p, float scale, const Matrix& v, LightItem* it) {
+void prepare_light(const Problem& p, float scale, LightItem* it) {
   const Matrix& q = *it->q;
   const Matrix& k = *it->k;
+  const Matrix& v = *it->v;
   it->dv = cols_of(v);
   it->packed_v = packed_b(v, 0, it->dv);
   it->out->resize(rows_of(q), it->dv);
@@ -692,11 +699,11 @@ void fill_heads(const Problem& p, float scale, bool keep_matrices, std::vector<H
       const std::vector<float> packed_v = packed_b(v, 0, cols_of(v));
       HeadRows r;
       head_rows(p, head, b, ht.q[b], ht.k[b], packed_v, cols_of(v), scale, 0, rows_of(ht.q[b]), &r);
-      ht.scores[b] = std::move(r.scores);
-      ht.scaled[b] = std::move(r.scaled);
-      ht.masked[b] = std::move(r.masked);
-      ht.weights[b] = std::move(r.weights);
-      ht.output[b] = std::move(r.output);
+      ht.scores.mut(b) = std::move(r.scores);
+      ht.scaled.mut(b) = std::move(r.scaled);
+      ht.masked.mut(b) = std::move(r.masked);
+      ht.weights.mut(b) = std::move(r.weights);
+      ht.output.mut(b) = std::move(r.output);
     });
     return;
   }
@@ -711,25 +718,17 @@ void fill_heads(const Problem& p, float scale, bool keep_matrices, std::vector<H
     it.b = items[i].second;
     it.q = &ht.q[it.b];
     it.k = &ht.k[it.b];
-    it.out = &ht.output[it.b];
+    it.v = &ht.v[it.b];
+    it.out = &ht.output.mut(it.b);
     for (int i0 = 0; i0 < rows_of(*it.q); i0 += kTaskRows)
       tasks.emplace_back(static_cast<int>(i), i0);
   }
-  parallel_for(static_cast<int>(light.size()), [&](int i) {
-    prepare_light(p, scale, (*heads)[items[i].first].v[light[i].b], &light[i]);
-  });
+  parallel_for(static_cast<int>(light.size()), [&](int i) { prepare_light(p, scale, &light[i]); });
   parallel_for(static_cast<int>(tasks.size()), [&](int task) {
     const auto [i, i0] = tasks[task];
     const LightItem& it = light[i];
     light_rows(p, scale, it, i0, std::min(kTaskRows, rows_of(*it.q) - i0));
   });
-}
-
-Batch slice_cols(const Batch& x, int col0, int cols) {
-  Batch out;
-  out.reserve(x.size());
-  for (const Matrix& m : x) out.push_back(m.middleCols(col0, cols));
-  return out;
 }
 
 }  // namespace
@@ -769,10 +768,12 @@ Batch concat_heads(const std::vector<const Batch*>& outputs) {
   const int B = static_cast<int>(outputs[0]->size());
   const int n_q = batch_rows(*outputs[0]), dv = batch_cols(*outputs[0]);
   const int H = static_cast<int>(outputs.size());
+  if (H == 1) return *outputs[0];  // shared
   Batch concat(B);
   for (int b = 0; b < B; ++b) {
-    concat[b].resize(n_q, dv * H);
-    for (int h = 0; h < H; ++h) concat[b].middleCols(h * dv, dv) = (*outputs[h])[b];
+    Matrix& c = concat.mut(b);
+    c.resize(n_q, dv * H);
+    for (int h = 0; h < H; ++h) c.middleCols(h * dv, dv) = (*outputs[h])[b];
   }
   return concat;
 }
@@ -813,13 +814,20 @@ int64_t trace_bytes(const Problem& p, const RunOptions& options) {
   const HeadShape hs = head_shape(p);
   const int64_t B = static_cast<int64_t>(p.queries.size()), H = p.heads;
   const int64_t n_q = batch_rows(p.queries), n_k = batch_rows(p.keys);
-  const int64_t inputs = cells(p.queries) + cells(p.keys) + cells(p.values);
-  int64_t floats = inputs;                                                // after PE
-  if (p.positional_encoding) floats += cells(p.queries) + cells(p.keys);  // the PE added
-  const int64_t projected = B * (n_q * hs.dq + n_k * hs.dk + n_k * hs.dv) * H;
-  floats += 2 * projected;            // q_proj, k_proj, v_proj and each head's slices
-  floats += 2 * B * n_q * hs.dv * H;  // the heads' outputs, and their concatenation
-  floats += B * n_q * (p.weights.W_o.size() ? p.weights.W_o.cols() : hs.dv * H);  // output
+  const Weights& w = p.weights;
+  const bool additive = p.scoring == Scoring::kAdditive;
+  int64_t floats = 0;
+  // Without positional encoding Trace::queries, keys and values share the problem's matrices;
+  // without W_q (or in additive scoring) q_proj shares Trace::queries, and so on.
+  if (p.positional_encoding)
+    floats += 2 * (cells(p.queries) + cells(p.keys)) + cells(p.values);  // sums and the PE
+  if (!additive && w.W_q.size()) floats += B * n_q * hs.dq * H;
+  if (!additive && w.W_k.size()) floats += B * n_k * hs.dk * H;
+  if (w.W_v.size()) floats += B * n_k * hs.dv * H;
+  // One head's slices are the projections themselves, its output the concatenation.
+  if (H > 1) floats += B * (n_q * hs.dq + n_k * hs.dk + n_k * hs.dv) * H + B * n_q * hs.dv * H;
+  floats += B * n_q * hs.dv * H;                       // the heads' outputs
+  if (w.W_o.size()) floats += B * n_q * w.W_o.cols();  // output (else: the concatenation)
   int64_t bytes = floats * kFloat;
   if (options.keep_head_matrices) bytes += head_matrix_bytes(p);
   return bytes;

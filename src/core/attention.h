@@ -93,7 +93,7 @@ struct HeadTrace {
 struct Trace {
   Batch queries, keys, values;   // inputs after positional encoding (if any)
   Batch pe_queries, pe_keys;     // the positional encodings that were added (empty if none)
-  Batch q_proj, k_proj, v_proj;  // after W_q, W_k, W_v (equal to the inputs when absent)
+  Batch q_proj, k_proj, v_proj;  // after W_q, W_k, W_v (the inputs, shared, when absent)
   std::vector<HeadTrace> heads;
   Batch concat;  // the heads' outputs side by side (n_q × Σ d_v per head)
   Batch output;  // concat · W_o, or concat when there is no W_o
@@ -197,8 +197,10 @@ Batch output_of(const Problem& p, const Batch& concat);
 // 4 · heads · batch · n_q · n_k · 4. Above 64 MB, prefer keep_head_matrices = false.
 int64_t head_matrix_bytes(const Problem& p);
 
-// Bytes of the matrices in the Trace that run(p, options) returns, from the sizes alone:
-// what a caller checks against its memory before running. Precondition: validate(p).ok().
+// Bytes of the matrices that the Trace run(p, options) returns holds beyond the problem's,
+// from the sizes alone: what a caller checks against its memory before running. Matrices the
+// trace shares (Batch: the inputs without positional encoding, projections without a W, one
+// head's slices and output) count once. Precondition: validate(p).ok().
 int64_t trace_bytes(const Problem& p, const RunOptions& options);
 
 }  // namespace attn

@@ -498,12 +498,15 @@ TEST_CASE("a scenario that lean mode can show is accepted, and each batch item i
 
 TEST_CASE("a scenario over the memory budget is refused with its sizes, and nothing changes",
           "[app][state][memory]") {
-  // 4096 tokens of 1024 features: the inputs, their copies and projections, and one head's
-  // matrices of one item come to more than the budget.
+  // 4096 tokens of 1024 features and their 1024-wide projections: the inputs (one copy, shared
+  // by the scenario, the problem and the trace, and room for an edit's), the projections, the
+  // eight heads' slices and outputs, and one head's matrices of one item come to more than the
+  // budget.
   Scenario big;
   big.self_attention = true;
   big.queries.assign(1, Matrix::Zero(4096, 1024));
   big.keys = big.values = big.queries;
+  ui::set_projections(&big, true);
   big.heads = 8;
   ui::AppState app;
   const Scenario before = app.scenario;
@@ -519,6 +522,8 @@ TEST_CASE("a scenario over the memory budget is refused with its sizes, and noth
   const uint64_t small = app.revision;
   ui::resize_tokens(&app.scenario, 4096, 4096);
   ui::resize_features(&app.scenario, 1024);
+  ui::set_projections(&app.scenario, true);  // and 1024-wide projections of them
+  ui::set_d_model(&app.scenario, 1024);
   app.scenario.heads = 8;
   app.changed();
   app.recompute_if_needed();
@@ -773,7 +778,7 @@ TEST_CASE("a link carries a trained task: the reader trains it again to the same
   CHECK(scenario::to_json(reader.scenario) == scenario::to_json(app.scenario));
 
   // Edited after training: the reader keeps the edit, and the section keeps the task.
-  app.scenario.keys[0](0, 0) = 0.5f;
+  app.scenario.keys.mut(0)(0, 0) = 0.5f;
   app.changed();
   app.recompute_if_needed();
   ui::AppState edited;

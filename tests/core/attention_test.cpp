@@ -489,21 +489,30 @@ int64_t bytes_of(const Batch& x) {
   return n * static_cast<int64_t>(sizeof(float));
 }
 
-int64_t bytes_of(const attn::Trace& t) {
-  int64_t n = 0;
-  for (const Batch* x : {&t.queries, &t.keys, &t.values, &t.pe_queries, &t.pe_keys, &t.q_proj,
-                         &t.k_proj, &t.v_proj, &t.concat, &t.output})
-    n += bytes_of(*x);
+// Bytes of the trace's matrices beyond the problem's: each storage once (Batch shares).
+int64_t bytes_of(const attn::Trace& t, const Problem& p) {
+  std::vector<const Batch*> all = {&t.queries, &t.keys,   &t.values, &t.pe_queries, &t.pe_keys,
+                                   &t.q_proj,  &t.k_proj, &t.v_proj, &t.concat,     &t.output};
   for (const attn::HeadTrace& h : t.heads)
     for (const Batch* x :
          {&h.q, &h.k, &h.v, &h.scores, &h.scaled, &h.masked, &h.weights, &h.output})
-      n += bytes_of(*x);
+      all.push_back(x);
+  std::vector<const Batch*> counted = {&p.queries, &p.keys, &p.values};
+  int64_t n = 0;
+  for (const Batch* x : all) {
+    bool seen = false;
+    for (const Batch* c : counted) seen = seen || x->shares(*c);
+    if (seen) continue;
+    n += bytes_of(*x);
+    counted.push_back(x);
+  }
   return n;
 }
 
 }  // namespace
 
-TEST_CASE("trace_bytes is what run() allocates for its matrices", "[core][memory]") {
+TEST_CASE("trace_bytes is what run() allocates for its matrices, shared ones once",
+          "[core][memory]") {
   Problem p = random_problem(3, 5, 7, 6, 6, 4, 1.0, 181);
   p.heads = GENERATE(1, 2);
   p.positional_encoding = GENERATE(false, true);
@@ -520,8 +529,69 @@ TEST_CASE("trace_bytes is what run() allocates for its matrices", "[core][memory
                   << ", keep " << keep);
     attn::RunOptions options;
     options.keep_head_matrices = keep;
-    CHECK(attn::trace_bytes(p, options) == bytes_of(attn::run(p, options)));
+    CHECK(attn::trace_bytes(p, options) == bytes_of(attn::run(p, options), p));
   }
+}
+
+TEST_CASE("Batch copies share their matrices until one is written", "[core][memory]") {
+  Batch a{Matrix::Constant(2, 3, 1.0f), Matrix::Constant(2, 3, 2.0f)};
+  Batch b = a;
+  CHECK(b.shares(a));
+  CHECK(&b[1] == &a[1]);  // reading does not copy
+  b.mut(1)(0, 0) = 5.0f;  // writing does, once
+  CHECK_FALSE(b.shares(a));
+  CHECK(a[1](0, 0) == 2.0f);
+  CHECK(b[1](0, 0) == 5.0f);
+  CHECK(b[0] == a[0]);
+  const Matrix* own = &b[1];
+  b.mut(1)(0, 1) = 6.0f;  // already its own
+  CHECK(&b[1] == own);
+  Batch c = a;
+  c.resize(3);
+  CHECK(a.size() == 2);
+  CHECK(c.size() == 3);
+  Batch empty;
+  CHECK(empty.empty());
+  CHECK_FALSE(empty.shares(Batch{}));
+  empty.push_back(Matrix::Zero(1, 1));
+  CHECK(empty.size() == 1);
+}
+
+TEST_CASE("run() shares the matrices that are the same, and copies what it changes",
+          "[core][memory]") {
+  Problem p = random_problem(2, 5, 7, 6, 6, 4, 1.0, 183);
+  attn::RunOptions light;
+  light.keep_head_matrices = false;
+  for (const attn::RunOptions& options : {attn::RunOptions{}, light}) {
+    const attn::Trace t = attn::run(p, options);
+    // No positional encoding, no projections, one head, no W_o: one copy of the inputs, and
+    // the head's output is the concatenation and the output.
+    CHECK(t.queries.shares(p.queries));
+    CHECK(t.q_proj.shares(p.queries));
+    CHECK(t.heads[0].q.shares(p.queries));
+    CHECK(t.heads[0].k.shares(p.keys));
+    CHECK(t.heads[0].v.shares(p.values));
+    CHECK(t.concat.shares(t.heads[0].output));
+    CHECK(t.output.shares(t.heads[0].output));
+  }
+  // A problem edited after the run leaves the trace as it was.
+  attn::Trace t = attn::run(p);
+  const float before = t.queries[1](2, 3);
+  p.queries.mut(1)(2, 3) = before + 1.0f;
+  CHECK(t.queries[1](2, 3) == before);
+  CHECK(t.heads[0].q[1](2, 3) == before);
+  CHECK_FALSE(t.queries.shares(p.queries));
+
+  p.heads = 2;
+  p.positional_encoding = true;
+  p.weights.W_v = test::random_matrix(4, 6, -1, 1, 3);
+  const attn::Trace u = attn::run(p);
+  CHECK_FALSE(u.queries.shares(p.queries));
+  CHECK(u.q_proj.shares(u.queries));                // no W_q
+  CHECK_FALSE(u.v_proj.shares(u.values));           // W_v
+  CHECK_FALSE(u.heads[0].q.shares(u.q_proj));       // a slice of two heads' columns
+  CHECK(u.output.shares(u.concat));                 // no W_o
+  CHECK_FALSE(u.concat.shares(u.heads[0].output));  // two heads side by side
 }
 
 TEST_CASE("run_head for one batch item computes that item only, as run() does", "[core][heads]") {

@@ -145,9 +145,9 @@ TEST_CASE("gradients match finite differences of the float64 reference", "[core]
       REQUIRE(st.error == "");
       CHECK(g.loss == Approx(loss_of(p, target)).epsilon(1e-5));
       for (int b = 0; b < c.B; ++b) {
-        check_all(p, target, &p.queries[b], g.queries[b], "queries");
-        check_all(p, target, &p.keys[b], g.keys[b], "keys");
-        check_all(p, target, &p.values[b], g.values[b], "values");
+        check_all(p, target, &p.queries.mut(b), g.queries[b], "queries");
+        check_all(p, target, &p.keys.mut(b), g.keys[b], "keys");
+        check_all(p, target, &p.values.mut(b), g.values[b], "values");
       }
       if (c.projections) {
         check_all(p, target, &p.weights.W_q, g.W_q, "W_q");
@@ -532,8 +532,8 @@ TEST_CASE("the float32 gradients agree with the float64 reference on special pro
     p.queries = seeded_batch(1, 5, 3, 61);
     p.keys = seeded_batch(1, 6, 3, 62);
     p.values = seeded_batch(1, 6, 2, 63);
-    p.queries[0].row(2).setZero();
-    p.keys[0].row(4).setZero();
+    p.queries.mut(0).row(2).setZero();
+    p.keys.mut(0).row(4).setZero();
     p.mask.window = 2;
     cases.push_back({"cosine with zero rows, window 2", p});
   }
@@ -549,7 +549,7 @@ TEST_CASE("the float32 gradients agree with the float64 reference on special pro
     attn::Problem p;
     p.scoring = attn::Scoring::kDot;
     p.queries = p.keys = p.values = seeded_batch(1, 17, 16, 65);
-    for (attn::Matrix& m : p.queries) m *= 3.0f;
+    for (size_t b = 0; b < p.queries.size(); ++b) p.queries.mut(b) *= 3.0f;
     p.keys = p.values = p.queries;
     p.temperature = 0.5f;
     cases.push_back({"dot scores up to about 100", p});

@@ -454,8 +454,8 @@ TEST_CASE("columns may be named, in both languages, one name per column", "[scen
         "feature_names");
   // An edit that changes the columns drops the names that no longer fit.
   scenario::Scenario edited = a.scenario;
-  edited.queries[0].conservativeResize(1, 3);
-  edited.keys[0].conservativeResize(2, 3);
+  edited.queries.mut(0).conservativeResize(1, 3);
+  edited.keys.mut(0).conservativeResize(2, 3);
   scenario::fit_to_shapes(&edited);
   CHECK(edited.feature_names.empty());
   CHECK(edited.value_names.size() == 1);
@@ -507,7 +507,7 @@ TEST_CASE("toy tasks are scenarios with a target the intended pattern makes", "[
   }
   // Edited by a learner: no key outside the shapes.
   scenario::Scenario edited = scenario::make_task("recall", 1).scenario;
-  for (attn::Matrix& m : edited.keys) m = attn::Matrix::Zero(2, 3);
+  for (size_t b = 0; b < edited.keys.size(); ++b) edited.keys.mut(b) = attn::Matrix::Zero(2, 3);
   for (int i = 0; i < 4; ++i) CHECK(scenario::task_key("recall", edited, 0, i) == -1);
   CHECK(scenario::task_key("previous_token", edited, 0, 3) == -1);
   CHECK(scenario::task_key("kernel_regression",
