@@ -3,14 +3,13 @@
 // or FILE.gz, written by scripts/precompress.mjs at build time) when the browser accepts
 // that encoding and the copy is not older than the file. No dependencies.
 //
-//   node scripts/serve.mjs [--root DIR] [--port N] [--host 127.0.0.1] [--isolate]
+//   node scripts/serve.mjs [--root DIR] [--port N] [--host 127.0.0.1] [--no-isolate]
 //
-// --isolate: every response carries Cross-Origin-Opener-Policy: same-origin and
+// Every response carries Cross-Origin-Opener-Policy: same-origin and
 // Cross-Origin-Embedder-Policy: require-corp, which make the page cross-origin isolated: there
 // it runs the threaded build (web/app.js); Cross-Origin-Resource-Policy: cross-origin lets an
-// isolated course page on another origin embed it. Without it, as on most hosts, the page
-// runs a build without threads. Not the default yet: in Firefox 153 a navigation that the
-// offline copy's service worker answers on an isolated site fails (NS_ERROR_INTERCEPTION_FAILED).
+// isolated course page on another origin embed it. --no-isolate leaves them out, as most
+// hosts do: the page then runs a build without threads. (--isolate, the default, is accepted.)
 //
 // Prints "Attention Playground: http://HOST:PORT/" once listening (PORT 0 picks a free one).
 import { createServer } from "node:http";
@@ -26,7 +25,7 @@ const option = (name, fallback) => {
 const root = realpathSync(option("--root", "build/wasm/site"));
 const port = Number(option("--port", "8080"));
 const host = option("--host", "127.0.0.1");
-const isolation = args.includes("--isolate");
+const isolation = !args.includes("--no-isolate");
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",

@@ -1219,6 +1219,11 @@
       reportHeightSoon();
     }).observe(canvas);
     restoreProgress();
+    if (timing.module === "threads") {
+      // Firefox cannot leave an isolated page controlled by a service worker while its thread
+      // workers live (src/app/web_api.cpp, ap_end_threads).
+      window.addEventListener("beforeunload", () => call("ap_end_threads", null, [], []));
+    }
     resolveReady(api);
     renderAccessible(false);
     // Offline after this visit: the service worker (sw.js) keeps this build's files, the

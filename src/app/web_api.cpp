@@ -296,6 +296,19 @@ EMSCRIPTEN_KEEPALIVE void ap_heap_views() {
   EM_ASM({ Module.apHeapBytes = HEAPU8.length; });
 }
 
+// Before the page is left: the core goes on one thread and the workers of the others end. In
+// Firefox (153) a page whose thread workers are still alive, with a service worker in charge of
+// it, cannot be left on a cross-origin isolated site: reloads and links are aborted
+// (NS_ERROR_INTERCEPTION_FAILED). Should the page stay after all, it runs on one thread. No
+// core call is under way: the page's event handlers run between them.
+EMSCRIPTEN_KEEPALIVE void ap_end_threads() {
+  if (attn::threads() <= 1) return;
+  attn::set_threads(1);
+#ifdef __EMSCRIPTEN_PTHREADS__
+  EM_ASM({ PThread.terminateAllThreads(); });
+#endif
+}
+
 // The table view's settings (api::controls) and a change to one of them.
 EMSCRIPTEN_KEEPALIVE const char* ap_controls() {
   static std::string out;

@@ -1657,7 +1657,7 @@ async function checkKeptFonts({ browser, url }) {
 // an older engine answers), the SIMD128 one. Threads and SIMD128 give the same bits, relaxed
 // SIMD the same trace within float32 rounding.
 async function checkModules({ browser, url, opts, pages }) {
-  // The same site served with COOP and COEP (serve.mjs --isolate): cross-origin isolated.
+  // The same site served with COOP and COEP (what serve.mjs sends by default): cross-origin isolated.
   const isolated = await startSiteServer(opts.site, { isolate: true });
   try {
     await checkModulesOn({ browser, url, isolatedUrl: isolated.url, pages });

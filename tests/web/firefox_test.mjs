@@ -21,7 +21,7 @@ const site = option("--site"), cli = option("--cli"), presets = option("--preset
 const FIREFOX = process.env.AP_FIREFOX ?? "/usr/bin/firefox-esr";
 const READY_MS = 90000;
 
-let server = null, parentServer = null, browser = null, status = 0;
+let server = null, parentServer = null, isolated = null, browser = null, status = 0;
 
 // Firefox's remote agent now and then loses a browsing context for a moment after a navigation
 // ("Protocol error (script.callFunction): … e is undefined", seen once in CI): keep every
@@ -38,6 +38,54 @@ async function evaluate(page, fn, ...args) {
     }
   }
 }
+// Waits until `fn` (a short evaluate) is true in the page, across the navigation under way.
+async function until(page, fn, what) {
+  const t0 = Date.now();
+  for (;;) {
+    const yes = await page.evaluate(fn).catch(() => false);
+    if (yes) return;
+    if (Date.now() - t0 > READY_MS) fail(`firefox: ${what}: not within ${READY_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+// Cross-origin isolated (COOP and COEP, as serve.mjs sends them by default): the threaded
+// build on every thread the machine offers (up to 8), its trace the CLI's; and with the
+// offline copy's service worker in charge, a reload and a link still open new pages (Firefox
+// 153 aborted them while the thread workers lived: web_api.cpp, ap_end_threads).
+async function checkIsolated(page) {
+  isolated = await startSiteServer(site, { isolate: true });
+  await page.goto(`${isolated.url}?preset=causal_decoder`);
+  const fresh = () => !window.ffOld && window.attentionPlayground?.isReady === true;
+  await until(page, fresh, "the isolated page");
+  const first = await evaluate(page, () => ({
+    isolated: window.crossOriginIsolated, module: window.attentionPlayground.timing().module,
+    threads: window.attentionPlayground.stats().threads, cores: navigator.hardwareConcurrency,
+  }));
+  const want = Math.min(Math.max(1, first.cores || 1), 8);
+  if (!first.isolated || first.module !== "threads" || first.threads !== want) {
+    fail(`firefox: isolated page: ${JSON.stringify(first)}, expected the threads build on ${want} threads`);
+  }
+  const file = join(presets, "causal_decoder.json");
+  const trace = await evaluate(page, () => window.attentionPlayground.getTrace());
+  const ref = JSON.parse(execFileSync(cli, ["eval", file], { encoding: "utf8", maxBuffer: 1 << 28 }));
+  const cmp = compareJson(trace, ref, { tolerance: 1e-5, path: "trace", refName: "the CLI" });
+  if (cmp.problem) fail(`firefox: isolated causal_decoder: ${cmp.problem}`);
+  await until(page, () => navigator.serviceWorker?.controller != null, "the service worker in charge");
+  for (const [how, go] of [
+    ["a reload", () => setTimeout(() => location.reload(), 10)],
+    ["a link", (u) => setTimeout(() => { location.href = u; }, 10)],
+  ]) {
+    await evaluate(page, () => { window.ffOld = true; });
+    await evaluate(page, go, `${isolated.url}?preset=multi_head`);
+    await until(page, fresh, `${how} on the isolated page with its service worker`);
+    const module = await evaluate(page, () => window.attentionPlayground.timing().module);
+    if (module !== "threads") fail(`firefox: after ${how} the isolated page runs ${module}`);
+  }
+  ok(`firefox: isolated, the threads build on ${first.threads} threads (trace = the CLI's, largest relative ` +
+     `difference ${cmp.worst.toExponential(2)}); with its service worker, a reload and a link open new pages`);
+}
+
 const watchdog = setTimeout(() => {
   console.error("FAIL: firefox: no result within 6 minutes");
   process.exit(1);
@@ -139,6 +187,7 @@ try {
     fail(`firefox: a no-referrer parent on another origin never got "ready" (${got})`);
   }
   ok("firefox: a parent on another origin with referrerpolicy=\"no-referrer\" gets the ready message");
+  await checkIsolated(page);
   if (errors.length) fail(`firefox: errors on the page: ${errors.join("; ")}`);
   // No warnings either (the legacy WebAssembly `try` of -fwasm-exceptions drew one per load).
   if (warnings.length) fail(`firefox: warnings on the page: ${warnings.join("; ")}`);
@@ -151,5 +200,6 @@ try {
   await browser?.close().catch(() => {});
   server?.child.kill();
   parentServer?.close();
+  isolated?.child.kill();
 }
 process.exit(status);

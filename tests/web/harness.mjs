@@ -21,11 +21,12 @@ export function ok(message) {
 }
 
 // Starts scripts/serve.mjs for `root` on a free loopback port; resolves with the child process
-// and the site's URL, which ends with "/". isolate: with COOP and COEP (serve.mjs --isolate).
+// and the site's URL, which ends with "/". isolate: with COOP and COEP (as serve.mjs sends them
+// unless --no-isolate); without, the page runs the build without threads.
 export function startSiteServer(root, { isolate = false } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SERVE, "--root", root, "--port", "0", "--host", "127.0.0.1",
-                                           ...(isolate ? ["--isolate"] : [])],
+                                           ...(isolate ? [] : ["--no-isolate"])],
                         { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     const timer = setTimeout(() => reject(new Error(`serve.mjs did not start: ${out}`)), 10000);

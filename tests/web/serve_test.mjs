@@ -112,6 +112,25 @@ try {
   const other = await getBytes(url, "/big.js", null);
   if (other.headers.etag === etag) fail("the identity and gzip bodies share one ETag");
   ok(`serve: If-None-Match with the ETag (${etag}) gives 304; each encoding has its own ETag`);
+
+  // Cross-origin isolation: COOP, COEP and CORP by default, none with --no-isolate.
+  const ISOLATION = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp",
+                      "cross-origin-resource-policy": "cross-origin" };
+  for (const [name, value] of Object.entries(ISOLATION)) {
+    if (index.headers[name] !== undefined) fail(`--no-isolate sent ${name}: ${index.headers[name]}`);
+  }
+  const isolated = await startSiteServer(root, { isolate: true });
+  try {
+    for (const path of ["/", "/app.js"]) {
+      const r = await get(isolated.url, path);
+      for (const [name, value] of Object.entries(ISOLATION)) {
+        if (r.headers[name] !== value) fail(`${path} by default: ${name} is ${r.headers[name]}, expected ${value}`);
+      }
+    }
+  } finally {
+    isolated.child.kill();
+  }
+  ok("serve: COOP same-origin, COEP require-corp and CORP cross-origin by default, none with --no-isolate");
 } catch (e) {
   console.error(e instanceof CheckFailure ? `FAIL: ${e.message}` : `FAIL: ${e.stack ?? e}`);
   status = 1;
