@@ -6,8 +6,11 @@
 //   - a long export (n = 4096 weights as CSV) by exportFile: its time and longest task;
 //   - CPU time per frame while the mouse moves over an n = 256 weights heatmap.
 //
-//   node bench/browser.mjs [--site build/wasm/site] [--runs 7]
+//   node bench/browser.mjs [--site build/wasm/site] [--runs 7] [--isolate]
 //
+// --isolate: the site served with COOP and COEP (as scripts/serve.mjs serves it by default), so
+// that the page runs the threaded build; without it, as most hosts serve it, a build without
+// threads. The build that ran is printed.
 // The page runs on SwiftShader (software WebGL), so frame times include software GL calls.
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -52,7 +55,7 @@ function bigScenario(n, features, dModel, heads, causal) {
   return { version: 1, x, scoring: "scaled_dot", heads, causal, init: { seed: 1, d_model: dModel } };
 }
 
-const { url, child } = await startSiteServer(site);
+const { url, child } = await startSiteServer(site, { isolate: args.includes("--isolate") });
 const browser = await launchChromium();
 try {
   // Bytes: what the page fetches before its first frame.
@@ -90,6 +93,7 @@ try {
     await page.waitForFunction(() => window.attentionPlayground?.timing().firstFrameMs !== null,
                                null, { timeout: 60000 });
     return page.evaluate(() => ({ ms: window.attentionPlayground.timing().firstFrameMs,
+                                  module: window.attentionPlayground.timing().module,
                                   atlas: window.attentionPlayground.stats() }));
   };
   for (let i = 0; i < runs; ++i) {
@@ -98,6 +102,7 @@ try {
     await page.goto(url);
     const a = await firstFrame(page);
     firsts.push(a.ms);
+    if (i === 0) console.log(`\nThe page runs the ${a.module} build (${a.atlas.threads} thread(s) in the core)`);
     atlasBuilt.push(a.atlas.font_atlas_ms);
     await page.waitForTimeout(2000);  // the atlas is kept a second after the start
     await page.reload();
