@@ -624,10 +624,14 @@ void prepare_light(const Problem& p, float scale, LightItem* it) {
   it->out->resize(rows_of(q), it->dv);
   if (!fused_path(p)) return;
   const kernels::KernelSet& ks = kernels::best_kernels();
-  it->qs = p.scoring == Scoring::kGeneral  ? times(q, p.weights.W)
-           : p.scoring == Scoring::kCosine ? unit_rows(q)
-                                           : q;
-  ks.vscale(static_cast<int>(it->qs.size()), it->qs.data(), scale * kernels::kLog2e, it->qs.data());
+  // Dot and scaled dot scale q itself, in the same pass that copies it.
+  const bool plain = p.scoring != Scoring::kGeneral && p.scoring != Scoring::kCosine;
+  if (plain)
+    it->qs.resize(q.rows(), q.cols());
+  else
+    it->qs = p.scoring == Scoring::kGeneral ? times(q, p.weights.W) : unit_rows(q);
+  ks.vscale(static_cast<int>(it->qs.size()), plain ? q.data() : it->qs.data(),
+            scale * kernels::kLog2e, it->qs.data());
   const Matrix k_unit = p.scoring == Scoring::kCosine ? unit_rows(k) : Matrix();
   const Matrix& k_scores = p.scoring == Scoring::kCosine ? k_unit : k;
   const int d = cols_of(it->qs), n_q = rows_of(q), n_k = rows_of(k);
