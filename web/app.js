@@ -165,6 +165,7 @@
   // ---------------------------------------------------------------------------------------
 
   let M = null; // the Emscripten module, once the app runs
+  let loadedBuild = null; // moduleBuild() of the app's script, once it is loading
   const call = (name, ret, types, args) => M.ccall(name, ret, types, args);
   const getJson = (name) => JSON.parse(call(name, "string", [], []));
   const counts = () => getJson("ap_counts"); // {heads, batch}: what head and batch index
@@ -1233,7 +1234,7 @@
       navigator.serviceWorker.register("sw.js").catch((e) => console.warn("no offline copy:", e.message));
       // The build this page runs is kept too (the worker keeps no module unasked).
       navigator.serviceWorker.ready.then((registration) => registration.active?.postMessage(
-        { type: "keep", files: moduleBuild().files })).catch(() => {});
+        { type: "keep", files: loadedBuild.files })).catch(() => {});
     }
     emit("ready", api);
     window.dispatchEvent(new CustomEvent("attentionplayground:ready", { detail: api }));
@@ -1632,9 +1633,9 @@
       apFatal: (message) => fail("The playground could not start.", message),
     };
     const script = document.createElement("script");
-    const build = moduleBuild();
-    script.src = build.script;
-    timing.module = build.name;
+    loadedBuild = moduleBuild();
+    script.src = loadedBuild.script;
+    timing.module = loadedBuild.name;
     script.async = true;
     script.onerror = () => fail("The playground's files could not be loaded.",
                                 "Check the connection and reload the page.");

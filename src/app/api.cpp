@@ -560,8 +560,7 @@ std::string get_link(const AppState& s) {
   if (!s.runs() || !scenario::validate_view(v, s.scenario).ok()) return "";
   int64_t cells = 0;  // the numbers the link would spell out
   for (const attn::Batch* x : {&s.scenario.queries, &s.scenario.keys, &s.scenario.values})
-    if (!s.scenario.self_attention || x == &s.scenario.queries)
-      cells += static_cast<int64_t>(x->size()) * attn::batch_rows(*x) * attn::batch_cols(*x);
+    if (!s.scenario.self_attention || x == &s.scenario.queries) cells += attn::batch_cells(*x);
   for (const attn::Matrix* w :
        {&s.scenario.W_q, &s.scenario.W_k, &s.scenario.W_v, &s.scenario.W_o, &s.scenario.W})
     cells += w->size();

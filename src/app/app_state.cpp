@@ -98,14 +98,6 @@ void AppState::recompute_if_needed() {
   if (error.empty()) recompute(std::move(r.problem));
 }
 
-namespace {
-
-int64_t cells(const attn::Batch& x) {
-  return static_cast<int64_t>(x.size()) * attn::batch_rows(x) * attn::batch_cols(x);
-}
-
-}  // namespace
-
 int64_t AppState::memory_needed(const attn::Problem& p) {
   const int64_t n_q = attn::batch_rows(p.queries), n_k = attn::batch_rows(p.keys);
   const bool lean_run = attn::head_matrix_bytes(p) > kLeanBytes;
@@ -118,9 +110,10 @@ int64_t AppState::memory_needed(const attn::Problem& p) {
   // queries, keys and values are one batch); an edit gives the scenario a copy of its own
   // until the recompute that follows it.
   int64_t inputs = 0;
-  if (!p.queries.shares(p.keys) && !p.queries.shares(p.values)) inputs += cells(p.queries);
-  if (!p.keys.shares(p.values)) inputs += cells(p.keys);
-  inputs += cells(p.values);
+  if (!p.queries.shares(p.keys) && !p.queries.shares(p.values))
+    inputs += attn::batch_cells(p.queries);
+  if (!p.keys.shares(p.values)) inputs += attn::batch_cells(p.keys);
+  inputs += attn::batch_cells(p.values);
   return bytes + 2 * inputs * static_cast<int64_t>(sizeof(float));
 }
 

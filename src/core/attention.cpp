@@ -808,10 +808,6 @@ namespace {
 
 constexpr int64_t kFloat = sizeof(float);
 
-int64_t cells(const Batch& x) {
-  return static_cast<int64_t>(x.size()) * batch_rows(x) * batch_cols(x);
-}
-
 }  // namespace
 
 int64_t trace_bytes(const Problem& p, const RunOptions& options) {
@@ -824,7 +820,8 @@ int64_t trace_bytes(const Problem& p, const RunOptions& options) {
   // Without positional encoding Trace::queries, keys and values share the problem's matrices;
   // without W_q (or in additive scoring) q_proj shares Trace::queries, and so on.
   if (p.positional_encoding)
-    floats += 2 * (cells(p.queries) + cells(p.keys)) + cells(p.values);  // sums and the PE
+    floats += 2 * (batch_cells(p.queries) + batch_cells(p.keys)) +
+              batch_cells(p.values);  // sums and the PE
   if (!additive && w.W_q.size()) floats += B * n_q * hs.dq * H;
   if (!additive && w.W_k.size()) floats += B * n_k * hs.dk * H;
   if (w.W_v.size()) floats += B * n_k * hs.dv * H;

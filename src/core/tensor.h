@@ -3,6 +3,7 @@
 
 #include <Eigen/Core>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <utility>
@@ -85,6 +86,10 @@ inline int batch_rows(const Batch& b) {
 }
 inline int batch_cols(const Batch& b) {
   return b.empty() ? 0 : static_cast<int>(b[0].cols());
+}
+// Numbers in the batch: size × rows × cols.
+inline int64_t batch_cells(const Batch& b) {
+  return static_cast<int64_t>(b.size()) * batch_rows(b) * batch_cols(b);
 }
 
 }  // namespace attn
