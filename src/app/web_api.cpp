@@ -484,7 +484,8 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   j["font_atlas_restored"] = g_runtime.font_atlas_restored;  // ... from a kept blob
   j["font_atlas_cjk"] = g_runtime.cjk_loaded;                // ... with the Chinese glyphs
   j["heap_bytes"] = EM_ASM_DOUBLE({ return HEAPU8.length; });
-  j["threads"] = attn::threads();  // the core's (more than 1 only in the threaded build)
+  j["threads"] = attn::threads();            // the core's (more than 1 only in the threaded build)
+  j["worker_tasks"] = attn::worker_tasks();  // tasks its workers took, since the start
   j["error"] = s.error;
   j["warning"] = s.overflow ? ui::overflow_text(*s.overflow, s.problem) : "";
   j["notice"] = s.notice;  // the message box on screen, "" when none

@@ -49,11 +49,13 @@ class Pool {
   }
 
   int active() const { return active_; }
+  long long worker_tasks() const { return worker_tasks_.load(std::memory_order_relaxed); }
 
   // Threads are started when first needed and then kept, parked when fewer are asked for:
-  // a WASM module's threads come from the workers it started before main, and one that
-  // exits goes back to them only through the main thread's event loop, which a caller
-  // that waits for its tasks never returns to.
+  // a WASM module's threads come from the workers it starts with, and one that exits goes
+  // back to them only through the main thread's event loop, which a caller that waits for
+  // its tasks never returns to. A thread whose worker is still loading the module starts
+  // later; meanwhile the caller takes the tasks, and never waits for one nobody took.
   void set_active(int n) {
     while (static_cast<int>(workers_.size()) < n - 1) {
       const int index = static_cast<int>(workers_.size()) + 1;
@@ -74,7 +76,7 @@ class Pool {
       ++generation_;
     }
     wake_.notify_all();
-    take_tasks(job);
+    take_tasks(job, false);
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [&] { return job->pending == 0; });
     job_.reset();
@@ -93,12 +95,12 @@ class Pool {
         if (stop_) return;
         job = job_;
       }
-      if (job && index < job->threads) take_tasks(job);
+      if (job && index < job->threads) take_tasks(job, true);
     }
   }
 
   // Runs the job's tasks until none is left; the last one to finish wakes run().
-  void take_tasks(const std::shared_ptr<Job>& job) {
+  void take_tasks(const std::shared_ptr<Job>& job, bool worker) {
     int finished = 0;
     t_in_task = true;
     for (int i = job->next.fetch_add(1); i < job->tasks; i = job->next.fetch_add(1)) {
@@ -107,6 +109,7 @@ class Pool {
     }
     t_in_task = false;
     if (finished == 0) return;
+    if (worker) worker_tasks_.fetch_add(finished, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(mutex_);
     job->pending -= finished;
     if (job->pending == 0) done_.notify_all();
@@ -119,6 +122,7 @@ class Pool {
   bool stop_ = false;
   int active_ = 1;
   std::shared_ptr<Job> job_;
+  std::atomic<long long> worker_tasks_{0};
 };
 
 Pool& pool() {
@@ -131,8 +135,8 @@ Pool& pool() {
 int max_threads() {
   const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 #if defined(AP_THREAD_LIMIT)
-  // A WASM module starts its workers before main (-sPTHREAD_POOL_SIZE): a thread beyond them
-  // would only start once the caller returns to the event loop, and joining it would hang.
+  // A WASM module creates its workers as it starts (-sPTHREAD_POOL_SIZE): a thread beyond
+  // them would only start once the caller returns to the event loop, and joining it would hang.
   return std::min(hardware, AP_THREAD_LIMIT);
 #else
   return hardware;
@@ -158,6 +162,10 @@ void parallel_for(int tasks, const std::function<void(int)>& fn) {
   pool().run(tasks, fn);
 }
 
+long long worker_tasks() {
+  return pool().worker_tasks();
+}
+
 #else  // no threads in this build
 
 int max_threads() {
@@ -174,6 +182,10 @@ int threads() {
 
 void parallel_for(int tasks, const std::function<void(int)>& fn) {
   for (int i = 0; i < tasks; ++i) fn(i);
+}
+
+long long worker_tasks() {
+  return 0;
 }
 
 #endif

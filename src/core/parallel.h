@@ -28,4 +28,9 @@ int threads();
 // A call from inside a task runs its tasks in order on that task's thread.
 void parallel_for(int tasks, const std::function<void(int)>& fn);
 
+// Tasks the pool's workers (not the callers of parallel_for) have run since the start: more
+// than 0 once threads have really shared work. In WASM the workers load the module while
+// the page starts (-sPTHREAD_POOL_DELAY_LOAD); until then the caller runs every task itself.
+long long worker_tasks();
+
 }  // namespace attn

@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compare.h"
@@ -125,6 +127,27 @@ TEST_CASE("parallel_for runs every task exactly once, nested calls in order", "[
     CHECK(wrong == 0);
     CHECK(nested_total.load() == tasks);
   }
+}
+
+TEST_CASE("with two threads a worker takes tasks beside the caller", "[core][threads]") {
+  ThreadsGuard guard;
+  if (attn::set_threads(2) < 2) {
+    CHECK(attn::worker_tasks() == 0);  // no threads in this build, or one core
+    return;
+  }
+  const long long before = attn::worker_tasks();
+  // Each of two tasks waits (up to 10 s) until both have started: only two threads at once
+  // can start both, as the caller runs one task at a time.
+  std::atomic<int> started{0};
+  std::atomic<int> together{0};
+  attn::parallel_for(2, [&](int) {
+    started.fetch_add(1);
+    for (int spin = 0; spin < 10000 && started.load() < 2; ++spin)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (started.load() == 2) together.fetch_add(1);
+  });
+  CHECK(together.load() == 2);
+  CHECK(attn::worker_tasks() - before == 1);
 }
 
 TEST_CASE("set_threads clamps to at least one thread", "[core][threads]") {

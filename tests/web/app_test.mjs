@@ -1677,6 +1677,7 @@ async function checkModulesOn({ browser, url, isolatedUrl, pages }) {
   };
   const outputs = {};
   const threadCounts = {};
+  const taskCounts = {};
   for (const [what, base, query, stub, want] of [
     ["isolated", isolatedUrl, "", false, "threads"],
     ["isolated, ?threads=1", isolatedUrl, "&threads=1", false, "relaxed-simd"],
@@ -1712,6 +1713,22 @@ async function checkModulesOn({ browser, url, isolatedUrl, pages }) {
     if (r.threads !== wantThreads) fail(`${what}: the core runs on ${r.threads} threads, expected ${wantThreads} (${r.cores} cores)`);
     outputs[what] = r.trace.output.flat(Infinity);
     threadCounts[what] = r.threads;
+    // The threads really share the work: the workers load the module while the page starts
+    // (they do not hold up its first frame), then take tasks. 512 queries in 4 heads are
+    // 32 tasks of about 0.1 ms; a few tries leave a worker time to wake.
+    let workerTasks = await page.evaluate(() => window.attentionPlayground.stats().worker_tasks);
+    if (want === "threads") {
+      const wide = { ...scenario, heads: 4, init: { seed: 1, d_model: 64 },
+                     x: Array.from({ length: 512 }, () => Array.from({ length: 32 }, () => Number(random().toFixed(3)))) };
+      for (let i = 0; i < 10 && workerTasks === 0; ++i) {
+        await setScenario(page, { ...wide, init: { ...wide.init, seed: i + 1 } }, `${what}: 512 × 32, four heads`);
+        workerTasks = await page.evaluate(() => window.attentionPlayground.stats().worker_tasks);
+      }
+      if (!(workerTasks > 0)) fail(`${what}: the core's workers took no task in 10 runs of 512 queries × 4 heads`);
+    } else if (workerTasks !== 0) {
+      fail(`${what}: ${workerTasks} tasks ran on workers in a build without threads`);
+    }
+    taskCounts[what] = workerTasks;
   }
   const compare = (x, y) => {
     const a = outputs[x], b = outputs[y];
@@ -1723,7 +1740,7 @@ async function checkModulesOn({ browser, url, isolatedUrl, pages }) {
   if (threadsGap !== 0) fail(`the threaded and the single-thread SIMD128 builds' outputs differ by ${threadsGap}`);
   const relaxedGap = compare("not isolated", "?simd=128");
   if (!(relaxedGap <= 1e-5)) fail(`the relaxed-SIMD and SIMD128 builds' outputs differ by ${relaxedGap} (> 1e-5)`);
-  ok(`modules: threads where the page is isolated (${threadCounts.isolated} threads) unless ?threads=1, relaxed SIMD ` +
+  ok(`modules: threads where the page is isolated (${threadCounts.isolated} threads, ${taskCounts.isolated} tasks on its workers) unless ?threads=1, relaxed SIMD ` +
      `elsewhere, SIMD128 with ?simd=128 and where relaxed SIMD does not validate; 200 queries × 2 heads: threads and ` +
      `SIMD128 the same bits, relaxed within ${relaxedGap.toExponential(1)}`);
 }
