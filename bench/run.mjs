@@ -363,12 +363,14 @@ async function backwardTables(modules, opts) {
     process.stderr.write(`bench: backward ${shapeName(s)} ...`);
     const samples = modules.map(() => []);
     for (const m of modules) {
+      m.module._bench_set_threads(m.threads ?? 1);
       m.module._bench_setup(s.n, s.d, s.h);
       const start = performance.now();
       for (let i = 0; i < 3 || performance.now() - start < 300; i++) m.module[m.fn]();
     }
     for (let round = 0; round < rounds; round++) {
       modules.forEach((m, k) => {
+        m.module._bench_set_threads(m.threads ?? 1);
         m.module._bench_setup(s.n, s.d, s.h);
         m.module[m.fn]();
         const start = performance.now();
@@ -386,6 +388,10 @@ async function backwardTables(modules, opts) {
   row("forward + backward (GFLOP/s)", names);
   console.log(`|${"-".repeat(width + 2)}|${names.map(() => "-".repeat(9) + ":").join("|")}|`);
   modules.forEach((m, k) => row(m.label, names.map((n) => gflops[k][n].toFixed(1))));
+  const one = modules.findIndex((m) => m.threads === 1), two = modules.findIndex((m) => m.threads === 2);
+  if (one >= 0 && two >= 0) {
+    row("2 threads ÷ 1 thread (the -pthread module)", names.map((n) => (gflops[two][n] / gflops[one][n]).toFixed(2) + "×"));
+  }
 
   console.log(`\n# training: Adam steps of attn::Optimizer per second, self-attention n = 16, d = 16, d_model 16 ` +
               `(W_q, W_k, W_v, W_o learned), 2 heads, scaled_dot, random target; median of 7 runs of 500 steps after warm-up\n`);
@@ -445,6 +451,11 @@ async function main() {
   if (relaxed) {
     backwardModules.splice(1, 0, { module: relaxed, fn: "_bench_run_grad",
                                    label: "attn::gradients (float32), WASM relaxed SIMD", train: true });
+  }
+  if (threaded) {
+    backwardModules.push(
+      { module: threaded, fn: "_bench_run_grad", label: "attn::gradients, WASM SIMD128 -pthread, 1 thread", threads: 1 },
+      { module: threaded, fn: "_bench_run_grad", label: "attn::gradients, WASM SIMD128 -pthread, 2 threads", threads: 2 });
   }
   if (opts.backward) {
     console.log(`# ${new Date().toISOString().slice(0, 10)}, node ${process.version} (V8 ${process.versions.v8}), one thread\n`);

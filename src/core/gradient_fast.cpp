@@ -7,6 +7,10 @@
 //     interval plus its explicit cells, as in the forward);
 //   - the weight gradients summed over batch items (and heads, for general scoring's W) by one
 //     product over stacked rows: Σ_b X_bᵀ·dP_b = [X_0; X_1; …]ᵀ·[dP_0; dP_1; …].
+// Threads (core/parallel.h): each product is packed once, then its rows are computed in blocks
+// of kRows over the core's threads, as the forward's products are; the softmax backward, the
+// transposes and dropout's rows are split the same way. Every row is computed by the same code
+// on any thread, so the gradients are the same bits with 1, 2 or 8 threads.
 // Scalar float32 loops where the work is not the hot path: the loss (summed in float64) and
 // dY, dropout's fixed mask (one hash per weight, as the forward draws it), cosine scoring's
 // normalisation (O(n·d) per head) and additive scoring's tanh network (O(n_q·n_k·hidden), like
@@ -16,10 +20,13 @@
 // [SECTION] The backward pass
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/gradient.h"
 #include "core/kernels.h"
+#include "core/parallel.h"
 
 namespace attn {
 
@@ -31,7 +38,32 @@ namespace {
 
 namespace k = kernels;
 
-// Products on the kernels, each packing its B into `pack` (reused between calls).
+// Rows per task when a product or a row loop is split over threads: even, so that the GEMM
+// micro-kernel's row pairs stay whole and every row is computed as on one thread.
+constexpr int kRows = 64;
+
+// Work (multiply-adds, or about that in other operations) below which a loop or a product is
+// not split: waking the threads would cost more than it saves.
+constexpr double kMinSplitWork = 1 << 22;
+
+// fn(r0, r1) for blocks [r0, r1) of kRows rows of [0, rows), over the core's threads when
+// the rows hold kMinSplitWork (row_work each) or more, else in order on this thread.
+template <class Fn>
+void row_blocks(int rows, double row_work, const Fn& fn) {
+  const int tasks = (rows + kRows - 1) / kRows;
+  const auto block = [&](int task) {
+    const int r0 = task * kRows;
+    fn(r0, std::min(rows, r0 + kRows));
+  };
+  if (rows * row_work >= kMinSplitWork) {
+    parallel_for(tasks, block);
+  } else {
+    for (int task = 0; task < tasks; ++task) block(task);
+  }
+}
+
+// Products on the kernels, each packing its B into `pack` (reused between calls), then its
+// rows in blocks over the threads.
 struct Products {
   const k::KernelSet& ks;
   std::vector<float> pack;
@@ -41,32 +73,44 @@ struct Products {
           int ldc) {
     pack.resize(k::packed_size(kk, n));
     k::pack_b(kk, n, b, ldb, pack.data());
-    k::gemm(ks, m, n, kk, a, lda, pack.data(), c, ldc);
+    rows(m, n, kk, a, lda, c, ldc);
   }
   // C (m × n, ldc) = A (m × kk, lda) · Bᵀ, with B given as n × kk (row stride ldb).
   void abt(int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c,
            int ldc) {
     pack.resize(k::packed_size(kk, n));
     k::pack_bt(kk, n, b, ldb, pack.data());
-    k::gemm(ks, m, n, kk, a, lda, pack.data(), c, ldc);
+    rows(m, n, kk, a, lda, c, ldc);
+  }
+
+ private:
+  void rows(int m, int n, int kk, const float* a, int lda, float* c, int ldc) {
+    row_blocks(m, static_cast<double>(n) * kk, [&](int r0, int r1) {
+      k::gemm(ks, r1 - r0, n, kk, a + static_cast<ptrdiff_t>(r0) * lda, lda, pack.data(),
+              c + static_cast<ptrdiff_t>(r0) * ldc, ldc);
+    });
   }
 };
 
 // dst (cols × rows, row stride ldd) = the transpose of src (rows × cols, row stride lds), in
 // 16 × 16 tiles: element by element, the two n × n transposes wrote one float per cache line
 // and took 28% of attn::gradients at n = 1024 (natively; 20.8 → 31.6 GFLOP/s with tiles).
+// Blocks of kRows source rows (dst's columns) over the threads.
 void transpose(int rows, int cols, const float* src, int lds, float* dst, int ldd) {
   constexpr int kTile = 16;
-  for (int i0 = 0; i0 < rows; i0 += kTile) {
-    const int i1 = std::min(rows, i0 + kTile);
-    for (int j0 = 0; j0 < cols; j0 += kTile) {
-      const int j1 = std::min(cols, j0 + kTile);
-      for (int j = j0; j < j1; ++j) {
-        float* d = dst + static_cast<ptrdiff_t>(j) * ldd;
-        for (int i = i0; i < i1; ++i) d[i] = src[static_cast<ptrdiff_t>(i) * lds + j];
+  static_assert(kRows % kTile == 0, "a thread's rows are whole tiles");
+  row_blocks(rows, cols, [&](int r0, int r1) {
+    for (int i0 = r0; i0 < r1; i0 += kTile) {
+      const int i1 = std::min(r1, i0 + kTile);
+      for (int j0 = 0; j0 < cols; j0 += kTile) {
+        const int j1 = std::min(cols, j0 + kTile);
+        for (int j = j0; j < j1; ++j) {
+          float* d = dst + static_cast<ptrdiff_t>(j) * ldd;
+          for (int i = i0; i < i1; ++i) d[i] = src[static_cast<ptrdiff_t>(i) * lds + j];
+        }
       }
     }
-  }
+  });
 }
 
 // A row-major float matrix in a vector, for the stacked and scratch matrices.
@@ -213,120 +257,175 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
   }
   const int hidden = additive ? static_cast<int>(w.w_v.size()) : 0;
   Buf dqa, dka;  // additive: ∂L/∂(q·W_q) and ∂L/∂(k·W_k), stacked over b
-  std::vector<float> gwv(hidden, 0.0f);
   if (additive) {
     dqa.resize(Bq, hidden);
     dka.resize(Bk, hidden);
   }
 
-  // Scratch, reused by every (batch item, head).
-  Buf A, dS, At, dSt, t2, unit_q, unit_k, dunit_q, dunit_k, qa, ka;
-  std::vector<float> norm_q, norm_k;
-  dS.resize(n_q, n_k);
-  At.resize(n_k, n_q);
-  dSt.resize(n_k, n_q);
-  if (dropout) A.resize(n_q, n_k);
-  std::vector<int> lo(n_q), hi(n_q);
-  RowCells cells;
+  // One (batch item, head) at a time per thread, each with scratch of its own: a task takes a
+  // free one, so there are never more than threads run at once. Split over threads when
+  // there are several and enough work (else each product's rows are split, as above).
+  struct Scratch {
+    explicit Scratch(const k::KernelSet& set) : mul{set, {}} {}
+    Products mul;
+    Buf A, dS, At, dSt, t2, unit_q, unit_k, dunit_q, dunit_k, qa, ka;
+    std::vector<float> norm_q, norm_k;
+    std::vector<int> lo, hi;
+    RowCells cells;
+    int item = -1;  // the batch item lo, hi and cells are for
+    bool sized = false;
+  };
+  std::vector<std::unique_ptr<Scratch>> spare;
+  std::mutex spare_mutex;
+  // Additive scoring's Σ over the pairs for w_v, per batch item (summed in order below).
+  std::vector<float> gwv_items(static_cast<size_t>(B) * hidden, 0.0f);
 
-  for (int b = 0; b < B; ++b) {
-    for (int i = 0; i < n_q; ++i) visible_range(p.mask, b, i, n_k, &lo[i], &hi[i]);
-    cells.build(p.mask, b, n_q);
-    for (int h = 0; h < H; ++h) {
-      const HeadTrace& ht = t.heads[h];
-      const Matrix& q = ht.q[b];           // n_q × dq
-      const Matrix& kk = ht.k[b];          // n_k × dk
-      const Matrix& v = ht.v[b];           // n_k × dv
-      const Matrix& used = ht.weights[b];  // what multiplied the values (after dropout)
-      // The softmax weights before dropout: the forward's softmax of the masked scores again.
-      const float* a = used.data();
-      if (dropout) {
-        for (int i = 0; i < n_q; ++i) ks.softmax_row(n_k, ht.masked[b].row(i).data(), A.row(i));
-        a = A.data();
+  const auto pair_backward = [&](int pair) {
+    const int b = pair / H, h = pair % H;
+    std::unique_ptr<Scratch> held;
+    {
+      std::lock_guard<std::mutex> lock(spare_mutex);
+      if (!spare.empty()) {
+        held = std::move(spare.back());
+        spare.pop_back();
       }
-      // dO: this head's columns of dConcat. dA = dO·vᵀ (⊙ the dropout mask), held in dS until
-      // the softmax backward turns it into dS; dV = (A after dropout)ᵀ·dO.
-      const float* dO = dConcat.row(b * n_q) + h * hs.dv;
-      mul.abt(n_q, n_k, hs.dv, dO, d_cat, v.data(), hs.dv, dS.data(), n_k);
-      if (dropout) {
-        for (int i = 0; i < n_q; ++i)
+    }
+    if (!held) held = std::make_unique<Scratch>(ks);
+    Scratch& sc = *held;
+    Buf &A = sc.A, &dS = sc.dS, &At = sc.At, &dSt = sc.dSt, &t2 = sc.t2;
+    Buf &unit_q = sc.unit_q, &unit_k = sc.unit_k, &dunit_q = sc.dunit_q, &dunit_k = sc.dunit_k;
+    Buf &qa = sc.qa, &ka = sc.ka;
+    std::vector<float>&norm_q = sc.norm_q, &norm_k = sc.norm_k;
+    std::vector<int>&lo = sc.lo, &hi = sc.hi;
+    RowCells& cells = sc.cells;
+    if (sc.item != b) {
+      lo.resize(n_q);
+      hi.resize(n_q);
+      for (int i = 0; i < n_q; ++i) visible_range(p.mask, b, i, n_k, &lo[i], &hi[i]);
+      cells.build(p.mask, b, n_q);
+      sc.item = b;
+    }
+    if (!sc.sized) {
+      sc.sized = true;
+      dS.resize(n_q, n_k);
+      At.resize(n_k, n_q);
+      dSt.resize(n_k, n_q);
+      if (dropout) A.resize(n_q, n_k);
+    }
+    float* gwv = gwv_items.data() + static_cast<ptrdiff_t>(b) * hidden;
+    const HeadTrace& ht = t.heads[h];
+    const Matrix& q = ht.q[b];           // n_q × dq
+    const Matrix& kk = ht.k[b];          // n_k × dk
+    const Matrix& v = ht.v[b];           // n_k × dv
+    const Matrix& used = ht.weights[b];  // what multiplied the values (after dropout)
+    // The softmax weights before dropout: the forward's softmax of the masked scores again.
+    const float* a = used.data();
+    if (dropout) {
+      row_blocks(n_q, 8.0 * n_k, [&](int r0, int r1) {
+        for (int i = r0; i < r1; ++i) ks.softmax_row(n_k, ht.masked[b].row(i).data(), A.row(i));
+      });
+      a = A.data();
+    }
+    // dO: this head's columns of dConcat. dA = dO·vᵀ (⊙ the dropout mask), held in dS until
+    // the softmax backward turns it into dS; dV = (A after dropout)ᵀ·dO.
+    const float* dO = dConcat.row(b * n_q) + h * hs.dv;
+    sc.mul.abt(n_q, n_k, hs.dv, dO, d_cat, v.data(), hs.dv, dS.data(), n_k);
+    if (dropout) {
+      row_blocks(n_q, 8.0 * n_k, [&](int r0, int r1) {
+        for (int i = r0; i < r1; ++i)
           for (int j = 0; j < n_k; ++j) {
             float& da = dS.row(i)[j];
             da = dropout_draw(p.dropout_seed, h, b, i, j, B, n_q, n_k) < p.dropout_p
                      ? 0.0f
                      : da * keep_scale;
           }
-      }
-      transpose(n_q, n_k, used.data(), n_k, At.data(), n_q);
-      mul.ab(n_k, hs.dv, n_q, At.data(), n_q, dO, d_cat, dVp.row(b * n_k) + h * hs.dv, wv);
-      // dS, in place over dA: the gradient of the raw scores; masked cells get exactly 0.
-      for (int i = 0; i < n_q; ++i)
+      });
+    }
+    transpose(n_q, n_k, used.data(), n_k, At.data(), n_q);
+    sc.mul.ab(n_k, hs.dv, n_q, At.data(), n_q, dO, d_cat, dVp.row(b * n_k) + h * hs.dv, wv);
+    // dS, in place over dA: the gradient of the raw scores; masked cells get exactly 0.
+    row_blocks(n_q, 4.0 * n_k, [&](int r0, int r1) {
+      for (int i = r0; i < r1; ++i)
         ks.softmax_backward_row(n_k, a + static_cast<ptrdiff_t>(i) * n_k, dS.row(i), hs.scale,
                                 lo[i], hi[i], cells.of(i), cells.count(i), dS.row(i));
-      transpose(n_q, n_k, dS.data(), n_k, dSt.data(), n_q);
+    });
+    transpose(n_q, n_k, dS.data(), n_k, dSt.data(), n_q);
 
-      float* dq = dQp.row(b * n_q) + h * hs.dq;
-      float* dk = dKp.row(b * n_k) + h * hs.dk;
-      switch (p.scoring) {
-        case Scoring::kDot:
-        case Scoring::kScaledDot:  // S = q·kᵀ: dq = dS·k, dk = dSᵀ·q
-          mul.ab(n_q, hs.dq, n_k, dS.data(), n_k, kk.data(), hs.dk, dq, wq);
-          mul.ab(n_k, hs.dk, n_q, dSt.data(), n_q, q.data(), hs.dq, dk, wk);
-          break;
-        case Scoring::kGeneral: {  // S = q·W·kᵀ: dq = (dS·k)·Wᵀ, dk = (dSᵀ·q)·W, dW = qᵀ·dS·k
-          const int slot = (b * H + h) * n_q;
-          float* dsk = general_t1.row(slot);
-          mul.ab(n_q, hs.dk, n_k, dS.data(), n_k, kk.data(), hs.dk, dsk, hs.dk);
-          mul.abt(n_q, hs.dq, hs.dk, dsk, hs.dk, w.W.data(), hs.dk, dq, wq);
-          transpose(n_q, hs.dq, q.data(), hs.dq, general_qt.data() + slot, B * H * n_q);
-          t2.resize(n_k, hs.dq);
-          mul.ab(n_k, hs.dq, n_q, dSt.data(), n_q, q.data(), hs.dq, t2.data(), hs.dq);
-          mul.ab(n_k, hs.dk, hs.dq, t2.data(), hs.dq, w.W.data(), hs.dk, dk, wk);
-          break;
-        }
-        case Scoring::kCosine: {  // S = q̂·k̂ᵀ: dq̂ = dS·k̂, dk̂ = dSᵀ·q̂, then through x / |x|
-          unit_rows(q, &unit_q, &norm_q);
-          unit_rows(kk, &unit_k, &norm_k);
-          dunit_q.resize(n_q, hs.dq);
-          dunit_k.resize(n_k, hs.dk);
-          mul.ab(n_q, hs.dq, n_k, dS.data(), n_k, unit_k.data(), hs.dk, dunit_q.data(), hs.dq);
-          mul.ab(n_k, hs.dk, n_q, dSt.data(), n_q, unit_q.data(), hs.dq, dunit_k.data(), hs.dk);
-          through_unit_rows(dunit_q, unit_q, norm_q, dq, wq);
-          through_unit_rows(dunit_k, unit_k, norm_k, dk, wk);
-          break;
-        }
-        case Scoring::kAdditive: {  // S_ij = Σ_u w_v[u]·tanh(qa_iu + ka_ju), qa = q·W_q, ka = k·W_k
-          // The forward's own products (the same kernel on the same packing: the same bits).
-          qa.resize(n_q, hidden);
-          ka.resize(n_k, hidden);
-          mul.ab(n_q, hidden, hs.dq, q.data(), hs.dq, w.W_q.data(), hidden, qa.data(), hidden);
-          mul.ab(n_k, hidden, hs.dk, kk.data(), hs.dk, w.W_k.data(), hidden, ka.data(), hidden);
-          const float* wv_u = w.w_v.data();
-          for (int i = 0; i < n_q; ++i) {
-            float* dqa_i = dqa.row(b * n_q + i);
-            for (int j = 0; j < n_k; ++j) {
-              const float ds = dS.row(i)[j];
-              if (ds == 0.0f) continue;
-              const float* qa_i = qa.row(i);
-              const float* ka_j = ka.row(j);
-              float* dka_j = dka.row(b * n_k + j);
-              for (int u = 0; u < hidden; ++u) {
-                const float th = std::tanh(qa_i[u] + ka_j[u]);
-                gwv[u] += ds * th;
-                const float dz = ds * wv_u[u] * (1.0f - th * th);
-                dqa_i[u] += dz;
-                dka_j[u] += dz;
-              }
+    float* dq = dQp.row(b * n_q) + h * hs.dq;
+    float* dk = dKp.row(b * n_k) + h * hs.dk;
+    switch (p.scoring) {
+      case Scoring::kDot:
+      case Scoring::kScaledDot:  // S = q·kᵀ: dq = dS·k, dk = dSᵀ·q
+        sc.mul.ab(n_q, hs.dq, n_k, dS.data(), n_k, kk.data(), hs.dk, dq, wq);
+        sc.mul.ab(n_k, hs.dk, n_q, dSt.data(), n_q, q.data(), hs.dq, dk, wk);
+        break;
+      case Scoring::kGeneral: {  // S = q·W·kᵀ: dq = (dS·k)·Wᵀ, dk = (dSᵀ·q)·W, dW = qᵀ·dS·k
+        const int slot = (b * H + h) * n_q;
+        float* dsk = general_t1.row(slot);
+        sc.mul.ab(n_q, hs.dk, n_k, dS.data(), n_k, kk.data(), hs.dk, dsk, hs.dk);
+        sc.mul.abt(n_q, hs.dq, hs.dk, dsk, hs.dk, w.W.data(), hs.dk, dq, wq);
+        transpose(n_q, hs.dq, q.data(), hs.dq, general_qt.data() + slot, B * H * n_q);
+        t2.resize(n_k, hs.dq);
+        sc.mul.ab(n_k, hs.dq, n_q, dSt.data(), n_q, q.data(), hs.dq, t2.data(), hs.dq);
+        sc.mul.ab(n_k, hs.dk, hs.dq, t2.data(), hs.dq, w.W.data(), hs.dk, dk, wk);
+        break;
+      }
+      case Scoring::kCosine: {  // S = q̂·k̂ᵀ: dq̂ = dS·k̂, dk̂ = dSᵀ·q̂, then through x / |x|
+        unit_rows(q, &unit_q, &norm_q);
+        unit_rows(kk, &unit_k, &norm_k);
+        dunit_q.resize(n_q, hs.dq);
+        dunit_k.resize(n_k, hs.dk);
+        sc.mul.ab(n_q, hs.dq, n_k, dS.data(), n_k, unit_k.data(), hs.dk, dunit_q.data(), hs.dq);
+        sc.mul.ab(n_k, hs.dk, n_q, dSt.data(), n_q, unit_q.data(), hs.dq, dunit_k.data(), hs.dk);
+        through_unit_rows(dunit_q, unit_q, norm_q, dq, wq);
+        through_unit_rows(dunit_k, unit_k, norm_k, dk, wk);
+        break;
+      }
+      case Scoring::kAdditive: {  // S_ij = Σ_u w_v[u]·tanh(qa_iu + ka_ju), qa = q·W_q, ka = k·W_k
+        // The forward's own products (the same kernel on the same packing: the same bits).
+        qa.resize(n_q, hidden);
+        ka.resize(n_k, hidden);
+        sc.mul.ab(n_q, hidden, hs.dq, q.data(), hs.dq, w.W_q.data(), hidden, qa.data(), hidden);
+        sc.mul.ab(n_k, hidden, hs.dk, kk.data(), hs.dk, w.W_k.data(), hidden, ka.data(), hidden);
+        const float* wv_u = w.w_v.data();
+        for (int i = 0; i < n_q; ++i) {
+          float* dqa_i = dqa.row(b * n_q + i);
+          for (int j = 0; j < n_k; ++j) {
+            const float ds = dS.row(i)[j];
+            if (ds == 0.0f) continue;
+            const float* qa_i = qa.row(i);
+            const float* ka_j = ka.row(j);
+            float* dka_j = dka.row(b * n_k + j);
+            for (int u = 0; u < hidden; ++u) {
+              const float th = std::tanh(qa_i[u] + ka_j[u]);
+              gwv[u] += ds * th;
+              const float dz = ds * wv_u[u] * (1.0f - th * th);
+              dqa_i[u] += dz;
+              dka_j[u] += dz;
             }
           }
-          // dq = dqa·W_qᵀ, dk = dka·W_kᵀ (one head: the whole width).
-          mul.abt(n_q, hs.dq, hidden, dqa.row(b * n_q), hidden, w.W_q.data(), hidden, dq, wq);
-          mul.abt(n_k, hs.dk, hidden, dka.row(b * n_k), hidden, w.W_k.data(), hidden, dk, wk);
-          break;
         }
+        // dq = dqa·W_qᵀ, dk = dka·W_kᵀ (one head: the whole width).
+        sc.mul.abt(n_q, hs.dq, hidden, dqa.row(b * n_q), hidden, w.W_q.data(), hidden, dq, wq);
+        sc.mul.abt(n_k, hs.dk, hidden, dka.row(b * n_k), hidden, w.W_k.data(), hidden, dk, wk);
+        break;
       }
     }
+    std::lock_guard<std::mutex> lock(spare_mutex);
+    spare.push_back(std::move(held));
+  };
+  const int pairs = B * H;
+  // About 0.1 ms of work per pair at the least (n_q·n_k·(d_q + d_v) multiply-adds): smaller
+  // ones cost less than waking the threads.
+  const bool split = pairs > 1 && static_cast<double>(n_q) * n_k * (hs.dq + hs.dv) >= 1 << 20;
+  if (split) {
+    parallel_for(pairs, pair_backward);
+  } else {
+    for (int pair = 0; pair < pairs; ++pair) pair_backward(pair);
   }
+  std::vector<float> gwv(hidden, 0.0f);
+  for (int b = 0; b < B; ++b)
+    for (int u = 0; u < hidden; ++u) gwv[u] += gwv_items[static_cast<size_t>(b) * hidden + u];
 
   // The weights gathered over the batch (and heads): one product each.
   // Σ_b X_bᵀ·dP_b for inputs X (one n × d_in matrix per batch item) and dP (stacked).

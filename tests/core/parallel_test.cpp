@@ -1,6 +1,6 @@
 // The core's threads: parallel_for runs every task once, and the forward pass gives the same
 // bits with any number of threads, on every path (the fused kernel, row blocks, full head
-// matrices) and with masks, dropout and hard attention.
+// matrices) and with masks, dropout and hard attention; so does the backward pass.
 #if defined(AP_TEST_THREADS)
 #define CATCH_CONFIG_EXTERNAL_INTERFACES  // Catch2 v2: TestEventListenerBase, for the listener
 #endif
@@ -17,6 +17,7 @@
 
 #include "compare.h"
 #include "core/attention.h"
+#include "core/gradient.h"
 #include "core/parallel.h"
 
 namespace {
@@ -217,6 +218,74 @@ TEST_CASE("the trace is the same bits with 1, 2 and 3 threads", "[core][threads]
   const attn::HeadTrace head_three = attn::run_head(p, p.heads - 1, 1);
   CHECK(bit_difference(head_one.weights, head_three.weights, "run_head weights") == "");
   CHECK(bit_difference(head_one.output, head_three.output, "run_head output") == "");
+}
+
+// The first gradient that is not the same bits in a and b, or "".
+std::string gradient_difference(const attn::Gradients& a, const attn::Gradients& b) {
+  const auto same = [](const auto& x, const auto& y) {
+    return x.rows() == y.rows() && x.cols() == y.cols() &&
+           (x.size() == 0 ||
+            std::memcmp(x.data(), y.data(), sizeof(double) * static_cast<size_t>(x.size())) == 0);
+  };
+  const auto same_batch = [&](const attn::BatchD& x, const attn::BatchD& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!same(x[i], y[i])) return false;
+    return true;
+  };
+  if (std::memcmp(&a.loss, &b.loss, sizeof a.loss) != 0) return "loss";
+  if (!same_batch(a.queries, b.queries)) return "queries";
+  if (!same_batch(a.keys, b.keys)) return "keys";
+  if (!same_batch(a.values, b.values)) return "values";
+  if (!same(a.W_q, b.W_q)) return "W_q";
+  if (!same(a.W_k, b.W_k)) return "W_k";
+  if (!same(a.W_v, b.W_v)) return "W_v";
+  if (!same(a.W_o, b.W_o)) return "W_o";
+  if (!same(a.W, b.W)) return "W";
+  if (!same(a.w_v, b.w_v)) return "w_v";
+  return "";
+}
+
+TEST_CASE("the gradients are the same bits with 1, 2 and 3 threads", "[core][threads]") {
+  ThreadsGuard guard;
+  const Scoring scoring =
+      GENERATE(from_range(std::begin(attn::kScorings), std::end(attn::kScorings)));
+  const int variant = GENERATE(range(0, 4));
+  Problem p = tall_problem(scoring, 70 + static_cast<uint64_t>(variant));
+  std::string what;
+  switch (variant) {
+    case 0:
+      what = "no mask";
+      break;
+    case 1:
+      what = "causal, valid lengths per item, explicit cells";
+      p.mask.causal = true;
+      p.mask.valid_lens = {{120}, {37}};
+      p.mask.cells = {{0, 5, 2}, {0, 64, 10}, {1, 199, 0}, {1, 130, 31}};
+      break;
+    case 2:
+      what = "dropout";
+      p.dropout_p = 0.3f;
+      p.dropout_seed = 9;
+      break;
+    case 3:
+      what = "positional encoding, temperature";
+      p.positional_encoding = true;
+      p.temperature = 0.7f;
+      break;
+  }
+  INFO(attn::scoring_name(scoring) << ", " << what);
+  const Batch target = test::random_batch(2, 200, 5, -1, 1, 99);
+  attn::set_threads(1);
+  attn::Gradients one;
+  REQUIRE(attn::gradients(p, target, &one).error == "");
+  for (int threads : {2, 3}) {
+    const int set = attn::set_threads(threads);
+    INFO(set << " threads");
+    attn::Gradients more;
+    REQUIRE(attn::gradients(p, target, &more).error == "");
+    CHECK(gradient_difference(more, one) == "");
+  }
 }
 
 #if defined(AP_TEST_THREADS)
