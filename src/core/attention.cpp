@@ -590,6 +590,9 @@ constexpr int kTaskRows = 64;
 static_assert(kTaskRows % kernels::kFusedRows == 0 && kTaskRows % kRowBlock == 0,
               "tasks must cut rows where the kernels' blocks are cut");
 
+// The most a thread keeps of the light pass's packed copies between calls (fill_heads).
+constexpr size_t kKeptLightBytes = size_t{1} << 20;
+
 // Whether a head's output comes from the fused kernel (softmax attention with dot-product-
 // like scores) or from row blocks of head_rows.
 bool fused_path(const Problem& p) {
@@ -620,7 +623,8 @@ void prepare_light(const Problem& p, float scale, LightItem* it) {
   const Matrix& k = *it->k;
   const Matrix& v = *it->v;
   it->dv = cols_of(v);
-  it->packed_v = packed_b(v, 0, it->dv);
+  it->packed_v.resize(kernels::packed_size(rows_of(v), it->dv));
+  kernels::pack_b(rows_of(v), it->dv, v.data(), it->dv, it->packed_v.data());
   it->out->resize(rows_of(q), it->dv);
   if (!fused_path(p)) return;
   const kernels::KernelSet& ks = kernels::best_kernels();
@@ -640,6 +644,7 @@ void prepare_light(const Problem& p, float scale, LightItem* it) {
   it->lo.resize(n_q);
   it->hi.resize(n_q);
   for (int i = 0; i < n_q; ++i) visible_range(p.mask, it->b, i, n_k, &it->lo[i], &it->hi[i]);
+  it->cells.clear();
   for (const auto& c : p.mask.cells)
     if (c[0] == it->b) it->cells.push_back({c[1], c[2]});
 }
@@ -713,8 +718,15 @@ void fill_heads(const Problem& p, float scale, bool keep_matrices, std::vector<H
   }
 
   for (HeadTrace& ht : *heads) ht.output.resize(B);
-  std::vector<LightItem> light(items.size());
-  std::vector<std::pair<int, int>> tasks;  // (item, first row)
+  // The items' packed copies are kept for the next call on this thread while they are small
+  // (the page recomputes small problems at every edit): no allocation, no zero-filling.
+  // (References: a task on another thread must see this thread's, not its own.)
+  thread_local std::vector<LightItem> kept_items;
+  thread_local std::vector<std::pair<int, int>> kept_tasks;
+  std::vector<LightItem>& light = kept_items;
+  std::vector<std::pair<int, int>>& tasks = kept_tasks;  // (item, first row)
+  light.resize(items.size());
+  tasks.clear();
   for (size_t i = 0; i < items.size(); ++i) {
     LightItem& it = light[i];
     HeadTrace& ht = (*heads)[items[i].first];
@@ -733,6 +745,11 @@ void fill_heads(const Problem& p, float scale, bool keep_matrices, std::vector<H
     const LightItem& it = light[i];
     light_rows(p, scale, it, i0, std::min(kTaskRows, rows_of(*it.q) - i0));
   });
+  size_t bytes = 0;
+  for (const LightItem& it : light)
+    bytes += sizeof(float) *
+             (it.packed_v.capacity() + it.packed_kt.capacity() + static_cast<size_t>(it.qs.size()));
+  if (bytes > kKeptLightBytes) std::vector<LightItem>().swap(light);
 }
 
 }  // namespace
