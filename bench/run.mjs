@@ -401,6 +401,7 @@ async function backwardTables(modules, opts) {
   for (const m of modules.filter((x) => x.train)) {
     const rates = [];
     for (const batch of [1, 8]) {
+      m.module._bench_set_threads(m.threads ?? 1);
       m.module._bench_train_setup(16, 16, 2, batch);
       const start = performance.now();
       while (performance.now() - start < 300) m.module._bench_train_steps(50);
@@ -412,7 +413,7 @@ async function backwardTables(modules, opts) {
       }
       rates.push(500 / median(times));
     }
-    const label = m.label.replace("attn::gradients (float32)", "attn::Optimizer (Adam)");
+    const label = m.label.replace(/attn::gradients( \(float32\))?/, "attn::Optimizer (Adam)");
     console.log(`| ${pad(label, width)} | ${rates.map((r) => lpad(r.toFixed(0), 8)).join(" | ")} |`);
   }
 }
@@ -454,8 +455,8 @@ async function main() {
   }
   if (threaded) {
     backwardModules.push(
-      { module: threaded, fn: "_bench_run_grad", label: "attn::gradients, WASM SIMD128 -pthread, 1 thread", threads: 1 },
-      { module: threaded, fn: "_bench_run_grad", label: "attn::gradients, WASM SIMD128 -pthread, 2 threads", threads: 2 });
+      { module: threaded, fn: "_bench_run_grad", label: "attn::gradients, WASM SIMD128 -pthread, 1 thread", threads: 1, train: true },
+      { module: threaded, fn: "_bench_run_grad", label: "attn::gradients, WASM SIMD128 -pthread, 2 threads", threads: 2, train: true });
   }
   if (opts.backward) {
     console.log(`# ${new Date().toISOString().slice(0, 10)}, node ${process.version} (V8 ${process.versions.v8}), one thread\n`);

@@ -75,12 +75,13 @@ constexpr int kProductRows = 64;
 Matrix times_packed(const Matrix& x, const std::vector<float>& packed, int n) {
   Matrix out(x.rows(), n);
   const int m = rows_of(x), k = cols_of(x);
-  parallel_for((m + kProductRows - 1) / kProductRows, [&](int task) {
-    const int i0 = task * kProductRows;
-    kernels::gemm(kernels::best_kernels(), std::min(kProductRows, m - i0), n, k,
-                  x.data() + static_cast<ptrdiff_t>(i0) * k, k, packed.data(),
-                  out.data() + static_cast<ptrdiff_t>(i0) * n, n);
-  });
+  parallel_for((m + kProductRows - 1) / kProductRows, static_cast<double>(m) * n * k,
+               [&](int task) {
+                 const int i0 = task * kProductRows;
+                 kernels::gemm(kernels::best_kernels(), std::min(kProductRows, m - i0), n, k,
+                               x.data() + static_cast<ptrdiff_t>(i0) * k, k, packed.data(),
+                               out.data() + static_cast<ptrdiff_t>(i0) * n, n);
+               });
   return out;
 }
 
@@ -696,11 +697,18 @@ void fill_heads(const Problem& p, float scale, bool keep_matrices, std::vector<H
   for (int h = 0; h < H; ++h)
     for (int b = 0; b < B; ++b)
       if (only_item < 0 || b == only_item) items.emplace_back(h, b);
+  // The work of it all (Q·Kᵀ and P·V), which decides whether the threads are woken.
+  double work = 0;
+  for (const auto& [h, b] : items) {
+    const HeadTrace& ht = (*heads)[h];
+    work += static_cast<double>(rows_of(ht.q[b])) * rows_of(ht.k[b]) *
+            (cols_of(ht.q[b]) + cols_of(ht.v[b]));
+  }
 
   if (keep_matrices) {
     for (HeadTrace& ht : *heads)
       for (Batch* m : {&ht.scores, &ht.scaled, &ht.masked, &ht.weights, &ht.output}) m->resize(B);
-    parallel_for(static_cast<int>(items.size()), [&](int task) {
+    parallel_for(static_cast<int>(items.size()), work, [&](int task) {
       const auto [h, b] = items[task];
       HeadTrace& ht = (*heads)[h];
       const Matrix& v = ht.v[b];
@@ -739,8 +747,9 @@ void fill_heads(const Problem& p, float scale, bool keep_matrices, std::vector<H
     for (int i0 = 0; i0 < rows_of(*it.q); i0 += kTaskRows)
       tasks.emplace_back(static_cast<int>(i), i0);
   }
-  parallel_for(static_cast<int>(light.size()), [&](int i) { prepare_light(p, scale, &light[i]); });
-  parallel_for(static_cast<int>(tasks.size()), [&](int task) {
+  parallel_for(static_cast<int>(light.size()), work,
+               [&](int i) { prepare_light(p, scale, &light[i]); });
+  parallel_for(static_cast<int>(tasks.size()), work, [&](int task) {
     const auto [i, i0] = tasks[task];
     const LightItem& it = light[i];
     light_rows(p, scale, it, i0, std::min(kTaskRows, rows_of(*it.q) - i0));

@@ -415,10 +415,10 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
     spare.push_back(std::move(held));
   };
   const int pairs = B * H;
-  // About 0.1 ms of work per pair at the least (n_q·n_k·(d_q + d_v) multiply-adds): smaller
-  // ones cost less than waking the threads.
-  const bool split = pairs > 1 && static_cast<double>(n_q) * n_k * (hs.dq + hs.dv) >= 1 << 20;
-  if (split) {
+  // A pair with less than kMinParallelWork (core/parallel.h) is not worth a thread of its own:
+  // then the pairs go in order, and each product's rows are split where they are worth it.
+  const double pair_work = static_cast<double>(n_q) * n_k * (hs.dq + hs.dv);
+  if (pairs > 1 && pair_work >= kMinParallelWork) {
     parallel_for(pairs, pair_backward);
   } else {
     for (int pair = 0; pair < pairs; ++pair) pair_backward(pair);

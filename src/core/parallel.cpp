@@ -166,6 +166,14 @@ long long worker_tasks() {
   return pool().worker_tasks();
 }
 
+void parallel_for(int tasks, double work, const std::function<void(int)>& fn) {
+  if (work >= kMinParallelWork) {
+    parallel_for(tasks, fn);
+  } else {
+    for (int i = 0; i < tasks; ++i) fn(i);
+  }
+}
+
 #else  // no threads in this build
 
 int max_threads() {
@@ -186,6 +194,10 @@ void parallel_for(int tasks, const std::function<void(int)>& fn) {
 
 long long worker_tasks() {
   return 0;
+}
+
+void parallel_for(int tasks, double, const std::function<void(int)>& fn) {
+  for (int i = 0; i < tasks; ++i) fn(i);
 }
 
 #endif

@@ -25,8 +25,20 @@ int set_threads(int n);
 int threads();
 
 // Calls fn(i) for every i in [0, tasks), spread over threads(). Returns when all are done.
-// A call from inside a task runs its tasks in order on that task's thread.
+// A call from inside a task runs its tasks in order on that task's thread. A call with one
+// task (or one whose work is below kMinParallelWork) runs it on the caller as a plain call,
+// so a call inside that one may still use the threads.
 void parallel_for(int tasks, const std::function<void(int)>& fn);
+
+// About the least work (multiply-adds, or the like) worth splitting over threads: below it,
+// waking the parked threads (tens of microseconds in a browser) costs more than it saves.
+// Measured: training steps at n = 16 ran at 0.44-0.72x of one thread's speed on two threads
+// when their tiny heads were split (bench/README.md, "The backward on two threads").
+constexpr double kMinParallelWork = 1 << 20;
+
+// parallel_for when `work` (all the tasks' together) is kMinParallelWork or more, else the
+// tasks in order on the caller's thread: the same results either way.
+void parallel_for(int tasks, double work, const std::function<void(int)>& fn);
 
 // Tasks the pool's workers (not the callers of parallel_for) have run since the start: more
 // than 0 once threads have really shared work. In WASM the workers load the module while

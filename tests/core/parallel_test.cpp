@@ -75,10 +75,11 @@ std::string trace_difference(const attn::Trace& a, const attn::Trace& b) {
   return "";
 }
 
-// Two heads, two batch items, 200 queries (three whole 64-row tasks and a part) and 150 keys.
+// Two heads, two batch items, 200 queries (three whole 64-row tasks and a part) and 170 keys:
+// just enough work that the forward wakes the threads (attn::kMinParallelWork).
 Problem tall_problem(Scoring scoring, uint64_t seed) {
   Problem p;
-  const int B = 2, n_q = 200, n_k = 150, d = 8;
+  const int B = 2, n_q = 200, n_k = 170, d = 8;
   p.queries = test::random_batch(B, n_q, d, -2, 2, seed);
   p.keys = test::random_batch(B, n_k, d, -2, 2, seed + 1);
   p.values = test::random_batch(B, n_k, d, -2, 2, seed + 2);
@@ -144,14 +145,18 @@ TEST_CASE("parallel_for runs every task exactly once, nested calls in order", "[
     std::atomic<int> nested_total{0};
     attn::parallel_for(tasks, [&](int i) {
       runs[i].fetch_add(1);
-      // A parallel_for inside a task runs its tasks in order on this thread.
-      int last = -1;
-      bool in_order = true;
+      // A parallel_for inside a task runs its tasks in order on this thread; a single task
+      // runs on the caller as a plain call, and a call inside it may use the threads (then
+      // only that each of its tasks ran once is certain).
+      std::atomic<int> last{-1};
+      std::atomic<int> nested_runs{0};
+      std::atomic<bool> in_order{true};
       attn::parallel_for(3, [&](int j) {
-        in_order = in_order && j == last + 1;
+        if (j != last.load() + 1) in_order = false;
         last = j;
+        nested_runs.fetch_add(1);
       });
-      if (in_order && last == 2) nested_total.fetch_add(1);
+      if ((in_order || tasks == 1) && nested_runs.load() == 3) nested_total.fetch_add(1);
     });
     int wrong = 0;
     for (int i = 0; i < tasks; ++i) wrong += runs[i].load() != 1;
@@ -205,6 +210,13 @@ TEST_CASE("the trace is the same bits with 1, 2 and 3 threads", "[core][threads]
   options.keep_head_matrices = keep;
   attn::set_threads(1);
   const attn::Trace one = attn::run(p, options);
+  // Q·Kᵀ and P·V together: below kMinParallelWork the threads would not be used at all.
+  double work = 0;
+  for (const attn::HeadTrace& ht : one.heads)
+    for (size_t b = 0; b < ht.q.size(); ++b)
+      work +=
+          static_cast<double>(ht.q[b].rows()) * ht.k[b].rows() * (ht.q[b].cols() + ht.v[b].cols());
+  REQUIRE(work >= attn::kMinParallelWork);
   for (int threads : {2, 3}) {
     const int set = attn::set_threads(threads);
     INFO(set << " threads");
@@ -250,8 +262,8 @@ TEST_CASE("the gradients are the same bits with 1, 2 and 3 threads", "[core][thr
   const Scoring scoring =
       GENERATE(from_range(std::begin(attn::kScorings), std::end(attn::kScorings)));
   // The trace test's variants that have a gradient (not hard attention, not fully masked
-  // rows under -inf), and 6: pairs as tasks.
-  const int variant = GENERATE(0, 1, 3, 5, 6);
+  // rows under -inf), 6: pairs as tasks, 7: one head whose products and rows are split.
+  const int variant = GENERATE(0, 1, 3, 5, 6, 7);
   Problem p = tall_problem(scoring, 70 + static_cast<uint64_t>(variant));
   std::string what = variant < 6 ? vary(&p, variant) : "";
   if (variant == 6) {
@@ -276,8 +288,30 @@ TEST_CASE("the gradients are the same bits with 1, 2 and 3 threads", "[core][thr
     p.weights.W_v = test::random_matrix(d, d, -1, 1, 87);
     p.weights.W_o = test::random_matrix(d, 5, -1, 1, 88);
   }
+  if (variant == 7) {
+    // One batch item, one head, 1100 queries and keys of 32 features: each product (38 M
+    // multiply-adds), the softmax backward's and dropout's rows are split over the threads.
+    what = "one head, products and rows split, dropout, causal";
+    const int n = 1100, d = 32;
+    p = Problem{};
+    p.scoring = scoring;
+    p.queries = test::random_batch(1, n, d, -2, 2, 91);
+    p.keys = test::random_batch(1, n, d, -2, 2, 92);
+    p.values = test::random_batch(1, n, d, -2, 2, 93);
+    p.mask.causal = true;
+    p.dropout_p = 0.2f;
+    p.dropout_seed = 5;
+    if (scoring == Scoring::kGeneral) p.weights.W = test::random_matrix(d, d, -1, 1, 94);
+    if (scoring == Scoring::kAdditive) {
+      p.weights.W_q = test::random_matrix(d, 6, -1, 1, 95);
+      p.weights.W_k = test::random_matrix(d, 6, -1, 1, 96);
+      p.weights.w_v = test::random_matrix(6, 1, -1, 1, 97).col(0);
+    }
+    p.weights.W_o = test::random_matrix(d, 5, -1, 1, 98);
+  }
   INFO(attn::scoring_name(scoring) << ", " << what);
-  const Batch target = test::random_batch(2, static_cast<int>(p.queries[0].rows()), 5, -1, 1, 99);
+  const Batch target = test::random_batch(static_cast<int>(p.queries.size()),
+                                          static_cast<int>(p.queries[0].rows()), 5, -1, 1, 99);
   attn::set_threads(1);
   attn::Gradients one;
   REQUIRE(attn::gradients(p, target, &one).error == "");
