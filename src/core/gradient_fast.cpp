@@ -43,23 +43,22 @@ namespace k = kernels;
 constexpr int kRows = 64;
 
 // Work (multiply-adds, or about that in other operations) below which a loop or a product is
-// not split: waking the threads would cost more than it saves.
-constexpr double kMinSplitWork = 1 << 22;
+// not split: four times the forward's kMinParallelWork (measured: splitting n = 256's loops
+// made one head's backward 0.87x of one thread; bench/README.md).
+constexpr double kMinSplitWork = 4 * kMinParallelWork;
 
 // fn(r0, r1) for blocks [r0, r1) of kRows rows of [0, rows), over the core's threads when
 // the rows hold kMinSplitWork (row_work each) or more, else in order on this thread.
 template <class Fn>
 void row_blocks(int rows, double row_work, const Fn& fn) {
   const int tasks = (rows + kRows - 1) / kRows;
-  const auto block = [&](int task) {
-    const int r0 = task * kRows;
-    fn(r0, std::min(rows, r0 + kRows));
-  };
-  if (rows * row_work >= kMinSplitWork) {
-    parallel_for(tasks, block);
-  } else {
-    for (int task = 0; task < tasks; ++task) block(task);
-  }
+  parallel_for(
+      tasks, rows * row_work,
+      [&](int task) {
+        const int r0 = task * kRows;
+        fn(r0, std::min(rows, r0 + kRows));
+      },
+      kMinSplitWork);
 }
 
 // Products on the kernels, each packing its B into `pack` (reused between calls), then its
@@ -415,14 +414,11 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
     spare.push_back(std::move(held));
   };
   const int pairs = B * H;
-  // A pair with less than kMinParallelWork (core/parallel.h) is not worth a thread of its own:
-  // then the pairs go in order, and each product's rows are split where they are worth it.
+  // Each pair must be worth a thread of its own (kMinParallelWork, core/parallel.h), so the
+  // work given is one pair's; else the pairs go in order (as does a single one), and each
+  // product's rows are split where they are worth it.
   const double pair_work = static_cast<double>(n_q) * n_k * (hs.dq + hs.dv);
-  if (pairs > 1 && pair_work >= kMinParallelWork) {
-    parallel_for(pairs, pair_backward);
-  } else {
-    for (int pair = 0; pair < pairs; ++pair) pair_backward(pair);
-  }
+  parallel_for(pairs, pair_work, pair_backward);
   std::vector<float> gwv(hidden, 0.0f);
   for (int b = 0; b < B; ++b)
     for (int u = 0; u < hidden; ++u) gwv[u] += gwv_items[static_cast<size_t>(b) * hidden + u];

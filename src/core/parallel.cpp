@@ -166,8 +166,8 @@ long long worker_tasks() {
   return pool().worker_tasks();
 }
 
-void parallel_for(int tasks, double work, const std::function<void(int)>& fn) {
-  if (work >= kMinParallelWork) {
+void parallel_for(int tasks, double work, const std::function<void(int)>& fn, double min_work) {
+  if (work >= min_work) {
     parallel_for(tasks, fn);
   } else {
     for (int i = 0; i < tasks; ++i) fn(i);
@@ -196,7 +196,7 @@ long long worker_tasks() {
   return 0;
 }
 
-void parallel_for(int tasks, double, const std::function<void(int)>& fn) {
+void parallel_for(int tasks, double, const std::function<void(int)>& fn, double) {
   for (int i = 0; i < tasks; ++i) fn(i);
 }
 

@@ -36,9 +36,10 @@ void parallel_for(int tasks, const std::function<void(int)>& fn);
 // when their tiny heads were split (bench/README.md, "The backward on two threads").
 constexpr double kMinParallelWork = 1 << 20;
 
-// parallel_for when `work` (all the tasks' together) is kMinParallelWork or more, else the
-// tasks in order on the caller's thread: the same results either way.
-void parallel_for(int tasks, double work, const std::function<void(int)>& fn);
+// parallel_for when `work` (all the tasks' together) is `min_work` or more, else the tasks in
+// order on the caller's thread: the same results either way.
+void parallel_for(int tasks, double work, const std::function<void(int)>& fn,
+                  double min_work = kMinParallelWork);
 
 // Tasks the pool's workers (not the callers of parallel_for) have run since the start: more
 // than 0 once threads have really shared work. In WASM the workers load the module while
