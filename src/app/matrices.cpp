@@ -80,19 +80,56 @@ std::string matrix_ids() {
 // [SECTION] Where each matrix is
 //-----------------------------------------------------------------------------
 
-const attn::Matrix* matrix_of(AppState& s, MatrixKind k, int head, int batch) {
+const attn::Batch* batch_of(AppState& s, MatrixKind k, int head, int batch) {
   const attn::Trace& t = s.trace;
+  switch (k) {
+    case MatrixKind::kQueries:
+      return &t.queries;
+    case MatrixKind::kKeys:
+      return &t.keys;
+    case MatrixKind::kValues:
+      return &t.values;
+    case MatrixKind::kPositional:
+      return t.pe_queries.empty() ? nullptr : &t.pe_queries;
+    case MatrixKind::kConcat:
+      return &t.concat;
+    case MatrixKind::kOutput:
+      return &t.output;
+    case MatrixKind::kWq:
+    case MatrixKind::kWk:
+    case MatrixKind::kWv:
+    case MatrixKind::kWo:
+      return nullptr;
+    default:
+      break;
+  }
+  const attn::HeadTrace& ht = s.head_trace(head, batch);
+  switch (k) {
+    case MatrixKind::kQ:
+      return &ht.q;
+    case MatrixKind::kK:
+      return &ht.k;
+    case MatrixKind::kV:
+      return &ht.v;
+    case MatrixKind::kScores:
+      return &ht.scores;
+    case MatrixKind::kScaled:
+      return &ht.scaled;
+    case MatrixKind::kMasked:
+      return &ht.masked;
+    case MatrixKind::kWeights:
+      return &ht.weights;
+    case MatrixKind::kHeadOutput:
+      return &ht.output;
+    default:
+      return nullptr;
+  }
+}
+
+const attn::Matrix* matrix_of(AppState& s, MatrixKind k, int head, int batch) {
   const attn::Weights& w = s.problem.weights;
   auto weight = [](const attn::Matrix& m) { return m.size() ? &m : nullptr; };
   switch (k) {
-    case MatrixKind::kQueries:
-      return &t.queries[batch];
-    case MatrixKind::kKeys:
-      return &t.keys[batch];
-    case MatrixKind::kValues:
-      return &t.values[batch];
-    case MatrixKind::kPositional:
-      return t.pe_queries.empty() ? nullptr : &t.pe_queries[batch];
     case MatrixKind::kWq:
       return weight(w.W_q);
     case MatrixKind::kWk:
@@ -101,34 +138,11 @@ const attn::Matrix* matrix_of(AppState& s, MatrixKind k, int head, int batch) {
       return weight(w.W_v);
     case MatrixKind::kWo:
       return weight(w.W_o);
-    case MatrixKind::kConcat:
-      return &t.concat[batch];
-    case MatrixKind::kOutput:
-      return &t.output[batch];
     default:
       break;
   }
-  const attn::HeadTrace& ht = s.head_trace(head, batch);
-  switch (k) {
-    case MatrixKind::kQ:
-      return &ht.q[batch];
-    case MatrixKind::kK:
-      return &ht.k[batch];
-    case MatrixKind::kV:
-      return &ht.v[batch];
-    case MatrixKind::kScores:
-      return &ht.scores[batch];
-    case MatrixKind::kScaled:
-      return &ht.scaled[batch];
-    case MatrixKind::kMasked:
-      return &ht.masked[batch];
-    case MatrixKind::kWeights:
-      return &ht.weights[batch];
-    case MatrixKind::kHeadOutput:
-      return &ht.output[batch];
-    default:
-      return nullptr;
-  }
+  const attn::Batch* b = batch_of(s, k, head, batch);
+  return b ? &(*b)[batch] : nullptr;
 }
 
 namespace {
@@ -371,7 +385,14 @@ ExportJob start_export(AppState& s, const std::string& what, const std::string& 
     job.file.error = std::string(info->id) + ": this scenario has none";
     return job;
   }
-  job.matrix = *m;
+  // The job shares the matrices it writes (a batch copies on write): no copy of a matrix that
+  // may hold 4096 × 4096 numbers, and a later recompute leaves the job's numbers as they were.
+  if (const attn::Batch* from = batch_of(s, info->kind, head, batch)) {
+    job.source = *from;
+    job.item = static_cast<size_t>(batch);
+  } else {
+    job.source = attn::Batch{*m};  // a weight matrix, of the model's size
+  }
   job.labels = {axis_labels(s, info->rows, batch, static_cast<int>(m->rows())),
                 axis_labels(s, info->cols, batch, static_cast<int>(m->cols())), "r", "c"};
   const bool csv = format == "csv";
@@ -397,13 +418,13 @@ std::string next_export_part(ExportJob* job, int64_t numbers) {
       job->next_row = job->rows() + 1;
       return std::move(job->whole);
     }
-    return scenario::matrix_text_head(job->format, job->matrix, job->labels);
+    return scenario::matrix_text_head(job->format, job->matrix(), job->labels);
   }
-  const int64_t per_row = std::max<int64_t>(1, job->matrix.cols());
+  const int64_t per_row = std::max<int64_t>(1, job->matrix().cols());
   const int64_t end =
       std::min(job->rows(), job->next_row + std::max<int64_t>(1, numbers / per_row));
   std::string part;
-  scenario::append_matrix_rows(&part, job->format, job->matrix, job->labels, job->next_row, end);
+  scenario::append_matrix_rows(&part, job->format, job->matrix(), job->labels, job->next_row, end);
   job->next_row = end;
   if (end == job->rows()) {
     part += scenario::matrix_text_tail(job->format);

@@ -97,6 +97,10 @@ std::string matrix_ids();
 // lean trace does not keep is computed on demand), or nullptr when the scenario has none (W_q
 // without projections, PE when it is off). Precondition: head and batch are in range.
 const attn::Matrix* matrix_of(AppState& s, MatrixKind k, int head, int batch);
+// The batch that holds matrix k of every batch item (of head `head`, computing that head's
+// matrices for item `batch` when the trace is lean), or null for the weight matrices and for a
+// matrix this scenario does not have.
+const attn::Batch* batch_of(AppState& s, MatrixKind k, int head, int batch);
 
 // Labels of the n rows or columns along `axis` for batch item `batch`.
 std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, int n);
@@ -150,16 +154,22 @@ Export make_export(AppState& s, const std::string& what, const std::string& form
                    int batch);
 
 // An export written a part at a time, so that a long one never holds up a frame (the page's
-// exportFile): a matrix is copied with its labels when the job starts, whatever happens to
-// the state after; any other export is one part. Joined, the parts are make_export's data.
+// exportFile): the job keeps the matrix as it was when the job started (sharing the batch
+// that holds it, which copies on write), with its labels, whatever happens to the state after;
+// any other export is one part. Joined, the parts are make_export's data.
 struct ExportJob {
-  Export file;  // filename, mime and error; `data` stays empty
-  attn::Matrix matrix;
+  Export file;         // filename, mime and error; `data` stays empty
+  attn::Batch source;  // the matrix is source[item]
+  size_t item = 0;
   scenario::MatrixLabels labels;
   scenario::MatrixText format = scenario::MatrixText::kCsv;
   std::string whole;      // an export that is not a matrix: its one part
   int64_t next_row = -1;  // -1: the head is next; rows() + 1: done
-  int64_t rows() const { return matrix.rows(); }
+  const attn::Matrix& matrix() const {
+    static const attn::Matrix kNone;
+    return source.empty() ? kNone : source[item];
+  }
+  int64_t rows() const { return matrix().rows(); }
   bool done() const { return next_row > rows(); }
 };
 // Above this many numbers (some 3 MB of text) the page's export menu writes in parts.

@@ -436,7 +436,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_export_next(int id, double numbers) {
   static std::string out;
   out = id == g_export_id ? ui::next_export_part(&g_export_job, static_cast<int64_t>(numbers))
                           : std::string();
-  if (g_export_job.done()) g_export_job.matrix.resize(0, 0);  // its memory back at once
+  if (g_export_job.done()) g_export_job.source.clear();  // its memory back at once
   return out.c_str();
 }
 

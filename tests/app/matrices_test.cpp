@@ -208,6 +208,49 @@ TEST_CASE("every matrix id exports as CSV and JSON, named by id, head and batch 
   CHECK(ui::make_export(app, "weights", "csv", 0, 1).data.find("\r\nd,") != std::string::npos);
 }
 
+TEST_CASE(
+    "an export in parts writes what make_export does, and keeps its numbers when the "
+    "state changes",
+    "[app][matrices][export]") {
+  for (const ui::MatrixInfo& m : ui::matrix_table()) {
+    if (m.kind == MatrixKind::kPositional) continue;  // off in this scenario
+    for (const char* format : {"csv", "json"}) {
+      INFO(m.id << " as " << format);
+      ui::AppState app = loaded();
+      const std::string whole = ui::make_export(app, m.id, format, 1, 1).data;
+      ui::ExportJob job = ui::start_export(app, m.id, format, 1, 1);
+      REQUIRE(job.file.error == "");
+      REQUIRE(job.rows() == ui::matrix_of(app, m.kind, 1, 1)->rows());
+      std::string parts = ui::next_export_part(&job, 1);  // the head
+      parts += ui::next_export_part(&job, 1);             // one row
+      // Other numbers everywhere, and the focused head's matrices computed again.
+      REQUIRE(app.set_scenario_json(R"({"version": 1,
+        "x": [[[2, 1, 0], [0, 3, 1], [1, 2, 2]], [[1, 0, 2], [-2, 1, 0], [1, -1, 3]]],
+        "init": {"seed": 8, "d_model": 4}, "heads": 2})")
+                  .error == "");
+      REQUIRE(ui::make_export(app, m.id, format, 1, 1).data != whole);
+      while (!job.done()) parts += ui::next_export_part(&job, 1);
+      CHECK(parts == whole);
+    }
+  }
+}
+
+TEST_CASE("an export in parts shares the matrix it writes instead of copying it",
+          "[app][matrices][export]") {
+  ui::AppState app = loaded();
+  ui::ExportJob job = ui::start_export(app, "weights", "csv", 1, 1);
+  REQUIRE(job.file.error == "");
+  CHECK(job.source.shares(app.trace.heads[1].weights));
+  CHECK(&job.matrix() == &app.trace.heads[1].weights[1]);
+  job = ui::start_export(app, "queries", "csv", 0, 0);
+  CHECK(job.source.shares(app.trace.queries));
+  // A weight matrix is not in a batch: the job has a copy of its own.
+  job = ui::start_export(app, "W_q", "csv", 0, 0);
+  REQUIRE(job.file.error == "");
+  CHECK(job.matrix() == app.problem.weights.W_q);
+  CHECK(&job.matrix() != &app.problem.weights.W_q);
+}
+
 TEST_CASE("make_export: the documents, and errors that name the field", "[app][matrices][export]") {
   ui::AppState app = loaded();
   CHECK(ui::make_export(app, "trace", "", 0, 0).data == scenario::trace_to_json(app.trace));
