@@ -18,6 +18,7 @@
 #include "app/explain.h"
 #include "app/i18n.h"
 #include "app/text_wrap.h"
+#include "app/vertical_text.h"
 #include "imgui_internal.h"
 
 namespace ui {
@@ -33,20 +34,6 @@ std::string fit_label(const std::string& text, float max_w) {
   return fit_text(text, max_w, [](std::string_view t) {
     return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x;
   });
-}
-
-// Text turned 90° counter-clockwise, its baseline end at `anchor` (reads bottom to top).
-void add_text_vertical(ImDrawList* dl, ImVec2 anchor, ImU32 color, const std::string& text) {
-  const int start = dl->VtxBuffer.Size;
-  const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-  dl->AddText(ImVec2(anchor.x, anchor.y), color, text.c_str());
-  // Rotate around `anchor` by −90°: (x, y) → (anchor.x + (y − anchor.y), anchor.y − (x −
-  // anchor.x)).
-  for (int i = start; i < dl->VtxBuffer.Size; ++i) {
-    ImVec2& p = dl->VtxBuffer[i].pos;
-    const float dx = p.x - anchor.x, dy = p.y - anchor.y;
-    p = ImVec2(anchor.x + dy - size.y * 0.5f, anchor.y - dx);
-  }
 }
 
 // The range the colours span: fixed by the spec, or the finite, unmasked values (symmetric
