@@ -57,8 +57,19 @@ void apply_style(float scale) {
   st.ScaleAllSizes(scale);
 }
 
-void help_marker(const char* text) {
+void same_line_if_fits(float width) {
   ImGui::SameLine();
+  // An item may reach into half the window's padding before the window clips it.
+  const float room = ImGui::GetContentRegionAvail().x + ImGui::GetStyle().WindowPadding.x * 0.5f;
+  if (room < width) ImGui::NewLine();
+}
+
+float button_width(const char* label) {
+  return ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2.0f;
+}
+
+void help_marker(const char* text) {
+  same_line_if_fits(ImGui::CalcTextSize("(?)").x);
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();

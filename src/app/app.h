@@ -78,7 +78,14 @@ void set_hover(AppState& s, const CellRef& c, const HeatmapResult& r);
 void deliver(AppState& s, const Export& e, bool copy);
 
 // Shared widgets.
-void help_marker(const char* text);  // "(?)" with a tooltip, as in the ImGui demo
+// "(?)" with a tooltip, as in the ImGui demo: after the last item when it fits, else below it.
+void help_marker(const char* text);
+// Puts the next item after the last one when `width` pixels are left on the line before the
+// window clips it, else on the next line (a narrow panel wraps its buttons instead of cutting
+// them off at its edge).
+void same_line_if_fits(float width);
+// The width of a button (or a small one) labelled `label`.
+float button_width(const char* label);
 // Wrapped text, English broken at spaces and Chinese between characters (text_wrap.h);
 // width <= 0 wraps at the right edge of the content region.
 void text_wrapped(const std::string& text, bool disabled = false, float width = 0.0f);

@@ -57,7 +57,9 @@ void section_scenario(AppState& s) {
   if (s.preset >= 0 && ImGui::SmallButton(T("Reset to the preset"))) {
     s.load_preset(s.preset);
   }
-  if (s.preset >= 0 && s.in_page && shown(s, "open")) ImGui::SameLine();
+  if (s.preset >= 0 && s.in_page && shown(s, "open")) {
+    same_line_if_fits(button_width(T("Open a file\xe2\x80\xa6")));
+  }
   open_file_button(s);
 }
 
@@ -124,7 +126,7 @@ void section_tokens(AppState& s) {
       s.changed();
     }
     help_marker("New random inputs in [-1, 1] and new random weights.");
-    ImGui::SameLine();
+    same_line_if_fits(button_width(T("Shuffle tokens")));
     if (ImGui::Button(T("Shuffle tokens"))) {
       shuffle_tokens(&sc, static_cast<uint64_t>(++seed));
       s.changed();
@@ -311,11 +313,10 @@ void mask_value_choice(AppState& s) {
   if (shown(s, "mask_value")) {
     const bool inf = std::isinf(sc.mask_value);
     ImGui::TextUnformatted(T("masked scores"));
-    // The two choices and the (?) follow on the same line when they fit (by their width as
-    // drawn last time), else on the next.
+    // The two choices follow on the same line when they fit (by their width as drawn last
+    // time), else on the next.
     float& choices_w = s.controls.mask_choices_w;
-    ImGui::SameLine();
-    if (ImGui::GetContentRegionAvail().x < choices_w) ImGui::NewLine();
+    same_line_if_fits(choices_w);
     const float choices_x = ImGui::GetCursorScreenPos().x;
     if (ImGui::RadioButton("\xe2\x88\x92"
                            "1e6",
@@ -328,10 +329,10 @@ void mask_value_choice(AppState& s) {
       sc.mask_value = -INFINITY;
       s.changed();
     }
+    choices_w = ImGui::GetItemRectMax().x - choices_x;  // the (?) wraps by itself
     help_marker(
         "With -1e6 a row whose keys are all masked gets uniform weights; with -infinity "
         "its weights are undefined (NaN).");
-    choices_w = ImGui::GetItemRectMax().x - choices_x;
   }
 }
 
