@@ -525,7 +525,9 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
              : widths_in_row(c, avail.x - 80.0f - gap,
                              {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput});
   if (narrow) w.insert(w.begin(), avail.x);
-  const float h = narrow ? avail.y * 0.48f : avail.y;
+  // One above the other, each keeps a height of its own where the screen's share would leave
+  // it too small to read (the panel scrolls).
+  const float h = narrow ? std::max(avail.y * 0.48f, std::min(avail.x * 0.5f, 240.0f)) : avail.y;
   const bool heads = s.scenario.heads > 1;
   // W · V_h = O_h, the hovered output row's weights row and value column outlined.
   const struct {
@@ -567,9 +569,9 @@ void view_output(Ctx& c, ImVec2 avail) {
   const bool wo = s.problem.weights.W_o.size() > 0;
   // On a phone the three stand one above the other, the "·" and "=" between them.
   const bool narrow = avail.x < 520.0f && wo;
-  const float row_h =
-      narrow ? std::max(120.0f, (avail.y - 5 * ImGui::GetTextLineHeightWithSpacing()) / 3)
-             : avail.y;
+  const float row_h = narrow ? std::max({120.0f, std::min(avail.x * 0.5f, 240.0f),
+                                         (avail.y - 5 * ImGui::GetTextLineHeightWithSpacing()) / 3})
+                             : avail.y;
   const std::vector<float> w =
       narrow ? std::vector<float>(3, avail.x)
       : wo   ? widths_in_row(c, avail.x - 80.0f,
