@@ -26,7 +26,6 @@ bool shown(const AppState& s, const char* id) {
 void open_file_button(AppState& s) {
   if (!s.in_page || !shown(s, "open")) return;
   if (ImGui::SmallButton(T("Open a file\xe2\x80\xa6"))) s.events.push_back("open_file");
-  ImGui::SameLine();
   help_marker(
       "A scenario (.json), or your own Q, K and V saved by NumPy (.npy, .npz): each array "
       "becomes the field of its name. You can also drop the file on the page.");

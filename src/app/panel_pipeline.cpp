@@ -511,6 +511,12 @@ void draw_mixing(Ctx& c, int row, float progress) {
   }
 }
 
+// Matrices stacked one above the other in a narrow panel each keep this height at least, where
+// a share of the screen would leave them too small to read (the panel scrolls).
+float stacked_min_height(ImVec2 avail) {
+  return std::min(avail.x * 0.5f, 240.0f);
+}
+
 void view_weighted_values(Ctx& c, ImVec2 avail) {
   AppState& s = c.s;
   const CellRef* hov = hovered_on(s, {MatrixKind::kHeadOutput});
@@ -525,9 +531,7 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
              : widths_in_row(c, avail.x - 80.0f - gap,
                              {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput});
   if (narrow) w.insert(w.begin(), avail.x);
-  // One above the other, each keeps a height of its own where the screen's share would leave
-  // it too small to read (the panel scrolls).
-  const float h = narrow ? std::max(avail.y * 0.48f, std::min(avail.x * 0.5f, 240.0f)) : avail.y;
+  const float h = narrow ? std::max(avail.y * 0.48f, stacked_min_height(avail)) : avail.y;
   const bool heads = s.scenario.heads > 1;
   // W · V_h = O_h, the hovered output row's weights row and value column outlined.
   const struct {
@@ -569,7 +573,7 @@ void view_output(Ctx& c, ImVec2 avail) {
   const bool wo = s.problem.weights.W_o.size() > 0;
   // On a phone the three stand one above the other, the "·" and "=" between them.
   const bool narrow = avail.x < 520.0f && wo;
-  const float row_h = narrow ? std::max({120.0f, std::min(avail.x * 0.5f, 240.0f),
+  const float row_h = narrow ? std::max({120.0f, stacked_min_height(avail),
                                          (avail.y - 5 * ImGui::GetTextLineHeightWithSpacing()) / 3})
                              : avail.y;
   const std::vector<float> w =
@@ -643,7 +647,6 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   text_wrapped_mono(step_formula(s.step, s.problem),
                     std::max(40.0f, ImGui::GetContentRegionAvail().x - marker_w));
   if (compact) {
-    ImGui::SameLine();
     help_marker(step_explanation(s.step, s.problem));
   } else {
     text_wrapped(T(step_explanation(s.step, s.problem)));
