@@ -436,9 +436,12 @@ async function main() {
   if (relaxed && relaxed.UTF8ToString(relaxed._bench_kernels()) !== "wasmrelaxed") {
     throw new Error("--relaxed module does not use the relaxed kernels");
   }
-  // The module built with -pthread (SIMD128 kernels), run on 1 and on 2 threads.
+  // The module built with -pthread, run on 1 and on 2 threads: relaxed-SIMD kernels as
+  // run.sh builds it (what a cross-origin isolated page runs where they validate), SIMD128 if
+  // it was built without them.
   const threaded = opts.threads ? await loadOurs(opts.threads) : null;
   if (threaded && threaded._bench_set_threads(2) !== 2) throw new Error("--threads module cannot run 2 threads");
+  const threadKernels = threaded?.UTF8ToString(threaded._bench_kernels()) === "wasmrelaxed" ? "relaxed SIMD" : "SIMD128";
   // Measured first, while nothing else of ours runs.
   const hw = hardware(opts.machine);
   console.log(`# machine: ${machine(hw)}`);
@@ -455,8 +458,8 @@ async function main() {
   }
   if (threaded) {
     backwardModules.push(
-      { module: threaded, fn: "_bench_run_grad", label: "attn::gradients, WASM SIMD128 -pthread, 1 thread", threads: 1, train: true },
-      { module: threaded, fn: "_bench_run_grad", label: "attn::gradients, WASM SIMD128 -pthread, 2 threads", threads: 2, train: true });
+      { module: threaded, fn: "_bench_run_grad", label: `attn::gradients, WASM ${threadKernels} -pthread, 1 thread`, threads: 1, train: true },
+      { module: threaded, fn: "_bench_run_grad", label: `attn::gradients, WASM ${threadKernels} -pthread, 2 threads`, threads: 2, train: true });
   }
   if (opts.backward) {
     console.log(`# ${new Date().toISOString().slice(0, 10)}, node ${process.version} (V8 ${process.versions.v8}), one thread\n`);
@@ -472,8 +475,8 @@ async function main() {
     ...(relaxed ? [{ key: "relaxed", ...ours(relaxed, "ours: attn::run, WASM relaxed SIMD (madd)", "_bench_run_core") }] : []),
     ...(threaded
       ? [
-          { key: "threads1", ...ours(threaded, "ours: attn::run, WASM SIMD128 -pthread, 1 thread", "_bench_run_core", 1) },
-          { key: "threads2", ...ours(threaded, "ours: attn::run, WASM SIMD128 -pthread, 2 threads", "_bench_run_core", 2) },
+          { key: "threads1", ...ours(threaded, `ours: attn::run, WASM ${threadKernels} -pthread, 1 thread`, "_bench_run_core", 1) },
+          { key: "threads2", ...ours(threaded, `ours: attn::run, WASM ${threadKernels} -pthread, 2 threads`, "_bench_run_core", 2) },
         ]
       : []),
     { key: "scalar", ...ours(scalar, "ours: attn::run, WASM without SIMD (__scalar)", "_bench_run_core") },

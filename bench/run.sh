@@ -30,7 +30,7 @@ echo "bench: building (WASM with SIMD128, without, with relaxed SIMD, with threa
 build "$out/wasm-simd" emcmake cmake -DAP_BENCH_SIMD=ON
 build "$out/wasm-scalar" emcmake cmake -DAP_BENCH_SIMD=OFF
 build "$out/wasm-relaxed" emcmake cmake -DAP_BENCH_SIMD=ON -DAP_BENCH_RELAXED=ON
-build "$out/wasm-threads" emcmake cmake -DAP_BENCH_SIMD=ON -DAP_BENCH_THREADS=ON
+build "$out/wasm-threads" emcmake cmake -DAP_BENCH_SIMD=ON -DAP_BENCH_THREADS=ON -DAP_BENCH_RELAXED=ON
 build "$out/native" cmake
 
 # --experimental-wasm-relaxed-simd: node 20 validates relaxed SIMD only with it (Chromium 114+

@@ -26,9 +26,9 @@ for (const f of files) {
 }
 const build = hash.digest("hex").slice(0, 16);
 const all = files.map((f) => relative(dir, f).split(sep).join("/"));
-// The page runs one of the app's builds (SIMD128, relaxed SIMD or threads, web/app.js): the
-// worker keeps the one the page names (its "keep" message), not all three.
-const isModule = (u) => /^attention-playground(-relaxed|-threads)?\.(js|wasm)$|^attention-playground-threads\.worker\.js$/.test(u);
+// The page runs one of the app's builds (SIMD128, relaxed SIMD, threads with either kernels,
+// web/app.js): the worker keeps the one the page names (its "keep" message), not all four.
+const isModule = (u) => /^attention-playground(-relaxed|-threads|-threads-relaxed)?\.(js|wasm)$|^attention-playground-threads(-relaxed)?\.worker\.js$/.test(u);
 const urls = all.filter((u) => !isModule(u));
 const modules = all.filter(isModule);
 const swPath = join(dir, "sw.js");

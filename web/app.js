@@ -24,7 +24,8 @@
 
   let failed = false;
   let ready = false;
-  // Since navigation; `module`: which build runs ("threads", "relaxed-simd" or "simd128").
+  // Since navigation; `module`: which build runs ("threads-relaxed", "threads", "relaxed-simd"
+  // or "simd128").
   const timing = { scriptMs: performance.now(), readyMs: null, firstFrameMs: null, module: null };
 
   function setStatus(text, detail = "") {
@@ -65,9 +66,10 @@
     0xfd, 0x85, 0x02, 0x0b,
   ]);
   // Where the page is cross-origin isolated (its server sends COOP and COEP, as
-  // scripts/serve.mjs does) the threaded build runs instead (SIMD128 kernels, the core's work
-  // spread over up to 8 threads, the same results); ?threads=1 opts out. An embedding page
-  // that is not isolated gets a build without threads and loses nothing else.
+  // scripts/serve.mjs does) a threaded build runs instead (the core's work spread over up to 8
+  // threads, the same results as one thread): with the relaxed-SIMD kernels where they
+  // validate, else (or with ?simd=128) the SIMD128 ones; ?threads=1 opts out. An embedding
+  // page that is not isolated gets a build without threads and loses nothing else.
   function threadsAllowed() {
     return window.crossOriginIsolated === true && typeof SharedArrayBuffer === "function" &&
            param("threads") !== "1";
@@ -80,16 +82,18 @@
       script: `${stem}.js`,
       files: [`${stem}.js`, `${stem}.wasm`, ...(worker ? [`${stem}.worker.js`] : [])],
     });
-    if (threadsAllowed()) return build("threads", "attention-playground-threads", true);
     let relaxed = false;
     try {
-      relaxed = WebAssembly.validate(RELAXED_PROBE);
+      relaxed = WebAssembly.validate(RELAXED_PROBE) && param("simd") !== "128";
     } catch {
       relaxed = false;
     }
-    return relaxed && param("simd") !== "128"
-      ? build("relaxed-simd", "attention-playground-relaxed", false)
-      : build("simd128", "attention-playground", false);
+    if (threadsAllowed()) {
+      return relaxed ? build("threads-relaxed", "attention-playground-threads-relaxed", true)
+                     : build("threads", "attention-playground-threads", true);
+    }
+    return relaxed ? build("relaxed-simd", "attention-playground-relaxed", false)
+                   : build("simd128", "attention-playground", false);
   }
 
   // In Chinese when the address asks for it (lang=zh) or, without lang=, the browser's
@@ -1220,7 +1224,7 @@
       reportHeightSoon();
     }).observe(canvas);
     restoreProgress();
-    if (timing.module === "threads") {
+    if (timing.module.startsWith("threads")) {
       // Firefox cannot leave an isolated page controlled by a service worker while its thread
       // workers live (src/app/web_api.cpp, ap_end_threads).
       window.addEventListener("beforeunload", () => call("ap_end_threads", null, [], []));

@@ -15,9 +15,9 @@ self.addEventListener("install", (event) => {
     .then(() => self.skipWaiting()));
 });
 
-// The page names the app build it runs (attention-playground.js, -relaxed.js or -threads.js,
-// its .wasm and the threads' worker.js),
-// once it runs: only that one is kept, so a visit downloads one build, not three.
+// The page names the app build it runs (attention-playground.js, -relaxed.js, -threads.js or
+// -threads-relaxed.js, its .wasm and the threads' worker.js),
+// once it runs: only that one is kept, so a visit downloads one build, not four.
 self.addEventListener("message", (event) => {
   const files = event.data?.type === "keep" ? event.data.files : null;
   if (!Array.isArray(files)) return;

@@ -1507,10 +1507,11 @@ async function checkOffline({ browser, url }) {
     page.on("pageerror", (e) => page.problems.push(e.message));
     await page.goto(`${url}?preset=padded_batch&step=6`);
     await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS });
-    // The app build this page runs (threads on this isolated page, else relaxed SIMD where the
+    // The app build this page runs (threads on this isolated page, with relaxed SIMD where the
     // engine has it) is kept, the others not.
     const module = await page.evaluate(() => window.attentionPlayground.timing().module);
-    const builds = { "threads": "/attention-playground-threads.wasm",
+    const builds = { "threads-relaxed": "/attention-playground-threads-relaxed.wasm",
+                     "threads": "/attention-playground-threads.wasm",
                      "relaxed-simd": "/attention-playground-relaxed.wasm",
                      "simd128": "/attention-playground.wasm" };
     const used = builds[module];
@@ -1527,7 +1528,7 @@ async function checkOffline({ browser, url }) {
       if (cached.files.includes(used)) break;
     }
     const needed = ["/index.html", "/app.js", used, used.replace(".wasm", ".js"), "/fonts/cjk.ttf"];
-    if (module === "threads") needed.push(used.replace(".wasm", ".worker.js"));
+    if (module.startsWith("threads")) needed.push(used.replace(".wasm", ".worker.js"));
     for (const f of needed) {
       if (!cached.files.includes(f)) fail(`the service worker's cache has no ${f}: ${cached.files}`);
     }
@@ -1651,11 +1652,11 @@ async function checkKeptFonts({ browser, url }) {
   }
 }
 
-// The three app builds: where the page is cross-origin isolated, the threaded one (unless
-// ?threads=1); elsewhere, where relaxed SIMD validates, the relaxed-SIMD build
-// (cmake/Relaxed.cmake); with ?simd=128, or where it does not validate (a stubbed validate, as
-// an older engine answers), the SIMD128 one. Threads and SIMD128 give the same bits, relaxed
-// SIMD the same trace within float32 rounding.
+// The four app builds: where the page is cross-origin isolated, a threaded one (unless
+// ?threads=1), else one without threads; in each pair, where relaxed SIMD validates, the
+// relaxed-SIMD kernels (cmake/Relaxed.cmake); with ?simd=128, or where it does not validate (a
+// stubbed validate, as an older engine answers), the SIMD128 ones. The threads change no bit
+// (either kernels); relaxed SIMD gives the same trace as SIMD128 within float32 rounding.
 async function checkModules({ browser, url, opts, pages }) {
   // The same site served with COOP and COEP (what serve.mjs sends by default): cross-origin isolated.
   const isolated = await startSiteServer(opts.site, { isolate: true });
@@ -1679,7 +1680,8 @@ async function checkModulesOn({ browser, url, isolatedUrl, pages }) {
   const threadCounts = {};
   const taskCounts = {};
   for (const [what, base, query, stub, want] of [
-    ["isolated", isolatedUrl, "", false, "threads"],
+    ["isolated", isolatedUrl, "", false, "threads-relaxed"],
+    ["isolated, no relaxed SIMD", isolatedUrl, "", true, "threads"],
     ["isolated, ?threads=1", isolatedUrl, "&threads=1", false, "relaxed-simd"],
     ["not isolated", url, "", false, "relaxed-simd"],
     ["?simd=128", url, "&simd=128", false, "simd128"],
@@ -1709,7 +1711,7 @@ async function checkModulesOn({ browser, url, isolatedUrl, pages }) {
       cores: navigator.hardwareConcurrency,
     }));
     if (!r.trace?.output) fail(`${what}: getTrace() answered ${JSON.stringify(r.trace).slice(0, 200)}`);
-    const wantThreads = want === "threads" ? Math.min(8, r.cores) : 1;
+    const wantThreads = want.startsWith("threads") ? Math.min(8, r.cores) : 1;
     if (r.threads !== wantThreads) fail(`${what}: the core runs on ${r.threads} threads, expected ${wantThreads} (${r.cores} cores)`);
     outputs[what] = r.trace.output.flat(Infinity);
     threadCounts[what] = r.threads;
@@ -1717,7 +1719,7 @@ async function checkModulesOn({ browser, url, isolatedUrl, pages }) {
     // (they do not hold up its first frame), then take tasks. 512 queries in 4 heads are
     // 32 tasks of about 0.1 ms; a few tries leave a worker time to wake.
     let workerTasks = await page.evaluate(() => window.attentionPlayground.stats().worker_tasks);
-    if (want === "threads") {
+    if (want.startsWith("threads")) {
       const wide = { ...scenario, heads: 4, init: { seed: 1, d_model: 64 },
                      x: Array.from({ length: 512 }, () => Array.from({ length: 32 }, () => Number(random().toFixed(3)))) };
       for (let i = 0; i < 10 && workerTasks === 0; ++i) {
@@ -1735,14 +1737,17 @@ async function checkModulesOn({ browser, url, isolatedUrl, pages }) {
     if (a.length !== b.length || a.length === 0) fail(`${x} and ${y}: outputs of ${a.length} and ${b.length} numbers`);
     return Math.max(...a.map((v, i) => Math.abs(v - b[i]) / Math.max(1, Math.abs(b[i]))));
   };
-  // The threaded build and the SIMD128 one run the same kernels: the same bits.
-  const threadsGap = compare("isolated", "?simd=128");
+  // Each threaded build runs the same kernels as its single-thread twin: the same bits.
+  const threadsGap = compare("isolated, no relaxed SIMD", "?simd=128");
   if (threadsGap !== 0) fail(`the threaded and the single-thread SIMD128 builds' outputs differ by ${threadsGap}`);
+  const threadsRelaxedGap = compare("isolated", "not isolated");
+  if (threadsRelaxedGap !== 0) fail(`the threaded and the single-thread relaxed-SIMD builds' outputs differ by ${threadsRelaxedGap}`);
   const relaxedGap = compare("not isolated", "?simd=128");
   if (!(relaxedGap <= 1e-5)) fail(`the relaxed-SIMD and SIMD128 builds' outputs differ by ${relaxedGap} (> 1e-5)`);
-  ok(`modules: threads where the page is isolated (${threadCounts.isolated} threads, ${taskCounts.isolated} tasks on its workers) unless ?threads=1, relaxed SIMD ` +
-     `elsewhere, SIMD128 with ?simd=128 and where relaxed SIMD does not validate; 200 queries × 2 heads: threads and ` +
-     `SIMD128 the same bits, relaxed within ${relaxedGap.toExponential(1)}`);
+  ok(`modules: threads where the page is isolated (${threadCounts.isolated} threads; ${taskCounts.isolated} and ` +
+     `${taskCounts["isolated, no relaxed SIMD"]} tasks on the workers of the relaxed-SIMD and SIMD128 builds) unless ` +
+     `?threads=1; relaxed SIMD where it validates, SIMD128 with ?simd=128 and where it does not; 200 queries × 2 heads: ` +
+     `threads and one thread the same bits, relaxed SIMD within ${relaxedGap.toExponential(1)} of SIMD128`);
 }
 
 // A lesson's questions: answered through the API (as a click does), checked against the core,

@@ -789,7 +789,7 @@ async function checkRequests({ browser, url }) {
   if (foreign.length) fail(`requests outside ${origin}: ${foreign.map((u) => short(u, 100)).join(", ")}`);
   // The app's WebAssembly: any build (threads where the page is isolated, relaxed SIMD where
   // it validates, else SIMD128).
-  const module = /^\/attention-playground(-relaxed|-threads)?\.wasm$/;
+  const module = /^\/attention-playground(-relaxed|-threads|-threads-relaxed)?\.wasm$/;
   for (const needed of ["/index.html", "/app.js", module, "/fonts/cjk.ttf",
                         "/examples/course.html", "/examples/course.js"]) {
     const matches = (path) => (needed instanceof RegExp ? needed.test(path) : path === needed) ||
