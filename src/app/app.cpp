@@ -88,7 +88,9 @@ static float wrap_width(float width) {
   return std::max(1.0f, ImGui::GetContentRegionAvail().x);
 }
 
-void text_wrapped(const std::string& text, bool disabled, float width) {
+// last_apart: the last line is an item of its own (directly below the others), so that
+// SameLine() continues it.
+static void draw_wrapped(const std::string& text, bool disabled, float width, bool last_apart) {
   const float w = wrap_width(width);
   ImFont* font = ImGui::GetFont();
   const float size = ImGui::GetFontSize();
@@ -96,22 +98,34 @@ void text_wrapped(const std::string& text, bool disabled, float width) {
     return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
   };
   const std::vector<std::string> lines = wrap_lines(text, w, measure);
+  const size_t apart = last_apart && lines.size() > 1 ? 1 : 0;
   std::string joined;
-  for (size_t i = 0; i < lines.size(); ++i) {
+  for (size_t i = 0; i + apart < lines.size(); ++i) {
     if (i) joined += '\n';
     joined += lines[i];
   }
   if (disabled)
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextUnformatted(joined.data(), joined.data() + joined.size());
+  if (apart) {
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 0.0f));
+    ImGui::TextUnformatted(joined.data(), joined.data() + joined.size());
+    ImGui::PopStyleVar();
+    ImGui::TextUnformatted(lines.back().data(), lines.back().data() + lines.back().size());
+  } else {
+    ImGui::TextUnformatted(joined.data(), joined.data() + joined.size());
+  }
   if (disabled) ImGui::PopStyleColor();
+}
+
+void text_wrapped(const std::string& text, bool disabled, float width) {
+  draw_wrapped(text, disabled, width, false);
 }
 
 // Wrapped by wrap_lines, not by Dear ImGui, which breaks after any '.' and so would split
 // "0.4291" into "0." and "4291".
-void text_wrapped_mono(const std::string& text, float width) {
+void text_wrapped_mono(const std::string& text, float width, bool last_apart) {
   if (g_fonts.mono) ImGui::PushFont(g_fonts.mono);
-  text_wrapped(text, false, width);
+  draw_wrapped(text, false, width, last_apart);
   if (g_fonts.mono) ImGui::PopFont();
 }
 

@@ -89,7 +89,9 @@ float button_width(const char* label);
 // Wrapped text, English broken at spaces and Chinese between characters (text_wrap.h);
 // width <= 0 wraps at the right edge of the content region.
 void text_wrapped(const std::string& text, bool disabled = false, float width = 0.0f);
-void text_wrapped_mono(const std::string& text, float width = 0.0f);
+// In the monospaced font; last_apart makes the last line an item of its own, so that an item
+// put on the same line (a "(?)") follows the last line, not the first.
+void text_wrapped_mono(const std::string& text, float width = 0.0f, bool last_apart = false);
 // The batch item selector, shown when the batch has more than one item.
 void batch_selector(AppState& s);
 

@@ -640,12 +640,12 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
     ImGui::SameLine(0, 24);
     ImGui::Checkbox(T("Click a cell to mask it"), &s.mask_by_click);
   }
-  // The formula on a line of its own; in a short panel the "(?)" beside its first line, so
-  // its lines leave room for it.
+  // The formula on a line of its own; in a short panel the "(?)" after its last line, so its
+  // lines leave room for it.
   const float marker_w =
       compact ? ImGui::CalcTextSize("(?)").x + 2.0f * ImGui::GetStyle().ItemSpacing.x : 0.0f;
   text_wrapped_mono(step_formula(s.step, s.problem),
-                    std::max(40.0f, ImGui::GetContentRegionAvail().x - marker_w));
+                    std::max(40.0f, ImGui::GetContentRegionAvail().x - marker_w), compact);
   if (compact) {
     help_marker(step_explanation(s.step, s.problem));
   } else {
