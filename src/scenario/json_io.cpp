@@ -212,6 +212,17 @@ float read_float(const json& v, const std::string& field) {
   return static_cast<float>(d);
 }
 
+// Element i of an array field, read as read_float reads it; its JSON path ("x[3][5]") is
+// only written when it is needed for an error: a large scenario has a million numbers.
+float read_float_at(const json& v, const std::string& field, size_t i) {
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && std::fabs(d) <= std::numeric_limits<float>::max())
+      return static_cast<float>(d);
+  }
+  return read_float(v, idx(field, i));
+}
+
 int64_t read_int(const json& v, const std::string& field, int64_t lo, int64_t hi) {
   if (!v.is_number()) fail(field, "must be an integer, got " + type_name(v));
   const double d = v.get<double>();
@@ -321,7 +332,7 @@ attn::Matrix read_matrix(const json& v, const std::string& field) {
     if (row.size() != cols)
       fail(row_field,
            "has " + std::to_string(row.size()) + " columns, expected " + std::to_string(cols));
-    for (size_t c = 0; c < cols; ++c) m(r, c) = read_float(row[c], idx(row_field, c));
+    for (size_t c = 0; c < cols; ++c) m(r, c) = read_float_at(row[c], row_field, c);
   }
   return m;
 }
@@ -333,7 +344,7 @@ attn::Vector read_vector(const json& v, const std::string& field) {
   }
   read_array(v, field, kMaxCols, "numbers");
   attn::Vector out(static_cast<Eigen::Index>(v.size()));
-  for (size_t i = 0; i < v.size(); ++i) out(i) = read_float(v[i], idx(field, i));
+  for (size_t i = 0; i < v.size(); ++i) out(i) = read_float_at(v[i], field, i);
   return out;
 }
 

@@ -21,6 +21,10 @@ using nlohmann::json;
 constexpr size_t kMaxDepth = 16;
 constexpr size_t kMaxArrayLength = 65536;
 constexpr size_t kMaxNumbers = size_t{1} << 23;
+// Texts up to this size are read in one pass that checks the limits as it builds (see
+// read_json); longer ones are checked first, building nothing. The page's setScenario takes
+// at most this much JSON text.
+constexpr size_t kOnePassBytes = size_t{1} << 20;
 
 // Why a text could not be read as JSON. A document error is about the text as a whole; a
 // value error names the value by its JSON path.
@@ -38,8 +42,8 @@ struct JsonError {
   bool ok() const { return kind == Kind::kNone; }
 };
 
-// Reads `text` into *out: first a pass that checks the limits above, duplicate keys and the
-// syntax without building anything, then the DOM.
+// Reads `text` into *out, checking the limits above, duplicate keys and the syntax: a text
+// longer than kOnePassBytes first in a pass that builds nothing, then the DOM.
 JsonError read_json(const std::string& text, json* out);
 
 // Thrown by the field readers (fail); caught where a reader turns it into a result's error.
@@ -59,6 +63,16 @@ std::string quoted(const std::string& s);
 // separators become spaces, other control characters and invalid UTF-8 '?'. Safe for an error
 // line, a Python comment, or a message drawn on the canvas.
 std::string one_line(const std::string& s, size_t max_bytes);
+
+// Reads the number at the start of `s` when it is a plain decimal that double arithmetic reads
+// exactly: [+-]digits[.digits][(e|E)[+-]digits] with at most 19 significant digits, their
+// integer at most 2^53 and its power of ten within ±22 (so one multiplication or division of
+// two exact doubles, correctly rounded: Clinger's fast path). Then *value is what strtod
+// returns, bit for bit, *end where strtod stops, and the result true; else false and strtod
+// must decide (more digits, a far exponent, leading spaces, hex, inf, nan). WebAssembly builds
+// route strtod through it (strtod_wasm.cpp): musl's strtod works in 128-bit software floats
+// and took about 1 µs a number, the most of reading a large scenario's JSON.
+bool read_plain_decimal(const char* s, double* value, const char** end);
 
 // The scenario in an already parsed JSON value, read and validated as scenario::parse does
 // (with the float arrays that "buffer" fields name).
