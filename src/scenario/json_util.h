@@ -13,8 +13,9 @@ namespace scenario::json_util {
 
 using nlohmann::json;
 
-// Limits on any JSON the playground reads, checked in a first pass that builds nothing, so
-// that a bad document is refused in little memory: nesting deep enough for a Scenario JSON v1
+// Limits on any JSON the playground reads, checked before anything past them is built (in a
+// first pass that builds nothing, for a text over kOnePassBytes), so that a bad document is
+// refused in little memory: nesting deep enough for a Scenario JSON v1
 // document inside {"scenario": ...} (5 levels) and small enough that nothing recursive (dump,
 // copies, destruction) can exhaust the stack; arrays as long as the longest field
 // (masked_cells); numbers for 8 matrices of 1024 × 1024 (bigger inputs come as binary).
