@@ -631,9 +631,13 @@ async function checkInput({ page, opts }) {
   ok("right-click: the browser's context menu is prevented on the canvas");
 
   // Wheel: Ctrl + wheel over the grid zooms in (larger cells).
+  // The pointer and Ctrl each get frames of their own first, so that the grid is hovered and
+  // Ctrl is down by the frame the wheel arrives in (once, on a busy machine, it was not).
   main = (await currentGrids(page)).main;
   await page.mouse.move((main.x0 + main.x1) / 2, (main.y0 + main.y1) / 2);
+  await waitForFrames(page);
   await page.keyboard.down("Control");
+  await waitForFrames(page);
   await page.mouse.wheel(0, -120);
   await waitForFrames(page);
   await page.keyboard.up("Control");
