@@ -16,6 +16,9 @@
 # Without clang-19 (scripts/setup.sh installs it) AP_RELAXED_OBJECT is empty and only the
 # SIMD128 modules are built.
 set(AP_RELAXED_OBJECT "")
+if(AP_WASM_THREADS)
+  set(AP_RELAXED_PTHREAD ON)
+endif()
 if(EMSCRIPTEN)
   find_program(AP_CLANG19 clang-19)
   if(AP_CLANG19)
@@ -28,7 +31,7 @@ if(EMSCRIPTEN)
     get_filename_component(root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)  # also from bench/
     set(core "${root}/src/core")
     set(relaxed_pthread "")
-    if(AP_WASM_THREADS OR AP_RELAXED_PTHREAD)
+    if(AP_RELAXED_PTHREAD)
       set(relaxed_pthread -pthread)
     endif()
     add_custom_command(
@@ -57,7 +60,7 @@ function(ap_link_relaxed target)
   target_link_libraries(${target} PRIVATE "${AP_RELAXED_OBJECT}")
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${AP_RELAXED_OBJECT}")
   target_link_options(${target} PRIVATE -O1 -sWASM_BIGINT=1)
-  if(AP_WASM_THREADS OR AP_RELAXED_PTHREAD)
+  if(AP_RELAXED_PTHREAD)
     # --strip-all would drop the target_features section too, where emscripten's metadata
     # reader looks for the atomics a -pthread module must have. So the module keeps it, and
     # its function names (620 KiB, which binaryen would have dropped) are removed after the

@@ -25,6 +25,8 @@ using json_util::fail;
 using json_util::FieldError;
 using json_util::JsonError;
 using json_util::key_name;
+using json_util::kPow10;
+using json_util::times_pow10;
 using json_util::type_name;
 using nlohmann::json;
 
@@ -64,18 +66,6 @@ int format_float_printf(char* buf, float v) {
     }
   }
   return len;
-}
-
-// 10^k as a double, exact for 0 <= k <= 22.
-constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-// x · 10^k rounded once (so within 2^-53 of the exact product), or false when |k| > 22 and
-// 10^k is not exact.
-bool times_pow10(double x, int k, double* out) {
-  if (k > 22 || k < -22) return false;
-  *out = k >= 0 ? x * kPow10[k] : x / kPow10[-k];
-  return true;
 }
 
 // Whether the real number near r (|real − r| <= |r|·2^-53) is so close to a tie — between two

@@ -156,10 +156,6 @@ JsonError sax_pass(const std::string& text, json* out) {
 }  // namespace
 
 bool read_plain_decimal(const char* s, double* value, const char** end) {
-  // 10^k as a double, exact for 0 <= k <= 22.
-  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   const auto digit = [](char c) { return c >= '0' && c <= '9'; };
   const char* p = s;
   const bool negative = *p == '-';
@@ -201,9 +197,8 @@ bool read_plain_decimal(const char* s, double* value, const char** end) {
   if (w == 0) {
     v = 0.0;
   } else {
-    if (w > (uint64_t{1} << 53) || exp10 > 22 || exp10 < -22) return false;
-    const double x = static_cast<double>(w);  // exact
-    v = exp10 >= 0 ? x * kPow10[exp10] : x / kPow10[-exp10];
+    // w is exact as a double, so the one rounding is the correct one.
+    if (w > (uint64_t{1} << 53) || !times_pow10(static_cast<double>(w), exp10, &v)) return false;
   }
   *value = negative ? -v : v;
   *end = p;

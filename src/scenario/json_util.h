@@ -65,6 +65,19 @@ std::string quoted(const std::string& s);
 // line, a Python comment, or a message drawn on the canvas.
 std::string one_line(const std::string& s, size_t max_bytes);
 
+// 10^k as a double, exact for 0 <= k <= 22.
+inline constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// x · 10^k rounded once (so within 2^-53 of the exact product, and the correctly rounded
+// product when x is exact), or false when |k| > 22 and 10^k is not exact.
+inline bool times_pow10(double x, int k, double* out) {
+  if (k > 22 || k < -22) return false;
+  *out = k >= 0 ? x * kPow10[k] : x / kPow10[-k];
+  return true;
+}
+
 // Reads the number at the start of `s` when it is a plain decimal that double arithmetic reads
 // exactly: [+-]digits[.digits][(e|E)[+-]digits] with at most 19 significant digits, their
 // integer at most 2^53 and its power of ten within ±22 (so one multiplication or division of
