@@ -141,23 +141,24 @@ Matrix score_general(const Matrix& q, const Matrix& k, const Matrix& W) {
   return score_dot(times(q, W), k);
 }
 
-namespace {
+double vector_length(const float* x, int n) {
+  // Every float squared is within double's range (3.4e38² ≈ 1.2e77, and the smallest
+  // subnormal, 1.4e-45, squares to 2e-90), and so is the sum of 2^31 of them.
+  double sum = 0.0;
+  for (int c = 0; c < n; ++c) sum += static_cast<double>(x[c]) * x[c];
+  return std::sqrt(sum);
+}
 
-// Rows scaled to unit length; a zero row stays zero.
 Matrix unit_rows(const Matrix& x) {
-  Matrix out = x;
-  for (Eigen::Index i = 0; i < out.rows(); ++i) {
-    const float n = out.row(i).norm();
-    if (n > 0.0f) {
-      out.row(i) /= n;
-    } else {
-      out.row(i).setZero();
-    }
+  Matrix out(x.rows(), x.cols());
+  const int cols = static_cast<int>(x.cols());
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const float* row = x.data() + i * cols;
+    const double n = vector_length(row, cols);
+    for (int c = 0; c < cols; ++c) out(i, c) = n > 0.0 ? static_cast<float>(row[c] / n) : 0.0f;
   }
   return out;
 }
-
-}  // namespace
 
 Matrix score_cosine(const Matrix& q, const Matrix& k) {
   return score_dot(unit_rows(q), unit_rows(k));

@@ -112,6 +112,14 @@ Matrix score_additive(const Matrix& q, const Matrix& k, const Matrix& W_q, const
 Matrix score_general(const Matrix& q, const Matrix& k, const Matrix& W);  // q · W · kᵀ
 Matrix score_cosine(const Matrix& q, const Matrix& k);                    // a zero vector scores 0
 
+// |x|, the length of the n floats at x, summed in double: it neither overflows nor underflows
+// for any finite floats (|x| may be past float32's largest number, 3.4e38, which is why it is
+// a double). Cosine scoring divides each row by it, forward and backward.
+double vector_length(const float* x, int n);
+// The rows of x scaled to unit length (divided by vector_length in double, then rounded to
+// float); a zero row stays zero. What cosine scoring dots.
+Matrix unit_rows(const Matrix& x);
+
 // The factor the raw scores are multiplied by: 1/√key_size for scaled_dot, then 1/temperature.
 float score_scale(Scoring s, int key_size, float temperature);
 

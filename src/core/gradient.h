@@ -40,7 +40,9 @@ struct Gradients {
 Status check_gradient(const Problem& p);
 
 // The loss and every gradient. `target` has the output's shape. Fails (without NaN) when a
-// row is fully masked under -inf: its weights are undefined, and so is their gradient.
+// row is fully masked under -inf: its weights are undefined, and so is their gradient; and
+// when a score or the output of the forward pass overflows float32 (check_gradient). Values
+// so large that the gradients overflow give inf: check_finite says so.
 // float32 on the kernels (the loss itself is summed in float64). Agrees with
 // gradients_reference within 1e-3 relative plus 1e-5 of the problem's largest gradient
 // (tests/core/gradient_test.cpp; measured: 3e-6 of the largest at worst).
@@ -67,9 +69,17 @@ Status step_gradients(const Problem& p, const Trace& t, const Batch& target, int
 // the trace against the target (below); *t is the forward trace when it returns ok.
 Status forward_for_gradients(const Problem& p, const Batch& target, Trace* t);
 
-// What both check once the forward pass t = run(p) is done: the target's shape, and that no
-// row is fully masked under -inf (the first such row, batch item by item, head by head).
+// What both check once the forward pass t = run(p) is done: the target's shape, that no row
+// is fully masked under -inf (the first such row, batch item by item, head by head), and that
+// no score or output overflowed float32 (said so: "the numbers overflow float32"; -inf where
+// the mask put it is not an overflow).
 Status check_gradient(const Problem& p, const Trace& t, const Batch& target);
+
+// Whether the loss is finite and every gradient within float32's range, else which is not
+// ("grad: the gradient of W_q is not finite: it overflows float32"): what a caller that prints
+// them checks first (attention-cli grad), so that no inf or NaN is printed. (The forward pass
+// is checked by both backward passes, check_gradient; a step's new weights by the Optimizer.)
+Status check_finite(const Gradients& g);
 
 // Gradient steps on a problem's weights (W_q, W_k, W_v, W_o, W, w_v; the inputs stay fixed),
 // with the float32 gradients(): SGD, w ← w − lr·∂L/∂w, or Adam (β = 0.9, 0.999, ε = 1e-8,
@@ -79,8 +89,10 @@ struct Optimizer {
   Kind kind = Kind::kSgd;
   double lr = 0.1;
   int steps = 0;  // taken so far
-  // One step; *loss is the loss before it. Fails (changing nothing) when the gradients do, or
-  // when the problem has no weights to learn.
+  // One step; *loss is the loss before it. Fails (changing nothing) when the gradients do,
+  // when the problem has no weights to learn, or when the step would take a weight past
+  // float32's range ("train: step 3 would take W_q past float32's range (the learning rate
+  // 100 is too large)").
   Status step(Problem* p, const Batch& target, double* loss);
 
  private:

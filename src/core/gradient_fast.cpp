@@ -157,26 +157,29 @@ struct RowCells {
   int count(int i) const { return start[i + 1] - start[i]; }
 };
 
-// The rows of a head's q or k (x) scaled to unit length as the forward's cosine scoring does,
-// and their lengths.
-void unit_rows(const Matrix& x, Buf* unit, std::vector<float>* norms) {
-  unit->resize(static_cast<int>(x.rows()), static_cast<int>(x.cols()));
-  norms->resize(x.rows());
-  for (int i = 0; i < x.rows(); ++i) {
-    const float n = x.row(i).norm();
+// The rows of a head's q or k (x) scaled to unit length as the forward's cosine scoring does
+// (attn::unit_rows), and their lengths (attn::vector_length, in double: a length past float32's
+// range is kept, not taken as infinite).
+void unit_rows(const Matrix& x, Buf* unit, std::vector<double>* norms) {
+  const int rows = static_cast<int>(x.rows()), cols = static_cast<int>(x.cols());
+  unit->resize(rows, cols);
+  norms->resize(rows);
+  for (int i = 0; i < rows; ++i) {
+    const float* row = x.data() + static_cast<ptrdiff_t>(i) * cols;
+    const double n = vector_length(row, cols);
     (*norms)[i] = n;
-    if (n > 0.0f)
-      for (int c = 0; c < x.cols(); ++c) unit->row(i)[c] = x(i, c) / n;
+    if (n > 0.0)
+      for (int c = 0; c < cols; ++c) unit->row(i)[c] = static_cast<float>(row[c] / n);
   }
 }
 
 // The gradient through x̂ = x / |x| (row by row): dx = (dx̂ − (dx̂·x̂) x̂) / |x|, 0 where x = 0,
-// written to dst (row stride ldd).
-void through_unit_rows(const Buf& dunit, const Buf& unit, const std::vector<float>& norms,
+// written to dst (row stride ldd). The division is in double, by the double length.
+void through_unit_rows(const Buf& dunit, const Buf& unit, const std::vector<double>& norms,
                        float* dst, int ldd) {
   for (int i = 0; i < unit.rows; ++i) {
     float* out = dst + static_cast<ptrdiff_t>(i) * ldd;
-    if (norms[i] == 0.0f) {
+    if (norms[i] == 0.0) {
       std::fill(out, out + unit.cols, 0.0f);
       continue;
     }
@@ -184,7 +187,8 @@ void through_unit_rows(const Buf& dunit, const Buf& unit, const std::vector<floa
     const float* u = unit.row(i);
     float dot = 0.0f;
     for (int c = 0; c < unit.cols; ++c) dot += du[c] * u[c];
-    for (int c = 0; c < unit.cols; ++c) out[c] = (du[c] - dot * u[c]) / norms[i];
+    for (int c = 0; c < unit.cols; ++c)
+      out[c] = static_cast<float>((du[c] - dot * u[c]) / norms[i]);
   }
 }
 
@@ -268,7 +272,7 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
     explicit Scratch(const k::KernelSet& set) : mul{set, {}} {}
     Products mul;
     Buf A, dS, At, dSt, t2, unit_q, unit_k, dunit_q, dunit_k, qa, ka;
-    std::vector<float> norm_q, norm_k;
+    std::vector<double> norm_q, norm_k;
     std::vector<int> lo, hi;
     RowCells cells;
     int item = -1;  // the batch item lo, hi and cells are for
@@ -294,7 +298,7 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
     Buf &A = sc.A, &dS = sc.dS, &At = sc.At, &dSt = sc.dSt, &t2 = sc.t2;
     Buf &unit_q = sc.unit_q, &unit_k = sc.unit_k, &dunit_q = sc.dunit_q, &dunit_k = sc.dunit_k;
     Buf &qa = sc.qa, &ka = sc.ka;
-    std::vector<float>&norm_q = sc.norm_q, &norm_k = sc.norm_k;
+    std::vector<double>&norm_q = sc.norm_q, &norm_k = sc.norm_k;
     std::vector<int>&lo = sc.lo, &hi = sc.hi;
     RowCells& cells = sc.cells;
     if (sc.item != b) {

@@ -220,9 +220,21 @@ int format_float_to(char* buf, float v);
 // [SECTION] Resolution into the core
 //-----------------------------------------------------------------------------
 
-// Semantic checks beyond the JSON's shape (sizes fit, lengths in range, limits), and the
-// core's attn::validate on the resolved problem.
+// Semantic checks beyond the JSON's shape (sizes fit, lengths in range, limits), the core's
+// attn::validate on the resolved problem, and check_magnitudes.
 attn::Status validate(const Scenario& s);
+
+// "" when no number the core computes for p can overflow float32, else "<field>: values too
+// large: <what> can overflow float32 (up to <bound>; at most 1.7e+38 is safe)". Checked on
+// bounds in double, from the inputs and weights alone (O(inputs), nothing is run): each
+// projection element by |row|·|column|, each score by |q|·|k| (Cauchy–Schwarz; rows projected
+// by W bounded by |W|_F; cosine scoring's rows are unit), times the scale when it is above 1,
+// the weighted values by n_keys·max|v|, the output by its rows' lengths times W_o's columns,
+// with room for float32's rounding. So a scenario that passes renders with no inf or NaN but
+// a fully masked row under -inf, which is NaN by design; one that fails names the field (x,
+// queries, keys, values, a W, or temperature) and the first row or query-key pair concerned.
+// self_attention: the inputs are named "x". resolve() checks it.
+std::string check_magnitudes(const attn::Problem& p, bool self_attention);
 
 // validate() and to_problem() in one: the problem when the scenario can run.
 struct Resolved {

@@ -369,6 +369,40 @@ TEST_CASE("cosine scores lie in [-1, 1] and a zero vector scores 0", "[core][pro
   CHECK(attn::score_cosine(k.row(2), k.row(2))(0, 0) == Approx(1.0f));
 }
 
+TEST_CASE("cosine scores of huge and tiny vectors: their lengths neither overflow nor underflow",
+          "[core][property]") {
+  // Issue 33: |(1e20, 1e20)|² is 2e40, past float32: the lengths were infinite, the scores 0.
+  for (const float m : {1e20f, 3e38f, 1e-25f, 1e-40f}) {
+    INFO("magnitude " << m);
+    Matrix x(2, 2);
+    x << m, m, m, -m;
+    const Matrix s = attn::score_cosine(x, x);
+    CHECK(s(0, 0) == Approx(1.0f).epsilon(1e-6));
+    CHECK(s(1, 1) == Approx(1.0f).epsilon(1e-6));
+    CHECK(std::fabs(s(0, 1)) <= 1e-7f);
+    CHECK(std::fabs(s(1, 0)) <= 1e-7f);
+    // The same through the pipeline: the kept matrices and the fused kernel's output.
+    Problem p;
+    p.scoring = attn::Scoring::kCosine;
+    p.queries = p.keys = {x};
+    p.values = {Matrix::Identity(2, 2)};
+    const attn::Trace full = attn::run(p);
+    CHECK(max_abs_diff(full.heads[0].scores[0], Matrix::Identity(2, 2)) <= 1e-6);
+    attn::RunOptions lean;
+    lean.keep_head_matrices = false;
+    const attn::Trace light = attn::run(p, lean);
+    CHECK(light.output[0].allFinite());
+    CHECK(max_abs_diff(light.output[0], full.output[0]) <= 1e-6);
+  }
+  // The lengths themselves, in double: past float32's range and below its smallest normal.
+  const float big[] = {3e38f, 3e38f, 3e38f};
+  CHECK(attn::vector_length(big, 3) == Approx(std::sqrt(3.0) * 3e38).epsilon(1e-7));
+  const float tiny[] = {1e-45f, 0.0f};
+  CHECK(attn::vector_length(tiny, 2) == Approx(static_cast<double>(1e-45f)).epsilon(1e-12));
+  const float none[] = {0.0f, 0.0f};
+  CHECK(attn::vector_length(none, 2) == 0.0);
+}
+
 TEST_CASE("heads take contiguous column blocks of the projections", "[core][property]") {
   Problem p = random_problem(1, 3, 3, 6, 6, 6, 1.0, 131);
   p.heads = 3;

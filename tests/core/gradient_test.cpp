@@ -233,6 +233,76 @@ TEST_CASE("what has no gradient yet is refused with its reason, never NaN", "[co
   }
 }
 
+TEST_CASE("numbers past float32 are refused as overflows, not blamed on a -inf mask",
+          "[core][grad]") {
+  // Issue 33: scores of 1e30 × 1e30 overflow. The gradient said a row was fully masked under
+  // -inf, which it was not; it says what happened, and a real -inf row still says that.
+  attn::Problem p;
+  attn::Matrix x(2, 2);
+  x << 1e30f, 1e30f, 1e30f, -1e30f;
+  p.queries = p.keys = p.values = {x};
+  const attn::Batch target = seeded_batch(1, 2, 2, 26);
+  for (const Backward& backward : kBackwards) {
+    INFO(backward.name);
+    attn::Gradients g;
+    CHECK(backward.run(p, target, &g).error ==
+          "grad: the score of row 1 and key 1 of batch item 1 is not finite: the numbers "
+          "overflow float32");
+    attn::Problem masked = p;  // under -inf, with keys masked: the overflow is still named
+    masked.mask.mask_value = -INFINITY;
+    masked.mask.causal = true;
+    CHECK(backward.run(masked, target, &g).error ==
+          "grad: the score of row 1 and key 1 of batch item 1 is not finite: the numbers "
+          "overflow float32");
+    // Finite scores with an output past float32 (values of 3e38 averaged with W_o of 10).
+    attn::Problem out;
+    out.queries = out.keys = seeded_batch(1, 2, 2, 27);
+    attn::Matrix v(2, 2);
+    v << 3e38f, 3e38f, 3e38f, 3e38f;
+    out.values = {v};
+    out.weights.W_o = attn::Matrix::Constant(2, 2, 10.0f);
+    CHECK(backward.run(out, target, &g).error ==
+          "grad: the output of row 1 of batch item 1 is not finite: the numbers overflow float32");
+    // Finite everywhere forward, but the gradients overflow: check_finite says which (what
+    // attention-cli grad checks before it prints them), in both.
+    attn::Problem big;
+    big.queries = big.keys = seeded_batch(1, 2, 2, 28);
+    big.values = {attn::Matrix::Constant(2, 2, 1.0f)};
+    big.weights.W_o = attn::Matrix::Constant(2, 2, 1e30f);
+    const attn::Batch far = {attn::Matrix::Constant(2, 2, -3e38f)};
+    REQUIRE(backward.run(big, far, &g).error == "");
+    CHECK(attn::check_finite(g).error ==
+          "grad: the gradient of the inputs is not finite: it overflows float32");
+  }
+}
+
+TEST_CASE("a training step that would take a weight past float32 is refused, changing nothing",
+          "[core][grad]") {
+  attn::Problem p;
+  p.queries = p.keys = p.values = seeded_batch(1, 4, 3, 29);
+  p.weights.W_q = seeded(3, 4, 30);
+  p.weights.W_k = seeded(3, 4, 31);
+  p.weights.W_v = seeded(3, 4, 32);
+  const attn::Batch target = seeded_batch(1, 4, 4, 33);
+  attn::Optimizer opt;
+  opt.lr = 1e300;
+  const attn::Problem before = p;
+  double loss = 0.0;
+  CHECK(opt.step(&p, target, &loss).error ==
+        "train: step 1 would take W_q past float32's range (the learning rate 1e+300 is too "
+        "large)");
+  CHECK(p.weights.W_q == before.weights.W_q);
+  CHECK(p.weights.W_v == before.weights.W_v);
+  CHECK(opt.steps == 0);
+  opt.lr = 0.1;  // the same optimizer goes on as if the refused step had not been asked for
+  REQUIRE(opt.step(&p, target, &loss).error == "");
+  attn::Optimizer fresh;
+  attn::Problem q = before;
+  REQUIRE(fresh.step(&q, target, &loss).error == "");
+  CHECK(p.weights.W_q == q.weights.W_q);
+  CHECK(opt.steps == 1);
+}
+
 TEST_CASE("the steps' gradients agree with finite differences and with the inputs' gradients",
           "[core][grad]") {
   // Two heads, a causal mask and -1e6, so masked cells are in every head; once with dropout.

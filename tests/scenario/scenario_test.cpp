@@ -93,6 +93,228 @@ TEST_CASE("more than 2^23 numbers are refused as too large, before anything is b
   CHECK(error_of(R"({"version": 1, "x": )" + x + "]}") == "json: holds more than 8388608 numbers");
 }
 
+TEST_CASE("text that would build a costly tree is refused before it is built", "[scenario][bad]") {
+  // Issue 33: 45 MB of [{},{},…] passed every check and took 1.3 GB to build, then was refused
+  // as not a scenario. The tree's size is counted as it is read: 3.4 M empty objects (80
+  // bytes each) are over the 256 MB, in 10 MB of text.
+  std::string row = "[{}";
+  for (int i = 1; i < 65536; ++i) row += ",{}";
+  row += "]";
+  std::string rows = "[" + row;
+  for (int r = 1; r < 52; ++r) rows += "," + row;
+  rows += "]";
+  CHECK(error_of(rows) == "json: holds too many values (their tree would take more than 256 MB)");
+  // Empty arrays, and a key's member (96 bytes) too.
+  std::string arrays = "[[]";
+  for (int i = 1; i < 65536; ++i) arrays += ",[]";
+  arrays += "]";
+  std::string many = "[" + arrays;
+  for (int r = 1; r < 100; ++r) many += "," + arrays;
+  CHECK(error_of(many + "]") ==
+        "json: holds too many values (their tree would take more than 256 MB)");
+  // An object's members are limited as an array's elements are.
+  std::string members = "{\"k0\": 0";
+  for (int i = 1; i <= 65536; ++i) members += ", \"k" + std::to_string(i) + "\": 0";
+  CHECK(error_of(R"({"version": 1, "title": )" + members + "}}") ==
+        "title: has more than 65536 members");
+  // What a large scenario takes is well within: 1024 × 1024 numbers.
+  std::string x = "[";
+  for (int r = 0; r < 1024; ++r) {
+    x += r ? ",[0" : "[0";
+    for (int c = 1; c < 1024; ++c) x += ",0";
+    x += "]";
+  }
+  CHECK(error_of(R"({"version": 1, "x": )" + x + "], \"causal\": true}") == "");
+}
+
+TEST_CASE("results past float32 are refused with the field named; a -inf row stays NaN",
+          "[scenario][bad][overflow]") {
+  // Issue 33: 1e30 · 1e30 overflowed float32 and the CLI printed an all-NaN trace, exit 0.
+  CHECK(error_of(R"({"version": 1, "x": [[1e30, 1e30], [1e30, -1e30]]})") ==
+        "x: values too large: the score of query 0 and key 0 (|q|·|k|) can overflow float32 (up "
+        "to 2e+60; at most 1.7e+38 is safe)");
+  CHECK(error_of(R"({"version": 1, "queries": [[1, 0], [0, 1e19]], "keys": [[1, 1], [1e20, 1e20]],
+                     "values": [[1], [2]], "scoring": "dot"})") ==
+        "keys: values too large: the score of query 1 and key 1 (|q|·|k|) can overflow float32 "
+        "(up to 1.4e+39; at most 1.7e+38 is safe)");
+  // Only what can overflow: the same keys with small queries give scores of 1e20 at most.
+  CHECK(error_of(R"({"version": 1, "queries": [[1, 0], [0, 1]], "keys": [[1, 1], [1e20, 1e20]],
+                     "values": [[1], [2]], "scoring": "dot"})") == "");
+  CHECK(error_of(R"({"version": 1, "x": [[1, 2], [3, 4]], "temperature": 1e-38})") ==
+        "temperature: is 1e-38, too small: query 0 divided by it can overflow float32 (up to "
+        "2.3e+38; at most 1.7e+38 is safe)");
+  CHECK(error_of(R"({"version": 1, "x": [[1, 2], [3, 4]], "temperature": 1e-39})") ==
+        "temperature: is 1e-39, too small: 1/temperature is past float32's range (3.4e+38)");
+  CHECK(error_of(R"({"version": 1, "x": [[1, 2], [3, 4]], "temperature": 1e-37})") ==
+        "temperature: is 1e-37, too small: the score of query 1 and key 1 divided by it can "
+        "overflow float32 (up to 2.6e+38; at most 1.7e+38 is safe)");
+  CHECK(error_of(R"({"version": 1, "x": [[1, 2], [3, 4]], "temperature": 1e-30})") == "");
+  CHECK(error_of(with(R"("W_q": [[1e38, 0], [0, 1]])")) ==
+        "W_q: values too large: query 2 times W_q can overflow float32 (up to 2.2e+38; at most "
+        "1.7e+38 is safe)");
+  CHECK(error_of(with(R"("W_v": [[3e37, 0], [0, 1]])")) ==
+        "W_v: values too large: the sum of the values weighted by the softmax can overflow "
+        "float32 (up to 2.7e+38; at most 1.7e+38 is safe)");
+  CHECK(error_of(with(R"("W_v": [[1, 0], [0, 1]], "W_o": [[1e38, 0], [0, 1]])")) ==
+        "W_o: values too large: the heads' outputs times W_o can overflow float32 (up to 3.2e+38; "
+        "at most 1.7e+38 is safe)");
+  CHECK(error_of(R"({"version": 1, "x": [[1, 0], [0, 1]], "scoring": "additive",
+                     "W_q": [[1], [1]], "W_k": [[1], [1]], "w_v": [1e39]})") ==
+        "w_v[0]: is 1e+39, outside the float32 range");
+  CHECK(error_of(R"({"version": 1, "x": [[1, 0], [0, 1]], "scoring": "additive",
+                     "W_q": [[1], [1]], "W_k": [[1], [1]], "w_v": [3e38]})") ==
+        "w_v: values too large: the scores (at most |w_v|_1) can overflow float32 (up to 3e+38; "
+        "at most 1.7e+38 is safe)");
+  CHECK(error_of(R"({"version": 1, "x": [[1, 0], [0, 1]], "scoring": "general",
+                     "W": [[3e38, 0], [0, 1]]})") ==
+        "W: values too large: query 0 times W can overflow float32 (up to 3e+38; at most 1.7e+38 "
+        "is safe)");
+  // What cosine scoring makes of huge vectors is a cosine: they pass (and score 1 and 0).
+  const scenario::ParseResult cosine =
+      scenario::parse(R"({"version": 1, "x": [[1e20, 1e20], [1e20, -1e20]], "scoring": "cosine"})");
+  REQUIRE(cosine.error == "");
+  const attn::Trace ct = attn::run(cosine.problem);
+  CHECK(ct.heads[0].scores[0](0, 0) == Approx(1.0f).epsilon(1e-6));
+  CHECK(std::fabs(ct.heads[0].scores[0](0, 1)) <= 1e-7f);
+  CHECK(ct.output[0].allFinite());
+  // A fully masked row under -inf is NaN by design, and accepted: it is the lesson.
+  const scenario::ParseResult masked = scenario::parse(
+      R"({"version": 1, "x": [[1e18, 1], [1, 1]], "valid_lens": 0, "mask_value": "-inf"})");
+  REQUIRE(masked.error == "");
+  CHECK(std::isnan(attn::run(masked.problem).output[0](0, 0)));
+}
+
+namespace {
+
+// A problem with random sizes, options and magnitudes (10^0 to 10^40 in the inputs and the
+// weights): near float32's edge, on both sides.
+attn::Problem edge_problem(uint64_t seed, bool* self_attention) {
+  uint64_t n = 0;
+  const auto u = [&]() { return attn::uniform01(seed, n++); };
+  const auto pick = [&](int k) { return static_cast<int>(u() * k); };
+  const auto magnitude = [&](double lo, double hi) { return std::pow(10.0, lo + (hi - lo) * u()); };
+  const auto matrix = [&](int rows, int cols, double scale) {
+    attn::Matrix m(rows, cols);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j)
+        m(i, j) = static_cast<float>((2.0 * u() - 1.0) * std::min(scale, 3.4e38));
+    return m;
+  };
+  attn::Problem p;
+  p.scoring = attn::kScorings[pick(5)];
+  const int B = 1 + pick(2), n_q = 1 + pick(6), n_k = 1 + pick(6), d = 2 + 2 * pick(3);
+  *self_attention = p.scoring != attn::Scoring::kAdditive && pick(2) == 0;
+  const double in = magnitude(0, 40);
+  attn::Batch q, k, v;
+  for (int b = 0; b < B; ++b) {
+    q.push_back(matrix(*self_attention ? n_k : n_q, d, in));
+    k.push_back(*self_attention ? q[b] : matrix(n_k, d, in * magnitude(-10, 10)));
+    v.push_back(*self_attention ? q[b] : matrix(n_k, d, in * magnitude(-10, 10)));
+  }
+  p.queries = q;
+  p.keys = k;
+  p.values = v;
+  const double w = magnitude(-5, 25);
+  if (p.scoring == attn::Scoring::kAdditive) {
+    p.weights.W_q = matrix(d, 3, w);
+    p.weights.W_k = matrix(d, 3, w);
+    p.weights.w_v = matrix(3, 1, magnitude(0, 40)).col(0);
+  } else {
+    p.heads = 1 + pick(2);
+    if (pick(2)) {
+      p.weights.W_q = matrix(d, 4, w);
+      p.weights.W_k = matrix(d, 4, w);
+      p.weights.W_v = matrix(d, 4, w);
+    }
+    if (pick(2)) p.weights.W_o = matrix(p.weights.W_v.size() ? 4 : d, 3, magnitude(-5, 30));
+    if (p.scoring == attn::Scoring::kGeneral) {
+      const int dk = (p.weights.W_k.size() ? 4 : d) / p.heads;
+      const int dq = (p.weights.W_q.size() ? 4 : d) / p.heads;
+      p.weights.W = matrix(dq, dk, magnitude(-5, 20));
+    }
+  }
+  p.temperature = static_cast<float>(magnitude(-30, 3));
+  p.positional_encoding = pick(3) == 0;
+  p.hard = pick(4) == 0;
+  if (!p.hard && pick(3) == 0) {
+    p.dropout_p = static_cast<float>(0.9 * u());
+    p.dropout_seed = 3;
+  }
+  if (pick(2)) p.mask.causal = true;
+  if (pick(3) == 0) p.mask.valid_lens.assign(B, {pick(n_k + 1)});
+  p.mask.mask_value = pick(2) ? -std::numeric_limits<float>::infinity() : -1e6f;
+  return p;
+}
+
+// Whether every number of the trace is finite but NaN weights (and what follows from them)
+// in rows the mask hides wholly under -inf.
+std::string first_non_finite(const attn::Problem& p, const attn::Trace& t) {
+  const bool minus_inf = std::isinf(p.mask.mask_value);
+  const auto hidden = [&](int b, int i) {
+    if (!minus_inf) return false;
+    for (int j = 0; j < attn::batch_rows(p.keys); ++j)
+      if (!attn::is_masked(p.mask, b, i, j)) return false;
+    return true;
+  };
+  const auto scan = [&](const attn::Batch& m, const char* name, bool masked) -> std::string {
+    for (size_t b = 0; b < m.size(); ++b)
+      for (int i = 0; i < m[b].rows(); ++i)
+        for (int j = 0; j < m[b].cols(); ++j) {
+          const float x = m[b](i, j);
+          if (std::isfinite(x)) continue;
+          if (hidden(static_cast<int>(b), i) && std::string(name) != "scores" &&
+              std::string(name) != "scaled")
+            continue;
+          if (masked && x == -INFINITY && attn::is_masked(p.mask, static_cast<int>(b), i, j))
+            continue;
+          return std::string(name) + "[" + std::to_string(b) + "][" + std::to_string(i) + "][" +
+                 std::to_string(j) + "] = " + std::to_string(x);
+        }
+    return "";
+  };
+  std::string e;
+  for (const attn::Batch* m : {&t.q_proj, &t.k_proj, &t.v_proj})
+    if (!(e = scan(*m, "projection", false)).empty()) return e;
+  for (const attn::HeadTrace& h : t.heads) {
+    if (!(e = scan(h.scores, "scores", false)).empty()) return e;
+    if (!(e = scan(h.scaled, "scaled", false)).empty()) return e;
+    if (!(e = scan(h.masked, "masked", true)).empty()) return e;
+    if (!(e = scan(h.weights, "weights", false)).empty()) return e;
+    if (!(e = scan(h.output, "head output", false)).empty()) return e;
+  }
+  return scan(t.output, "output", false);
+}
+
+}  // namespace
+
+TEST_CASE("what check_magnitudes accepts runs with every number finite, near float32's edge",
+          "[scenario][overflow]") {
+  int accepted = 0, refused = 0;
+  for (uint64_t seed = 1; seed <= 3000; ++seed) {
+    bool self = false;
+    const attn::Problem p = edge_problem(seed, &self);
+    REQUIRE(attn::validate(p).error == "");
+    const std::string e = scenario::check_magnitudes(p, self);
+    if (!e.empty()) {
+      ++refused;
+      INFO(e);
+      const bool named = e.find(": values too large: ") != std::string::npos ||
+                         e.rfind("temperature: is ", 0) == 0;
+      CHECK(named);
+      continue;
+    }
+    ++accepted;
+    INFO("seed " << seed);
+    CHECK(first_non_finite(p, attn::run(p)) == "");
+    attn::RunOptions lean;
+    lean.keep_head_matrices = false;
+    CHECK(first_non_finite(p, attn::run(p, lean)) == "");
+  }
+  INFO(accepted << " accepted, " << refused << " refused");
+  CHECK(accepted > 500);
+  CHECK(refused > 500);
+}
+
 TEST_CASE("parse resolves the scenario once: the problem is what to_problem gives",
           "[scenario][json]") {
   const scenario::ParseResult r = scenario::parse(R"({"version": 1, "x": [[1, 0], [0, 1]],
