@@ -8,10 +8,12 @@
 //                                   (--npz is the same; with arrays, FILE may be left out)
 //
 // Exit 0 on success; on bad input exit 2 with one line on stderr: "error: <field>: <problem>";
-// exit 1 when the output cannot be written (a full disk, a closed pipe).
+// exit 1 when the output cannot be written (a full disk, a closed pipe: SIGPIPE is ignored, so
+// that a closed pipe is an error to report like any other), with one line on stderr too.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -21,6 +23,7 @@
 
 #include "core/attention.h"
 #include "core/gradient.h"
+#include "scenario/link.h"
 #include "scenario/npz.h"
 #include "scenario/scenario.h"
 #include "scenario/tasks.h"
@@ -28,6 +31,10 @@
 namespace {
 
 constexpr size_t kMaxInputBytes = size_t{96} << 20;  // bad input is refused in ~100 MB
+
+// The most numbers all --arrays files together may hold: as many as one .npz may (npz.h), so
+// that repeating the option cannot add up memory.
+constexpr size_t kMaxArraysNumbers = 2 * scenario::kMaxArrayNumbers;
 
 // The most numbers eval prints: about 300 MB of text. A trace above it is refused, with the
 // options that print less.
@@ -42,7 +49,8 @@ const char kUsage[] =
     "                           has or generates: {\"version\": 1, \"loss\", \"grads\": {...}}\n"
     "       attention-cli task NAME [--seed S]    print a toy task as a scenario to train:\n"
     "                           previous_token, reverse, sort, recall, translate or\n"
-    "                           kernel_regression (see src/scenario/tasks.h)\n"
+    "                           kernel_regression (see src/scenario/tasks.h); S is a\n"
+    "                           whole number from 0 to 999999 (1 unless given)\n"
     "       attention-cli lesson RECIPE [--out FILE]  a lesson with learned weights: the\n"
     "                           recipe's task trained as it says, with the lesson's texts\n"
     "                           (assets/recipes/, see src/scenario/tasks.h)\n"
@@ -52,11 +60,13 @@ const char kUsage[] =
     "                           learn W_q, W_k, W_v, W_o, W, w_v (inputs stay fixed): a line\n"
     "                           {\"step\", \"loss\"} per step (the loss before it), then the\n"
     "                           trained scenario with its weights written out; sgd is\n"
-    "                           w <- w - R * dL/dw, R = 0.1 unless given\n"
+    "                           w <- w - R * dL/dw, R = 0.1 unless given; it stops,\n"
+    "                           exit 2, at a step that takes the numbers past float32\n"
     "FILE is Scenario JSON v1; - reads standard input. Every command takes\n"
     "  --arrays DATA.npz|NAME.npy  NumPy arrays as matrix fields (x, queries, keys, values,\n"
     "                           W_q, W_k, W_v, W_o, W, w_v), named by entry or file name;\n"
-    "                           the option may be repeated; --npz is the same. With arrays,\n"
+    "                           the option may be repeated (all files together: at most\n"
+    "                           33554432 numbers); --npz is the same. With arrays,\n"
     "                           FILE may be left out: the arrays alone are the scenario\n"
     "eval prints everything, or only:\n"
     "  --only heads|output      the heads' matrices, or the final output\n"
@@ -68,6 +78,36 @@ const char kUsage[] =
 int fail(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
   return 2;
+}
+
+// Standard output, checked: the errno of the first write that failed (0: none yet).
+int g_write_errno = 0;
+
+void out(const char* data, size_t size) {
+  if (std::fwrite(data, 1, size, stdout) != size && g_write_errno == 0)
+    g_write_errno = errno ? errno : EIO;
+}
+void out(const std::string& text) {
+  out(text.data(), text.size());
+}
+void out_line(const std::string& text) {
+  out(text + "\n");
+}
+bool output_failed() {
+  return g_write_errno != 0 || std::ferror(stdout);
+}
+
+// The exit status once everything is written: `status`, or 1 with a line on stderr when any of
+// standard output could not be written (a full disk, a closed pipe), which every command checks.
+int finish(int status) {
+  errno = 0;
+  if (std::fflush(stdout) != 0 && g_write_errno == 0) g_write_errno = errno ? errno : EIO;
+  if (output_failed()) {
+    std::fprintf(stderr, "error: output: cannot be written (%s)\n",
+                 std::strerror(g_write_errno ? g_write_errno : EIO));
+    return 1;
+  }
+  return status;
 }
 
 // A whole file, or standard input for "-".
@@ -197,12 +237,12 @@ int eval(const attn::Problem& p, const EvalOptions& o) {
 
   static char buffer[1 << 20];
   std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
-  scenario::TraceJsonWriter w(
-      [](const std::string& piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); });
+  scenario::TraceJsonWriter w([](const std::string& piece) { out(piece); });
   // Every head is computed as run() computes it, and the output from the heads' outputs, so
   // that each part printed alone is that part of the whole trace to the last bit.
   std::vector<attn::Batch> outputs;
   for (int h = 0; h < H; ++h) {
+    if (output_failed()) return 0;  // a closed pipe: no one reads the rest (finish says so)
     const bool printed = o.heads && (o.head < 0 || h == o.head);
     if (!printed && !o.output) continue;
     attn::HeadTrace ht = attn::run_head(p, h);
@@ -215,7 +255,7 @@ int eval(const attn::Problem& p, const EvalOptions& o) {
     w.output(attn::output_of(p, attn::concat_heads(parts)));
   }
   w.finish();
-  std::fputc('\n', stdout);
+  out("\n");
   return 0;
 }
 
@@ -225,7 +265,8 @@ int eval(const attn::Problem& p, const EvalOptions& o) {
 int grad(const scenario::Scenario& s, const attn::Problem& p) {
   if (s.target.empty()) return fail("target: missing (the output the loss compares with)");
   attn::Gradients g;
-  const attn::Status st = attn::gradients(p, s.target, &g);
+  attn::Status st = attn::gradients(p, s.target, &g);
+  if (st.ok()) st = attn::check_finite(g);  // nothing printed is inf or NaN
   if (!st.ok()) return fail(st.error);
   std::string o = "{\"version\":1,\"loss\":";
   char buf[32];
@@ -290,7 +331,7 @@ int grad(const scenario::Scenario& s, const attn::Problem& p) {
     o += ']';
   }
   o += "}}";
-  std::puts(o.c_str());
+  out_line(o);
   return 0;
 }
 
@@ -305,10 +346,21 @@ int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
   char line[96];
   for (int step = 1; step <= o.steps; ++step) {
     double loss = 0.0;
+    // Fails, saying why, when a step would take a weight past float32 (Optimizer::step) or
+    // the forward pass overflows (attn::check_gradient): no loss printed is inf or NaN.
     const attn::Status st = opt.step(&p, s.target, &loss);
-    if (!st.ok()) return fail(st.error);
+    if (!st.ok()) {
+      // After the first step, a number past float32 is the training's doing: say so.
+      if (step == 1 || st.error.rfind("train: ", 0) == 0 ||
+          st.error.find("float32") == std::string::npos)
+        return fail(st.error);
+      std::snprintf(line, sizeof line, "%g", o.lr);
+      return fail("train: the numbers overflowed float32 at step " + std::to_string(step) +
+                  " (--lr " + line + " is too large): " + st.error);
+    }
     std::snprintf(line, sizeof line, "{\"step\":%d,\"loss\":%.9g}", step, loss);
-    std::puts(line);
+    out_line(line);
+    if (output_failed()) return 0;
   }
   if (o.steps == 0) {  // still say when there is nothing to learn
     double loss = 0.0;
@@ -318,17 +370,43 @@ int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
     const attn::Status st = check.step(&probe, s.target, &loss);
     if (!st.ok()) return fail(st.error);
   }
+  // The trained scenario must read back (validate): weights that the forward pass could
+  // overflow with are refused there, so they are here, with the reason.
+  const std::string too_large = scenario::check_magnitudes(p, s.self_attention);
+  if (!too_large.empty()) {
+    std::snprintf(line, sizeof line, "%g", o.lr);
+    return fail("train: the trained weights are too large for float32 (--lr " + std::string(line) +
+                " may be too large): " + too_large);
+  }
   scenario::set_weights(&s, p.weights);  // the trained scenario, its weights written out
-  std::puts(scenario::to_json(s).c_str());
+  out_line(scenario::to_json(s));
   return 0;
+}
+
+// --seed S of `task`: a whole number from 0 to kMaxViewTrainSeed, the seeds a task takes
+// everywhere else (a link's view.train.seed, a recipe's train.seed, trained_from.seed).
+std::string read_seed(const char* text, uint64_t* seed) {
+  const std::string v = text;
+  const std::string expected =
+      "\", expected a whole number from 0 to " + std::to_string(scenario::kMaxViewTrainSeed);
+  if (v.empty() || v.size() > 7 || v.find_first_not_of("0123456789") != std::string::npos)
+    return "--seed: is \"" + v + expected;
+  const unsigned long n = std::stoul(v);
+  if (n > static_cast<unsigned long>(scenario::kMaxViewTrainSeed))
+    return "--seed: is \"" + v + expected;
+  *seed = n;
+  return "";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef SIGPIPE
+  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (EPIPE): exit 1, said so
+#endif
   if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
-    std::fputs(kUsage, stdout);
-    return 0;
+    out(kUsage, std::strlen(kUsage));
+    return finish(0);
   }
   if (argc < 3) {
     std::fputs(kUsage, stderr);
@@ -344,52 +422,52 @@ int main(int argc, char** argv) {
     if (!lesson.ok()) return fail(lesson.error);
     const std::string text = scenario::to_json(lesson.scenario) + "\n";
     if (argc == 3) {
-      std::fputs(text.c_str(), stdout);
-      return std::fflush(stdout) == 0 ? 0 : 1;
+      out(text);
+      return finish(0);
     }
-    std::FILE* out = std::fopen(argv[4], "wb");
-    if (!out)
+    std::FILE* file = std::fopen(argv[4], "wb");
+    if (!file)
       return fail("--out: cannot write " + std::string(argv[4]) + " (" + std::strerror(errno) +
                   ")");
-    const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
-    if (std::fclose(out) != 0 || !written)
-      return fail("--out: cannot write " + std::string(argv[4]));
+    const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size() &&
+                         std::fflush(file) == 0 && !std::ferror(file);
+    const int write_errno = errno;
+    if (std::fclose(file) != 0 || !written)
+      return fail("--out: cannot write " + std::string(argv[4]) + " (" +
+                  std::strerror(written ? errno : write_errno) + ")");
     return 0;
   }
   if (command == "task" && argc == 3 && std::strcmp(argv[2], "--list") == 0) {
-    std::string out = "[";
+    std::string list = "[";
     for (const scenario::TaskInfo& t : scenario::task_list()) {
       char line[256];
       std::snprintf(line, sizeof line,
                     "%s\n {\"name\": \"%s\", \"steps\": %d, \"lr\": %g, \"loss_below\": %g, "
                     "\"share_above\": ",
-                    out.size() > 1 ? "," : "", t.name.c_str(), t.steps, t.lr, t.loss_below);
-      out += line;
+                    list.size() > 1 ? "," : "", t.name.c_str(), t.steps, t.lr, t.loss_below);
+      list += line;
       if (t.keyed) {
         std::snprintf(line, sizeof line, "%g}", t.share_above);
-        out += line;
+        list += line;
       } else {
-        out += "null}";
+        list += "null}";
       }
     }
-    std::puts((out + "\n]").c_str());
-    return std::fflush(stdout) == 0 ? 0 : 1;
+    out_line(list + "\n]");
+    return finish(0);
   }
   if (command == "task") {
     uint64_t seed = 1;
     if (argc == 5 && std::strcmp(argv[3], "--seed") == 0) {
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(argv[4], &end, 10);
-      if (!*argv[4] || *end || argv[4][0] == '-')
-        return fail("--seed: is \"" + std::string(argv[4]) + "\", expected a whole number");
-      seed = v;
+      const std::string bad_seed = read_seed(argv[4], &seed);
+      if (!bad_seed.empty()) return fail(bad_seed);
     } else if (argc != 3) {
       return fail("task: usage: attention-cli task NAME [--seed S]");
     }
     const scenario::TaskResult t = scenario::make_task(argv[2], seed);
     if (!t.ok()) return fail(t.error);
-    std::puts(scenario::to_json(t.scenario).c_str());
-    return std::fflush(stdout) == 0 ? 0 : 1;
+    out_line(scenario::to_json(t.scenario));
+    return finish(0);
   }
   if (command != "eval" && command != "validate" && command != "normalize" && command != "grad" &&
       command != "train")
@@ -412,12 +490,22 @@ int main(int argc, char** argv) {
     input.text = "{\"version\": 1}";
   }
   std::vector<scenario::NamedArray> arrays;
+  size_t numbers = 0;  // of every --arrays file so far: one budget for them all
   for (const std::string& path : options.arrays) {
-    const Input data = read_input(path);
-    if (!data.ok()) return fail(data.error);
-    scenario::ArraysResult read = scenario::read_arrays(data.text, path);  // keys.npy: keys
+    scenario::ArraysResult read;
+    {
+      const Input data = read_input(path);  // freed before the next file is read
+      if (!data.ok()) return fail(data.error);
+      read = scenario::read_arrays(data.text, path);  // keys.npy: keys
+    }
     if (!read.ok()) return fail(read.error);
-    for (scenario::NamedArray& a : read.arrays) arrays.push_back(std::move(a));
+    for (scenario::NamedArray& a : read.arrays) {
+      numbers += a.data.size();
+      if (numbers > kMaxArraysNumbers)
+        return fail("--arrays: the files hold more than " + std::to_string(kMaxArraysNumbers) +
+                    " numbers in all (as many as one .npz may), at " + path + ": " + a.name);
+      arrays.push_back(std::move(a));
+    }
   }
   const scenario::ParseResult parsed = arrays.empty()
                                            ? scenario::parse(input.text)
@@ -426,9 +514,9 @@ int main(int argc, char** argv) {
 
   int status = 0;
   if (command == "validate") {
-    std::puts("ok");
+    out_line("ok");
   } else if (command == "normalize") {
-    std::puts(scenario::to_json(parsed.scenario).c_str());
+    out_line(scenario::to_json(parsed.scenario));
   } else if (command == "grad") {
     status = grad(parsed.scenario, parsed.problem);
   } else if (command == "train") {
@@ -438,9 +526,5 @@ int main(int argc, char** argv) {
     status = eval(parsed.problem, options);
   }
   // A full disk or a closed pipe: the output is not all there, and the exit status says so.
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::fprintf(stderr, "error: output: cannot be written (%s)\n", std::strerror(errno));
-    return 1;
-  }
-  return status;
+  return finish(status);
 }

@@ -41,12 +41,17 @@ class BoundedSax {
   bool number_float(json::number_float_t v, const std::string& s) {
     return number() && (!dom_ || dom_->number_float(v, s));
   }
-  bool string(std::string& v) { return value() && (!dom_ || dom_->string(v)); }
+  bool string(std::string& v) {
+    return value() && grow(kStringBytes + heap_text(v)) && (!dom_ || dom_->string(v));
+  }
   bool binary(json::binary_t& v) { return value() && (!dom_ || dom_->binary(v)); }
   bool start_object(std::size_t n) { return open(false) && (!dom_ || dom_->start_object(n)); }
   bool key(std::string& k) {
     Frame& f = frames_.back();
     f.key = k;
+    if (++f.count > kMaxArrayLength)
+      return value_error("has more than " + std::to_string(kMaxArrayLength) + " members", 1);
+    if (!grow(kMemberBytes + heap_text(k))) return false;
     if (!f.keys.insert(k).second) return value_error("appears twice in its object");
     return !dom_ || dom_->key(k);
   }
@@ -82,16 +87,43 @@ class BoundedSax {
  private:
   struct Frame {
     bool array;
-    size_t count;  // values seen so far in an array
+    size_t count;  // values seen so far in an array, members in an object
     std::string key;
     std::set<std::string> keys;  // an object's keys so far
   };
 
-  // A value (scalar or container) starts in the innermost container.
+  // What nlohmann's tree takes (kMaxTreeBytes), in bytes with malloc's own 16 an allocation.
+  static constexpr size_t kValueBytes = 16;        // a json value, in its array's buffer
+  static constexpr size_t kArrayBytes = 32;        // the std::vector it points to
+  static constexpr size_t kObjectBytes = 64;       // the std::map
+  static constexpr size_t kMemberBytes = 96;       // a map node: its key and value
+  static constexpr size_t kStringBytes = 48;       // the std::string a string value points to
+  static size_t heap_text(const std::string& s) {  // a string's text, past 15 bytes
+    return s.size() > 15 ? s.size() + 32 : 0;
+  }
+
+  // Counts bytes of the tree; false (and the error) past kMaxTreeBytes.
+  bool grow(size_t bytes) {
+    tree_bytes_ += bytes;
+    if (tree_bytes_ <= kMaxTreeBytes) return true;
+    error.kind = JsonError::Kind::kTooLarge;
+    error.message = "holds too many values (their tree would take more than " +
+                    std::to_string(kMaxTreeBytes >> 20) + " MB)";
+    return false;
+  }
+
+  // A value (scalar or container) starts in the innermost container. In an array it takes a
+  // slot of the array's buffer, which doubles when full (counted when it does); in an object
+  // its node was counted with the key.
   bool value() {
-    if (frames_.empty() || !frames_.back().array) return true;
-    if (++frames_.back().count > kMaxArrayLength)
+    if (frames_.empty()) return grow(kValueBytes);
+    Frame& f = frames_.back();
+    if (!f.array) return true;
+    const size_t n = ++f.count;
+    if (n > kMaxArrayLength)
       return value_error("has more than " + std::to_string(kMaxArrayLength) + " elements", 1);
+    if (n == 1) return grow(kValueBytes + 16);                         // capacity 1
+    if (((n - 1) & (n - 2)) == 0) return grow(kValueBytes * (n - 1));  // 2(n - 1) from n - 1
     return true;
   }
 
@@ -111,7 +143,7 @@ class BoundedSax {
       return false;
     }
     frames_.push_back({array, 0, "", {}});
-    return true;
+    return grow(array ? kArrayBytes : kObjectBytes);
   }
 
   // An error about the value about to be read (up = 1: about its container).
@@ -141,6 +173,7 @@ class BoundedSax {
   std::optional<nlohmann::detail::json_sax_dom_parser<json>> dom_;
   size_t text_size_;
   size_t numbers_ = 0;
+  size_t tree_bytes_ = 0;
   std::vector<Frame> frames_;
 };
 
@@ -215,10 +248,10 @@ JsonError read_json(const std::string& text, json* out) {
     return e;
   }
   // The building pass checks every limit too, before it builds past it; the first pass only
-  // keeps a large bad document from being half built: up to 2^23 numbers, 128 MB and more,
-  // before it is refused. A text of at most kOnePassBytes holds at most half as many values as
-  // bytes, whose DOM is at most about 12 MB: it is read once (reading it twice took half the
-  // time of a 1 MB scenario in WebAssembly).
+  // keeps a large bad document from being half built: up to kMaxTreeBytes (256 MB) before it
+  // is refused. A text of at most kOnePassBytes holds at most half as many values as bytes,
+  // whose DOM is at most about 50 MB: it is read once (reading it twice took half the time of
+  // a 1 MB scenario in WebAssembly).
   JsonError e;
   if (text.size() > kOnePassBytes) e = sax_pass(text, nullptr);  // the check: nothing is built
   if (e.ok()) e = sax_pass(text, out);

@@ -20,8 +20,15 @@ using nlohmann::json;
 // copies, destruction) can exhaust the stack; arrays as long as the longest field
 // (masked_cells); numbers for 8 matrices of 1024 × 1024 (bigger inputs come as binary).
 constexpr size_t kMaxDepth = 16;
-constexpr size_t kMaxArrayLength = 65536;
+constexpr size_t kMaxArrayLength = 65536;  // an array's elements, and an object's members
 constexpr size_t kMaxNumbers = size_t{1} << 23;
+// The most memory the document's tree (nlohmann::json) may take, as read_json estimates it
+// from libstdc++'s layout: 16 bytes a value (an array's buffer grows by doubling), 32 more an
+// array, 64 an object and 96 each of its members, 48 a string (and past 15 bytes, its length
+// and 32), a key the same. Twice the tree of kMaxNumbers numbers: a large scenario fits, while
+// cheap text that makes a costly tree ("[{},{},…]": 3 bytes, about 90 in the tree) is refused
+// before it is built (measured: 45 MB of it took 1.3 GB to refuse before this limit).
+constexpr size_t kMaxTreeBytes = size_t{256} << 20;
 // Texts up to this size are read in one pass that checks the limits as it builds (see
 // read_json); longer ones are checked first, building nothing. The page's setScenario takes
 // at most this much JSON text.
@@ -34,8 +41,10 @@ struct JsonError {
     kNone,
     kSyntax,     // document: the parser's description in `message`
     kTruncated,  // document: the text ends early
-    kTooLarge,   // document: deeper than kMaxDepth, more than kMaxNumbers, or a NUL byte
+    kTooLarge,   // document: deeper than kMaxDepth, more than kMaxNumbers or kMaxTreeBytes,
+                 // or a NUL byte
     kValue,      // the value at `path`: a number beyond double, a key twice, a long array
+                 // or object
   };
   Kind kind = Kind::kNone;
   std::string path;     // kValue: "x[0][1]", "" for the whole document

@@ -5,14 +5,76 @@
 //   node cli_check.mjs --cli "<cmd;args>" stdin-ok SCENARIO
 //   node cli_check.mjs --cli "<cmd;args>" --other "<cmd;args>" agree SCENARIO
 //   node cli_check.mjs --cli "<cmd;args>" parts SCENARIO     eval --only, --head, --matrices
-//   node cli_check.mjs --cli "<cmd;args>" full-disk SCENARIO output to /dev/full: exit 1
+//   node cli_check.mjs --cli "<cmd;args>" full-disk SCENARIO  every command's output to
+//                                   /dev/full: exit 1, one line on stderr
+//   node cli_check.mjs --cli "<cmd;args>" closed-pipe SCENARIO  output to a pipe whose reader
+//                                   has gone: exit 1 (not SIGPIPE), one line on stderr
+//   node cli_check.mjs --cli "<cmd;args>" seed                task --seed out of range: exit 2
+//   node cli_check.mjs --cli "<cmd;args>" diverge             train --lr 100 stops, saying why,
+//                                   and never prints inf or NaN
+//   node cli_check.mjs --cli "<cmd;args>" arrays-budget      repeated --arrays: one budget
+//   node cli_check.mjs --cli "<cmd;args>" json-bomb          45 MB of [{},{},…]: refused before
+//                                   its tree is built (and in < 150 MB, where /usr/bin/time is)
 //
 // A CLI is given as a ;-separated command line, as CMake lists are written.
-import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync,
+         writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { deflateRawSync } from "node:zlib";
 import { compareJson } from "../web/harness.mjs";
 
 const TOLERANCE = 1e-5;  // native vs WASM: absolute up to 1, relative above
+
+// An .npz (a ZIP, deflated) of one float32 array of zeros, `name` with `shape`, as
+// np.savez_compressed writes it: small on disk, large once read.
+function npz(name, shape) {
+  const dict = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(", ")}), }`;
+  const pad = 64 - ((10 + dict.length + 1) % 64);
+  const header = Buffer.from(`\x93NUMPY\x01\x00` + "  " + dict + " ".repeat(pad % 64) + "\n", "latin1");
+  header.writeUInt16LE(header.length - 10, 8);
+  const count = shape.reduce((a, b) => a * b, 1);
+  const npy = Buffer.concat([header, Buffer.alloc(count * 4)]);
+  const data = deflateRawSync(npy);
+  const file = Buffer.from(`${name}.npy`);
+  const crc = crc32(npy);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(8, 8);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(data.length, 18);
+  local.writeUInt32LE(npy.length, 22);
+  local.writeUInt16LE(file.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(8, 10);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(data.length, 20);
+  central.writeUInt32LE(npy.length, 24);
+  central.writeUInt16LE(file.length, 28);
+  central.writeUInt32LE(0, 42);
+  const cdAt = 30 + file.length + data.length;
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(46 + file.length, 12);
+  end.writeUInt32LE(cdAt, 16);
+  return Buffer.concat([local, file, data, central, file, end]);
+}
+
+function crc32(bytes) {
+  let crc = 0xffffffff;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; ++k) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
 
 function parseArgs(argv) {
   const opts = { rest: [] };
@@ -139,13 +201,144 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
   }
   console.log(`ok: ${file}: --only, --head and --matrices print exactly their part; bad options exit 2`);
 } else if (mode === "full-disk") {
-  const out = openSync("/dev/full", "w");
-  const r = spawnSync(opts.cli[0], [...opts.cli.slice(1), "eval", file], { stdio: ["ignore", out, "pipe"], encoding: "utf8" });
-  closeSync(out);
-  if (r.status !== 1 || !/^error: output: cannot be written/.test(r.stderr)) {
-    fail(`eval > /dev/full: exit ${r.status}, stderr ${JSON.stringify(r.stderr)}`);
+  // Every command, and every way out of it that prints (issue 33: task and lesson exited 0).
+  const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
+  try {
+    const task = join(dir, "task.json");
+    writeFileSync(task, run(opts.cli, ["task", "previous_token"]).stdout);
+    const recipes = new URL("../../assets/recipes/", import.meta.url);
+    const recipe = join(recipes.pathname, readdirSync(recipes).filter((f) => f.endsWith(".json"))[0]);
+    const commands = [["eval", file], ["eval", file, "--only", "output"], ["validate", file],
+                      ["normalize", file], ["grad", task], ["train", task, "--steps", "2"],
+                      ["task", "recall"], ["task", "sort", "--seed", "3"], ["task", "--list"],
+                      ["lesson", recipe], ["--help"]];
+    for (const args of commands) {
+      const out = openSync("/dev/full", "w");
+      const r = spawnSync(opts.cli[0], [...opts.cli.slice(1), ...args],
+                          { stdio: ["ignore", out, "pipe"], encoding: "utf8" });
+      closeSync(out);
+      const lines = r.stderr.split("\n").filter((l) => l !== "");
+      if (r.status !== 1 || lines.length !== 1 || !/^error: output: cannot be written \(.+\)$/.test(lines[0])) {
+        fail(`${args.join(" ")} > /dev/full: exit ${r.status}, stderr ${JSON.stringify(r.stderr)}`);
+      }
+    }
+    console.log(`ok: ${commands.length} commands > /dev/full exit 1 with one line`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`ok: eval > /dev/full exits 1: ${r.stderr.trim()}`);
+} else if (mode === "closed-pipe") {
+  // The reader of the output goes away at once: the CLI must not die of SIGPIPE (exit 141 in a
+  // shell), but exit 1 and say so. Outputs over a pipe's 64 KB, so that the write meets the
+  // closed end whatever the timing.
+  const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
+  try {
+    const scenario = (n) => {
+      const path = join(dir, `x${n}.json`);
+      const x = Array.from({ length: n }, (_, i) => Array.from({ length: 8 }, (_, j) => ((i * 7 + j * 3) % 11) / 10));
+      writeFileSync(path, JSON.stringify({ version: 1, x }));
+      return path;
+    };
+    const task = join(dir, "task.json");
+    writeFileSync(task, run(opts.cli, ["task", "previous_token"]).stdout);
+    for (const args of [["eval", scenario(300)], ["normalize", scenario(4000)],
+                        ["train", task, "--steps", "3000"]]) {
+      const r = await new Promise((resolve) => {
+        const child = spawn(opts.cli[0], [...opts.cli.slice(1), ...args], { stdio: ["ignore", "pipe", "pipe"] });
+        child.stdout.destroy();
+        let stderr = "";
+        child.stderr.setEncoding("utf8");
+        child.stderr.on("data", (d) => { stderr += d; });
+        child.on("close", (status, signal) => resolve({ status, signal, stderr }));
+      });
+      if (r.status !== 1 || !/^error: output: cannot be written \(.+\)\n$/.test(r.stderr)) {
+        fail(`${args[0]} into a closed pipe: exit ${r.status}, signal ${r.signal}, stderr ${JSON.stringify(r.stderr)}`);
+      }
+    }
+    console.log("ok: eval, normalize and train into a closed pipe exit 1, saying so");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else if (mode === "seed") {
+  // Issue 33: --seed 99999999999999999999 was taken as 2^64 − 1, whose scenario validate refused.
+  for (const seed of ["99999999999999999999", "1000000", "-1", "1e3", "", "0x10"]) {
+    const r = run(opts.cli, ["task", "recall", "--seed", seed]);
+    const want = `error: --seed: is "${seed}", expected a whole number from 0 to 999999\n`;
+    if (r.status !== 2 || r.stdout !== "" || r.stderr !== want) {
+      fail(`task recall --seed ${seed}: exit ${r.status}, stderr ${JSON.stringify(r.stderr)}`);
+    }
+  }
+  for (const seed of ["0", "999999"]) {
+    const r = run(opts.cli, ["task", "recall", "--seed", seed]);
+    if (r.status !== 0) fail(`task recall --seed ${seed}: exit ${r.status}: ${r.stderr}`);
+    const v = run(opts.cli, ["validate", "-"], r.stdout);
+    if (v.status !== 0 || v.stdout !== "ok\n") fail(`the task of seed ${seed} does not validate: ${v.stderr}`);
+  }
+  console.log("ok: task --seed takes 0 to 999999, and its scenarios validate; others exit 2");
+} else if (mode === "diverge") {
+  // Issue 33: train at --lr 100 printed "loss": inf (not JSON) and blamed a -inf masked row that
+  // does not exist. It stops at the step that overflows, with that reason; every line is JSON.
+  const task = run(opts.cli, ["task", "recall", "--seed", "2"]).stdout;
+  for (const [optimizer, steps] of [["sgd", 300], ["adam", 3000]]) {
+    const r = run(opts.cli, ["train", "-", "--steps", String(steps), "--lr", "100", "--optimizer", optimizer], task);
+    const lines = r.stdout.split("\n").filter((l) => l !== "");
+    for (const line of lines) {
+      let value;
+      try { value = JSON.parse(line); } catch { fail(`--optimizer ${optimizer}: a line is not JSON: ${line.slice(0, 80)}`); }
+      if (value.version === 1 && line === lines[lines.length - 1] && r.status === 0) {
+        if (/"(-?inf|nan)"/.test(line)) fail(`--optimizer ${optimizer}: the trained scenario holds inf or NaN`);
+        continue;
+      }
+      if (value.step === undefined || !Number.isFinite(value.loss)) fail(`--optimizer ${optimizer}: line ${line.slice(0, 80)}`);
+    }
+    const stderr = r.stderr.trim();
+    if (r.status === 0 && optimizer === "adam") {  // Adam's steps are at most about lr each
+      console.log(`ok: --optimizer adam --lr 100 trains ${steps} steps without overflowing`);
+      continue;
+    }
+    if (r.status !== 2 || stderr.includes("\n") || !/^error: train: .*(--lr|the learning rate) 100 is too large/.test(stderr) ||
+        /-inf|masked/.test(stderr)) {
+      fail(`--optimizer ${optimizer} --lr 100: exit ${r.status}, stderr ${JSON.stringify(r.stderr)}`);
+    }
+    console.log(`ok: --optimizer ${optimizer} --lr 100 stops after ${lines.length} steps: ${stderr}`);
+  }
+  const fine = run(opts.cli, ["train", "-", "--steps", "5", "--lr", "0.05"], task);
+  if (fine.status !== 0) fail(`--lr 0.05: exit ${fine.status}: ${fine.stderr}`);
+} else if (mode === "arrays-budget") {
+  // Issue 33: each --arrays file was read in full, so a small .npz that inflates to 32 MB,
+  // given 12 times, took a GB. All of them share one budget: as many numbers as one .npz may
+  // hold (2^25).
+  const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
+  try {
+    const bomb = join(dir, "bomb.npz");
+    writeFileSync(bomb, npz("keys", [2048, 4096]));  // 2^23 zeros, 32 MB as float32
+    const args = ["validate"];
+    for (let i = 0; i < 12; ++i) args.push("--arrays", bomb);
+    const r = run(opts.cli, args);
+    const want = `error: --arrays: the files hold more than 33554432 numbers in all (as many as one .npz may), at ${bomb}: keys\n`;
+    if (r.status !== 2 || r.stderr !== want) fail(`12 × --arrays: exit ${r.status}, stderr ${JSON.stringify(r.stderr)}`);
+    console.log(`ok: 12 × --arrays ${readFileSync(bomb).length}-byte .npz of 2^23 numbers: ${r.stderr.trim()}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else if (mode === "json-bomb") {
+  // Issue 33: 45 MB of [{},{},…] (within the 96 MB the CLI reads) took 1.24 GB to refuse.
+  const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
+  try {
+    const bomb = join(dir, "bomb.json");
+    const row = `[${Array(65536).fill("{}").join(",")}]`;
+    writeFileSync(bomb, `[${Array(Math.floor((45 << 20) / row.length)).fill(row).join(",")}]`);
+    const want = "error: json: holds too many values (their tree would take more than 256 MB)\n";
+    const time = existsSync("/usr/bin/time") && !opts.cli[0].endsWith("node");
+    const r = time ? spawnSync("/usr/bin/time", ["-f", "peak %M KB", ...opts.cli, "validate", bomb], { encoding: "utf8" })
+                   : run(opts.cli, ["validate", bomb]);
+    const peak = /peak (\d+) KB/.exec(r.stderr);
+    const stderr = r.stderr.split("\n").filter((l) => l.startsWith("error: ")).map((l) => `${l}\n`).join("");
+    if (r.status !== 2 || stderr !== want) fail(`validate 45 MB of [{},…]: exit ${r.status}, stderr ${JSON.stringify(r.stderr)}`);
+    if (peak && Number(peak[1]) > 150 << 10) fail(`validate 45 MB of [{},…] took ${peak[1]} KB`);
+    console.log(`ok: 45 MB of [{},…] refused${peak ? ` in ${(Number(peak[1]) / 1024).toFixed(0)} MB` : ""}: ${stderr.trim()}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 } else {
   fail(`unknown mode ${mode}`);
 }
