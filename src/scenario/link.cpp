@@ -32,6 +32,9 @@ namespace {
 
 constexpr size_t kMaxErrorBytes = 300;
 
+const char kDamaged[] =
+    "link: damaged (its checksum does not match: a character is changed, missing or extra)";
+
 const char kBase64urlAlphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -70,6 +73,15 @@ std::string base64url_encode(const std::string& bytes) {
   return out;
 }
 
+uint32_t crc32(const std::string& text) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (char c : text) {
+    crc ^= static_cast<unsigned char>(c);
+    for (int bit = 0; bit < 8; ++bit) crc = crc >> 1 ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
 namespace {
 
 int base64url_value(char c) {
@@ -79,6 +91,26 @@ int base64url_value(char c) {
   if (c == '-') return 62;
   if (c == '_') return 63;
   return -1;
+}
+
+// The checksum's 6 characters: 32 bits, most significant first, 2 in the first character.
+std::string checksum_text(uint32_t crc) {
+  std::string out(kLinkChecksumChars, 'A');
+  for (size_t i = 0; i < kLinkChecksumChars; ++i)
+    out[kLinkChecksumChars - 1 - i] = kBase64urlAlphabet[crc >> (6 * i) & 63];
+  return out;
+}
+
+// Whether the kLinkChecksumChars characters of `text` from `at` are the checksum of
+// text[0, end).
+bool checksum_matches(const std::string& text, size_t at, size_t end) {
+  uint64_t given = 0;
+  for (size_t i = at; i < at + kLinkChecksumChars; ++i) {
+    const int v = base64url_value(text[i]);
+    if (v < 0) return false;
+    given = given << 6 | static_cast<uint64_t>(v);
+  }
+  return given == crc32(text.substr(0, end));
 }
 
 // A character as an error shows it: 'x' when printable ASCII, else its byte value.
@@ -359,7 +391,8 @@ std::string encode_link(const Scenario& s, const ViewState& v) {
   const std::string view = view_to_json(v);
   if (!view.empty()) text += ",\"view\":" + view;
   text += '}';
-  return "v" + std::to_string(kLinkVersion) + "." + base64url_encode(text);
+  const std::string link = "v" + std::to_string(kLinkVersion) + "." + base64url_encode(text);
+  return link + "." + checksum_text(crc32(link));
 }
 
 namespace {
@@ -399,7 +432,14 @@ LinkResult decode(const std::string& fragment) {
   if (size > kMaxLinkChars)
     return failed("link: is " + std::to_string(size) + " characters, more than the limit " +
                   std::to_string(kMaxLinkChars));
-  const std::string f = fragment.substr(skip);
+  std::string f = fragment.substr(skip);
+
+  // The checksum, when the link has one: before anything else is read from it.
+  const size_t last_dot = f.rfind('.');
+  if (last_dot != std::string::npos && f.size() - last_dot - 1 == kLinkChecksumChars) {
+    if (!checksum_matches(f, last_dot + 1, last_dot)) return failed(kDamaged);
+    f.resize(last_dot);
+  }
 
   size_t payload = 0;
   const long version = parse_version(f, &payload);
@@ -412,6 +452,12 @@ LinkResult decode(const std::string& fragment) {
     return failed("link: version \"" + theirs + "\" is not supported (this playground reads " +
                   ours + ")");
   if (payload == f.size()) return failed("link: truncated (nothing after \"" + ours + ".\")");
+  // A '.' after the version's is what is left of a checksum cut short.
+  const size_t extra_dot = f.find('.', payload);
+  if (extra_dot != std::string::npos)
+    return failed("link: damaged or cut short (its checksum after the last '.' has " +
+                  std::to_string(f.size() - f.rfind('.') - 1) + " characters, expected " +
+                  std::to_string(kLinkChecksumChars) + ")");
 
   std::string text, error;
   size_t chars = 0;
@@ -455,12 +501,24 @@ LinkResult decode(const std::string& fragment) {
   return r;
 }
 
+// Whether a link that would not decode is a link with a checksum whose '.' before it was
+// changed into another character (it then reads as a link without one).
+bool lost_checksum_dot(const std::string& fragment) {
+  const size_t skip = !fragment.empty() && fragment[0] == '#' ? 1 : 0;
+  const std::string f = fragment.substr(skip);
+  if (f.size() < kLinkChecksumChars + 4) return false;
+  const size_t at = f.size() - kLinkChecksumChars;
+  return f[at - 1] != '.' && checksum_matches(f, at, at - 1);
+}
+
 }  // namespace
 
 LinkResult decode_link(const std::string& fragment) {
   LinkResult r;
   try {
     r = decode(fragment);
+    if (!r.ok() && fragment.size() <= kMaxLinkChars + 1 && lost_checksum_dot(fragment))
+      r.error = kDamaged;
   } catch (const std::exception& e) {  // not expected; a link must never take the page down
     r = LinkResult();
     r.error = std::string("link: cannot be read (") + e.what() + ")";

@@ -1,17 +1,27 @@
 // The link codec: a scenario and the view of it, packed into the part of a URL after '#'.
 //
-// Format, version 1:   v1.<payload>
-//   payload = base64url without padding (RFC 4648 §5) of the compact JSON
-//             {"scenario": <Scenario JSON v1, as scenario::to_json writes it>,
-//              "view": {"step": 3, "head": 1, "lang": "zh", ...}}
+// Format, version 1:   v1.<payload>.<checksum>
+//   payload  = base64url without padding (RFC 4648 §5) of the compact JSON
+//              {"scenario": <Scenario JSON v1, as scenario::to_json writes it>,
+//               "view": {"step": 3, "head": 1, "lang": "zh", ...}}
+//   checksum = the CRC-32 (IEEE 802.3, as zlib's crc32) of the characters before its '.'
+//              ("v1." and the payload), as 6 base64url characters, most significant bits
+//              first (the first character holds 2 bits: A to D).
 //   "view" and each of its fields are written only when they differ from ViewState's
 //   defaults. A reader refuses a version newer than its own with a message that says so.
+//   The checksum makes a damaged link say so: CRC-32 catches every change of up to 32
+//   consecutive bits, so any one character changed (or two next to each other) is refused
+//   as "damaged", never opened as another state. A link without it (as links were written
+//   before, "v1.<payload>") opens as it always did; a reader tells the two apart by the last
+//   '.', which base64url never writes: a link ending in '.' and 6 characters has a checksum,
+//   and it is checked before anything else, the version too.
 //
 // [SECTION] Limits
 // [SECTION] The view
 // [SECTION] Encoding and decoding
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -89,9 +99,11 @@ attn::Status validate_view(const ViewState& v, const Scenario& s);
 // [SECTION] Encoding and decoding
 //-----------------------------------------------------------------------------
 
-// "v1." + base64url(JSON). Precondition: validate(s) and validate_view(v, s) are ok. A link
-// longer than kMaxLinkChars (a scenario of roughly 750 KB of JSON) will not decode.
+// "v1." + base64url(JSON) + "." + checksum. Precondition: validate(s) and
+// validate_view(v, s) are ok. A link longer than kMaxLinkChars (a scenario of roughly 750 KB
+// of JSON) will not decode.
 std::string encode_link(const Scenario& s, const ViewState& v);
+constexpr size_t kLinkChecksumChars = 6;
 
 struct LinkResult {
   Scenario scenario;
@@ -104,6 +116,7 @@ struct LinkResult {
 // Reads a fragment, with or without its leading '#'. Never throws; on any input gives either
 // a runnable scenario with a valid view, or one error line naming the part and the problem:
 //   link: is empty
+//   link: damaged (its checksum does not match: a character is changed, missing or extra)
 //   link: version "v9" is newer than this playground (v1)
 //   link: invalid base64url character '%' at position 17   (0-based, after any '#')
 //   link: truncated (the JSON ends early: ...)
@@ -113,5 +126,8 @@ LinkResult decode_link(const std::string& fragment);
 
 // RFC 4648 §5 base64url without padding, exposed for tests and other codecs.
 std::string base64url_encode(const std::string& bytes);
+
+// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320: zlib's crc32) of `text`.
+uint32_t crc32(const std::string& text);
 
 }  // namespace scenario

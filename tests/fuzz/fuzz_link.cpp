@@ -1,6 +1,7 @@
 // libFuzzer target: any bytes as the part of a link after '#'. decode_link() must give a
 // scenario and view or one error line starting with "link"; what it gives must encode to a
-// link that decodes to the same scenario and view.
+// link that decodes to the same scenario and view, and that link with any one character
+// changed (where and into what the input decides) must be refused as damaged.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -34,5 +35,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (scenario::to_json(back.scenario) != scenario::to_json(r.scenario))
     fail("the scenario changed on the round trip", scenario::to_json(r.scenario));
   if (back.view != r.view) fail("the view changed on the round trip", link);
+  // One character changed: the checksum (link.h) refuses it as damaged.
+  std::string bent = link;
+  const size_t at = (size > 1 ? data[1] : 0) * 131u % bent.size();
+  const char into = static_cast<char>(size > 2 ? data[2] : 'A');
+  if (bent[at] != into) {
+    bent[at] = into;
+    const scenario::LinkResult d = scenario::decode_link(bent);
+    if (d.ok()) fail("a link with a character changed opened", bent);
+    if (d.error.find("damaged") == std::string::npos)
+      fail("a link with a character changed is not refused as damaged", d.error);
+  }
   return 0;
 }

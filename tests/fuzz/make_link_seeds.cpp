@@ -1,5 +1,7 @@
 // Writes a link (scenario::encode_link) for each scenario file given, with a view that sets
-// every field, into OUT_DIR: seeds for fuzz_link.
+// every field, into OUT_DIR: seeds for fuzz_link. Each link twice: as written (with its
+// checksum), and without the checksum, as links were written before it, which still open:
+// mutations of those reach the base64url, JSON and scenario readers behind the checksum.
 //   make_link_seeds OUT_DIR SCENARIO.json...
 #include <cstdio>
 #include <fstream>
@@ -29,9 +31,9 @@ int main(int argc, char** argv) {
     v.hidden = {"preset", "randomize"};
     v.embed = true;
     const std::string link = scenario::encode_link(r.scenario, v);
-    std::ofstream out(std::string(argv[1]) + "/seed" + std::to_string(i - 2) + ".txt",
-                      std::ios::binary);
-    out << link;
+    const std::string stem = std::string(argv[1]) + "/seed" + std::to_string(i - 2);
+    std::ofstream(stem + ".txt", std::ios::binary) << link;
+    std::ofstream(stem + "-unchecked.txt", std::ios::binary) << link.substr(0, link.rfind('.'));
     ++written;
   }
   std::printf("make_link_seeds: %d links in %s\n", written, argv[1]);

@@ -33,9 +33,21 @@ scenario::Scenario small() {
   return r.scenario;
 }
 
-// A link around any JSON text, to test what the reader makes of it.
+// A link around any JSON text, to test what the reader makes of it: as links were written
+// before they had a checksum (they still open), or with one, as encode_link writes them.
 std::string link_of(const std::string& json) {
   return "v1." + scenario::base64url_encode(json);
+}
+std::string with_checksum(const std::string& link) {
+  const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const uint32_t crc = scenario::crc32(link);
+  std::string sum;
+  for (int shift = 30; shift >= 0; shift -= 6) sum += kAlphabet[crc >> shift & 63];
+  return link + "." + sum;
+}
+// A written link without its checksum: a link as they were before.
+std::string without_checksum(const std::string& link) {
+  return link.substr(0, link.rfind('.'));
 }
 
 const char kSmall[] = R"({"version":1,"x":[[1,0],[0,1]]})";
@@ -65,21 +77,133 @@ TEST_CASE("base64url follows RFC 4648 §5 without padding", "[link]") {
   CHECK(scenario::base64url_encode("\xfb\xff\xbf") == "-_-_");
 }
 
-TEST_CASE("a link is v1. and base64url of compact JSON with the non-default view", "[link]") {
+TEST_CASE("CRC-32 is zlib's (IEEE 802.3)", "[link]") {
+  CHECK(scenario::crc32("") == 0u);
+  CHECK(scenario::crc32("a") == 0xE8B7BE43u);
+  CHECK(scenario::crc32("123456789") == 0xCBF43926u);  // the standard check value
+  CHECK(scenario::crc32("The quick brown fox jumps over the lazy dog") == 0x414FA339u);
+}
+
+TEST_CASE("a link is v1., base64url of compact JSON with the non-default view, and a checksum",
+          "[link]") {
   scenario::ViewState view;
   CHECK(scenario::encode_link(small(), view) ==
-        link_of(R"({"scenario":{"version":1,"x":[[1,0],[0,1]],"scoring":"scaled_dot"}})"));
+        with_checksum(
+            link_of(R"({"scenario":{"version":1,"x":[[1,0],[0,1]],"scoring":"scaled_dot"}})")));
+  // The checksum of "v1." and the payload, 6 base64url characters (pinned: links written now
+  // must open in every later playground).
+  CHECK(scenario::encode_link(small(), view) ==
+        "v1.eyJzY2VuYXJpbyI6eyJ2ZXJzaW9uIjoxLCJ4IjpbWzEsMF0sWzAsMV1dLCJzY29yaW5nIjoic2NhbGVkX2Rv"
+        "dCJ9fQ.BW_wFs");
   view.step = 3;
   view.lang = "zh";
   view.embed = true;
   view.panels = {"pipeline", "heatmap"};
   CHECK(scenario::encode_link(small(), view) ==
-        link_of(R"({"scenario":{"version":1,"x":[[1,0],[0,1]],"scoring":"scaled_dot"},)"
-                R"("view":{"step":3,"lang":"zh","panels":["pipeline","heatmap"],"embed":true}})"));
+        with_checksum(link_of(
+            R"({"scenario":{"version":1,"x":[[1,0],[0,1]],"scoring":"scaled_dot"},)"
+            R"("view":{"step":3,"lang":"zh","panels":["pipeline","heatmap"],"embed":true}})")));
   const std::string link = scenario::encode_link(preset("padded_batch"), view);
   CHECK(link.rfind("v1.", 0) == 0);
+  const size_t dot = link.rfind('.');
+  CHECK(dot == link.size() - 7);
   CHECK(link.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
-                               3) == std::string::npos);
+                               3) == dot);
+  CHECK(link.find_first_not_of("ABCD", dot + 1) == dot + 2);  // the first holds 2 bits
+}
+
+TEST_CASE("every one-character change of a written link is refused as damaged", "[link][bad]") {
+  // Issue 33: 4 of 8 single-character flips opened silently (as another state, or the same
+  // one by chance). Every position of links of three sizes, each changed to characters that
+  // keep it base64url, to the separators and to others: refused, or (never, with the
+  // checksum) the identical state.
+  scenario::ViewState view;
+  view.step = 4;
+  view.lang = "zh";
+  view.progress = {{"toy_2d", "r-"}};
+  const std::string links[] = {scenario::encode_link(small(), scenario::ViewState()),
+                               scenario::encode_link(preset("toy_2d"), view),
+                               scenario::encode_link(preset("multi_head"), view)};
+  const char kInto[] = {'A', 'B', 'Q', 'w', '9', '-', '_', '.', '=', '%', '#', '1', '\x7f'};
+  size_t flips = 0, damaged = 0;
+  for (const std::string& link : links) {
+    const scenario::LinkResult original = scenario::decode_link(link);
+    REQUIRE(original.error == "");
+    for (size_t at = 0; at < link.size(); ++at) {
+      // Every position of the short link and of both ends of the long ones, a sample between.
+      if (link.size() > 200 && at > 120 && at + 120 < link.size() && at % 29 != 0) continue;
+      for (char c : kInto) {
+        if (link[at] == c) continue;
+        std::string bent = link;
+        bent[at] = c;
+        ++flips;
+        const scenario::LinkResult r = scenario::decode_link(bent);
+        if (r.ok()) {
+          INFO("at " << at << ", '" << link[at] << "' -> '" << c << "' opens: " << bent);
+          CHECK(scenario::to_json(r.scenario) == scenario::to_json(original.scenario));
+          CHECK(r.view == original.view);
+          continue;
+        }
+        INFO("at " << at << ", '" << link[at] << "' -> '" << c << "': " << r.error);
+        CHECK(r.error.find("damaged") != std::string::npos);
+        damaged += r.error.find("damaged") != std::string::npos;
+      }
+    }
+  }
+  INFO(flips << " flips");
+  CHECK(damaged == flips);
+  CHECK(flips > 4000);
+}
+
+TEST_CASE("a link cut short or missing a character says so", "[link][bad]") {
+  const std::string link = scenario::encode_link(preset("toy_2d"), scenario::ViewState());
+  const size_t dot = link.rfind('.');
+  // A character missing or extra anywhere: the checksum no longer matches.
+  for (size_t at : {size_t{0}, size_t{3}, size_t{40}, dot - 1, dot + 1, link.size() - 1}) {
+    INFO("at " << at);
+    std::string shorter = link, longer = link;
+    shorter.erase(at, 1);
+    longer.insert(at, 1, 'A');
+    CHECK(error_of(shorter).find("damaged") != std::string::npos);
+    CHECK(error_of(longer).find("damaged") != std::string::npos);
+  }
+  // Cut inside the checksum, or just before it.
+  CHECK(error_of(link.substr(0, link.size() - 2)) ==
+        "link: damaged or cut short (its checksum after the last '.' has 4 characters, expected "
+        "6)");
+  CHECK(error_of(link.substr(0, dot + 1)) ==
+        "link: damaged or cut short (its checksum after the last '.' has 0 characters, expected "
+        "6)");
+  // Cut before it: the payload is read as a link without one, and ends early.
+  CHECK_THAT(error_of(link.substr(0, dot - 8)),
+             Catch::StartsWith("link: truncated (the JSON ends early: "));
+}
+
+TEST_CASE("links written before the checksum open as they did", "[link]") {
+  // Every lesson with a full view, as links were written before: v1. and the payload alone.
+  scenario::ViewState view;
+  view.step = 6;
+  view.lang = "zh";
+  view.panels = {"lesson"};
+  view.train = {"sort", 7, 300, 0.1f, false};
+  for (const char* name : kLessonNames) {
+    INFO(name);
+    const scenario::Scenario s = preset(name);
+    const std::string link = scenario::encode_link(s, view);
+    const scenario::LinkResult r = scenario::decode_link("#" + without_checksum(link));
+    REQUIRE(r.error == "");
+    CHECK(scenario::to_json(r.scenario) == scenario::to_json(s));
+    CHECK(r.view == view);
+  }
+  // One written by the playground before this change (the open_link fuzz seed).
+  const scenario::LinkResult old =
+      scenario::decode_link("v1.eyJzY2VuYXJpbyI6eyJ2ZXJzaW9uIjoxLCJ4IjpbWzFdXX19");
+  REQUIRE(old.error == "");
+  CHECK(old.scenario.queries[0](0, 0) == 1.0f);
+  // A newer version with a checksum of its own says newer; a damaged one, damaged.
+  CHECK(error_of(with_checksum("v2.eyJ9")) ==
+        "link: version \"v2\" is newer than this playground (v1)");
+  CHECK(error_of(with_checksum("v2.eyJ9").replace(1, 1, "3")).find("damaged") != std::string::npos);
 }
 
 TEST_CASE("the reader accepts the fragment with or without '#', and '=' padding", "[link]") {
@@ -121,7 +245,8 @@ TEST_CASE("every preset round-trips exactly with the default and a full view", "
 
 TEST_CASE("non-finite and exact numbers survive the link", "[link]") {
   const scenario::ParseResult p = scenario::parse(
-      R"({"version":1,"x":[[0.1,-3.40282e38],[1e-45,16777217]],"mask_value":"-inf",
+      R"({"version":1,"x":[[0.1,-3.40282e18],[1e-45,16777217]],"mask_value":"-inf",
+          "target":[[-3.40282e38,1],[0,0]],
           "valid_lens":[[1,2]],"temperature":0.3,"dropout":{"p":0.25,"seed":9007199254740992},
           "title":{"en":"a \"quoted\"\nline","zh":"中文 😀"},"query_tokens":["<b>", "\u0000"]})");
   REQUIRE(p.error == "");
@@ -130,6 +255,7 @@ TEST_CASE("non-finite and exact numbers survive the link", "[link]") {
   REQUIRE(r.error == "");
   CHECK(scenario::to_json(r.scenario) == scenario::to_json(p.scenario));
   CHECK(r.scenario.queries[0](1, 0) == 1e-45f);
+  CHECK(r.scenario.target[0](0, 0) == -3.40282e38f);
   CHECK(r.scenario.dropout_seed == 9007199254740992ull);
   CHECK(r.scenario.title.zh == "中文 😀");
 }
@@ -156,7 +282,8 @@ TEST_CASE("malformed links: bad base64url and truncation", "[link][bad]") {
         "link: invalid base64url character ' ' at position 11");
   CHECK(error_of("v1.eyJ\xe4") == "link: invalid base64url character byte 0xE4 at position 6");
   CHECK(error_of("v1.eyJ=9") == "link: invalid base64url character '=' at position 6");
-  const std::string link = scenario::encode_link(preset("toy_2d"), scenario::ViewState());
+  const std::string link =
+      without_checksum(scenario::encode_link(preset("toy_2d"), scenario::ViewState()));
   CHECK(error_of(link.substr(0, 3 + 4 * 10 + 1)) ==
         "link: truncated (41 base64url characters do not make whole bytes)");
   CHECK_THAT(error_of(link.substr(0, 3 + 4 * 10)),

@@ -370,7 +370,7 @@ async function checkLinks({ browser, url }) {
   if (!state.loaded || state.step !== 4 || state.head !== 1) {
     fail(`loadPreset("multi_head"), setStep(4), focusHead(1) returned ${state.loaded}, ${state.step}, ${state.head}`);
   }
-  if (!/^v1\.[A-Za-z0-9_-]+$/.test(state.link)) fail(`getLink() returned ${short(state.link)}`);
+  if (!/^v1\.[A-Za-z0-9_-]+\.[A-D][A-Za-z0-9_-]{5}$/.test(state.link)) fail(`getLink() returned ${short(state.link)}`);
 
   // A malformed link pasted into the open page (hashchange): a notice, and the page keeps
   // what it showed. First let the address catch up with the state (it follows after 250 ms).
