@@ -13,7 +13,7 @@
 //
 // Prints "Attention Playground: http://HOST:PORT/" once listening (PORT 0 picks a free one).
 import { createServer } from "node:http";
-import { closeSync, createReadStream, fstatSync, openSync, realpathSync } from "node:fs";
+import { closeSync, constants, createReadStream, fstatSync, openSync, realpathSync, statSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 
 const args = process.argv.slice(2);
@@ -54,6 +54,22 @@ export const CSP = [
   "form-action 'none'",
 ].join("; ");
 
+// Opens a regular file for reading, or throws. Never blocks: a FIFO (or any other special
+// file) inside the root is refused by its stat before it is opened, and the open itself is
+// non-blocking, so that one swapped in between the two is refused by fstat, not waited on:
+// opening a FIFO blocks until a writer comes, and with it every request (openSync).
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+function openRegular(file) {
+  if (!statSync(file).isFile()) throw new Error("not a regular file");
+  const fd = openSync(file, OPEN_FLAGS);
+  const stat = fstatSync(fd);
+  if (!stat.isFile()) {
+    closeSync(fd);
+    throw new Error("not a regular file");
+  }
+  return { fd, stat };
+}
+
 // The encodings the request accepts ("br", "gzip"), from its Accept-Encoding header: a coding
 // with q=0 is refused.
 function accepted(header) {
@@ -71,14 +87,12 @@ function precompressed(file, stat, req) {
   const accepts = accepted(req.headers["accept-encoding"]);
   for (const [encoding, ext] of [["br", ".br"], ["gzip", ".gz"]]) {
     if (!accepts.has(encoding)) continue;
-    let fd = -1;
     try {
-      fd = openSync(file + ext, "r");
-      const s = fstatSync(fd);
-      if (s.isFile() && s.mtimeMs >= stat.mtimeMs) return { fd, stat: s, encoding };
+      const { fd, stat: s } = openRegular(file + ext);
+      if (s.mtimeMs >= stat.mtimeMs) return { fd, stat: s, encoding };
       closeSync(fd);
     } catch {
-      if (fd >= 0) closeSync(fd);
+      // no copy (or not a regular file): the file itself is sent
     }
   }
   return null;
@@ -96,24 +110,19 @@ const server = createServer((req, res) => {
     res.writeHead(400).end("bad request");
     return;
   }
-  // Only regular files inside the root, by their real path (no link leads out of it); the
-  // size and the bytes come from one open file, so a file replaced during a rebuild is sent
-  // whole or not at all.
+  // Only regular files inside the root, by their real path (no link leads out of it), never
+  // a FIFO, socket or device (openRegular); the size and the bytes come from one open file, so
+  // a file replaced during a rebuild is sent whole or not at all.
   let fd = -1;
   try {
     let file = realpathSync(normalize(join(root, path)));
     if (file !== root && !file.startsWith(root + sep)) throw new Error("outside the root");
-    fd = openSync(file, "r");
-    let stat = fstatSync(fd);
-    if (stat.isDirectory()) {
-      closeSync(fd);
-      fd = -1;
+    if (statSync(file).isDirectory()) {
       file = realpathSync(join(file, "index.html"));
       if (!file.startsWith(root + sep)) throw new Error("outside the root");
-      fd = openSync(file, "r");
-      stat = fstatSync(fd);
     }
-    if (!stat.isFile()) throw new Error("not a file");
+    let stat;
+    ({ fd, stat } = openRegular(file));
     const headers = {
       "Content-Type": TYPES[extname(file)] ?? "application/octet-stream",
       "Content-Security-Policy": CSP,

@@ -1,8 +1,9 @@
 // scripts/serve.mjs as a hostile visitor meets it: it serves the site's files with its
 // headers, refuses what is outside the root (also through symbolic links) and what is not a
-// regular file, and keeps serving after each refusal.
+// regular file (a FIFO too, without waiting on it), and keeps serving after each refusal.
 //
 //   node tests/web/serve_test.mjs
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -39,6 +40,15 @@ function getBytes(url, path, encoding) {
   });
 }
 
+// get(), or a rejection when there is no whole answer within `ms`.
+function getWithin(url, path, ms, encoding = null) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`GET ${path} had no answer within ${ms} ms`)), ms);
+    getBytes(url, path, encoding).then((r) => { clearTimeout(timer); resolve(r); },
+                                       (e) => { clearTimeout(timer); reject(e); });
+  });
+}
+
 const root = mkdtempSync(join(tmpdir(), "ap-serve-"));
 let server = null, status = 0;
 try {
@@ -69,6 +79,31 @@ try {
   const after = await get(url, "/app.js");
   if (after.status !== 200) fail(`the server stopped serving after the refusals (${after.status})`);
   ok("serve: links out of the root, directories and missing files are refused, and the server goes on");
+
+  // A FIFO inside the root (a named pipe, no writer): opening it would block the server, and
+  // every request with it. It is refused at once, as its precompressed "copy" is passed over,
+  // and a request made meanwhile is answered.
+  execFileSync("mkfifo", [join(root, "x")]);
+  execFileSync("mkfifo", [join(root, "fifo.js")]);
+  writeFileSync(join(root, "piped.js"), "console.log(2);");
+  execFileSync("mkfifo", [join(root, "piped.js.br")]);
+  const fifoAnswers = await Promise.all([
+    getWithin(url, "/x", 3000), getWithin(url, "/fifo.js", 3000), getWithin(url, "/app.js", 3000),
+    getWithin(url, "/piped.js", 3000, "br"),
+  ]).catch((e) => fail(`a FIFO in the root: ${e.message}`));
+  const [fifo, fifoJs, during, piped] = fifoAnswers;
+  for (const [path, r] of [["/x", fifo], ["/fifo.js", fifoJs]]) {
+    if (r.status !== 404) fail(`GET ${path} (a FIFO) gave ${r.status}, expected 404`);
+  }
+  if (during.status !== 200 || during.body.toString() !== "console.log(1);") {
+    fail(`GET /app.js beside the FIFOs gave ${during.status}`);
+  }
+  if (piped.status !== 200 || piped.headers["content-encoding"] || piped.body.toString() !== "console.log(2);") {
+    fail(`GET /piped.js with a FIFO as its .br gave ${piped.status}, ${piped.headers["content-encoding"] ?? "identity"}`);
+  }
+  const later = await getWithin(url, "/app.js", 3000).catch((e) => fail(`after the FIFOs: ${e.message}`));
+  if (later.status !== 200) fail(`the server stopped serving after the FIFOs (${later.status})`);
+  ok("serve: FIFOs in the root are refused (404) at once, a FIFO .br is passed over, and the server goes on");
 
   // Precompressed copies: sent when accepted and not older than the file.
   const big = "const numbers = [" + Array.from({ length: 2000 }, (_, i) => i % 97).join(", ") + "];\n";
