@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -50,13 +52,85 @@ std::string set_scenario(AppState& s, const std::string& json,
   return s.set_parsed(std::move(r.scenario), std::move(r.problem)).error;
 }
 
+namespace {
+
+// The lesson on screen as JSON for open_arrays' attempts, but for the fields the arrays
+// replace (written as one number: the attempts drop them), so that the inputs of a large
+// lesson are not written out as text only to be thrown away.
+nlohmann::json lesson_json(const scenario::Scenario& lesson,
+                           const std::vector<scenario::ArrayHeader>& arrays) {
+  scenario::Scenario light = lesson;  // its batches are shared, not copied
+  const attn::Matrix one = attn::Matrix::Zero(1, 1);
+  for (const scenario::ArrayHeader& a : arrays) {
+    const std::string& f = a.name;
+    const bool input = f == "queries" || f == "keys" || f == "values";
+    if (f == "x" || (input && light.self_attention)) {  // x is written for all three
+      light.queries = light.keys = light.values = attn::Batch{one};
+    } else if (input) {
+      (f == "queries" ? light.queries : f == "keys" ? light.keys : light.values) = attn::Batch{one};
+    } else if (f == "w_v") {
+      light.w_v = attn::Vector::Zero(1);
+    } else if (attn::Matrix* w = f == "W_q"   ? &light.W_q
+                                 : f == "W_k" ? &light.W_k
+                                 : f == "W_v" ? &light.W_v
+                                 : f == "W_o" ? &light.W_o
+                                 : f == "W"   ? &light.W
+                                              : nullptr) {
+      *w = one;
+    }
+  }
+  return nlohmann::json::parse(scenario::to_json(light));
+}
+
+// The arrays' part of the memory AppState::memory_needed counts, whatever the scenario around
+// them: their numbers twice (the scenario's inputs and the problem's), and each batch item's
+// mask and the view's scores, weights and the like (4 matrices of queries × keys). When x
+// (or queries and keys or values) alone need more than the budget, every scenario with them
+// does, and the error says so; "" otherwise.
+std::string least_memory_error(const std::vector<scenario::ArrayHeader>& arrays) {
+  const scenario::ArrayHeader *x = nullptr, *q = nullptr, *k = nullptr, *v = nullptr;
+  for (const scenario::ArrayHeader& a : arrays) {  // in order, as parse_with_arrays sets them
+    if (a.name == "x") x = &a, q = k = v = nullptr;
+    if (a.name == "queries") q = &a, x = nullptr;
+    if (a.name == "keys") k = &a, x = nullptr;
+    if (a.name == "values") v = &a, x = nullptr;
+  }
+  const scenario::ArrayHeader* rows_q = x ? x : q;
+  const scenario::ArrayHeader* rows_k = x ? x : k ? k : v;
+  if (!rows_q || !rows_k) return "";  // the lesson's own, a few
+  auto rows = [](const scenario::ArrayHeader* a) {
+    return static_cast<int64_t>(a->shape[a->shape.size() - 2]);
+  };
+  const int64_t n_q = rows(rows_q), n_k = rows(rows_k);
+  const int64_t batch = rows_q->shape.size() == 3 ? static_cast<int64_t>(rows_q->shape[0]) : 1;
+  int64_t inputs = 0;
+  for (const scenario::ArrayHeader* a : {x, q, k, v})
+    if (a) inputs += static_cast<int64_t>(a->count);
+  const int64_t bytes = 2 * inputs * static_cast<int64_t>(sizeof(float)) + n_q * n_k +
+                        4 * n_q * n_k * static_cast<int64_t>(sizeof(float));
+  if (bytes <= AppState::kMemoryBudget) return "";
+  auto mb = [](int64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MB"; };
+  return "scenario: batch " + std::to_string(batch) + " × " + std::to_string(n_q) + " queries × " +
+         std::to_string(n_k) + " keys needs at least " + mb(bytes) + ", more than the " +
+         mb(AppState::kMemoryBudget) + " the playground may use";
+}
+
+}  // namespace
+
 std::string open_arrays(AppState& s, const std::string& bytes, const std::string& file_name) {
-  const scenario::ArraysResult read = scenario::read_arrays(bytes, file_name);
-  if (!read.ok()) return read.error;
+  // (a) The headers: every array's name, dtype and shape, not its numbers.
+  const scenario::HeadersResult headers = scenario::read_array_headers(bytes, file_name);
+  if (!headers.ok()) return headers.error;
   const std::string name =
       scenario::json_util::one_line(file_name.substr(file_name.find_last_of("/\\") + 1), 60);
+  // What names and shapes decide is decided before a number is converted or inflated: a
+  // field an array cannot be, a shape no scenario takes, the memory the arrays need at least.
+  for (const scenario::ArrayHeader& a : headers.arrays)
+    if (const std::string e = scenario::check_array_field(a.name, a.shape); !e.empty())
+      return name + ": " + e;
+  if (const std::string e = least_memory_error(headers.arrays); !e.empty()) return name + ": " + e;
   std::string sizes;
-  for (const scenario::NamedArray& a : read.arrays) {
+  for (const scenario::ArrayHeader& a : headers.arrays) {
     sizes += (sizes.empty() ? "" : ", ") + a.name + " ";
     for (size_t d = 0; d < a.shape.size(); ++d)
       sizes += (d ? "×" : "") + std::to_string(a.shape[d]);  // "6×8"
@@ -64,7 +138,7 @@ std::string open_arrays(AppState& s, const std::string& bytes, const std::string
   // The arrays in the scenario before, as far as it fits them: first whole (but for its
   // tour, which speaks of its own numbers); then without what counts tokens (labels,
   // lengths, masked cells); then only its settings that do not count anything; then alone.
-  const nlohmann::json before = nlohmann::json::parse(scenario::to_json(s.scenario));
+  const nlohmann::json before = lesson_json(s.scenario, headers.arrays);
   auto titled = [&](nlohmann::json j, const char* en, const char* zh) {
     j["title"] = {{"en", "Your data: " + name}, {"zh", "你的数据：" + name}};
     j["description"] = {{"en", "Read from " + name + ": " + sizes + "." + en},
@@ -89,18 +163,63 @@ std::string open_arrays(AppState& s, const std::string& bytes, const std::string
                             "before.",
                             "评分函数、温度和掩码沿用上一课。"));
   attempts.push_back(titled({{"version", 1}}, "", ""));
-  // A file that fits nowhere is explained as it meets the lesson (the second attempt): which
-  // field does not match which.
-  std::string error;
-  for (size_t k = 0; k < attempts.size(); ++k) {
+  const int count = static_cast<int>(attempts.size());
+
+  // The attempts with zeros standing in for the numbers: the first whose shapes fit is the
+  // first that can take the file (numbers only ever fail more: not finite, too large). A file
+  // that fits nowhere is explained as it meets the lesson (the second attempt): which field
+  // does not match which. One over the memory budget is refused unless a later attempt fits
+  // within it.
+  std::string error, over_budget;
+  int first = -1;
+  {
+    size_t largest = 1;
+    for (const scenario::ArrayHeader& a : headers.arrays) largest = std::max(largest, a.count);
+    const std::unique_ptr<float, decltype(&std::free)> zeros(
+        static_cast<float*>(std::calloc(largest, sizeof(float))), &std::free);
+    if (!zeros) return name + ": too large for the memory available";
+    std::vector<scenario::FloatArray> stand_ins;
+    for (const scenario::ArrayHeader& a : headers.arrays)
+      stand_ins.push_back({zeros.get(), a.count});
+    for (int k = 0; k < count; ++k) {
+      const scenario::ParseResult r =
+          scenario::parse_with_arrays(attempts[k].dump(), headers.arrays, stand_ins);
+      if (!r.ok()) {
+        if (k == 1) error = r.error;
+        continue;
+      }
+      const attn::Status fits = AppState::within_budget(r.problem);
+      if (first < 0) first = k;
+      if (fits.ok()) {
+        over_budget.clear();
+        break;
+      }
+      if (k == first) over_budget = fits.error;
+    }
+  }
+  if (first < 0) return name + ": " + error;
+  if (!over_budget.empty()) return name + ": " + over_budget;
+
+  // (b) The numbers, and the attempts again with them, from the first that fits.
+  scenario::ArraysResult read = scenario::read_arrays_data(bytes, headers, file_name);
+  if (!read.ok()) return read.error;
+  for (int k = first; k < count; ++k) {
     scenario::ParseResult r = scenario::parse_with_arrays(attempts[k].dump(), read.arrays);
     if (!r.ok()) {
       if (k == 1) error = r.error;
       continue;
     }
+    read = scenario::ArraysResult{};  // the scenario has its numbers: they go before the trace
     const attn::Status applied = s.set_parsed(std::move(r.scenario), std::move(r.problem));
     return applied.ok() ? "" : name + ": " + applied.error;
   }
+  // None takes the numbers (not finite, say): what the second attempt says of them, as the
+  // numbers may be its first complaint.
+  if (first > 1)
+    if (const scenario::ParseResult r =
+            scenario::parse_with_arrays(attempts[1].dump(), read.arrays);
+        !r.ok())
+      error = r.error;
   return name + ": " + error;
 }
 

@@ -2,6 +2,8 @@
 // the lesson on screen as far as the lesson fits it, and a file that fits nowhere is explained
 // and changes nothing.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,70 @@ TEST_CASE("open_arrays: a file that fits nowhere is named with its field, and ch
         "W_z.npy: W_z: is not a matrix field (x, queries, keys, values, W_q, W_k, W_v, W_o, W, "
         "w_v)");
   CHECK(ui::api::get_scenario(s) == before);
+}
+
+TEST_CASE("open_arrays: what names and shapes decide is decided before a number is inflated",
+          "[app][api]") {
+  // Each entry's deflate data hold its .npy header only, then bytes that are not deflate: had
+  // its numbers been inflated, the error would say so ("inflates to a size its header does
+  // not give").
+  auto cut = [](const char* entry, const std::string& descr, const std::string& shape,
+                uint64_t numbers) {
+    const std::string header = test::npy(descr, shape, std::string(2048, '\0'));
+    const uint64_t size = header.size() - 2048 + 4 * numbers;
+    return test::zip_of({test::cut_entry(entry, header, size, size / 1000)});
+  };
+  ui::AppState s = lesson("toy_2d");  // 2 queries, 4 keys and values of 2 numbers
+  const std::string before = ui::api::get_scenario(s);
+  // A shape no scenario takes (the 64 MB keys.npy of issue 33, as an .npz entry).
+  CHECK(ui::api::open_arrays(s, cut("keys.npy", "<f4", "(4096, 4096)", 1 << 24), "big.npz") ==
+        "big.npz: keys.shape[1]: is 4096, must be at most 1024");
+  // More than the memory budget in any scenario: x of 4 × 4096 × 1024 (4 × 4096 × 4096 scores).
+  CHECK(ui::api::open_arrays(s, cut("x.npy", "<f4", "(4, 4096, 1024)", 1 << 24), "x.npz") ==
+        "x.npz: scenario: batch 4 × 4096 queries × 4096 keys needs at least 400 MB, more than "
+        "the 384 MB the playground may use");
+  // Shapes that do not fit the lesson (4 values): tried on zeros standing in for the numbers.
+  CHECK(ui::api::open_arrays(s, cut("keys.npy", "<f4", "(4096, 2)", 4096 * 2), "k.npz") ==
+        "k.npz: values: has 4 rows, expected 4096 (one value per key)");
+  CHECK(ui::api::get_scenario(s) == before);
+  // The same shape with its numbers is read, and opens.
+  const std::string keys = test::npy("<f4", "(4, 2)", test::f32({1, 1, 2, 2, 3, 3, 4, 4}));
+  REQUIRE(ui::api::open_arrays(s, test::zip({{"keys.npy", keys}}, true), "k.npz") == "");
+  CHECK(s.scenario.keys[0](3, 1) == 4);
+}
+
+TEST_CASE("open_arrays: a damaged entry is refused by its CRC-32, and changes nothing",
+          "[app][api]") {
+  ui::AppState s = lesson("toy_2d");
+  const std::string before = ui::api::get_scenario(s);
+  const std::string keys = test::npy("<f4", "(4, 2)", test::f32({1, 1, 2, 2, 3, 3, 4, 4}));
+  std::string z = test::zip({{"keys.npy", keys}});
+  z[z.find(keys) + keys.size() - 2] ^= 0x10;  // 4 becomes 4.25
+  CHECK(ui::api::open_arrays(s, z, "qkv.npz") ==
+        "qkv.npz: keys.npy: damaged (CRC-32 does not match)");
+  CHECK(ui::api::get_scenario(s) == before);
+}
+
+TEST_CASE("open_arrays: numbers that no attempt takes are explained as the lesson sees them",
+          "[app][api]") {
+  // Shapes that fit the lesson whole, numbers that are not finite.
+  ui::AppState s = lesson("toy_2d");
+  const std::string before = ui::api::get_scenario(s);
+  const std::string nan_keys = test::npy("<f4", "(4, 2)", test::f32({1, NAN, 2, 2, 3, 3, 4, 4}));
+  CHECK(ui::api::open_arrays(s, nan_keys, "keys.npy") ==
+        "keys.npy: keys[0][1]: is not a finite number");
+  CHECK(ui::api::get_scenario(s) == before);
+  // Shapes that fit only the lesson's settings (its W_q is 2 × 2, x has 3 columns).
+  ui::AppState w;
+  REQUIRE(ui::api::set_scenario(w, R"({"version":1,"x":[[1,0],[0,1]],"W_q":[[1,0],[0,1]]})") == "");
+  std::vector<float> x(9, 1.0f);
+  CHECK(ui::api::open_arrays(w, test::npy("<f4", "(3, 3)", test::f32(x)), "x.npy") == "");
+  CHECK(w.scenario.description.en ==
+        "Read from x.npy: x 3×3. The scoring, temperature and masks are as in the lesson before.");
+  REQUIRE(ui::api::set_scenario(w, R"({"version":1,"x":[[1,0],[0,1]],"W_q":[[1,0],[0,1]]})") == "");
+  x[1] = NAN;
+  CHECK(ui::api::open_arrays(w, test::npy("<f4", "(3, 3)", test::f32(x)), "x.npy") ==
+        "x.npy: x[0][1]: is not a finite number");
 }
 
 TEST_CASE("accessible: the step's title, texts and matrix as text, in the UI's language",

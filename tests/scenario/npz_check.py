@@ -3,6 +3,7 @@
 #
 #   npz_check.py --cli ATTENTION_CLI            the checks below
 #   npz_check.py --seeds DIR                    writes .npy/.npz files as fuzz seeds
+#   npz_check.py --bench DIR                    writes the large files of bench/npz_bench.cpp
 #
 # 1. np.savez and np.savez_compressed (deflate with dynamic codes, several blocks) of
 #    float32/float64/float16/int/bool arrays, C and Fortran order, little- and big-endian:
@@ -11,13 +12,15 @@
 # 3. `eval --arrays` prints the same trace, byte for byte, as eval of the scenario with the
 #    numbers written in; `eval --npz FILE` (no scenario file) is eval of the arrays alone.
 # 4. Bad files (truncated, corrupted, a field that does not exist, a wrong shape) exit with 2
-#    and one line naming the file, the entry or the field; nothing crashes.
+#    and one line naming the file, the entry or the field; nothing crashes. A flipped bit in
+#    an entry's data is refused by its CRC-32, as NumPy (zipfile) refuses it.
 import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 try:
     import numpy as np
@@ -61,12 +64,44 @@ def arrays(rng, n, d, dv):
     return {"queries": q, "keys": k, "values": v}
 
 
+def write_bench_files(root, rng):
+    """The files of issue 33, for bench/npz_bench.cpp (about 400 MB in all; not committed)."""
+    def save(sub, name, **named):
+        os.makedirs(os.path.join(root, sub), exist_ok=True)
+        path = os.path.join(root, sub, name)
+        if name.endswith(".npy"):
+            np.save(path, next(iter(named.values())))
+        else:
+            np.savez_compressed(path, **named)
+        print(f"{path}: {os.path.getsize(path)} bytes")
+
+    big = rng.standard_normal((4096, 4096), dtype=np.float32)
+    # Refused from its shape: 4096 columns, the limit is 1024.
+    save("fortran", "keys.npy", keys=np.asfortranarray(big))
+    # A 131 KB "bomb": 2^24 float64 zeros, 128 MB inflated; refused from its shape too.
+    save("bomb", "bomb.npz", keys=np.zeros((4096, 4096)))
+    # Refused by the memory budget: x of 4 × 4096 × 1024 is 4 × 4096 × 4096 scores.
+    save("budget", "x.npy", x=np.asfortranarray(big.reshape(4, 4096, 1024)))
+    # Refused by the lesson (toy_2d: 4 values, so 4 keys): keys of 4096 rows.
+    save("mismatch", "keys.npy", keys=big[:, :1024])
+    # Accepted: x of 64 × 256 × 1024 = 2^24 numbers, C and Fortran order, and deflated.
+    x = big.reshape(64, 256, 1024)
+    save("accepted_c", "x.npy", x=x)
+    save("accepted_f", "x.npy", x=np.asfortranarray(x))
+    save("accepted_z", "x.npz", x=x)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli")
     ap.add_argument("--seeds")
+    ap.add_argument("--bench")
     args = ap.parse_args()
     rng = np.random.default_rng(7)
+
+    if args.bench:
+        write_bench_files(args.bench, rng)
+        return
 
     if args.seeds:
         os.makedirs(args.seeds, exist_ok=True)
@@ -159,10 +194,26 @@ def main():
             bad = path("broken.npz")
             open(bad, "wb").write(bytes(broken))
             r = subprocess.run([args.cli, "validate", base, "--arrays", bad], capture_output=True)
-            if r.returncode not in (0, 2):
+            if r.returncode != 2:  # the deflate codes, the size or the CRC-32 tell
                 fail(f"a corrupted byte at {offset} made the CLI exit with {r.returncode}")
-            if r.returncode == 2 and b"broken.npz: " not in r.stderr:
-                fail(f"a corrupted byte at {offset}: the error names no file: {r.stderr!r}")
+            if b"broken.npz: queries.npy: " not in r.stderr:
+                fail(f"a corrupted byte at {offset}: the error names no entry: {r.stderr!r}")
+        # One bit of a stored entry's last number: the CRC-32 tells, as it tells NumPy.
+        stored = path("savez.npz")
+        flipped = bytearray(open(stored, "rb").read())
+        compressed = int.from_bytes(flipped[18:22], "little")
+        name_len = int.from_bytes(flipped[26:28], "little")
+        at = 30 + name_len + int.from_bytes(flipped[28:30], "little")
+        flipped[at + compressed - 1] ^= 0x01
+        bad = path("flipped.npz")
+        open(bad, "wb").write(bytes(flipped))
+        refused(["--arrays", bad], "flipped.npz: queries.npy: damaged (CRC-32 does not match)")
+        try:
+            with np.load(bad) as z:
+                z["queries"]
+            fail("NumPy read flipped.npz: the test no longer flips a bit of the data")
+        except zipfile.BadZipFile:
+            pass
         np.savez(path("odd.npz"), W_x=a["queries"])
         refused(["--arrays", path("odd.npz")], "W_x: is not a matrix field")
         np.savez(path("shape.npz"), queries=a["queries"], keys=a["keys"][:5],

@@ -1,11 +1,14 @@
 // NumPy's .npy and .npz files as scenario data: every dtype and order the reader takes, the
-// ZIP container (stored entries; np.savez_compressed's deflate is checked against NumPy itself
-// by npz_check.py), inflate on streams of each block type, and one error per problem.
+// ZIP container (stored entries, and deflated ones of the fixed codes; np.savez_compressed's
+// dynamic codes are checked against NumPy itself by npz_check.py), each entry's CRC-32, the
+// headers read alone (nothing inflated past them), inflate on streams of each block type,
+// and one error per problem.
 //
 // [SECTION] Helpers
 // [SECTION] .npy
 // [SECTION] .npz
-// [SECTION] Inflate
+// [SECTION] Headers first
+// [SECTION] Inflate and CRC-32
 // [SECTION] Arrays as scenario fields
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -41,6 +44,47 @@ std::string error_of(const std::string& bytes, const std::string& name = "a.npy"
   return r.error;
 }
 
+// Where a ZIP's first central directory entry is, and its first local header (0).
+size_t directory_at(const std::string& zip) {
+  const size_t at = zip.find("PK\x01\x02");
+  REQUIRE(at != std::string::npos);
+  return at;
+}
+
+// The numbers 0, 1, 2, ... of `shape`, row-major, and the same stored in Fortran order.
+std::vector<float> counting(const std::vector<size_t>& shape) {
+  size_t n = 1;
+  for (size_t d : shape) n *= d;
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 100003);
+  return v;
+}
+
+template <typename T>
+std::vector<T> fortran_of(const std::vector<float>& c_order, const std::vector<size_t>& shape) {
+  std::vector<T> f(c_order.size());
+  std::vector<size_t> index(shape.size(), 0);
+  for (size_t i = 0; i < c_order.size(); ++i) {  // i in C order; its place in Fortran order
+    size_t at = 0, stride = 1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      at += index[d] * stride;
+      stride *= shape[d];
+    }
+    f[at] = static_cast<T>(c_order[i]);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return f;
+}
+
+std::string shape_text(const std::vector<size_t>& shape) {
+  std::string t = "(";
+  for (size_t d : shape) t += std::to_string(d) + ", ";
+  return t + ")";
+}
+
 }  // namespace
 
 //-----------------------------------------------------------------------------
@@ -66,6 +110,49 @@ TEST_CASE("npy: Fortran order is put back in row-major order") {
       for (int k = 0; k < 2; ++k) stored[i + 2 * j + 4 * k] = 100.0f * i + 10.0f * j + k;
   const auto b = one(scenario::read_npy(npy("<f4", "(2, 2, 2)", f32(stored), true), "x"));
   CHECK(b.data == std::vector<float>{0, 1, 10, 11, 100, 101, 110, 111});
+}
+
+TEST_CASE("npy: Fortran order of large arrays, of every width, comes back in row-major order") {
+  // Through the reader's panels of 32 columns (500 is 15 of them and 20), in 3 and 4
+  // dimensions, with sizes of 1 (one size past 1 is either order), and with columns so long
+  // (2^20 + 1 numbers: 4 MB) that they go straight to their places.
+  for (const std::vector<size_t>& shape :
+       std::vector<std::vector<size_t>>{{300, 500},
+                                        {3, 70, 90},
+                                        {4, 5, 6, 7},
+                                        {1, 5, 1, 3},
+                                        {7, 1},
+                                        {1, 1},
+                                        {(size_t{1} << 20) + 1, 2}}) {
+    const std::vector<float> want = counting(shape);
+    const std::string text = shape_text(shape);
+    CHECK(one(scenario::read_npy(npy("<f4", text, bytes_of(fortran_of<float>(want, shape)), true),
+                                 "x"))
+              .data == want);
+    CHECK(one(scenario::read_npy(npy("<f8", text, bytes_of(fortran_of<double>(want, shape)), true),
+                                 "x"))
+              .data == want);
+    if (want.size() < 40000) {
+      const std::vector<float> small(want.begin(), want.end());
+      std::vector<float> i16(small.size());
+      for (size_t i = 0; i < i16.size(); ++i) i16[i] = static_cast<float>(i % 30000);
+      CHECK(one(scenario::read_npy(
+                    npy("<i2", text, bytes_of(fortran_of<int16_t>(i16, shape)), true), "x"))
+                .data == i16);
+    }
+  }
+}
+
+TEST_CASE("npy: Fortran order of no numbers, or of thousands of sizes 1") {
+  CHECK(one(scenario::read_npy(npy("<f4", "(2, 0, 3)", "", true), "x")).data.empty());
+  std::vector<size_t> shape(20000, 1);  // a 60 KB header
+  shape.front() = 2;
+  shape.back() = 3;
+  const std::vector<float> want = counting(shape);
+  const scenario::NamedArray a = one(scenario::read_npy(
+      npy("<f4", shape_text(shape), bytes_of(fortran_of<float>(want, shape)), true), "x"));
+  CHECK(a.shape == shape);
+  CHECK(a.data == want);
 }
 
 TEST_CASE("npy: float64, float16, integers, booleans and big-endian become float32") {
@@ -119,6 +206,25 @@ TEST_CASE("npy: each problem gets its own error, with the file's name") {
   CHECK(error_of(cut.substr(0, 20)) == "a.npy: the header ends early");
 }
 
+TEST_CASE("npy: a long header is read, and one past 64 KiB refused") {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  header.resize(5000, ' ');
+  std::string v1 = "\x93NUMPY\x01";
+  v1.push_back('\0');
+  put_le(&v1, header.size(), 2);
+  v1 += header + f32({1, 2});
+  CHECK(one(scenario::read_npy(v1, "x")).data == std::vector<float>{1, 2});
+  // And in a deflated .npz entry: the header is inflated in two steps (its first 1024 bytes,
+  // then the rest).
+  CHECK(one(scenario::read_npz(zip({{"x.npy", v1}}, true))).data == std::vector<float>{1, 2});
+  header.resize(70000, ' ');
+  std::string v2 = "\x93NUMPY\x02";
+  v2.push_back('\0');
+  put_le(&v2, header.size(), 4);
+  v2 += header + f32({1, 2});
+  CHECK(error_of(v2) == "a.npy: the header is longer than 65536 bytes");
+}
+
 TEST_CASE("npy: a header without a dtype, or with a strange one, is refused, not guessed") {
   std::string header = "{'fortran_order': False, 'shape': (1,), }";
   std::string b = "\x93NUMPY\x01";
@@ -132,7 +238,7 @@ TEST_CASE("npy: a header without a dtype, or with a strange one, is refused, not
 // [SECTION] .npz
 //-----------------------------------------------------------------------------
 
-TEST_CASE("npz: every .npy entry of a stored archive, in order; other entries are skipped") {
+TEST_CASE("npz: every .npy entry of a stored archive, in order, and no other entry") {
   const std::string z =
       zip({{"queries.npy", npy("<f4", "(1, 2)", f32({1, 2}))},
            {"README.txt", "not an array"},
@@ -161,6 +267,193 @@ TEST_CASE("npz: a broken archive is named, with its entry when it is the entry's
   std::string moved = z;
   moved[z.size() - 3] = '\x7f';  // the central directory's offset, far out of the file
   CHECK(error_of(moved, "d.npz") == "d.npz: the central directory is out of the file");
+}
+
+TEST_CASE("npz: deflated entries, long and in either order, read as the stored ones") {
+  const std::vector<size_t> shape{70, 90, 3};       // 75 KB as float32, 150 KB as float64:
+  const std::vector<float> want = counting(shape);  // more than inflate's 128 KB window
+  const std::string text = shape_text(shape);
+  const std::vector<std::pair<std::string, std::string>> entries = {
+      {"queries.npy", npy("<f4", text, f32(want))},
+      {"keys.npy", npy("<f8", text, bytes_of(fortran_of<double>(want, shape)), true)},
+      {"values.npy", npy(">f8", text, std::string(want.size() * 8, '\0'))},
+      {"w_v.npy", npy("<f2", "(3,)", bytes_of(std::vector<uint16_t>{0x3c00, 0xc100, 1}))}};
+  const scenario::ArraysResult deflated = scenario::read_arrays(zip(entries, true), "d.npz");
+  const scenario::ArraysResult stored = scenario::read_arrays(zip(entries), "d.npz");
+  REQUIRE(deflated.error == "");
+  REQUIRE(stored.error == "");
+  REQUIRE(deflated.arrays.size() == 4);
+  CHECK(deflated.arrays[0].data == want);
+  CHECK(deflated.arrays[1].data == want);
+  CHECK(deflated.arrays[2].data == std::vector<float>(want.size(), 0.0f));
+  CHECK(deflated.arrays[3].data == std::vector<float>{1.0f, -2.5f, 0x1p-24f});
+  for (size_t k = 0; k < 4; ++k) {
+    CHECK(deflated.arrays[k].shape == stored.arrays[k].shape);
+    CHECK(deflated.arrays[k].data == stored.arrays[k].data);
+  }
+}
+
+TEST_CASE("npz: a flipped bit is refused by the entry's CRC-32, stored or deflated") {
+  const std::string keys = npy("<f4", "(2, 2)", f32({1, 2, 3, 4.5f}));
+  const std::string z =
+      zip({{"queries.npy", npy("<f4", "(1, 2)", f32({1, 2}))}, {"keys.npy", keys}});
+  REQUIRE(scenario::read_arrays(z, "d.npz").error == "");
+  // One bit of the last number (4.5 becomes 4.5 + 2^-21, or another float): NumPy refuses it.
+  std::string flipped = z;
+  const size_t last = z.find(keys) + keys.size() - 1;
+  flipped[last - 2] ^= 1;
+  CHECK(error_of(flipped, "d.npz") == "d.npz: keys.npy: damaged (CRC-32 does not match)");
+  // The CRC-32 the central directory gives, wrong.
+  std::string crc = z;
+  crc[directory_at(z) + 16] ^= 0x40;
+  CHECK(error_of(crc, "d.npz") == "d.npz: queries.npy: damaged (CRC-32 does not match)");
+  // Deflated: any one bit of the entry's data flipped is refused (the deflate codes, the
+  // size, or else the CRC-32), never read as other numbers; but for the bits after the end
+  // code, in the last byte, which are not data.
+  const std::string d = zip({{"keys.npy", keys}}, true);
+  const size_t data_at = 30 + std::string("keys.npy").size(), end = directory_at(d);
+  int by_crc = 0;
+  for (size_t at = data_at; at < end; ++at)
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string changed = d;
+      changed[at] ^= static_cast<char>(1 << bit);
+      const scenario::ArraysResult r = scenario::read_arrays(changed, "d.npz");
+      if (r.ok()) {
+        CHECK(at == end - 1);
+        CHECK(r.arrays[0].data == std::vector<float>{1, 2, 3, 4.5f});
+        continue;
+      }
+      CHECK(r.error.rfind("d.npz: keys.npy: ", 0) == 0);
+      by_crc += r.error == "d.npz: keys.npy: damaged (CRC-32 does not match)";
+    }
+  CHECK(by_crc > 0);
+}
+
+TEST_CASE("npz: an encrypted entry, or a size deflate cannot reach, is refused") {
+  std::string z = zip({{"x.npy", npy("<f4", "(1,)", f32({1}))}});
+  std::string encrypted = z;
+  encrypted[directory_at(z) + 8] = 1;
+  CHECK(error_of(encrypted, "d.npz") ==
+        "d.npz: x.npy: is encrypted, which this reader does not read");
+  // 1 GB said to come from a few bytes of deflate (at most 1032 bytes a byte).
+  CHECK(
+      error_of(test::zip_of({test::cut_entry("x.npy", npy("<f4", "(1,)", f32({1})), 1u << 30, 0)}),
+               "d.npz") == "d.npz: x.npy: inflates to a size its header does not give");
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Headers first
+//-----------------------------------------------------------------------------
+
+TEST_CASE("headers: names, dtypes, shapes and orders, without the numbers") {
+  const std::string x = npy(">f8", "(2, 3)", std::string(48, '\0'), true);
+  const scenario::HeadersResult one_npy = scenario::read_array_headers(x, "in/x.npy");
+  REQUIRE(one_npy.error == "");
+  REQUIRE(one_npy.arrays.size() == 1);
+  const scenario::ArrayHeader& h = one_npy.arrays[0];
+  CHECK(h.name == "x");
+  CHECK(h.shape == std::vector<size_t>{2, 3});
+  CHECK(h.count == 6);
+  CHECK(h.kind == 'f');
+  CHECK(h.item_bytes == 8);
+  CHECK(h.big_endian);
+  CHECK(h.fortran);
+  CHECK(h.method == -1);
+  CHECK(h.data_at == 128);
+  const scenario::ArraysResult data = scenario::read_arrays_data(x, one_npy, "in/x.npy");
+  REQUIRE(data.error == "");
+  CHECK(data.arrays[0].data == std::vector<float>(6, 0.0f));
+
+  const std::string z =
+      zip({{"keys.npy", npy("|u1", "(4, 2)", std::string(8, '\1'))}, {"notes.txt", "hi"}}, true);
+  const scenario::HeadersResult npz = scenario::read_array_headers(z, "d.npz");
+  REQUIRE(npz.error == "");
+  REQUIRE(npz.arrays.size() == 1);
+  CHECK(npz.arrays[0].name == "keys");
+  CHECK(npz.arrays[0].entry == "keys.npy");
+  CHECK(npz.arrays[0].method == 8);
+  CHECK(npz.arrays[0].shape == std::vector<size_t>{4, 2});
+  CHECK(npz.arrays[0].kind == 'u');
+}
+
+TEST_CASE("headers: a huge entry is judged from its header, with nothing past it inflated") {
+  // A 4096 × 4096 float64 entry (128 MB) whose deflate data hold its .npy header and 2 KB of
+  // zeros, then 140 KB that are not deflate (as many as a real one's 131 KB): its headers
+  // read, its numbers do not.
+  const std::string header = npy("<f8", "(4096, 4096)", std::string(2048, '\0'));  // 128 + 2048
+  const uint64_t size = 128 + (uint64_t{1} << 27);
+  const std::string z = test::zip_of({test::cut_entry("keys.npy", header, size, 140000)});
+  const scenario::HeadersResult h = scenario::read_array_headers(z, "bomb.npz");
+  REQUIRE(h.error == "");
+  CHECK(h.arrays[0].shape == std::vector<size_t>{4096, 4096});
+  CHECK(h.arrays[0].count == size_t{1} << 24);
+  CHECK(h.arrays[0].npy_bytes == size);
+  CHECK(scenario::check_array_field(h.arrays[0].name, h.arrays[0].shape) ==
+        "keys.shape[1]: is 4096, must be at most 1024");
+  CHECK(scenario::read_arrays_data(z, h, "bomb.npz").error ==
+        "bomb.npz: keys.npy: inflates to a size its header does not give");
+  // Three entries of 2^24 numbers are more than a file may hold: refused from the headers.
+  const std::string bytes = npy("|u1", "(4096, 4096)", std::string(2048, '\0'));
+  std::vector<test::ZipEntry> three;
+  for (const char* name : {"a.npy", "b.npy", "c.npy"})
+    three.push_back(test::cut_entry(name, bytes, 128 + (uint64_t{1} << 24), 17000));
+  CHECK(scenario::read_array_headers(test::zip_of(three), "d.npz").error ==
+        "d.npz: holds more than 33554432 numbers");
+  // An entry said to be shorter than its shape: refused from the sizes, not inflated.
+  CHECK(scenario::read_array_headers(test::zip_of({test::cut_entry("k.npy", header, 2048, 0)}),
+                                     "d.npz")
+            .error == "d.npz: k.npy: holds 240 numbers, its shape (4096, 4096) says 16777216");
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Inflate and CRC-32
+//-----------------------------------------------------------------------------
+
+TEST_CASE("crc32: the standard check value, in parts as at once") {
+  const std::string nine = "123456789";
+  const auto* p = reinterpret_cast<const unsigned char*>(nine.data());
+  CHECK(scenario::crc32(p, 9) == 0xcbf43926u);
+  CHECK(scenario::crc32(p + 4, 5, scenario::crc32(p, 4)) == 0xcbf43926u);
+  std::string text;
+  uint32_t x = 7;
+  for (int i = 0; i < 1000; ++i) {
+    x = x * 1103515245u + 12345u;
+    text.push_back(static_cast<char>(x >> 16));
+    const auto* t = reinterpret_cast<const unsigned char*>(text.data());
+    if (i % 37 == 0 || i > 990)
+      CHECK(scenario::crc32(t + 1, text.size() - 1) == test::crc32_of(text.substr(1)));
+  }
+}
+
+TEST_CASE("inflate: streams longer than the window, stored and with the fixed codes") {
+  std::string data;
+  uint32_t x = 3;
+  for (int i = 0; i < 300000; ++i) {  // runs, repeats 2, 4 and 8 back, and noise
+    x = x * 1103515245u + 12345u;
+    const int kind = (x >> 28) & 3;
+    data.push_back(kind == 0          ? static_cast<char>(x >> 16)
+                   : data.size() >= 8 ? data[data.size() - (size_t{1} << kind)]
+                                      : 'a');
+  }
+  std::string out, error;
+  const std::string fixed = test::deflate_fixed(data);
+  REQUIRE(scenario::inflate(reinterpret_cast<const unsigned char*>(fixed.data()), fixed.size(),
+                            data.size(), &out, &error));
+  CHECK(out == data);
+  std::string stored;  // stored blocks of up to 65535 bytes
+  for (size_t at = 0; at < data.size(); at += 65535) {
+    const size_t n = std::min<size_t>(65535, data.size() - at);
+    stored.push_back(at + n == data.size() ? 1 : 0);
+    put_le(&stored, n, 2);
+    put_le(&stored, ~n & 0xffff, 2);
+    stored += data.substr(at, n);
+  }
+  REQUIRE(scenario::inflate(reinterpret_cast<const unsigned char*>(stored.data()), stored.size(),
+                            data.size(), &out, &error));
+  CHECK(out == data);
+  CHECK_FALSE(scenario::inflate(reinterpret_cast<const unsigned char*>(stored.data()),
+                                stored.size(), data.size() - 1, &out, &error));
+  CHECK(error == "inflates to more than the limit");
 }
 
 //-----------------------------------------------------------------------------
@@ -260,4 +553,56 @@ TEST_CASE("arrays: a field it cannot be, or a wrong shape, is named") {
   CHECK(wrong.rfind("keys", 0) == 0);
   CHECK(scenario::parse_with_arrays("{nope", {}).error.rfind("json: ", 0) == 0);
   CHECK(scenario::parse_with_arrays("[1]", {}).error != "");
+}
+
+TEST_CASE("arrays: what the name and shape alone refuse is what the scenario says of them") {
+  const std::string json = R"({"version":1,"queries":[[0,0]],"keys":[[0,0]],"values":[[0,0]]})";
+  struct Case {
+    std::string name;
+    std::vector<size_t> shape;
+    std::string error;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"W_x",
+            {1, 2},
+            "W_x: is not a matrix field (x, queries, keys, values, W_q, W_k, W_v, "
+            "W_o, W, w_v)"},
+           {"keys", {2}, "keys.shape: must be [rows, cols] or [batch, rows, cols]"},
+           {"keys", {1, 1, 1, 2}, "keys.shape: must be [rows, cols] or [batch, rows, cols]"},
+           {"keys", {0, 2}, "keys.shape[0]: is 0, must be at least 1"},
+           {"keys", {1, 1025}, "keys.shape[1]: is 1025, must be at most 1024"},
+           {"x", {4097, 1}, "x.shape[0]: is 4097, must be at most 4096"},
+           {"values", {65, 1, 1}, "values.shape[0]: is 65, must be at most 64"},
+           {"W_q", {2, 2, 2}, "W_q.shape: must be [rows, cols]"},
+           {"w_v", {2, 1}, "w_v.shape: must be [n]"},
+           {"w_v", {1025}, "w_v.shape[0]: is 1025, must be at most 1024"}}) {
+    CHECK(scenario::check_array_field(c.name, c.shape) == c.error);
+    size_t n = 1;
+    for (size_t d : c.shape) n *= d;
+    const scenario::NamedArray a{c.name, c.shape, std::vector<float>(n, 0.0f)};
+    CHECK(scenario::parse_with_arrays(json, {a}).error == c.error);
+  }
+  CHECK(scenario::check_array_field("keys", {4096, 1024}) == "");
+  CHECK(scenario::check_array_field("W_o", {1, 1}) == "");
+  CHECK(scenario::check_array_field("w_v", {7}) == "");
+}
+
+TEST_CASE("arrays: stand-ins for the numbers give the scenario the same shapes") {
+  const std::string json = R"({"version":1,"queries":[[0,0]],"keys":[[0,0]],"values":[[7,7]]})";
+  scenario::ArrayHeader k;
+  k.name = "keys";
+  k.shape = {3, 2};
+  k.count = 6;
+  const std::vector<float> zeros(6, 0.0f);
+  const scenario::ParseResult stand_in =
+      scenario::parse_with_arrays(json, {k}, {{zeros.data(), 6}});
+  CHECK(stand_in.error == "values: has 1 rows, expected 3 (one value per key)");
+  CHECK(scenario::parse_with_arrays(json, {{"keys", {3, 2}, {1, 2, 3, 4, 5, 6}}}).error ==
+        stand_in.error);
+  k.shape = {1, 2};
+  k.count = 2;
+  const scenario::ParseResult fits = scenario::parse_with_arrays(json, {k}, {{zeros.data(), 2}});
+  REQUIRE(fits.error == "");
+  CHECK(fits.scenario.keys[0].rows() == 1);
+  CHECK(scenario::parse_with_arrays(json, {k}, {}).error != "");  // a count that does not match
 }
