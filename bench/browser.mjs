@@ -204,8 +204,8 @@ try {
               `WASM heap ${(mem.heap_bytes / 1048576).toFixed(0)} MiB after showing two heads (target < 256 MiB)`);
 
   // A long export: one head's weights at n = 4096 as CSV (some 230 MB), written by exportFile
-  // a part at a time, against export() at n = 2048 (the largest it takes: 2^22 numbers), which
-  // holds the page for as long as it runs. Measured with the app asleep, so that the longest
+  // a part at a time, against export() at n = 256 (the largest it takes since 2026-11-26: 2^16
+  // numbers; 2^22 held the page 2-3 s), which holds the page for as long as it runs. Measured with the app asleep, so that the longest
   // task is the export's and not a frame's; export() is timed around the call.
   const exports = await page.evaluate(async () => {
     const api = window.attentionPlayground;
@@ -222,7 +222,7 @@ try {
       for (let i = 0; i < data.length; ++i) data[i] = Math.sin(i * 0.37);
       return { version: 1, x: { shape: [n, 16], data } };
     };
-    api.setScenario(scenario(2048));
+    api.setScenario(scenario(256));
     await settle();
     let t0 = performance.now();
     const sync = api.export("weights", { format: "csv" });
@@ -243,7 +243,7 @@ try {
              longest: Math.max(0, ...tasks), longTasks: tasks.length };
   });
   console.log("\nLong exports (one head's weights as CSV):");
-  console.log(`  export() at n = 2048 (${fmt(exports.syncMb)} MB): ${fmt(exports.syncMs, 0)} ms with the ` +
+  console.log(`  export() at n = 256 (${fmt(exports.syncMb)} MB): ${fmt(exports.syncMs, 0)} ms with the ` +
               "page held up throughout");
   console.log(`  exportFile() at n = 4096 (${fmt(exports.fileMb)} MB): ${fmt(exports.fileMs, 0)} ms; the ` +
               `longest task ${fmt(exports.longest, 0)} ms (${exports.longTasks} tasks over 50 ms)`);

@@ -77,14 +77,14 @@ try {
     const text = JSON.stringify(scenario(batch));
     const native = cliRate([nativeCli], text);
     const wasm = cliRate([process.execPath, "--no-experimental-fetch", wasmCli], text);
-    const inPage = await page.evaluate(({ s, steps, runs }) => {
+    const inPage = await page.evaluate(async ({ s, steps, runs }) => {
       const ap = window.attentionPlayground;
       const rates = [];
       for (let k = 0; k < runs; ++k) {
         const set = ap.setScenario(s);
         if (!set.ok) throw new Error(set.error);
         const t0 = performance.now();
-        const r = ap.train(steps);
+        const r = await ap.train(steps);  // in slices of 30 ms, the page drawing in between
         const ms = performance.now() - t0;
         if (!r.ok) throw new Error(r.error);
         rates.push((1000 * steps) / ms);

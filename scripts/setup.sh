@@ -15,6 +15,7 @@ packages=(
   python3-fonttools fonts-dejavu-core fonts-wqy-microhei
   clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizers' runtimes for the fuzz preset
   clang-19  # the relaxed-SIMD kernels' final opcodes (cmake/Relaxed.cmake); emscripten's clang 14 has only the pre-standard ones
+  tesseract-ocr tesseract-ocr-chi-sim  # the browser checks read what the screen shows (tests/web/ocr.mjs)
 )
 
 missing=()

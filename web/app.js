@@ -14,7 +14,12 @@
   const EXPORT_PART_NUMBERS = 1 << 14; // per part of exportFile: some 200 KB of text, a few ms
   const EXPORT_SLICE_MS = 20; // exportFile writes parts for this long between two frames
   const MAX_FILE_BYTES = 64 << 20; // an opened .npy/.npz (scenario::kMaxArrayNumbers as float32)
+  // The app's limits (src/scenario/scenario.h, AppState::kMemoryBudget), checked here before
+  // typed arrays are copied into its memory.
+  const MAX_BATCH = 64, MAX_ROWS = 4096, MAX_COLS = 1024;
+  const MEMORY_BUDGET = 384 << 20;
   const NAME = /^[a-z0-9_]{1,32}$/;
+  const MAX_NAME_CHARS = 64; // a lesson's, task's or control's name: longer ones are no name
   const ORIGIN = /^https?:\/\/[^/\s]+$/; // an entry of ?allow=
 
   const canvas = document.getElementById("canvas");
@@ -170,7 +175,29 @@
 
   let M = null; // the Emscripten module, once the app runs
   let loadedBuild = null; // moduleBuild() of the app's script, once it is loading
-  const call = (name, ret, types, args) => M.ccall(name, ret, types, args);
+  // Every string goes to the app through the heap, never through ccall's own copy onto the
+  // 1 MiB WebAssembly stack: a string of some 270,000 characters there overran the stack,
+  // corrupted memory and stopped the module for good (issue 33). Callers bound their strings
+  // too; this is the floor under them.
+  function call(name, ret, types, args) {
+    if (!types.includes("string")) return M.ccall(name, ret, types, args);
+    const blocks = [];
+    try {
+      const passed = args.map((a, i) => {
+        if (types[i] !== "string") return a;
+        const text = String(a);
+        const size = M.lengthBytesUTF8(text) + 1;
+        const ptr = M._malloc(size);
+        if (!ptr) throw new RangeError(`${name}: a text of ${size} bytes does not fit in memory`);
+        blocks.push(ptr);
+        M.stringToUTF8(text, ptr, size);
+        return ptr;
+      });
+      return M.ccall(name, ret, types.map((t) => (t === "string" ? "number" : t)), passed);
+    } finally {
+      for (const ptr of blocks) M._free(ptr);
+    }
+  }
   const getJson = (name) => JSON.parse(call(name, "string", [], []));
   const counts = () => getJson("ap_counts"); // {heads, batch}: what head and batch index
 
@@ -184,21 +211,23 @@
     const format = options.format ?? "csv";
     if (typeof format !== "string") return { error: 'format: must be "csv" or "json"' };
     const view = getJson("ap_get_view");
-    const head = Number.isInteger(options.head) ? options.head : view.head;
-    const batch = Number.isInteger(options.batch) ? options.batch : view.batch;
+    const { heads, batch: items } = counts();
+    for (const [name, v, count] of [["head", options.head, heads], ["batch", options.batch, items]]) {
+      if (v === undefined) continue;
+      const bad = whole(v, name, count - 1);
+      if (bad) return { error: bad };
+    }
+    const head = options.head ?? view.head;
+    const batch = options.batch ?? view.batch;
     return { call: [what.slice(0, 64), format.slice(0, 16), head, batch] };
   }
-  // ccall copies string arguments onto the 1 MiB WASM stack (4 bytes per character reserved):
-  // long ones (scenarios, links) go through the heap instead.
+  // A long text (a scenario, a link): "" or the app's answer, or the error when it does not fit.
   function callWithText(name, text) {
-    const size = M.lengthBytesUTF8(text) + 1;
-    const ptr = M._malloc(size);
-    if (!ptr) return "scenario: too large for the available memory";
     try {
-      M.stringToUTF8(text, ptr, size);
-      return call(name, "string", ["number"], [ptr]);
-    } finally {
-      M._free(ptr);
+      return call(name, "string", ["string"], [text]);
+    } catch (e) {
+      if (e instanceof RangeError) return "scenario: too large for the available memory";
+      throw e;
     }
   }
 
@@ -216,17 +245,52 @@
       return { json: scenario, arrays: [] };
     }
     const arrays = [];
-    let json = scenario;
+    let json = scenario, total = 0;
     for (const field of MATRIX_FIELDS) {
       const v = scenario[field];
       if (v === null || typeof v !== "object" || Array.isArray(v) || !("data" in v)) continue;
       if (!(v.data instanceof Float32Array)) return { error: `${field}.data: must be a Float32Array` };
-      if (!Array.isArray(v.shape)) return { error: `${field}.shape: must be an array of sizes` };
+      const shape = checkShape(field, v.shape);
+      if (shape.error) return shape;
+      if (v.data.length !== shape.numbers) {
+        return { error: `${field}.data: has ${v.data.length} numbers, expected ${shape.numbers} ` +
+                        `(the product of the shape [${shape.sizes.join(", ")}])` };
+      }
+      total += v.data.length;
+      if (total * 4 > MEMORY_BUDGET) {
+        return { error: `${field}.data: the typed arrays hold ${total} numbers ` +
+                        `(${Math.ceil((total * 4) / 2 ** 20)} MB), more than the ` +
+                        `${MEMORY_BUDGET / 2 ** 20} MB the playground may use` };
+      }
       if (json === scenario) json = { ...scenario };
-      json[field] = { shape: v.shape, buffer: arrays.length };
+      json[field] = { shape: shape.sizes, buffer: arrays.length };
       arrays.push(v.data);
     }
     return { json, arrays };
+  }
+
+  // A typed field's shape, checked against the app's limits (src/scenario/scenario.h) before
+  // anything is allocated: {sizes, numbers} or {error}. w_v is [n], the others [rows, cols] or
+  // [batch, rows, cols].
+  function checkShape(field, shape) {
+    const vector = field === "w_v";
+    const form = vector ? "[n]" : "[rows, cols] or [batch, rows, cols]";
+    if (!Array.isArray(shape) || shape.length < (vector ? 1 : 2) || shape.length > (vector ? 1 : 3)) {
+      return { error: `${field}.shape: must be ${form}` };
+    }
+    const sizes = [];
+    let numbers = 1;
+    for (let i = 0; i < shape.length; ++i) {
+      const last = shape.length - 1 - i; // 0: columns, 1: rows, 2: batch
+      const [limit, what] = [[MAX_COLS, "columns"], [MAX_ROWS, "rows"], [MAX_BATCH, "batch items"]][last];
+      const n = shape[i];
+      if (!Number.isInteger(n) || n < 1 || n > limit) {
+        return { error: `${field}.shape[${i}]: must be a whole number of ${what} from 1 to ${limit}` };
+      }
+      sizes.push(n);
+      numbers *= n;
+    }
+    return { sizes, numbers };
   }
 
   // Views of the WASM heap, current: in the threaded build the core's threads may have grown
@@ -289,10 +353,12 @@
     const shape = getJson("ap_trace_shape");
     const heads = options.heads ?? [...Array(shape.heads).keys()];
     const matrices = options.matrices ?? HEAD_MATRICES;
-    if (!Array.isArray(heads) || !heads.every((h) => Number.isInteger(h) && h >= 0 && h < shape.heads)) {
-      return failure(`heads: must be an array of heads from 0 to ${shape.heads - 1}`);
+    if (!Array.isArray(heads) || heads.length > shape.heads || new Set(heads).size !== heads.length ||
+        !heads.every((h) => Number.isInteger(h) && h >= 0 && h < shape.heads)) {
+      return failure(`heads: must be an array of different heads from 0 to ${shape.heads - 1}`);
     }
-    if (!Array.isArray(matrices) || !matrices.every((m) => HEAD_MATRICES.includes(m))) {
+    if (!Array.isArray(matrices) || matrices.length > HEAD_MATRICES.length ||
+        !matrices.every((m) => HEAD_MATRICES.includes(m))) {
       return failure(`matrices: must name some of ${HEAD_MATRICES.join(", ")}`);
     }
     const B = shape.batch, nq = shape.queries, nk = shape.keys, dv = shape.head_columns;
@@ -339,8 +405,11 @@
   };
   const embedded = param("embed") === "1" || param("embed") === "true";
 
+  // Applies the address's parameters: {notes: what was ignored, training: the promise of
+  // ?train=N's steps, or null}.
   function applyParams() {
     const notes = [];
+    let training = null;
     const preset = param("preset") ?? param("lesson");
     if (preset !== null) {
       if (!NAME.test(preset) || !call("ap_load_preset", "number", ["string"], [preset])) {
@@ -362,9 +431,8 @@
         notes.push(loaded.error.startsWith("task:") ? loaded.error : `task: ${loaded.error}`);
       } else if (param("train") !== null) {
         const steps = /^\d{1,5}$/.test(param("train")) ? Number(param("train")) : 0;
-        const trained = steps >= 1 && steps <= 3000
-          ? api.train(steps) : failure("must be a whole number from 1 to 3000");
-        if (!trained.ok) notes.push(`train: ${trained.error}`);
+        if (steps >= 1 && steps <= 3000) training = api.train(steps);
+        else notes.push("train: must be a whole number from 1 to 3000");
       }
     }
     const lang = param("lang");
@@ -397,7 +465,7 @@
         set(n - 1);
       }
     }
-    return notes;
+    return { notes, training };
   }
 
   // ---------------------------------------------------------------------------------------
@@ -464,6 +532,69 @@
   const whole = (v, name, max) =>
     Number.isInteger(v) && v >= 0 && v <= max ? null
       : max < 0 ? `${name}: there is none` : `${name}: must be a whole number from 0 to ${max}`;
+
+  // The training options {lr, optimizer, speed}, checked: {lr, optimizer, speed} or {error}.
+  function checkTraining(options) {
+    const { lr, optimizer, speed } = options;
+    if (lr !== undefined && !(typeof lr === "number" && lr > 0 && lr <= 10)) {
+      return { error: "lr: must be a number above 0 and at most 10" };
+    }
+    if (optimizer !== undefined && optimizer !== "adam" && optimizer !== "sgd") {
+      return { error: 'optimizer: must be "adam" or "sgd"' };
+    }
+    if (speed !== undefined && speed !== "slow" && speed !== "steady" && speed !== "fast") {
+      return { error: 'speed: must be "slow", "steady" or "fast"' };
+    }
+    return { lr, optimizer, speed };
+  }
+
+  // Progress marks {lesson: "r-w"} from a caller or from storage: {marks, problems}, the marks
+  // that are this playground's lessons with 1 to 8 marks of "-", "r" and "w", and a line for
+  // each entry that is not (at most a few).
+  const MAX_PROGRESS_CHARS = 1 << 14; // stored progress: some 25 lessons' marks fit in 1 KB
+  let lessonIds = null;
+  function checkMarks(marks, name) {
+    const problems = [];
+    if (marks === null || typeof marks !== "object" || Array.isArray(marks)) {
+      return { marks: {}, problems: [`${name}: must be an object {lesson: "r-"}`] };
+    }
+    lessonIds ??= new Set(getJson("ap_presets").map((p) => p.name));
+    const entries = Object.entries(marks);
+    if (entries.length > 4 * lessonIds.size) {
+      return { marks: {}, problems: [`${name}: has ${entries.length} entries, more than there are lessons`] };
+    }
+    const out = {};
+    for (const [id, v] of entries) {
+      const at = `${name}.${id.length > 40 ? `${id.slice(0, 40)}…` : id}`;
+      if (!lessonIds.has(id)) problems.push(`${at}: is not a lesson of this playground`);
+      else if (typeof v !== "string" || !/^[-rw]{1,8}$/.test(v)) problems.push(`${at}: must be 1 to 8 marks of "-", "r" and "w"`);
+      else out[id] = v;
+    }
+    return { marks: out, problems };
+  }
+
+  // api.train: steps a slice at a time (at most TRAIN_SLICE_MS each, then the page draws a
+  // frame and handles input). The app refuses a slice when its step count is not where the
+  // last slice left it: the training was changed in between (see api.train).
+  const TRAIN_SLICE_MS = 20;
+  let trainJob = 0;
+  async function trainInSlices(steps) {
+    const job = ++trainJob;
+    let taken = 0, at = -1;
+    while (taken < steps) {
+      if (job !== trainJob) return failure(`train: ended by a newer train() after ${taken} of ${steps} steps`);
+      const r = JSON.parse(call("ap_train_slice", "string", ["number", "number", "number"],
+                                [steps - taken, TRAIN_SLICE_MS, at]));
+      if (r.error) {
+        return failure(taken === 0 ? r.error : `${r.error} (after ${taken} of ${steps} steps)`);
+      }
+      taken += r.taken;
+      at = r.step;
+      if (taken < steps) await new Promise((resolve) => { setTimeout(resolve, 0); });
+    }
+    if (job === trainJob) trainJob = 0;
+    return success({ training: getJson("ap_training") });
+  }
 
   const api = {
     version: 1,
@@ -553,9 +684,9 @@
     // course page recorded on another device. Answers already given stay.
     setProgress(marks) {
       if (!ready) return failure(NOT_READY);
-      if (marks === null || typeof marks !== "object" || Array.isArray(marks))
-        return failure("marks: must be an object {lesson: \"r-\"}");
-      const error = call("ap_set_progress", "string", ["string"], [JSON.stringify(marks)]);
+      const checked = checkMarks(marks, "marks");
+      if (checked.problems.length > 0) return failure(checked.problems[0]);
+      const error = call("ap_set_progress", "string", ["string"], [JSON.stringify(checked.marks)]);
       if (error) return failure(error);
       saveProgress();
       return success({ progress: getJson("ap_get_progress") });
@@ -569,12 +700,19 @@
     loadTask(name, seed = 1, options = {}) {
       if (!ready) return failure(NOT_READY);
       if (typeof name !== "string") return failure("name: must be a string");
+      if (name.length > MAX_NAME_CHARS) return failure(`task: there is no toy task named "${name.slice(0, 40)}…"`);
       if (!Number.isInteger(seed) || seed < 0 || seed > 999999) {
         return failure("seed: must be a whole number from 0 to 999999");
       }
+      if (options !== undefined && options !== null && (typeof options !== "object" || Array.isArray(options))) {
+        return failure("options: must be {lr, optimizer, speed}");
+      }
+      // The options are checked before the task replaces the scenario: a refusal changes nothing.
+      const checked = options ? checkTraining(options) : { ok: true };
+      if (checked.error) return failure(checked.error);
       const error = call("ap_load_task", "string", ["string", "number"], [name, seed]);
       if (error) return failure(error);
-      return options === undefined || Object.keys(options ?? {}).length === 0
+      return !options || Object.keys(options).length === 0
         ? success({ training: getJson("ap_training") })
         : api.setTraining(options);
     },
@@ -582,22 +720,26 @@
     // may be left out; speed: 10 or 60 steps a second while playing, or all that fit a frame).
     setTraining(options) {
       if (!ready) return failure(NOT_READY);
-      if (typeof options !== "object" || options === null) return failure("options: must be {lr, optimizer, speed}");
-      const { lr, optimizer, speed } = options;
-      if (lr !== undefined && typeof lr !== "number") return failure("lr: must be a number above 0 and at most 10");
-      if (optimizer !== undefined && typeof optimizer !== "string") return failure("optimizer: must be \"adam\" or \"sgd\"");
-      if (speed !== undefined && typeof speed !== "string") return failure("speed: must be \"slow\", \"steady\" or \"fast\"");
+      if (typeof options !== "object" || options === null || Array.isArray(options)) {
+        return failure("options: must be {lr, optimizer, speed}");
+      }
+      const checked = checkTraining(options);
+      if (checked.error) return failure(checked.error);
+      const { lr, optimizer, speed } = checked;
       const error = call("ap_set_training", "string", ["number", "string", "string"],
                          [lr ?? NaN, optimizer ?? "", speed ?? ""]);
       return error ? failure(error) : success({ training: getJson("ap_training") });
     },
-    // Takes `steps` training steps now (1 to 100000) with the section's optimizer and rate.
+    // Takes `steps` training steps (1 to 100000) with the section's optimizer and rate, a
+    // frame's worth at a time so that the page keeps drawing and answering (the loss curve
+    // falls as it goes). Resolves with {ok: true, error: null, training} once they are taken,
+    // or {ok: false, error} — also when the training is changed meanwhile (another train(), a
+    // new task or scenario, Reset or Play), saying how many steps were taken.
     train(steps) {
-      if (!ready) return failure(NOT_READY);
+      if (!ready) return Promise.resolve(failure(NOT_READY));
       const bad = whole(steps, "steps", 100000);
-      if (bad || steps < 1) return failure(bad ?? "steps: must be a whole number from 1 to 100000");
-      const error = call("ap_train_steps", "string", ["number"], [steps]);
-      return error ? failure(error) : success({ training: getJson("ap_training") });
+      if (bad || steps < 1) return Promise.resolve(failure(bad ?? "steps: must be a whole number from 1 to 100000"));
+      return trainInSlices(steps);
     },
     // The shown lesson's questions: [{question, step, ask, kind: "key"|"value", answered,
     // correct, why}] (why only once answered).
@@ -608,8 +750,23 @@
       if (!ready) return failure(NOT_READY);
       const bad = whole(question, "question", getJson("ap_get_quiz").length - 1);
       if (bad) return failure(bad);
+      if (answer === null || typeof answer !== "object" || Array.isArray(answer)) {
+        return failure("answer: must be {key: j} or {value: v}");
+      }
+      // Only the two fields, checked here: nothing else of the object is read or sent.
+      const { key, value } = answer;
+      const given = {};
+      if (key !== undefined) {
+        if (!Number.isInteger(key) || key < 0 || key >= MAX_ROWS) {
+          return failure(`answer.key: must be a whole number from 0 to ${MAX_ROWS - 1}`);
+        }
+        given.key = key;
+      } else if (value !== undefined) {
+        if (typeof value !== "number" || !Number.isFinite(value)) return failure("answer.value: must be a finite number");
+        given.value = value;
+      }
       const r = JSON.parse(call("ap_answer_quiz", "string", ["number", "string"],
-                                [question, JSON.stringify(answer ?? null)]));
+                                [question, JSON.stringify(given)]));
       return r.error ? failure(r.error) : success(r);
     },
     // The step to show, 0 (inputs) to 7 (output).
@@ -657,14 +814,14 @@
         : JSON.parse(call("ap_export", "string", ["string", "string", "number", "number"], args.call));
     },
     // The same exports, written a part at a time between frames so that the page never stops
-    // (any size; export() refuses a matrix of more than 2^22 numbers). Resolves with {ok: true,
+    // (any size; export() refuses a matrix of more than 2^16 numbers). Resolves with {ok: true,
     // error: null, filename, mime, blob} or {ok: false, error}; options.onProgress(done, total)
     // is called with the rows written after each slice of parts, and (rows, rows) at the end.
     // A newer exportFile ends an older one, which resolves with an error.
     async exportFile(what, options = {}) {
       const args = exportArgs(what, options, "{format, head, batch, onProgress}");
       if (args.error) return failure(args.error);
-      const onProgress = options.onProgress;
+      const onProgress = options?.onProgress;
       if (onProgress !== undefined && typeof onProgress !== "function") {
         return failure("onProgress: must be a function");
       }
@@ -718,6 +875,10 @@
     // Copies text to the clipboard; when the browser refuses, downloads it as `filename`.
     // Resolves with {ok: true, error: null, delivered: "copied" | "downloaded"}.
     async copyOrDownload(text, filename = "attention.txt", mime = "text/plain") {
+      if (typeof filename !== "string" || filename.length === 0 || filename.length > 200) {
+        return failure("filename: must be a file name of 1 to 200 characters");
+      }
+      if (typeof mime !== "string" || mime.length > 100) return failure("mime: must be a media type such as text/plain");
       const delivered = await deliver(filename, mime, new TextEncoder().encode(String(text)), true);
       return success({ delivered });
     },
@@ -736,6 +897,38 @@
     // view and screen readers read this).
     getAccessible() { return ready ? getJson("ap_accessible") : failure(NOT_READY); },
   };
+  // Every call answers, whatever it is given: BigInt values, cyclic objects, a Proxy whose traps
+  // throw, getters that throw. What the checks above do not foresee ends here as {ok: false,
+  // error} (or a promise of it), never as an exception in the caller's code.
+  const describe = (e) => {
+    try {
+      return String(e?.message ?? e).slice(0, 200);
+    } catch {
+      return "an argument could not be read";
+    }
+  };
+  for (const name of Object.keys(api)) {
+    const fn = Object.getOwnPropertyDescriptor(api, name).value;
+    if (typeof fn !== "function" || name === "on" || name === "off") continue;
+    api[name] = function guarded(...args) {
+      try {
+        const r = fn.apply(api, args);
+        return r instanceof Promise ? r.catch((e) => failure(`${name}: ${describe(e)}`)) : r;
+      } catch (e) {
+        return failure(`${name}: ${describe(e)}`);
+      }
+    };
+  }
+  for (const name of ["on", "off"]) {
+    const fn = api[name];
+    api[name] = (...args) => {
+      try {
+        return fn.apply(api, args);
+      } catch (e) {
+        return failure(`${name}: ${describe(e)}`);
+      }
+    };
+  }
   Object.defineProperty(window, "attentionPlayground", { value: api, enumerable: true });
 
   // ---------------------------------------------------------------------------------------
@@ -1204,17 +1397,33 @@
   // Start
   // ---------------------------------------------------------------------------------------
 
-  function onAppReady() {
+  // What the page does at start that could meet something unforeseen (a link, the address, what
+  // this browser kept) is tried on its own: a failure there shows a notice, never a blank page.
+  function atStart(what, fn) {
+    try {
+      return fn();
+    } catch (e) {
+      console.warn(`${what} failed:`, e);
+      showNotice(`Something kept or given to this page could not be used (${what}).\n${describe(e)}`);
+      return undefined;
+    }
+  }
+
+  async function onAppReady() {
     M = window.Module;
     timing.readyMs = performance.now();
     ready = true; // the C entry points can be called from here on
-    const notes = [];
     if (location.hash.length > 1) {
-      openLink(location.hash, true);
+      atStart("the link", () => openLink(location.hash, true));
     }
-    notes.push(...applyParams());
+    const { notes, training } = atStart("the address", applyParams) ?? { notes: [], training: null };
     if (notes.length > 0) showNotice(`Some settings in the address were ignored:\n${notes.join("\n")}`);
     overlay.classList.add("hidden");
+    // ?train=N: the steps are taken a frame at a time, in view, before the page says it is ready.
+    if (training) {
+      const trained = await training;
+      if (!trained.ok) showNotice(`Some settings in the address were ignored:\ntrain: ${trained.error}`);
+    }
     canvas.focus({ preventScroll: true });
     window.addEventListener("hashchange", () => {
       if (unreadFragment()) openLink(location.hash);
@@ -1223,7 +1432,10 @@
       call("ap_wake", null, [], []);
       reportHeightSoon();
     }).observe(canvas);
-    restoreProgress();
+    atStart("the progress kept in this browser", restoreProgress);
+    window.addEventListener("storage", (e) => {
+      if (e.key === PROGRESS_KEY && e.newValue !== null) atStart("progress from another tab", () => mergeStored(e.newValue));
+    });
     if (timing.module.startsWith("threads")) {
       // Firefox cannot leave an isolated page controlled by a service worker while its thread
       // workers live (src/app/web_api.cpp, ap_end_threads).
@@ -1529,13 +1741,59 @@
   }
   document.getElementById("a11y-close")?.addEventListener("click", () => showTableView(false));
 
-  // This learner's answers, kept in this browser only (and in the link the page shows).
+  // This learner's answers, kept in this browser only (and in the link the page shows). Two
+  // tabs share them: each write merges what the other kept first, and each tab takes in what
+  // the other writes (the storage event). A mark once given stays (AppState::merge_progress).
   const PROGRESS_KEY = "attention-playground:progress";
+  let storageRefused = false;  // said once: a failed write is shown on screen
   function saveProgress() {
+    let stored = null;
+    try {
+      stored = localStorage.getItem(PROGRESS_KEY);
+      if (stored !== null) mergeStored(stored, false);
+      localStorage.setItem(PROGRESS_KEY, JSON.stringify(getJson("ap_get_progress").marks));
+      storageRefused = false;
+    } catch (e) {
+      // Full, or off (private windows, sandboxed frames, a blocked site): say so, once.
+      if (storageRefused) return;
+      storageRefused = true;
+      console.warn("progress not kept:", e);
+      showNotice(embedded ? "This browser would not keep your progress." +
+                            "\nWhat you answer now lasts until this page is closed."
+                          : "This browser would not keep your progress." +
+                            "\nWhat you answer now is kept in the page's address: bookmark it to come back.");
+    }
+  }
+  // Marks kept in storage (by this tab, another one, or anything else on this origin): what is
+  // this playground's progress is merged, the rest set aside with a notice when `tell`.
+  function mergeStored(text, tell = true) {
+    let problems;
+    if (text.length > MAX_PROGRESS_CHARS) {
+      problems = [`it is ${text.length} characters, more than any progress (${MAX_PROGRESS_CHARS})`];
+    } else {
+      let parsed;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      const checked = parsed === undefined ? { marks: {}, problems: ["it is not JSON"] }
+        : checkMarks(parsed, "progress");
+      problems = checked.problems;
+      if (Object.keys(checked.marks).length > 0) {
+        call("ap_set_progress", "string", ["string"], [JSON.stringify(checked.marks)]);
+      }
+    }
+    if (problems.length === 0) return;
+    // What could not be read is dropped, so that it is not met again at every start.
     try {
       localStorage.setItem(PROGRESS_KEY, JSON.stringify(getJson("ap_get_progress").marks));
     } catch {
-      // Storage may be off (private windows, sandboxed frames): the link still carries it.
+      // kept as it was; the notice below still says what happened
+    }
+    if (tell) {
+      const more = problems.length > 3 ? `\n… and ${problems.length - 3} more` : "";
+      showNotice(`Some progress kept in this browser could not be read and was set aside.\n${problems.slice(0, 3).join("\n")}${more}`);
     }
   }
   function restoreProgress() {
@@ -1545,7 +1803,7 @@
     } catch {
       return;
     }
-    if (saved) call("ap_set_progress", "string", ["string"], [saved]);
+    if (saved !== null) mergeStored(saved);
   }
 
   function onAppEvent(name) {

@@ -365,7 +365,8 @@ std::string set_progress(AppState& s, const std::string& text) {
   std::map<std::string, std::string> marks;
   for (const auto& item : j.items()) {
     if (!item.value().is_string() || !scenario::is_progress_marks(item.value().get<std::string>()))
-      return "progress." + item.key() + ": must be 1 to 8 marks of '-', 'r' and 'w'";
+      return "progress." + scenario::json_util::one_line(item.key(), 40) +
+             ": must be 1 to 8 marks of '-', 'r' and 'w'";
     marks[item.key()] = item.value().get<std::string>();
   }
   s.merge_progress(marks);
@@ -568,6 +569,25 @@ std::string train_steps(AppState& s, int steps) {
     taken += k;
   }
   return "";
+}
+
+std::string train_slice(AppState& s, int steps, double budget_ms, double expect_step) {
+  nlohmann::json out = {{"taken", 0}, {"step", s.training.losses.size()}, {"error", ""}};
+  if (steps < 1 || steps > 100000) {
+    out["error"] = "steps: must be a whole number from 1 to 100000";
+  } else if (expect_step >= 0 && static_cast<double>(s.training.losses.size()) != expect_step) {
+    out["error"] =
+        "train: stopped, because the training was changed meanwhile (a new task or scenario, "
+        "Reset or Play)";
+  } else if (s.training.playing) {
+    out["error"] = "train: the Train section is playing; pause it first";
+  } else {
+    const int taken = s.train(steps, std::isfinite(budget_ms) ? budget_ms : 1e9);
+    out["taken"] = taken;
+    out["step"] = s.training.losses.size();
+    if (taken == 0) out["error"] = s.training.error;
+  }
+  return out.dump();
 }
 
 std::string set_control(AppState& s, const std::string& id, const std::string& value_json) {

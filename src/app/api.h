@@ -77,6 +77,10 @@ std::string train_steps(AppState& s, int steps);
 // "sgd"; "": unchanged): "" or the error naming the field.
 std::string set_training(AppState& s, double lr, const std::string& optimizer,
                          const std::string& speed = "");
+// One slice of the page's train(steps): at most `steps` steps in at most budget_ms, refused
+// unless the training has taken `expect_step` steps (-1: any) and is not playing.
+// {"taken", "step", "error"}.
+std::string train_slice(AppState& s, int steps, double budget_ms, double expect_step);
 std::string set_control(AppState& s, const std::string& id, const std::string& value_json);
 void set_panels(AppState& s, const std::string& csv);  // the panels to show, by id
 void hide_controls(AppState& s, const std::string& csv);
@@ -89,9 +93,10 @@ std::string get_link(const AppState& s);
 std::string open_link(AppState& s, const std::string& fragment);
 
 // make_export as JSON: {"ok":true,"error":null,"filename","mime","data"} or
-// {"ok":false,"error"}. A matrix of more than kMaxExportNumbers is refused (some 60 MB of
-// text, seconds of a frozen page): exportFile writes it in parts.
-constexpr int64_t kMaxExportNumbers = int64_t{1} << 22;
+// {"ok":false,"error"}. A matrix of more than kMaxExportNumbers is refused (a 256 x 256
+// matrix, some 1 MB of text and 50 ms in the page; 2^22 numbers held the page 3.5 s):
+// exportFile writes it in parts between frames.
+constexpr int64_t kMaxExportNumbers = int64_t{1} << 16;
 std::string export_json(AppState& s, const std::string& what, const std::string& format, int head,
                         int batch);
 // exportFile: starts *job (matrices.h: the matrix is copied now), answering as export_json

@@ -458,6 +458,15 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Opened", "已打开"},
     {"Exporting", "正在导出"},
     {"This file could not be opened.", "无法打开这个文件。"},
+    {"Some settings in the address were ignored:", "地址里的一些设置被忽略了："},
+    {"Some progress kept in this browser could not be read and was set aside.",
+     "这个浏览器里保存的一部分进度无法读取，已被搁置。"},
+    {"This browser would not keep your progress.\nWhat you answer now lasts until this page "
+     "is closed.",
+     "这个浏览器不肯保存你的进度。\n你现在的回答只保留到关闭这个页面为止。"},
+    {"This browser would not keep your progress.\nWhat you answer now is kept in the page's "
+     "address: bookmark it to come back.",
+     "这个浏览器不肯保存你的进度。\n你现在的回答保存在页面的地址里：把它加入书签，以后就能回来。"},
     {"Open a file\xe2\x80\xa6", "打开文件…"},
     {"A scenario (.json), or your own Q, K and V saved by NumPy (.npy, .npz): each array "
      "becomes the field of its name. You can also drop the file on the page.",

@@ -281,6 +281,17 @@ EMSCRIPTEN_KEEPALIVE const char* ap_set_training(double lr, const char* optimize
   return out.c_str();
 }
 
+// api.train's slices: at most `steps` steps for at most budget_ms, refused unless the training
+// has taken `expect_step` steps so far (-1: any), so that a change between two slices (a new
+// task, Reset, Play) ends the call instead of training something else.
+// {"taken", "step", "error"}.
+EMSCRIPTEN_KEEPALIVE const char* ap_train_slice(int steps, double budget_ms, double expect_step) {
+  static std::string out;
+  out = ui::api::train_slice(g_runtime.app.state, steps, budget_ms, expect_step);
+  ui::request_wake();
+  return out.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* ap_train_steps(int steps) {
   static std::string out;
   out = ui::api::train_steps(g_runtime.app.state, steps);
@@ -361,11 +372,24 @@ EMSCRIPTEN_KEEPALIVE void ap_set_animate(int animate) {
 EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
   // A first line of the texts below is shown in the UI's language; the rest (an error, in
   // English as every error is) as it is.
-  static const char* const kKeys[] = {N_("This file could not be opened.")};
+  // A whole notice that is one of these texts is shown in the UI's language as a whole.
+  static const char* const kKeys[] = {
+      N_("This file could not be opened."), N_("Some settings in the address were ignored:"),
+      N_("Some progress kept in this browser could not be read and was set aside."),
+      N_("This browser would not keep your progress.\nWhat you answer now lasts until this page "
+         "is closed."),
+      N_("This browser would not keep your progress.\nWhat you answer now is kept in the page's "
+         "address: bookmark it to come back.")};
   std::string notice = text ? text : "";
   const std::string first = notice.substr(0, notice.find('\n'));
+  bool whole = false;
   for (const char* known : kKeys)
-    if (first == known) notice.replace(0, first.size(), ui::T(known));
+    if (notice == known) {
+      notice = ui::T(known);
+      whole = true;
+    }
+  for (const char* known : kKeys)
+    if (!whole && first == known) notice.replace(0, first.size(), ui::T(known));
   g_runtime.app.state.notice = notice;
   ui::request_wake();
 }

@@ -573,7 +573,7 @@ async function checkLink({ page, browser, url, opts, pages }) {
   if (state.step !== 4 || state.head !== 1) {
     fail(`setStep(4), focusHead(1) returned ${state.step}, ${state.head}`);
   }
-  if (!/^v1\.[A-Za-z0-9_-]+$/.test(state.link)) fail(`getLink() returned "${state.link.slice(0, 80)}"`);
+  if (!/^v1\.[A-Za-z0-9_-]+\.[A-D][A-Za-z0-9_-]{5}$/.test(state.link)) fail(`getLink() returned "${state.link.slice(0, 80)}"`);
   // The page keeps its address up to date with the link.
   try {
     await page.waitForFunction((link) => location.hash === `#${link}`, state.link, { timeout: 5000 });
@@ -1038,7 +1038,7 @@ print(json.dumps({"npz": base64.b64encode(z.getvalue()).decode(),
 }
 
 // Long exports: exportFile writes the same text as export(), a part at a time with its
-// progress; export() refuses a matrix past 2^22 numbers and names exportFile; a newer
+// progress; export() refuses a matrix past 2^16 numbers and names exportFile; a newer
 // exportFile ends an older one; the heatmap menu's "Copy as CSV" of a large matrix is written
 // in parts and downloaded.
 async function checkExportFile({ page }) {
@@ -1049,17 +1049,24 @@ async function checkExportFile({ page }) {
       for (let i = 0; i < data.length; ++i) data[i] = Math.sin(i * 0.37);
       return { version: 1, x: { shape: [n, 16], data } };
     };
-    ap.setScenario(scenario(700));
+    // export() at once (up to 2^16 numbers), exportFile() in parts: the same text.
+    ap.setScenario(scenario(256));
     ap.setStep(5);
     const same = {};
     const progress = {};
     for (const format of ["csv", "json"]) {
       const whole = ap.export("weights", { format });
+      const file = await ap.exportFile("weights", { format });
+      same[format] = file.ok && whole.ok && file.filename === whole.filename &&
+                     (await file.blob.text()) === whole.data;
+    }
+    ap.setScenario(scenario(700));
+    const middle = ap.export("weights", { format: "csv" });
+    for (const format of ["csv", "json"]) {
       progress[format] = [];
       const file = await ap.exportFile("weights", {
         format, onProgress: (done, total) => progress[format].push([done, total]) });
-      same[format] = file.ok && whole.ok && file.filename === whole.filename &&
-                     (await file.blob.text()) === whole.data;
+      if (!file.ok) progress[format] = [file.error];
     }
     const scenarioFile = await ap.exportFile("scenario");
     same.scenario = (await scenarioFile.blob.text()) === ap.export("scenario").data;
@@ -1071,7 +1078,7 @@ async function checkExportFile({ page }) {
     const refused = ap.export("weights", { format: "csv" });
     for (let i = 0; i < 6; ++i) await new Promise((res) => requestAnimationFrame(res));
     return { same, progress, raced: [a.error, b.ok], bad: bad.error, refused: refused.error,
-             layout: ap.layout() };
+             middle: middle.error, layout: ap.layout() };
   });
   for (const [k, v] of Object.entries(r.same)) if (!v) fail(`exportFile("${k === "scenario" ? k : `weights", ${k}`}") differs from export()`);
   // Each export reports more than once, with rows rising to all 700 of them.
@@ -1085,9 +1092,12 @@ async function checkExportFile({ page }) {
   if (r.raced[0] !== "export: ended by a newer export" || !r.raced[1]) {
     fail(`two exports at once: ${JSON.stringify(r.raced)}`);
   }
-  if (!r.bad?.startsWith("head: must be from 0 to 0")) fail(`exportFile with head 9: ${r.bad}`);
+  if (!r.bad?.startsWith("head: must be a whole number from 0 to 0")) fail(`exportFile with head 9: ${r.bad}`);
   if (!r.refused?.startsWith("weights: 4410000 numbers are too many to export at once; exportFile()")) {
     fail(`export() of 2100 × 2100 weights: ${r.refused}`);
+  }
+  if (!r.middle?.startsWith("weights: 490000 numbers are too many to export at once")) {
+    fail(`export() of 700 × 700 weights (more than 2^16 numbers): ${r.middle}`);
   }
   // The menu of the 2100 × 2100 heatmap: right-click, then its first item, "Copy as CSV".
   const g = r.layout.main;
@@ -1916,14 +1926,14 @@ async function checkSettings({ page }) {
 // the weights heatmap on screen and lowers the loss; and ?task=recall&seed=2&train=300 opens
 // at exactly the moment the page's own link, opened in a fresh page, comes back to.
 async function checkTrain({ page, browser, url, pages }) {
-  const r = await page.evaluate(() => {
+  const r = await page.evaluate(async () => {
     const ap = window.attentionPlayground;
-    const bad = [ap.loadTask("parity", 1), ap.loadTask("reverse", -1), ap.train(0),
+    const bad = [ap.loadTask("parity", 1), ap.loadTask("reverse", -1), await ap.train(0),
                  ap.setTraining({ lr: 0 }), ap.setTraining({ optimizer: "rmsprop" })];
-    const noTarget = ap.train(3);  // the first lesson has no target
+    const noTarget = await ap.train(3);  // the first lesson has no target
     const loaded = ap.loadTask("previous_token", 3);
     const t0 = performance.now();
-    const trained = ap.train(400);
+    const trained = await ap.train(400);  // in slices, frames drawn in between
     const ms = performance.now() - t0;
     const w = ap.getTrace().heads[0].weights;
     let on = 0, count = 0;
