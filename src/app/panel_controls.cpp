@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "app/app.h"
@@ -444,7 +445,10 @@ void section_train(AppState& s) {
       s.load_task(tr.task, static_cast<uint64_t>(seed));
     text_wrapped(task->goal.in(lang), true);
   }
-  if (ImGui::Button(tr.playing ? T("Pause") : T("Train"))) {
+  // An ID of its own: "Train" alone is also the section's header, and the two clashed (the
+  // button did nothing).
+  const std::string play = std::string(tr.playing ? T("Pause") : T("Train")) + "###train_play";
+  if (ImGui::Button(play.c_str())) {
     tr.playing = !tr.playing;
     tr.converged = false;
     tr.clock = 0.0;
