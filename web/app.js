@@ -13,7 +13,9 @@
   const MAX_PARAM_CHARS = 512;
   const EXPORT_PART_NUMBERS = 1 << 14; // per part of exportFile: some 200 KB of text, a few ms
   const EXPORT_SLICE_MS = 20; // exportFile writes parts for this long between two frames
-  const MAX_FILE_BYTES = 64 << 20; // an opened .npy/.npz (scenario::kMaxArrayNumbers as float32)
+  // An opened .npy/.npz: scenario::kMaxArrayNumbers as float32, and room for headers (a .npy of
+  // 2^24 float32 numbers is 64 MiB and 128 bytes).
+  const MAX_FILE_BYTES = (64 << 20) + (1 << 20);
   // The app's limits (src/scenario/scenario.h, AppState::kMemoryBudget), checked here before
   // typed arrays are copied into its memory.
   const MAX_BATCH = 64, MAX_ROWS = 4096, MAX_COLS = 1024;
