@@ -10,7 +10,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { compareJson, fail, ok, runChecks, startSiteServer } from "./harness.mjs";
+import { compareJson, fail, ok, runChecks, startSiteServer, watchProblems } from "./harness.mjs";
 import { decodePng } from "./png.mjs";
 
 const VIEWPORT = { width: 1400, height: 900 };
@@ -76,12 +76,7 @@ const BAD_SCENARIOS = [
 async function openPage(browser, url, { viewport = VIEWPORT, dpr = 1, motion = false } = {}) {
   const page = await browser.newPage({ viewport, deviceScaleFactor: dpr,
                                        reducedMotion: motion ? "no-preference" : "reduce" });
-  page.problems = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") page.problems.push(`console error: ${m.text()}`);
-  });
-  page.on("pageerror", (e) => page.problems.push(`page error: ${e.message}`));
-  page.on("crash", () => page.problems.push("the page crashed"));
+  watchProblems(page);
   await page.goto(url);
   try {
     await page.waitForFunction(() => window.attentionPlayground?.isReady, null,

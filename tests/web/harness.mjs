@@ -20,6 +20,18 @@ export function ok(message) {
   console.log(`ok - ${message}`);
 }
 
+// Collects a page's console errors, uncaught errors and a crash in page.problems, which the
+// checks fail on.
+export function watchProblems(page) {
+  page.problems = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") page.problems.push(`console error: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => page.problems.push(`page error: ${e.message}`));
+  page.on("crash", () => page.problems.push("the page crashed"));
+  return page;
+}
+
 // Starts scripts/serve.mjs for `root` on a free loopback port; resolves with the child process
 // and the site's URL, which ends with "/". isolate: with COOP and COEP (as serve.mjs sends them
 // unless --no-isolate); without, the page runs the build without threads.

@@ -9,7 +9,7 @@
 // What a person would see is read from the screen: the notices are found in a screenshot by
 // OCR (Debian's tesseract-ocr), not only through the API.
 import { createServer } from "node:http";
-import { fail, ok, runChecks } from "./harness.mjs";
+import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
 import { readScreen } from "./ocr.mjs";
 
 const VIEWPORT = { width: 1280, height: 800 };
@@ -18,13 +18,7 @@ const LONG = 300000; // characters: ccall's stack copy of such a string overran 
 
 // A page whose console errors and page errors are collected; ready or failed.
 async function openPage(target, url, { ready = true } = {}) {
-  const page = await target.newPage();
-  page.problems = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") page.problems.push(`console error: ${m.text()}`);
-  });
-  page.on("pageerror", (e) => page.problems.push(`page error: ${e.message}`));
-  page.on("crash", () => page.problems.push("the page crashed"));
+  const page = watchProblems(await target.newPage());
   await page.goto(url);
   if (ready) await waitReady(page);
   return page;
@@ -163,10 +157,7 @@ async function checkLongMessages({ browser, url }) {
   });
   await new Promise((resolve) => course.listen(0, "127.0.0.1", resolve));
   const parentUrl = `http://127.0.0.1:${course.address().port}/lesson.html`;
-  const page = await context.newPage();
-  page.problems = [];
-  page.on("pageerror", (e) => page.problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => { if (m.type() === "error") page.problems.push(`console error: ${m.text()}`); });
+  const page = watchProblems(await context.newPage());
   await page.goto(parentUrl);
   await page.evaluate(() => new Promise((resolve) => {
     window.replies = new Map();

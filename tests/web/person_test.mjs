@@ -3,7 +3,7 @@
 // clicked there with the mouse; the API is used only to read what the click caused.
 //
 //   node tests/web/person_test.mjs --site DIR CHECK... | all
-import { fail, ok, runChecks } from "./harness.mjs";
+import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
 import { findText, screenWords } from "./ocr.mjs";
 
 const TIMEOUT_MS = 30000;
@@ -11,10 +11,7 @@ const DPR = 2; // the canvas drawn at twice the pixels: small UI text reads reli
 
 async function openPage(browser, url, viewport) {
   const context = await browser.newContext({ viewport, deviceScaleFactor: DPR, reducedMotion: "reduce" });
-  const page = await context.newPage();
-  page.problems = [];
-  page.on("pageerror", (e) => page.problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => { if (m.type() === "error") page.problems.push(`console error: ${m.text()}`); });
+  const page = watchProblems(await context.newPage());
   await page.goto(url);
   await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
   await page.evaluate(() => window.attentionPlayground.ready);
