@@ -1436,7 +1436,14 @@
     }).observe(canvas);
     atStart("the progress kept in this browser", restoreProgress);
     window.addEventListener("storage", (e) => {
-      if (e.key === PROGRESS_KEY && e.newValue !== null) atStart("progress from another tab", () => mergeStored(e.newValue));
+      if (e.key !== PROGRESS_KEY || e.newValue === null) return;
+      atStart("progress from another tab", () => {
+        mergeStored(e.newValue);
+        // Two tabs that wrote at once each read the storage before the other wrote: the one
+        // that now holds more than was written writes it back (marks only ever add up, so
+        // this ends).
+        if (JSON.stringify(getJson("ap_get_progress").marks) !== e.newValue) saveProgress();
+      });
     });
     if (timing.module.startsWith("threads")) {
       // Firefox cannot leave an isolated page controlled by a service worker while its thread

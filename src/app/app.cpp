@@ -328,8 +328,15 @@ void App::frame() {
     // The title in the UI's language; "###notice" keeps the popup's id the same in both.
     const std::string title = std::string(T("Notice")) + "###notice";
     ImGui::OpenPopup(title.c_str());
+    // Centred every frame: the box resizes to its text after it first appears.
+    ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always,
+                            ImVec2(0.5f, 0.5f));
     if (ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-      text_wrapped(state.notice, false, ImGui::GetFontSize() * 30.0f);
+      // 30 em, or what a narrow screen (a phone) has room for beside the popup's padding.
+      const float room = ImGui::GetMainViewport()->WorkSize.x - ImGui::GetFontSize() * 3.0f;
+      text_wrapped(
+          state.notice, false,
+          std::max(ImGui::GetFontSize() * 8.0f, std::min(ImGui::GetFontSize() * 30.0f, room)));
       if (ImGui::Button(T("OK"))) {
         state.notice.clear();
         ImGui::CloseCurrentPopup();

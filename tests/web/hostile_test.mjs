@@ -388,9 +388,12 @@ async function checkTwoTabs({ browser, url }) {
   const ra = await a.evaluate(() => window.attentionPlayground.answerQuiz(0, { key: 1 }));
   const rb = await b.evaluate(() => window.attentionPlayground.answerQuiz(0, { key: 0 }));
   if (!ra.ok || !rb.ok) fail(`answers: ${JSON.stringify([ra, rb])}`);
-  const waitMarks = (page, id) => page.waitForFunction((lesson) =>
-    window.attentionPlayground.getProgress().marks[lesson] !== undefined, id, { timeout: 5000, polling: 50 })
-    .catch(() => null);
+  // Until the tab holds the other's answer and storage holds both (or 5 s have passed).
+  const waitMarks = (page, id) => page.waitForFunction((lesson) => {
+    const stored = JSON.parse(localStorage.getItem("attention-playground:progress") ?? "{}");
+    return window.attentionPlayground.getProgress().marks[lesson] !== undefined &&
+           stored.cross_attention !== undefined && stored.why_so_tall !== undefined;
+  }, id, { timeout: 5000, polling: 50 }).catch(() => null);
   await waitMarks(a, "why_so_tall");
   await waitMarks(b, "cross_attention");
   const state = async (page) => page.evaluate(() => ({
