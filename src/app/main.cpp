@@ -24,6 +24,7 @@
 #include "app/font_cache.h"
 #include "app/gl.h"
 #include "app/i18n.h"
+#include "app/item_log.h"
 #include "app/platform.h"
 #include "app/png.h"
 #include "core/parallel.h"
@@ -259,6 +260,7 @@ bool frame(bool present) {
     io.MousePos = ImVec2(io.MousePos.x / g_runtime.dpr, io.MousePos.y / g_runtime.dpr);
 #endif
   g_runtime.app.heatmaps.renderer.set_device_pixel_ratio(g_runtime.dpr);
+  ui::item_log_new_frame();
   ImGui::NewFrame();
   g_runtime.app.frame();
   ImGui::Render();

@@ -14,6 +14,7 @@
 
 #include "app/api.h"
 #include "app/i18n.h"
+#include "app/item_log.h"
 #include "app/platform.h"
 #include "core/parallel.h"
 #include "imgui_impl_glfw.h"
@@ -564,6 +565,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_layout() {
              {"cell", g.cell},
              {"cell_w", g.cell_w},
              {"numbers", g.number_px},
+             {"hidden", g.hidden},
              {"lo", g.lo},
              {"hi", g.hi},
              {"frame", g.frame},
@@ -576,6 +578,30 @@ EMSCRIPTEN_KEEPALIVE const char* ap_layout() {
     j[id]["boxes"] = std::move(boxes);
   }
   out = j.dump();
+  return out.c_str();
+}
+
+// Every labelled control and marked text of the last drawn frame (item_log.h), in CSS pixels:
+// [{label, id, window, x0, y0, x1, y1, clip: [x0, y0, x1, y1], checked?, open?, text?}]. The
+// first call turns the log on and draws two frames, so ask again after them.
+EMSCRIPTEN_KEEPALIVE const char* ap_items() {
+  static std::string out;
+  if (!ui::item_log_enabled()) {
+    ui::item_log_enable(true);
+    g_runtime.busy_frames = std::max(g_runtime.busy_frames, 3);
+  }
+  nlohmann::json j = nlohmann::json::array();
+  for (const ui::ItemBox& b : ui::item_log_last()) {
+    nlohmann::json e = {{"label", b.label},   {"id", b.id},
+                        {"window", b.window}, {"x0", b.x0},
+                        {"y0", b.y0},         {"x1", b.x1},
+                        {"y1", b.y1},         {"clip", {b.cx0, b.cy0, b.cx1, b.cy1}}};
+    if (b.checkable) e["checked"] = b.checked;
+    if (b.openable) e["open"] = b.open;
+    if (b.text) e["text"] = true;
+    j.push_back(std::move(e));
+  }
+  out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return out.c_str();
 }
 
