@@ -161,7 +161,7 @@ std::string open_arrays(AppState& s, const std::string& bytes, const std::string
   attempts.push_back(titled(settings,
                             " The scoring, temperature and masks are as in the lesson "
                             "before.",
-                            "评分函数、温度和掩码沿用上一课。"));
+                            "评分函数、温度和掩蔽沿用上一课。"));
   attempts.push_back(titled({{"version", 1}}, "", ""));
   const int count = static_cast<int>(attempts.size());
 
@@ -385,6 +385,22 @@ std::string answer_quiz(AppState& s, int question, const std::string& answer_jso
   }
   const bool argmax = s.scenario.quiz[question].answer.argmax;
   const char* field = argmax ? "key" : "value";
+  if (!a.is_discarded() && a.is_object() && a.contains("show")) {  // {"show": true}: give up
+    if (a.size() != 1 || !a["show"].is_boolean() || !a["show"].get<bool>()) {
+      out["error"] = "answer: {\"show\": true} asks for the answer, and nothing else goes with it";
+      return out.dump();
+    }
+    if (!s.show_quiz_answer(question)) {
+      out["error"] = "the scenario does not run: " + s.error;
+      return out.dump();
+    }
+    out["correct"] = false;
+    if (argmax)
+      out["key"] = s.quiz_truth_key(question);
+    else
+      out["value"] = s.quiz_truth_value(question);
+    return out.dump();
+  }
   if (a.is_discarded() || !a.is_object() || !a.contains(field) || !a[field].is_number()) {
     out["error"] = std::string("answer: must be {\"") + field + "\": " + (argmax ? "j}" : "v}") +
                    " for this question";
@@ -786,7 +802,9 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   std::string note;
   for (const scenario::TourStop& stop : s.scenario.tour)
     if (stop.step == static_cast<int>(s.step) && s.note_shown(stop)) note = stop.text.in(lang);
-  j["note"] = note;
+  // As on the canvas: the note waits for the step's question to be answered.
+  s.recompute_if_needed();
+  j["note"] = s.runs() && s.open_question() >= 0 ? "" : note;
   // The step's questions, answerable from the table view.
   nlohmann::json quiz = nlohmann::json::array();
   s.recompute_if_needed();
@@ -800,8 +818,10 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
     e["answered"] = answered;
     if (answered) {
       e["correct"] = s.replies[q].correct;
-      e["verdict"] = std::string(s.replies[q].correct ? T("Right.") : T("Not quite.")) + " " +
-                     s.quiz_verdict(static_cast<int>(q));
+      e["verdict"] = std::string(s.replies[q].correct ? T("Right.")
+                                 : s.replies[q].shown ? T("Here it is.")
+                                                      : T("Not quite.")) +
+                     " " + s.quiz_verdict(static_cast<int>(q));
       e["why"] = s.quiz_key_holds(static_cast<int>(q))
                      ? qq.why.in(lang)
                      : std::string(T("You have changed the lesson, so its own explanation no "
@@ -835,11 +855,13 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
     row_labels.resize(shown_rows);
     col_labels.resize(shown_cols);
     nlohmann::json cells = nlohmann::json::array();
+    const bool hidden = answer_hidden(s, kind);  // "?" until the step's question is answered
     for (int i = 0; i < shown_rows; ++i) {
       nlohmann::json row = nlohmann::json::array();
       for (int c = 0; c < shown_cols; ++c) {
         const bool masked = mask && (*mask)[static_cast<size_t>(i) * cols + c];
-        row.push_back(cell_number((*m)(i, c)) + (masked ? std::string(" ") + T("masked") : ""));
+        row.push_back((hidden ? std::string("?") : cell_number((*m)(i, c))) +
+                      (masked ? std::string(" ") + T("masked") : ""));
       }
       cells.push_back(std::move(row));
     }
@@ -864,6 +886,7 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                    {"col_labels", col_labels},
                    {"cells", std::move(cells)},
                    {"truncated", rows > shown_rows || cols > shown_cols}};
+    if (hidden) j["matrix"]["hidden"] = T("Hidden until you answer the question above");
   }
   // A cell outside its matrix (a stale cursor) has no arithmetic.
   const attn::Matrix* of_cell =
@@ -871,8 +894,8 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                        std::clamp(cell->head, 0, static_cast<int>(s.trace.heads.size()) - 1),
                        std::clamp(cell->batch, 0, static_cast<int>(s.trace.queries.size()) - 1))
            : nullptr;
-  if (cell && of_cell && cell->row >= 0 && cell->col >= 0 && cell->row < of_cell->rows() &&
-      cell->col < of_cell->cols() && cell->batch >= 0 &&
+  if (cell && of_cell && !answer_hidden(s, cell->kind) && cell->row >= 0 && cell->col >= 0 &&
+      cell->row < of_cell->rows() && cell->col < of_cell->cols() && cell->batch >= 0 &&
       cell->batch < static_cast<int>(s.trace.queries.size())) {
     const int h = std::clamp(cell->head, 0, static_cast<int>(s.trace.heads.size()) - 1);
     j["cell"] = {{"row", cell->row + 1},

@@ -213,16 +213,23 @@ void App::frame() {
   const bool wide = width >= 1000.0f;
   // Phones and narrow frames: one column; the lesson and the controls become a tab.
   const bool narrow = width < 720.0f;
-  const bool controls_tab = narrow && state.visible(Panel::kControls);
-  const bool show_controls = state.visible(Panel::kControls) && !narrow;
+  const bool controls_tab =
+      narrow && (state.visible(Panel::kControls) || state.visible(Panel::kLesson));
+  // Between the two (an 800 × 600 course iframe, a wide screen zoomed to 150%) there is no
+  // right-hand panel: the lesson stands at the top of the left one, above the controls.
+  const bool lesson_left = !wide && !narrow && state.visible(Panel::kLesson);
+  const bool show_controls = (state.visible(Panel::kControls) || lesson_left) && !narrow;
   const bool show_details = state.visible(Panel::kDetails) && wide;
-  const float left_w = show_controls ? std::clamp(width * 0.24f, 250.0f, 330.0f) : 0.0f;
+  const float left_w = !show_controls ? 0.0f
+                       : lesson_left  ? std::clamp(width * 0.32f, 250.0f, 330.0f)
+                                      : std::clamp(width * 0.24f, 250.0f, 330.0f);
   const float right_w = show_details ? std::clamp(width * 0.25f, 280.0f, 380.0f) : 0.0f;
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
 
   if (show_controls) {
     ImGui::BeginChild("controls", ImVec2(left_w, 0), true);
-    draw_controls(state);
+    if (lesson_left) draw_lesson(state);
+    if (state.visible(Panel::kControls)) draw_controls(state);
     ImGui::EndChild();
     ImGui::SameLine();
   }
@@ -259,10 +266,13 @@ void App::frame() {
       draw_plane(state);
       ImGui::EndTabItem();
     }
-    if (controls_tab && ImGui::BeginTabItem(T("Lesson and controls"))) {
+    const std::string tab_name =
+        std::string(state.visible(Panel::kControls) ? T("Lesson and controls") : T("Lesson")) +
+        "###lesson_tab";
+    if (controls_tab && ImGui::BeginTabItem(tab_name.c_str())) {
       ImGui::BeginChild("controls");
       if (state.visible(Panel::kLesson)) draw_lesson(state);
-      draw_controls(state);
+      if (state.visible(Panel::kControls)) draw_controls(state);
       ImGui::EndChild();
       ImGui::EndTabItem();
     }

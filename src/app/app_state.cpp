@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 #include "app/edits.h"
@@ -295,10 +296,30 @@ std::string AppState::quiz_verdict(int q) {
     std::snprintf(verdict, sizeof verdict, T("The largest weight is on \"%s\" (%.2f)."),
                   truth < static_cast<int>(keys.size()) ? keys[truth].c_str() : "?",
                   static_cast<double>(w));
+    // A wrong key: what the learner chose, its weight and its place among the row's weights.
+    const int given = q < static_cast<int>(replies.size()) ? replies[q].key : -1;
+    const attn::Matrix& row_of = head_trace(a.head, a.batch).weights[lean ? 0 : a.batch];
+    if (given >= 0 && given != truth && given < static_cast<int>(row_of.cols()) &&
+        given < static_cast<int>(keys.size())) {
+      const float mine = row_of(a.row, given);
+      int place = 1;
+      for (int j = 0; j < static_cast<int>(row_of.cols()); ++j)
+        if (row_of(a.row, j) > mine) ++place;
+      char chose[200];
+      std::snprintf(chose, sizeof chose,
+                    T(" You chose \"%s\": its weight is %.2f, number %d of %d from the top."),
+                    keys[given].c_str(), static_cast<double>(mine), place,
+                    static_cast<int>(row_of.cols()));
+      return std::string(verdict) + chose;
+    }
   } else {
     const float given = q < static_cast<int>(replies.size()) ? replies[q].value : 0.0f;
-    std::snprintf(verdict, sizeof verdict, T("The core computes %.3f; you said %.3g."),
-                  static_cast<double>(quiz_truth_value(q)), static_cast<double>(given));
+    if (q < static_cast<int>(replies.size()) && replies[q].shown)
+      std::snprintf(verdict, sizeof verdict, T("The answer is %.3f."),
+                    static_cast<double>(quiz_truth_value(q)));
+    else
+      std::snprintf(verdict, sizeof verdict, T("The answer is %.3f; you said %.3g."),
+                    static_cast<double>(quiz_truth_value(q)), static_cast<double>(given));
   }
   return verdict;
 }
@@ -336,6 +357,20 @@ bool AppState::answer_quiz(int q, int key, float value) {
   events.push_back("quiz|" + std::to_string(q) + "|" + (r.correct ? "1" : "0"));
   emit("view");  // the link carries the progress
   return true;
+}
+
+bool AppState::show_quiz_answer(int q) {
+  if (!answer_quiz(q, -1, std::numeric_limits<float>::quiet_NaN())) return false;
+  replies[q].shown = true;
+  return true;
+}
+
+int AppState::open_question() const {
+  for (size_t q = 0; q < scenario.quiz.size(); ++q)
+    if (scenario.quiz[q].step == static_cast<int>(step) &&
+        (q >= replies.size() || !replies[q].answered))
+      return static_cast<int>(q);
+  return -1;
 }
 
 bool AppState::lesson_done(const std::string& id) const {
@@ -377,14 +412,41 @@ attn::Status AppState::load_task(const std::string& name, uint64_t seed) {
 
 void AppState::reset_training() {
   const bool keep_playing = false;
-  if (!training.task.empty()) {
+  if (!training.task.empty() && !reset_lesson_weights()) {
     load_task(training.task, training.seed);
-  } else {
+  } else if (training.task.empty()) {
     training.optimizer = attn::Optimizer{};
     training.losses.clear();
     training.error.clear();
   }
   training.playing = keep_playing;
+}
+
+bool AppState::reset_lesson_weights() {
+  // Only a learned lesson as loaded from its task (not after another task or seed was chosen).
+  if (preset < 0 || scenario.trained_from_task != training.task ||
+      scenario.trained_from_seed != training.seed)
+    return false;
+  // The task's random start on all its items (the lesson keeps the first few: on those alone
+  // Train would fit the outputs without finding the alignment), inside the lesson: its place,
+  // title, notes and questions, which speak of those first items.
+  const scenario::Scenario lesson = scenario;
+  const int was_preset = preset;
+  if (!load_task(training.task, training.seed).ok()) return false;
+  scenario.title = lesson.title;
+  scenario.description = lesson.description;
+  scenario.tour = lesson.tour;
+  scenario.quiz = lesson.quiz;
+  scenario.read_title = lesson.read_title;
+  scenario.read_url = lesson.read_url;
+  scenario.trained_from_task = lesson.trained_from_task;
+  scenario.trained_from_seed = lesson.trained_from_seed;
+  scenario::fit_to_shapes(&scenario);
+  replies.assign(scenario.quiz.size(), QuizReply{});
+  preset = was_preset;
+  edited = true;  // its notes speak of the learned weights
+  emit("view");
+  return true;
 }
 
 void AppState::play_training(double dt, double budget_ms) {

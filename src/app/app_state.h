@@ -179,6 +179,7 @@ struct AppState {
   // set or a lesson loaded).
   struct QuizReply {
     bool answered = false, correct = false;
+    bool shown = false;  // the learner asked to see the answer ("Show me"): not right
     int key = -1;        // the key given (argmax questions)
     float value = 0.0f;  // the value given (value questions)
   };
@@ -187,6 +188,12 @@ struct AppState {
   // of the row, or the cell within the question's tolerance), shows it, records the first
   // answer of each question in `progress` and emits "quiz|q|1" (or 0). False: no question q.
   bool answer_quiz(int q, int key, float value);
+  // "Show me": the learner gives up on question q; recorded as not right first time, then as
+  // answer_quiz.
+  bool show_quiz_answer(int q);
+  // The first question on the current step not answered yet, or -1. While one is open, what
+  // would answer it (its matrix's numbers and colours, the step's note) is not shown.
+  int open_question() const;
   // The core's answer to question q of the current scenario: the key, or the cell's value.
   int quiz_truth_key(int q);
   float quiz_truth_value(int q);
@@ -232,6 +239,9 @@ struct AppState {
   static bool speed_from_name(const std::string& name, int* speed);
   // Loads toy task `name` from `seed` (its scenario, with a fresh optimizer).
   attn::Status load_task(const std::string& name, uint64_t seed);
+  // Reset of a learned lesson (scenario.trained_from_task): its task's random start, with the
+  // lesson's place, texts and questions kept. False: not such a lesson.
+  bool reset_lesson_weights();
   // Takes up to `steps` steps, stopping early after `budget_ms`; writes the weights into the
   // scenario once and recomputes. Returns the steps taken (0 with training.error set when the
   // scenario cannot train: no target, no weights, a refused feature).

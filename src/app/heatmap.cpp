@@ -310,6 +310,10 @@ void Heatmaps::edit(const HeatmapSpec& spec, bool activated, bool active, Heatma
 
 float Heatmaps::cells(const HeatmapSpec& spec, const Layout& l, const HeatmapResult& r) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (spec.hidden) {
+    hidden_cells(l);
+    return 0.0f;
+  }
   CellsJob job;
   job.key = std::to_string(ImGui::GetID(spec.id));
   job.values = spec.values;
@@ -386,6 +390,25 @@ float Heatmaps::cells(const HeatmapSpec& spec, const Layout& l, const HeatmapRes
   }
   dl->PopClipRect();
   return size;
+}
+
+// The grid of a hidden matrix: every cell the same grey, a "?" in those large enough for one.
+void Heatmaps::hidden_cells(const Layout& l) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(l.g0, l.g1, true);
+  dl->AddRectFilled(l.g0, l.g1, IM_COL32(226, 229, 235, 255));
+  const ImU32 line = IM_COL32(246, 247, 249, 255);
+  for (int c = l.first_col() + 1; c < l.end_col(); ++c)
+    dl->AddLine(ImVec2(l.cell_x(c), l.g0.y), ImVec2(l.cell_x(c), l.g1.y), line);
+  for (int row = l.first_row() + 1; row < l.end_row(); ++row)
+    dl->AddLine(ImVec2(l.g0.x, l.cell_y(row)), ImVec2(l.g1.x, l.cell_y(row)), line);
+  const ImVec2 q = ImGui::CalcTextSize("?");
+  if (l.cw >= q.x + 4.0f && l.ch >= q.y + 2.0f)
+    for (int row = l.first_row(); row < l.end_row(); ++row)
+      for (int c = l.first_col(); c < l.end_col(); ++c)
+        dl->AddText(ImVec2(l.cell_x(c) + (l.cw - q.x) * 0.5f, l.cell_y(row) + (l.ch - q.y) * 0.5f),
+                    IM_COL32(96, 102, 114, 255), "?");
+  dl->PopClipRect();
 }
 
 //-----------------------------------------------------------------------------
@@ -466,6 +489,13 @@ float Heatmaps::legend(const HeatmapSpec& spec, Layout* l) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const float line_h = l->line_h;
+  if (spec.hidden) {  // the scale would tell the range: the line says why there is none
+    const std::string why = fit_label(T("Hidden until you answer the question above"),
+                                      std::max(l->g1.x, l->origin.x + l->avail.x) - l->g0.x);
+    text(dl, ImVec2(l->g0.x, l->g1.y + line_h * 0.5f), dim_col, why);
+    l->legend_right = l->g0.x + ImGui::CalcTextSize(why.c_str()).x;
+    return l->g1.y + line_h * 1.8f;
+  }
   const ImVec2 g0 = l->g0, g1 = l->g1;
   const float y = g1.y + line_h * 0.5f;
   const float bar_h = line_h * 0.7f;
@@ -623,6 +653,7 @@ HeatmapResult Heatmaps::draw(const HeatmapSpec& spec) {
   Layout l = layout(spec);
   boxes_.clear();
   interact(spec, &l, &r);
+  if (spec.hidden) r = HeatmapResult{};  // nothing to point at, click, edit or export
   if (r.hovered) {
     r.cell_min = ImVec2(l.cell_x(r.col), l.cell_y(r.row));
     r.cell_max = ImVec2(l.cell_x(r.col + 1), l.cell_y(r.row + 1));
@@ -650,6 +681,7 @@ HeatmapResult Heatmaps::draw(const HeatmapSpec& spec) {
                  l.cw,
                  spec.export_name.empty() ? spec.id : spec.export_name,
                  number_px,
+                 spec.hidden,
                  {}};
   }
   float bottom = legend(spec, &l);

@@ -38,6 +38,9 @@ struct HeatmapSpec {
   bool editable = false;       // drag a cell to change it, double-click to type
   bool legend = true;
   bool exportable = true;  // right-click (or the Export button) offers CSV, JSON and PNG
+  // Grey cells with a "?" and no numbers, legend, hover or export: the matrix would answer an
+  // open question of the lesson (AppState::open_question). The layout stays as it will be.
+  bool hidden = false;
   int highlight_row = -1, highlight_col = -1;  // outlined (from a hover elsewhere)
   uint64_t revision = 0;                       // changes whenever the values may have changed
   std::string export_name;                     // the file name stem of a PNG ("" = id)
@@ -68,6 +71,7 @@ struct GridInfo {
   float cell_w = 0;                          // cell width (`cell` is the height)
   std::string export_name;                   // the PNG's file name stem
   float number_px = 0;                       // the size of the numbers in the cells, 0: none
+  bool hidden = false;                       // drawn as "?" (HeatmapSpec::hidden)
   // Every text and button the widget drew around its grid (labels, axis names, legend,
   // zoom and Export buttons), as rectangles, for tests that no two overlap.
   struct Box {
@@ -118,6 +122,7 @@ class Heatmaps {
   void edit(const HeatmapSpec& spec, bool activated, bool active, HeatmapResult* r);
   // Draws the cells and, when they fit, their numbers; returns the numbers' size (0: none).
   float cells(const HeatmapSpec& spec, const Layout& l, const HeatmapResult& r);
+  void hidden_cells(const Layout& l);
   void labels(const HeatmapSpec& spec, const Layout& l, const HeatmapResult& r);
   float legend(const HeatmapSpec& spec, Layout* l);
   void export_menu(const HeatmapSpec& spec, const Layout& l, HeatmapResult* r, float* bottom);

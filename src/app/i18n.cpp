@@ -57,11 +57,11 @@ const std::pair<const char*, const char*> kZh[] = {
      "d"},
     {"Dividing the dot products by the square root of the key size d. Their variance grows with d; "
      "without it large d saturates the softmax.",
-     "把点积除以键长度 d 的平方根。点积的方差随 d 增长；不除的话，d 大时 softmax 会饱和。"},
+     "把点积除以键的维度 d 的平方根。点积的方差随 d 增长；不除的话，d 大时 softmax 会饱和。"},
     {"A divisor of the scores: above 1 the weights spread out, below 1 they sharpen towards the "
      "largest score.",
      "分数的除数：大于 1 时权重更分散，小于 1 时权重向最大的分数集中。"},
-    {"mask", "掩码"},
+    {"mask", "掩蔽"},
     {"Cells a query may not use. Their scores are replaced by a very negative number (\xe2\x88\x92"
      "1e6) or \xe2\x88\x92\xe2\x88\x9e, so the softmax gives them weight 0.",
      "查询不能使用的格子。它们的分数被换成一个很大的负数（\xe2\x88\x92"
@@ -69,10 +69,10 @@ const std::pair<const char*, const char*> kZh[] = {
     {"valid length", "有效长度"},
     {"How many keys of a padded sequence are real; the <pad> keys after it are masked.",
      "一个填充过的序列里有多少个键是真实的；它后面的 <pad> 键都被掩蔽。"},
-    {"causal mask", "因果掩码"},
+    {"causal mask", "因果掩蔽"},
     {"A mask that hides every key after the query's own position, so that a decoder cannot look at "
      "words it has not written yet.",
-     "遮住查询自身位置之后所有键的掩码，让解码器看不到它还没写出的词。"},
+     "一种掩蔽：遮住查询自身位置之后的所有键，让解码器看不到它还没写出的词。"},
     {"softmax", "softmax"},
     {"Turns a row of scores into weights: e to the power of each score, divided by their sum. The "
      "weights are positive and add up to 1.",
@@ -128,7 +128,13 @@ const std::pair<const char*, const char*> kZh[] = {
     {"You answered this one right before.", "你之前答对过这一题。"},
     {"You tried this one before.", "你之前做过这一题。"},
     {"The largest weight is on \"%s\" (%.2f).", "最大的权重落在“%s”上（%.2f）。"},
-    {"The core computes %.3f; you said %.3g.", "核心算出的是 %.3f；你的答案是 %.3g。"},
+    {"The answer is %.3f; you said %.3g.", "答案是 %.3f；你的答案是 %.3g。"},
+    {"The answer is %.3f.", "答案是 %.3f。"},
+    {" You chose \"%s\": its weight is %.2f, number %d of %d from the top.",
+     "你选的是“%s”：它的权重是 %.2f，从大到小排第 %d（共 %d 个）。"},
+    {"Show me the answer", "告诉我答案"},
+    {"Here it is.", "答案如下。"},
+    {"Hidden until you answer the question above", "回答上面的问题后显示"},
     {"Right.", "答对了。"},
     {"Not quite.", "不太对。"},
     {"You have changed the lesson, so its own explanation no longer fits these numbers.",
@@ -136,6 +142,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Ask me again", "再问我一次"},
     {"\xe2\x97\x8f done", "\xe2\x97\x8f 已完成"},
     {"Lesson and controls", "课程与设置"},
+    {"Lesson", "课程"},
     {"This change cannot run yet:", "这个改动暂时无法运行："},
     {"The numbers below are from the last scenario that ran.",
      "下面的数字来自上一次成功运行的场景。"},
@@ -144,11 +151,11 @@ const std::pair<const char*, const char*> kZh[] = {
      "%s 超出了 float32 能表示的最大数（3.4e38），由它算出的数都是无穷大或 NaN。"},
     {"The temperature %s is too small: it divides the scores.", "温度 %s 太小了：分数要除以它。"},
     {", head %d", "，第 %d 个头"},
-    {", batch item %d", "，第 %d 个批次样本"},
+    {", batch item %d", "，批量中的第 %d 个样本"},
     {"OK", "好"},
     {"Notice", "提示"},
     {"No scenario yet.", "还没有场景。"},
-    {"Batch item", "批次样本"},
+    {"Batch item", "批量中的样本"},
 
     // Steps.
     {"Inputs", "输入"},
@@ -157,7 +164,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Scaled", "缩放"},
     {"Masked", "掩蔽"},
     {"Weights", "权重"},
-    {"Weighted values", "加权求和"},
+    {"Weighted values", "加权求和（注意力汇聚）"},
     {"Output", "输出"},
     {"Play", "播放"},
     {"Pause", "暂停"},
@@ -223,12 +230,12 @@ const std::pair<const char*, const char*> kZh[] = {
      "window, or cells you masked by hand. A row with every key masked has nothing left to "
      "choose: under -1e6 its weights are uniform, under -\xe2\x88\x9e undefined (NaN).",
      "查询不应看到的键，分数会被换成一个很大的负数，softmax 因此给它们权重 "
-     "0：超出有效长度的填充、因果掩码下后面的词、局部窗口外的键，或你手动掩蔽的格子。"
+     "0：超出有效长度的填充、因果掩蔽下后面的词、局部窗口外的键，或你手动掩蔽的格子。"
      "如果一行的所有键都被掩蔽，就没有可选的键了：用 -1e6 时这一行的权重是均匀的，用 "
      "-\xe2\x88\x9e 时没有定义（NaN）。"},
     {"Nothing is masked in this scenario: every query may look at every key. Try a valid length, "
      "the causal mask or a window.",
-     "这个场景没有掩蔽：每个查询都能看到每个键。试试有效长度、因果掩码或窗口。"},
+     "这个场景没有掩蔽：每个查询都能看到每个键。试试有效长度、因果掩蔽或窗口。"},
     {"Hard attention puts all the weight on the single best key of each row (the first one if "
      "several tie).",
      "硬注意力把每一行的全部权重放在分数最高的那个键上（并列时取第一个）。"},
@@ -257,16 +264,16 @@ const std::pair<const char*, const char*> kZh[] = {
      "1)%sd/%d + 1 到第 h%sd/%d 列"},
     {"key j > valid length", "键 j > 有效长度"},
     {"clicked cells", "点选的格子"},
-    {" where masked", "（被掩蔽处）"},
-    {" (nothing is)", "（没有掩蔽）"},
-    {", else S'[i,j]", "，其余为 S'[i,j]"},
+    {" where masked", "，若该格被掩蔽"},
+    {" (nothing is)", "（这里一个也没有）"},
+    {", else S'[i,j]", "，否则为 S'[i,j]"},
     {",   then dropout p = %s: dropped \xe2\x86\x92 0, kept %s 1/(1 \xe2\x88\x92 p)",
      "，   然后 dropout p = %s：丢弃 \xe2\x86\x92 0，保留 %s 1/(1 \xe2\x88\x92 p)"},
 
     // The arithmetic behind a cell.
     {"key %d is past the valid length %d of batch item %d",
-     "键 %d 超出了有效长度 %d（批次样本 %d）"},
-    {"causal mask: key %d comes after query %d", "因果掩码：键 %d 在查询 %d 之后"},
+     "键 %d 超出了有效长度 %d（批量中的样本 %d）"},
+    {"causal mask: key %d comes after query %d", "因果掩蔽：键 %d 在查询 %d 之后"},
     {"local window: key %d is more than %d away from query %d",
      "局部窗口：键 %d 与查询的距离超过 %d（查询 %d）"},
     {"masked by hand", "手动掩蔽"},
@@ -346,7 +353,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Reset to the preset", "恢复为预设"},
     {"Tokens and sizes", "词元与维度"},
     {"Scoring", "评分函数"},
-    {"Masks", "掩码"},
+    {"Masks", "掩蔽"},
     {"Heads and weights", "头与权重"},
     {"More", "更多"},
     {"tokens", "词元数"},
@@ -365,7 +372,7 @@ const std::pair<const char*, const char*> kZh[] = {
      "belong to positions, so with one the outputs change: the mask itself tells attention about "
      "order.",
      "重新排列词元。没有位置编码和掩蔽时，自注意力给每个词元的输出与之前相同，只是顺序变了。"
-     "因果掩码、窗口和有效长度都跟位置绑定，所以用了它们输出就会变：掩码本身就把顺序告诉了注意力"
+     "因果掩蔽、窗口和有效长度都跟位置绑定，所以用了它们输出就会变：掩蔽本身就把顺序告诉了注意力"
      "。"},
     {"dot product", "点积"},
     {"scaled dot product", "缩放点积"},
@@ -406,7 +413,8 @@ const std::pair<const char*, const char*> kZh[] = {
      "1，值的各行流入输出。系统要求减少动态效果时自动关闭。"},
     {"Each query row gets its own valid length (valid lengths as a 2-D array, one per batch "
      "item and query), instead of one length for the whole sequence.",
-     "每个查询行有自己的有效长度（有效长度写成二维数组，每个批次样本的每个查询一个），而不是整个序"
+     "每个查询行有自己的有效长度（有效长度写成二维数组，批量中每个样本的每个查询各一个），而不是整"
+     "个序"
      "列共用一个长度。"},
     {"and %d more queries (in the scenario JSON)", "另有 %d 个查询（在场景 JSON 中）"},
     {"causal (no peeking ahead)", "因果（不许偷看后面）"},
@@ -522,8 +530,8 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Here the outputs change even without positional encoding: the causal mask, the window, the "
      "valid lengths or the masked cells belong to positions, so the mask itself tells attention "
      "about order. Turn the masks off to see attention alone, blind to order.",
-     "这里即使没有位置编码，输出也变了：因果掩码、窗口、有效长度或掩蔽的格子都跟位置绑定，"
-     "所以掩码本身就把顺序告诉了注意力。关掉掩码，就能看到注意力本身对顺序是盲的。"},
+     "这里即使没有位置编码，输出也变了：因果掩蔽、窗口、有效长度或掩蔽的格子都跟位置绑定，"
+     "所以掩蔽本身就把顺序告诉了注意力。关掉掩蔽，就能看到注意力本身对顺序是盲的。"},
     {"Without positions, a token's output depends only on which tokens are present, not where: "
      "attention is blind to order.",
      "没有位置信息时，一个词元的输出只取决于有哪些词元，而不取决于它们在哪里：注意力看不见顺序。"},

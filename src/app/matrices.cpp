@@ -457,4 +457,20 @@ Export make_export(AppState& s, const std::string& what, const std::string& form
   return e;
 }
 
+bool answer_hidden(const AppState& s, MatrixKind k) {
+  const int q = s.open_question();
+  if (q < 0) return false;
+  const scenario::QuizAnswer& a = s.scenario.quiz[q].answer;
+  using K = MatrixKind;
+  const auto any = [k](std::initializer_list<K> kinds) {
+    return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+  };
+  if (a.argmax) return any({K::kScores, K::kScaled, K::kMasked, K::kWeights});
+  if (a.matrix == "scores") return any({K::kScores});
+  if (a.matrix == "scaled") return any({K::kScaled, K::kMasked});
+  if (a.matrix == "masked") return any({K::kMasked});
+  if (a.matrix == "weights") return any({K::kWeights});
+  return any({K::kHeadOutput, K::kConcat, K::kOutput});  // head_output, output
+}
+
 }  // namespace ui

@@ -105,6 +105,12 @@ const attn::Batch* batch_of(AppState& s, MatrixKind k, int head, int batch);
 // Labels of the n rows or columns along `axis` for batch item `batch`.
 std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, int n);
 
+// Whether matrix `kind` would give away the answer to the lesson's open question on this step
+// (AppState::open_question): a key question (the row's largest weight) is answered by every
+// matrix from the scores to the weights, a value question by its own matrix and the ones
+// that show the same numbers (the masked scores show the scaled ones; the output, the heads').
+bool answer_hidden(const AppState& s, MatrixKind k);
+
 // The mask to hatch on a matrix of `kind` for batch item `batch`, or nullptr.
 const std::vector<uint8_t>* matrix_mask(AppState& s, MatrixKind k, int batch);
 

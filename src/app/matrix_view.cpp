@@ -43,6 +43,11 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
   spec.revision =
       d.shown ? (1ull << 63) | static_cast<uint64_t>(ImGui::GetFrameCount()) : s.revision;
   spec.export_name = export_stem(k, head, batch);
+  spec.hidden = answer_hidden(s, k);
+  if (spec.hidden) {
+    spec.editable = false;
+    spec.exportable = false;
+  }
 
   if (d.caption) {
     ImGui::BeginGroup();

@@ -9,6 +9,7 @@
 #include "app/edits.h"
 #include "app/glossary.h"
 #include "app/i18n.h"
+#include "app/item_log.h"
 
 namespace ui {
 
@@ -83,6 +84,7 @@ void draw_questions(AppState& s) {
     ImGui::Dummy(ImVec2(0, pad * 0.25f));
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.27f, 0.02f, 1.0f));
     ImGui::TextUnformatted(T("Predict, then check"));
+    item_text("quiz.header", T("Predict, then check"));
     ImGui::PopStyleColor();
     const auto room = [pad] { return ImGui::GetContentRegionAvail().x - pad; };
     text_wrapped(qq.ask.in(lang), false, room());
@@ -115,6 +117,8 @@ void draw_questions(AppState& s) {
         const float v = std::strtof(typed[q], &end);
         if ((enter || check) && end != typed[q]) s.answer_quiz(static_cast<int>(q), -1, v);
       }
+      // Giving up shows the answer (recorded as not right first time).
+      if (ImGui::SmallButton(T("Show me the answer"))) s.show_quiz_answer(static_cast<int>(q));
       if (marks != s.progress.end() && q < marks->second.size() && marks->second[q] != '-')
         ImGui::TextDisabled("%s", marks->second[q] == 'r' ? T("You answered this one right before.")
                                                           : T("You tried this one before."));
@@ -122,10 +126,13 @@ void draw_questions(AppState& s) {
       const std::string verdict = s.quiz_verdict(static_cast<int>(q));
       ImGui::PushStyleColor(ImGuiCol_Text, r.correct ? ImVec4(0.05f, 0.45f, 0.2f, 1.0f)
                                                      : ImVec4(0.7f, 0.15f, 0.1f, 1.0f));
-      ImGui::TextUnformatted(r.correct ? T("Right.") : T("Not quite."));
+      ImGui::TextUnformatted(r.correct ? T("Right.")
+                             : r.shown ? T("Here it is.")
+                                       : T("Not quite."));
       ImGui::PopStyleColor();
       ImGui::SameLine();
       text_wrapped(verdict, false, room());
+      item_text("quiz.verdict", verdict);
       // The lesson's explanation fits its own numbers: after edits that change the answer it
       // would explain something else.
       const bool key_holds = s.quiz_key_holds(static_cast<int>(q));
@@ -160,22 +167,28 @@ void draw_lesson(AppState& s) {
     char where[64];
     std::snprintf(where, sizeof where, T("Lesson %d of %d"), s.preset + 1, count);
     ImGui::TextDisabled("%s", where);
-    ImGui::SameLine();
+    item_text("lesson.place", where);
+    // In a narrow column (the left one of an 800-pixel frame) the buttons wrap, never cut.
+    const auto small_w = [](const char* label) {
+      return ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * ImGui::GetStyle().FramePadding.x;
+    };
     const int here = s.preset;
+    same_line_if_fits(small_w(T("\xe2\x97\x80 Previous")));
     ImGui::BeginDisabled(here == 0);
     if (ImGui::SmallButton(T("\xe2\x97\x80 Previous"))) s.load_preset(here - 1);
     ImGui::EndDisabled();
-    ImGui::SameLine();
+    same_line_if_fits(small_w(T("Next \xe2\x96\xb6")));
     ImGui::BeginDisabled(here + 1 >= count);
     if (ImGui::SmallButton(T("Next \xe2\x96\xb6"))) s.load_preset(here + 1);
     ImGui::EndDisabled();
     if (s.lesson_done(s.lesson_id())) {
-      ImGui::SameLine();
+      same_line_if_fits(ImGui::CalcTextSize(T("\xe2\x97\x8f done")).x);
       ImGui::TextDisabled("%s", T("\xe2\x97\x8f done"));
     }
   }
   if (g_fonts.title) ImGui::PushFont(g_fonts.title);
   text_wrapped(title);
+  item_text("lesson.title", title);
   if (g_fonts.title) ImGui::PopFont();
   text_wrapped(text);
   // The textbook section the lesson follows: opens in a new tab (the page does it; nothing is
@@ -203,9 +216,10 @@ void draw_lesson(AppState& s) {
     ImGui::TextDisabled("%s", T("Notes on steps"));
     for (const scenario::TourStop& stop : s.scenario.tour) {
       if (!s.note_shown(stop)) continue;
-      ImGui::SameLine();
       char label[64];
       std::snprintf(label, sizeof label, "%d##tour%d", stop.step + 1, stop.step);
+      same_line_if_fits(ImGui::CalcTextSize(label, nullptr, true).x +
+                        2.0f * ImGui::GetStyle().FramePadding.x);
       const bool here = static_cast<int>(s.step) == stop.step;
       if (here) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.84f, 0.97f, 1.0f));
       if (ImGui::SmallButton(label)) s.set_step(stop.step);
@@ -224,9 +238,10 @@ void draw_lesson(AppState& s) {
       ImGui::TextDisabled("%s", T("Questions on steps"));
       any_question = true;
     }
-    ImGui::SameLine();
     char label[64];
     std::snprintf(label, sizeof label, "%d?##quiz%d", q.step + 1, q.step);
+    same_line_if_fits(ImGui::CalcTextSize(label, nullptr, true).x +
+                      2.0f * ImGui::GetStyle().FramePadding.x);
     if (ImGui::SmallButton(label)) s.set_step(q.step);
   }
   ImGui::Spacing();

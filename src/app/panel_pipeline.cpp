@@ -14,6 +14,7 @@
 #include "app/app.h"
 #include "app/edits.h"
 #include "app/i18n.h"
+#include "app/item_log.h"
 #include "app/platform.h"
 #include "scenario/export.h"
 
@@ -100,6 +101,7 @@ void lesson_note(const AppState& s, const std::string& text) {
   ImGui::TextUnformatted(T("In this lesson"));
   ImGui::PopStyleColor();
   text_wrapped(text, false, ImGui::GetContentRegionAvail().x - pad);
+  item_text("lesson.note", text);
   if (s.edited)
     text_wrapped(T("(written for the lesson as it was loaded: Reset to the preset to see its "
                    "numbers again)"),
@@ -652,9 +654,11 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
     text_wrapped(T(step_explanation(s.step, s.problem)));
   }
   draw_step_words(s);
-  for (const scenario::TourStop& stop : s.scenario.tour)
-    if (stop.step == static_cast<int>(s.step) && s.note_shown(stop))
-      lesson_note(s, stop.text.in(language_code()));
+  // The note explains the step's numbers, so it waits, like them, for the question's answer.
+  if (s.open_question() < 0)
+    for (const scenario::TourStop& stop : s.scenario.tour)
+      if (stop.step == static_cast<int>(s.step) && s.note_shown(stop))
+        lesson_note(s, stop.text.in(language_code()));
   draw_questions(s);  // the lesson's questions on this step, before the matrices answer them
   if (!compact && mask_switch) {
     ImGui::Checkbox(T("Click a cell to mask it"), &s.mask_by_click);

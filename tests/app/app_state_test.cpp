@@ -23,6 +23,7 @@
 #include "app/matrices.h"
 #include "core/attention.h"
 #include "scenario/scenario.h"
+#include "scenario/tasks.h"
 
 using attn::Matrix;
 using scenario::Scenario;
@@ -582,6 +583,60 @@ TEST_CASE("a lesson's questions are checked against the core, and progress is ke
   CHECK(app.progress["cross_attention"] == "wr");
 }
 
+TEST_CASE("an open question hides what answers it until it is answered or shown",
+          "[app][state][quiz]") {
+  ui::AppState app;
+  REQUIRE(ui::api::load_preset(app, "cross_attention"));
+  const scenario::QuizQuestion& q0 = app.scenario.quiz[0];
+  REQUIRE(q0.answer.argmax);
+  app.set_step(q0.step);
+  REQUIRE(app.open_question() == 0);
+  using K = ui::MatrixKind;
+  // A key question: every matrix that ranks the keys; not the inputs, Q or K.
+  for (K k : {K::kScores, K::kScaled, K::kMasked, K::kWeights}) CHECK(ui::answer_hidden(app, k));
+  for (K k : {K::kQueries, K::kQ, K::kK, K::kV, K::kOutput}) CHECK_FALSE(ui::answer_hidden(app, k));
+  // The table view reads "?" and no note, and no arithmetic of a hidden cell.
+  nlohmann::json j = nlohmann::json::parse(ui::api::accessible(app, std::nullopt));
+  CHECK(j["note"] == "");
+  if (!j["matrix"].is_null() && ui::answer_hidden(app, ui::step_matrix(app.step))) {
+    CHECK(j["matrix"]["cells"][0][0].get<std::string>().rfind("?", 0) == 0);
+    CHECK(j["matrix"].contains("hidden"));
+  }
+  j = nlohmann::json::parse(
+      ui::api::accessible(app, ui::CellRef{K::kWeights, 0, q0.answer.batch, q0.answer.row, 0}));
+  CHECK(j["cell"].is_null());
+  // A wrong key: the verdict names what was chosen, its weight and its place.
+  const int truth = app.quiz_truth_key(0);
+  const int wrong = truth == 0 ? 1 : 0;
+  REQUIRE(app.answer_quiz(0, wrong, 0.0f));
+  CHECK(app.open_question() == -1);
+  CHECK_FALSE(ui::answer_hidden(app, K::kWeights));
+  const std::vector<std::string> keys = ui::key_labels(app.scenario, q0.answer.batch);
+  const std::string verdict = app.quiz_verdict(0);
+  CHECK(verdict.find("You chose \"" + keys[wrong] + "\"") != std::string::npos);
+  CHECK(verdict.find(" of " + std::to_string(keys.size()) + " from the top") != std::string::npos);
+  j = nlohmann::json::parse(ui::api::accessible(app, std::nullopt));
+  CHECK(j["note"] != "");
+  // "Show me the answer" on a value question: recorded as not right, the answer given.
+  app.set_step(app.scenario.quiz[1].step);
+  REQUIRE(app.open_question() == 1);
+  REQUIRE(app.show_quiz_answer(1));
+  CHECK(app.replies[1].shown);
+  CHECK_FALSE(app.replies[1].correct);
+  CHECK(app.progress["cross_attention"] == "ww");
+  CHECK(app.quiz_verdict(1).find("The answer is") == 0);
+  CHECK(app.open_question() == -1);
+  // Through the API: {"show": true}, and nothing else with it.
+  REQUIRE(ui::api::load_preset(app, "cross_attention"));
+  const nlohmann::json shown =
+      nlohmann::json::parse(ui::api::answer_quiz(app, 0, R"({"show": true})"));
+  CHECK(shown["correct"] == false);
+  CHECK(shown["key"] == truth);
+  const nlohmann::json bad =
+      nlohmann::json::parse(ui::api::answer_quiz(app, 1, R"({"show": true, "value": 1})"));
+  CHECK(bad["error"].get<std::string>().find("answer:") == 0);
+}
+
 TEST_CASE("every lesson asks a question, and its answer key agrees with the core",
           "[app][state][quiz]") {
   ui::AppState app;
@@ -802,9 +857,28 @@ TEST_CASE("a learned lesson trains on from its task, and Reset starts the task o
   REQUIRE(app.task_check());
   CHECK(app.task_check()->value > 0.95);  // learned already
   CHECK(app.train(3, 1e9) == 3);          // and it goes on from there, on the lesson's items
+  const std::string title = app.scenario.title.en;
+  const size_t questions = app.scenario.quiz.size();
+  REQUIRE(questions > 0);
+  const attn::Batch items = app.scenario.queries;
   app.reset_training();
-  CHECK(app.scenario.batch() == 32);  // the task's random start
+  // The task's random start on all its items, still the lesson: its title, place, questions.
+  CHECK(app.scenario.batch() == 32);
   CHECK(app.task_check()->value < 0.5);
+  CHECK(app.scenario.title.en == title);
+  CHECK(app.scenario.quiz.size() == questions);
+  CHECK(app.lesson_id() == "learned_alignment");
+  CHECK(app.training.task == "translate");
+  CHECK(app.training.losses.empty());
+  for (size_t b = 0; b < items.size(); ++b) CHECK(app.scenario.queries[b] == items[b]);
+  // Training from there learns the lesson again, in the recipe's 400 steps.
+  CHECK(app.train(400, 1e9) == 400);
+  CHECK(app.task_check()->value > 0.9);
+  // Another seed chosen in the Train section is the task itself: Reset gives the task.
+  REQUIRE(app.load_task("translate", 2).ok());
+  app.reset_training();
+  CHECK(app.scenario.batch() == 32);
+  CHECK(app.lesson_id().empty());
 }
 
 TEST_CASE("with a target, a hovered cell has its gradient", "[app][state][train][grad]") {

@@ -323,7 +323,7 @@ TEST_CASE("mask reasons are translated", "[app][explain][i18n]") {
   const std::string en = ui::mask_reason_text(causal, 0, 1, 2);
   ui::set_language(ui::Lang::kZh);
   const std::string zh = ui::mask_reason_text(causal, 0, 1, 2);
-  CHECK(zh == "因果掩码：键 3 在查询 2 之后");
+  CHECK(zh == "因果掩蔽：键 3 在查询 2 之后");
   CHECK(zh != en);
 }
 
