@@ -256,10 +256,12 @@ const std::vector<TaskInfo>& task_list() {
            {"Head 1 puts %.2f of each row's weight on the mirrored position.",
             "头 1 把每行 %.2f 的权重放在镜像位置上。"},
            0.05, 400, 0.01, 0.9),
-      with("sort", {"sort the numbers", "排序"},
-           {"Row i asks where the number i stands and outputs that position: the weights of "
-            "each sequence become the permutation that sorts it.",
-            "第 i 行问数字 i 在哪里，并输出那个位置：每个序列的权重就变成把它排好序的置换。"},
+      with("sort", {"find each number's place", "找出每个数的位置"},
+           {"The queries are the numbers already in order; each looks up the slot where its "
+            "number stands and outputs that slot. The weights form a permutation, but attention "
+            "only looks numbers up: the sorting was done when the queries were written.",
+            "查询是已经排好序的数字；每个查询在键里找到自己的数字所在的位置，并输出那个位置。"
+            "权重构成一个置换，但注意力只是在查找：排序在写出查询时就已经完成了。"},
            {"Head 1 puts %.2f of each row's weight on the key holding its number.",
             "头 1 把每行 %.2f 的权重放在存有它那个数字的键上。"},
            0.05, 400, 0.01, 0.9),

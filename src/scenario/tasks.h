@@ -8,9 +8,9 @@
 //                      the token before i (the first: itself). A previous-token head appears.
 //   reverse            output i is the token at n − 1 − i: the weights become the
 //                      anti-diagonal.
-//   sort               each sequence is the numbers 0..5 shuffled; output i is number i, so
-//                      query i must find where i is: each item's weights become the
-//                      permutation that sorts it.
+//   sort               6 numbers in 8 slots; the queries are the same numbers in order, and
+//                      output i is the slot where the i-th smallest stands: each item's
+//                      weights become a permutation (a lookup: the queries are sorted already).
 //   recall             associative recall, cross-attention: 6 memory slots "C=4" (a key
 //                      letter and its value), 4 questions "C?"; the answer is the value
 //                      stored under that key. Row i's weight goes to the slot whose key
