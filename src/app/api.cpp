@@ -428,7 +428,8 @@ std::string quiz(const AppState& s) {
     nlohmann::json e = {{"question", q},
                         {"step", qq.step},
                         {"ask", qq.ask.in(lang)},
-                        {"kind", qq.answer.argmax ? "key" : "value"}};
+                        {"kind", qq.answer.argmax ? "key" : "value"},
+                        {"matrix", qq.answer.argmax ? "weights" : qq.answer.matrix}};
     if (q < s.replies.size() && s.replies[q].answered) {
       e["answered"] = true;
       e["correct"] = s.replies[q].correct;
@@ -795,6 +796,7 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                 {"words", T("Words in this step")},
                 {"read", T("Read: %s")},
                 {"check", T("Check")},
+                {"show", T("Show me the answer")},
                 {"rows_cols", T("rows: %s, columns: %s")},
                 {"truncated", T("The first %d of %d rows and %d of %d columns.")}};
   j["formula"] = s.trace.heads.empty() ? "" : step_formula(s.step, s.problem);

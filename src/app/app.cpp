@@ -254,6 +254,17 @@ void App::frame() {
       draw_pipeline(state, heatmaps);
       ImGui::EndTabItem();
     }
+    // Second on a phone, where the bar scrolls: the lesson is never behind its arrows.
+    const std::string tab_name =
+        std::string(state.visible(Panel::kControls) ? T("Lesson and controls") : T("Lesson")) +
+        "###lesson_tab";
+    if (controls_tab && ImGui::BeginTabItem(tab_name.c_str())) {
+      ImGui::BeginChild("controls");
+      if (state.visible(Panel::kLesson)) draw_lesson(state);
+      if (state.visible(Panel::kControls)) draw_controls(state);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
     if (state.visible(Panel::kHeads) && ImGui::BeginTabItem(T("All heads"))) {
       draw_heads(state, heatmaps);
       ImGui::EndTabItem();
@@ -264,16 +275,6 @@ void App::frame() {
     }
     if (state.visible(Panel::kPlane) && ImGui::BeginTabItem(T("2-D view"))) {
       draw_plane(state);
-      ImGui::EndTabItem();
-    }
-    const std::string tab_name =
-        std::string(state.visible(Panel::kControls) ? T("Lesson and controls") : T("Lesson")) +
-        "###lesson_tab";
-    if (controls_tab && ImGui::BeginTabItem(tab_name.c_str())) {
-      ImGui::BeginChild("controls");
-      if (state.visible(Panel::kLesson)) draw_lesson(state);
-      if (state.visible(Panel::kControls)) draw_controls(state);
-      ImGui::EndChild();
       ImGui::EndTabItem();
     }
     ImGui::EndTabBar();

@@ -6,6 +6,7 @@
 #endif
 #include "app/item_log.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstring>
 #include <unordered_map>
@@ -16,11 +17,24 @@
 namespace ui {
 namespace {
 
+std::string shown_label(const char* label);
+
 struct Log {
   bool on = false;
   std::vector<ItemBox> now, last;
   std::unordered_map<ImGuiID, size_t> index;  // this frame's items by id
+  // Labels given before their item was added (a tab names itself first), by id.
+  std::unordered_map<ImGuiID, std::pair<std::string, ImGuiItemStatusFlags>> early;
 } g_log;
+
+void name(ItemBox* b, const char* label, ImGuiItemStatusFlags flags) {
+  b->id = label;
+  b->label = shown_label(label);
+  b->checkable = flags & ImGuiItemStatusFlags_Checkable;
+  b->checked = flags & ImGuiItemStatusFlags_Checked;
+  b->openable = flags & ImGuiItemStatusFlags_Openable;
+  b->open = flags & ImGuiItemStatusFlags_Opened;
+}
 
 ItemBox box_of(const ImRect& bb) {
   ItemBox b;
@@ -34,6 +48,14 @@ ItemBox box_of(const ImRect& bb) {
     b.cx1 = w->ClipRect.Max.x;
     b.cy1 = w->ClipRect.Max.y;
     b.window = w->Name;
+  }
+  // A tab (in its bar's row, while the bar is being drawn): the bar clips it.
+  if (const ImGuiTabBar* bar = GImGui ? GImGui->CurrentTabBar : nullptr) {
+    if (bb.Min.y >= bar->BarRect.Min.y - 1.0f && bb.Max.y <= bar->BarRect.Max.y + 1.0f) {
+      b.tab = true;
+      b.cx0 = std::max(b.cx0, bar->BarRect.Min.x);
+      b.cx1 = std::min(b.cx1, bar->BarRect.Max.x);
+    }
   }
   return b;
 }
@@ -63,6 +85,7 @@ void item_log_new_frame() {
     if (!b.id.empty()) g_log.last.push_back(std::move(b));
   g_log.now.clear();
   g_log.index.clear();
+  g_log.early.clear();
 }
 
 const std::vector<ItemBox>& item_log_last() {
@@ -93,6 +116,11 @@ void ImGuiTestEngineHook_ItemAdd(ImGuiContext*, const ImRect& bb, ImGuiID id) {
   }
   log.index.emplace(id, log.now.size());
   log.now.push_back(ui::box_of(bb));
+  const auto early = log.early.find(id);
+  if (early != log.early.end()) {
+    ui::name(&log.now.back(), early->second.first.c_str(), early->second.second);
+    log.early.erase(early);
+  }
 }
 
 void ImGuiTestEngineHook_ItemInfo(ImGuiContext*, ImGuiID id, const char* label,
@@ -100,14 +128,10 @@ void ImGuiTestEngineHook_ItemInfo(ImGuiContext*, ImGuiID id, const char* label,
   auto& log = ui::g_log;
   if (!log.on || !label) return;
   const auto found = log.index.find(id);
-  if (found == log.index.end()) return;
-  ui::ItemBox& b = log.now[found->second];
-  b.id = label;
-  b.label = ui::shown_label(label);
-  b.checkable = flags & ImGuiItemStatusFlags_Checkable;
-  b.checked = flags & ImGuiItemStatusFlags_Checked;
-  b.openable = flags & ImGuiItemStatusFlags_Openable;
-  b.open = flags & ImGuiItemStatusFlags_Opened;
+  if (found == log.index.end())
+    log.early[id] = {label, flags};
+  else
+    ui::name(&log.now[found->second], label, flags);
 }
 
 void ImGuiTestEngineHook_Log(ImGuiContext*, const char*, ...) {}

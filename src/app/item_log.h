@@ -19,6 +19,7 @@ struct ItemBox {
   float cx0 = 0, cy0 = 0, cx1 = 0, cy1 = 0;  // what its window shows (its clip rectangle)
   bool checkable = false, checked = false, openable = false, open = false;
   bool text = false;  // a line of text (item_text), not a control
+  bool tab = false;   // a tab of a tab bar (clipped by the bar, which may scroll)
 };
 
 void item_log_enable(bool on);

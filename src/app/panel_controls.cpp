@@ -298,9 +298,11 @@ void section_heads(AppState& s) {
     const int width = d_model(sc);
     for (int h = 1; h <= std::min(width, 16); ++h) {
       if (width % h) continue;
-      ImGui::SameLine();
       char label[24];
       std::snprintf(label, sizeof label, "%d##heads", h);
+      // A radio button: its circle, the gap and the number; the row wraps rather than cut "12".
+      same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                        ImGui::CalcTextSize(label, nullptr, true).x);
       if (ImGui::RadioButton(label, sc.heads == h) && set_heads(&sc, h).ok()) s.changed();
     }
     help_marker("Heads split d_model into equal blocks of columns; only divisors of d_model work.");

@@ -639,7 +639,9 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   const bool mask_switch =
       s.step == Step::kMasked || s.step == Step::kWeights || s.step == Step::kScaled;
   if (compact && mask_switch) {
-    ImGui::SameLine(0, 24);
+    // Beside the title when it fits (a batch selector may have taken the line), else below.
+    same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                      ImGui::CalcTextSize(T("Click a cell to mask it")).x + 24.0f);
     ImGui::Checkbox(T("Click a cell to mask it"), &s.mask_by_click);
   }
   // The formula on a line of its own; in a short panel the "(?)" after its last line, so its

@@ -599,6 +599,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_items() {
     if (b.checkable) e["checked"] = b.checked;
     if (b.openable) e["open"] = b.open;
     if (b.text) e["text"] = true;
+    if (b.tab) e["tab"] = true;
     j.push_back(std::move(e));
   }
   out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
