@@ -110,8 +110,7 @@
     const zh = (param("lang") ?? navigator.language ?? "").toLowerCase().startsWith("zh");
     if (!missing || !zh) return missing;
     document.documentElement.lang = "zh-CN";
-    const title = document.querySelector("#overlay h1");
-    if (title) title.textContent = "注意力游乐场";
+    for (const title of document.querySelectorAll("#page-title, #overlay .title")) title.textContent = PRODUCT.zh;
     return ZH_FALLBACKS[missing[0]] ?? missing;
   }
   const ZH_FALLBACKS = {
@@ -743,22 +742,26 @@
       if (bad || steps < 1) return Promise.resolve(failure(bad ?? "steps: must be a whole number from 1 to 100000"));
       return trainInSlices(steps);
     },
-    // The shown lesson's questions: [{question, step, ask, kind: "key"|"value", answered,
-    // correct, why}] (why only once answered).
+    // The shown lesson's questions: [{question, step, ask, kind: "key"|"value", matrix (the
+    // one it asks about: "weights" for a key), answered, correct, why}] (why once answered).
     getQuiz() { return ready ? getJson("ap_get_quiz") : failure(NOT_READY); },
-    // Answers question q (0-based) with {key: j} (0-based) or {value: v}: {ok, correct, key|value}
-    // where key or value is the core's answer. Fires "quiz" like a click does.
+    // Answers question q (0-based) with {key: j} (0-based) or {value: v}, or gives up with
+    // {show: true}: {ok, correct, key|value} where key or value is the core's answer. Fires
+    // "quiz" like a click does. Until then, what would answer it is hidden (getAccessible).
     answerQuiz(question, answer) {
       if (!ready) return failure(NOT_READY);
       const bad = whole(question, "question", getJson("ap_get_quiz").length - 1);
       if (bad) return failure(bad);
       if (answer === null || typeof answer !== "object" || Array.isArray(answer)) {
-        return failure("answer: must be {key: j} or {value: v}");
+        return failure("answer: must be {key: j}, {value: v} or {show: true}");
       }
-      // Only the two fields, checked here: nothing else of the object is read or sent.
-      const { key, value } = answer;
+      // Only these fields, checked here: nothing else of the object is read or sent.
+      const { key, value, show } = answer;
       const given = {};
-      if (key !== undefined) {
+      if (show !== undefined) {  // {show: true}: "Show me the answer" (not right first time)
+        if (show !== true) return failure("answer.show: must be true");
+        given.show = true;
+      } else if (key !== undefined) {
         if (!Number.isInteger(key) || key < 0 || key >= MAX_ROWS) {
           return failure(`answer.key: must be a whole number from 0 to ${MAX_ROWS - 1}`);
         }
@@ -895,6 +898,10 @@
     // For tests and tools: the last recompute, frames drawn, heap size; where heatmaps are.
     stats() { return ready ? getJson("ap_stats") : failure(NOT_READY); },
     layout() { return ready ? getJson("ap_layout") : failure(NOT_READY); },
+    // Every labelled control the canvas drew in its last frame, where and how much of it shows
+    // ([{label, id, window, x0, y0, x1, y1, clip, checked?, open?, text?}]); the first call
+    // starts the record, so the list fills a few frames later.
+    items() { return ready ? getJson("ap_items") : failure(NOT_READY); },
     // The step on screen as text: title, formula, explanation, note and its matrix (the table
     // view and screen readers read this).
     getAccessible() { return ready ? getJson("ap_accessible") : failure(NOT_READY); },
@@ -1426,7 +1433,9 @@
       const trained = await training;
       if (!trained.ok) showNotice(`Some settings in the address were ignored:\ntrain: ${trained.error}`);
     }
-    canvas.focus({ preventScroll: true });
+    // Nothing takes the focus at load: in a frame it would pull the learner out of the page
+    // around it, and a keyboard user starts with Tab (the canvas comes first). The canvas's
+    // keys work without it (GLFW listens on the window).
     window.addEventListener("hashchange", () => {
       if (unreadFragment()) openLink(location.hash);
     });
@@ -1478,8 +1487,12 @@
   const a11yBody = document.getElementById("a11y-body");
   const announcer = document.getElementById("announce");
   const tableToggle = document.getElementById("table-toggle");
+  const pageTitle = document.getElementById("page-title");
+  const PRODUCT = { en: "Attention Playground", zh: "注意力游乐场" };
   let lastAnnounced = "", lastLesson = "", lastQuizLine = "";
-  let moveCellCursor = () => {};  // the table view's arrow keys (renderAccessible sets it)
+  let moveCellCursor = () => {};  // the table view's arrow keys (matrixTable sets it)
+  let cellCursor = "";  // the data-key of the cell that Tab comes back to in the table
+  let refocusing = false;  // the focus is being put back after a redraw (refocus)
 
   function element(tag, props = {}, ...children) {
     const e = document.createElement(tag);
@@ -1491,198 +1504,108 @@
     return e;
   }
 
-  function renderAccessible(announce) {
+  // Text written only when it differs: rewriting the same words is a change that a screen
+  // reader may read out again.
+  function setText(e, text) {
+    if (e && e.textContent !== text) e.textContent = text;
+  }
+
+  // The table view is made of parts: the lesson's place, the formula, each question, the
+  // matrix, each setting. A redraw keeps a part's element when what it shows is the same and
+  // builds a new one only when that changed, so the focus (and a screen reader's place) stays
+  // where the learner left it; while a task trains, only the matrix is new.
+  function partList() {
+    const kept = new Map();  // key → {sig, el}
+    let used = new Set();
+    return {
+      // The element for `key` showing `data`: the last one when its data is the same (or when
+      // `hold`: the learner is typing in it), else a new one from build().
+      get(key, data, build, hold = false) {
+        used.add(key);
+        const sig = JSON.stringify(data);
+        const old = kept.get(key);
+        if (old && (old.sig === sig || hold)) return old.el;
+        const el = build();
+        kept.set(key, { sig, el });
+        return el;
+      },
+      // Makes `els` the container's children in this order without moving an element that
+      // stays (a moved element loses the focus): new ones go in between, the rest are removed.
+      place(container, els) {
+        for (const key of kept.keys()) if (!used.has(key)) kept.delete(key);
+        used = new Set();
+        const wanted = new Set(els);
+        for (const child of [...container.childNodes]) if (!wanted.has(child)) child.remove();
+        let at = container.firstChild;
+        for (const el of els) {
+          if (el === at) at = at.nextSibling;
+          else container.insertBefore(el, at);
+        }
+      },
+    };
+  }
+  const bodyParts = partList();
+  const settingParts = partList();
+
+  // Where the focus is in the table view, as a key that outlives a redraw: the data-key of the
+  // control (every control of the view has one: a setting's id, "q0 key 2", "cell weights 1 3").
+  function focusKey(el) {
+    if (!el || !a11yBody.contains(el)) return null;
+    return el.closest("[data-key]")?.dataset.key ?? null;
+  }
+  // The focused element was replaced: the focus goes to the control with the same key, else to
+  // what the old one names in data-then (an answered question's verdict, the table's first
+  // cell), else to the view itself. Never to the page's body, where Tab and Escape do nothing.
+  function refocus(old, key) {
+    const then = old.closest("[data-then]")?.dataset.then;
+    const next = a11yBody.querySelector(`[data-key="${CSS.escape(key)}"]`) ??
+                 (then ? a11yBody.querySelector(then) : null) ?? a11y;
+    refocusing = true;
+    try {
+      next.focus();
+    } finally {
+      refocusing = false;
+    }
+  }
+
+  // Hidden, the table view stays in the accessibility tree for screen readers but out of Tab's
+  // way: a sighted learner would tab into controls that cannot be seen. Each control's own
+  // tabindex is kept in data-tab meanwhile.
+  const CONTROLS = "button, input, select, a[href], summary, td";
+  function setTabbable(shown) {
+    for (const e of a11yBody.querySelectorAll(CONTROLS)) {
+      if (!shown && e.dataset.tab === undefined) {
+        e.dataset.tab = e.getAttribute("tabindex") ?? "";
+        e.tabIndex = -1;
+      } else if (shown && e.dataset.tab !== undefined) {
+        if (e.dataset.tab === "") e.removeAttribute("tabindex");
+        else e.setAttribute("tabindex", e.dataset.tab);
+        delete e.dataset.tab;
+      }
+    }
+  }
+  // A tabindex of a control that may be hidden (setTabbable): the one it gets back when shown.
+  function setTabIndex(e, value) {
+    if (e.dataset.tab !== undefined) e.dataset.tab = String(value);
+    else e.tabIndex = value;
+  }
+
+  // Redraws the table view from the app's state. `fromApp`: for one of the app's events, not
+  // the learner's action in the view (a cell being typed in is then left alone).
+  function renderAccessible(announce, fromApp = false) {
     if (!ready || !a11y) return;
+    lastRedraw = performance.now();
     const d = getJson("ap_accessible");
-    document.documentElement.lang = d.lang === "zh" ? "zh-CN" : "en";
-    const heading = document.getElementById("a11y-heading");
-    heading.textContent = d.lesson ? `${d.lesson}: ${d.heading}` : d.heading;
-    document.getElementById("a11y-close").textContent = d.texts.close;
-    tableToggle.textContent = d.texts.table_view;
-    const parts = [];
-    if (d.lesson_place) {
-      // The lesson's place on the path, and buttons to the one before and after.
-      const nav = element("p", { className: "lessons" }, d.lesson_place);
-      for (const [name, label] of [[d.previous, d.texts.previous], [d.next, d.texts.next]]) {
-        if (!name) continue;
-        const b = element("button", { type: "button", "data-lesson": name }, label);
-        b.addEventListener("click", () => {
-          api.loadPreset(name);
-          renderAccessible(true);
-          a11y.focus();
-        });
-        nav.append(" ", b);
-      }
-      parts.push(nav);
-    }
-    if (d.formula) parts.push(element("p", { className: "formula" }, d.formula));
-    if (d.explanation) parts.push(element("p", {}, d.explanation));
-    if (d.read?.url?.startsWith("https://")) {
-      parts.push(element("p", {}, element("a", { href: d.read.url, target: "_blank", rel: "noopener noreferrer" },
-                                          d.texts.read.replace("%s", d.read.title))));
-    }
-    if (d.glossary?.length) {
-      const list = element("dl", {});
-      for (const w of d.glossary) list.append(element("dt", {}, w.term), element("dd", {}, w.text));
-      parts.push(element("details", { className: "words" }, element("summary", {}, d.texts.words), list));
-    }
-    if (d.note) parts.push(element("p", { className: "note" }, d.note));
-    // The step's questions: a button per key, or a number and Check, as on the canvas.
-    let quizLine = "";
-    for (const q of d.quiz ?? []) {
-      const box = element("div", { className: "quiz", role: "group", "aria-label": d.texts.predict },
-                          element("p", { className: "quiz-title" }, d.texts.predict),
-                          element("p", {}, q.ask));
-      const answer = (value) => {
-        api.answerQuiz(q.question, value);
-        renderAccessible(false);
-        const result = [...a11yBody.querySelectorAll(".quiz")].find((b) => b.dataset.question === String(q.question));
-        result?.querySelector(".verdict")?.focus();
-      };
-      box.dataset.question = String(q.question);
-      if (q.answered) {
-        box.append(element("p", { className: "verdict", tabindex: "-1" }, q.verdict), element("p", {}, q.why));
-        quizLine = `${q.verdict} ${q.why}`;
-      } else if (q.kind === "key") {
-        const row = element("p", {});
-        q.keys.forEach((label, j) => {
-          const b = element("button", { type: "button" }, label);
-          b.addEventListener("click", () => answer({ key: j }));
-          row.append(b, " ");
-        });
-        box.append(row);
-      } else {
-        // A form, so that Enter submits (the key itself never reaches the input's listeners:
-        // see the capture listener below; the form's implicit submission is a default action).
-        const input = element("input", { type: "text", inputmode: "decimal", "aria-label": q.ask, size: "8" });
-        const form = element("form", {}, input, " ", element("button", { type: "submit" }, d.texts.check));
-        form.addEventListener("submit", (e) => {
-          e.preventDefault();
-          const v = Number(input.value.replace(",", "."));
-          if (input.value.trim() !== "" && Number.isFinite(v)) answer({ value: v });
-        });
-        box.append(form);
-      }
-      parts.push(box);
-    }
-    // The canvas's settings as the page's own form controls, each changed as on the canvas.
-    const settings = element("fieldset", { className: "settings" }, element("legend", {}, d.texts.settings));
-    for (const c of getJson("ap_controls")) {
-      const id = `a11y-control-${c.id}`;
-      let input;
-      if (c.kind === "checkbox") {
-        input = element("input", { type: "checkbox", id });
-        input.checked = c.value;
-      } else if (c.kind === "select") {
-        input = element("select", { id });
-        for (const o of c.options) {
-          const option = element("option", { value: JSON.stringify(o.value) }, o.label);
-          option.selected = o.value === c.value;
-          input.append(option);
-        }
-      } else {
-        input = element("input", { type: "number", id, min: String(c.min), max: String(c.max), step: "0.05",
-                                   value: String(Math.round(c.value * 100) / 100) });
-      }
-      input.addEventListener("change", () => {
-        const value = c.kind === "checkbox" ? input.checked
-          : c.kind === "select" ? JSON.parse(input.value) : Number(input.value);
-        const error = call("ap_set_control", "string", ["string", "string"], [c.id, JSON.stringify(value)]);
-        if (error) announcer.textContent = error;
-        renderAccessible(c.id === "step");
-        document.getElementById(id)?.focus();
-      });
-      const label = element("label", { for: id }, c.label);
-      settings.append(element("div", { className: "setting" },
-        ...(c.kind === "checkbox" ? [input, " ", label] : [label, " ", input])));
-    }
-    const m = d.matrix;
-    if (m) {
-      const caption = [`${m.symbol}: ${m.name}`];
-      if (m.head) caption.push(`${d.texts.head} ${m.head}`);
-      caption.push(d.texts.rows_cols.replace("%s", m.row_axis).replace("%s", m.col_axis));
-      const head = element("tr", {}, element("td", {}));
-      for (const c of m.col_labels) head.append(element("th", { scope: "col" }, c));
-      const body = element("tbody");
-      m.cells.forEach((row, i) => {
-        const tr = element("tr", {}, element("th", { scope: "row" }, m.row_labels[i]));
-        for (const text of row) {
-          tr.append(element("td", text.includes(" ") ? { className: "masked" } : {}, text));
-        }
-        body.append(tr);
-      });
-      // A cell cursor: the arrow keys move it, and the arithmetic of the cell it is on is
-      // read out below the table (aria-live).
-      const cells = [...body.querySelectorAll("td")];
-      const cols = m.cells[0]?.length ?? 0;
-      cells.forEach((td, k) => {
-        td.tabIndex = k === 0 ? 0 : -1;
-        td.dataset.row = String(Math.floor(k / cols));
-        td.dataset.col = String(k % cols);
-      });
-      // Enter on a cell of an input matrix edits it: a text field in its place, Enter to keep
-      // the number, Escape to leave it.
-      if (m.editable) {
-        body.addEventListener("click", (e) => {
-          const td = e.target.closest("td");
-          if (!td || td.querySelector("input")) return;
-          const field = element("input", { type: "text", inputmode: "decimal", size: "6", value: td.textContent,
-            "aria-label": `${m.name} [${Number(td.dataset.row) + 1}, ${Number(td.dataset.col) + 1}]` });
-          const form = element("form", {}, field);
-          form.addEventListener("submit", (ev) => {
-            ev.preventDefault();
-            const value = Number(field.value.replace(",", ".").replace("\u2212", "-"));
-            if (!Number.isFinite(value)) return;
-            const error = call("ap_set_control", "string", ["string", "string"], ["cell", JSON.stringify(
-              { matrix: m.id, batch: m.batch - 1, row: Number(td.dataset.row), col: Number(td.dataset.col), value })]);
-            if (error) announcer.textContent = error;
-            const at = [td.dataset.row, td.dataset.col];
-            renderAccessible(false);
-            a11yBody.querySelector(`td[data-row="${at[0]}"][data-col="${at[1]}"]`)?.focus();
-          });
-          td.replaceChildren(form);
-          field.focus();
-          field.select();
-        });
-      }
-      body.addEventListener("focusin", (e) => {
-        const td = e.target.closest("td");
-        if (!td) return;
-        for (const c of cells) c.tabIndex = c === td ? 0 : -1;
-        const info = JSON.parse(call("ap_accessible_cell", "string", ["number", "number"],
-                                     [Number(td.dataset.row), Number(td.dataset.col)]));
-        const out = document.getElementById("a11y-cell");
-        if (out && info.cell) {
-          out.textContent = `${info.cell.name} [${info.cell.row}, ${info.cell.col}]: ${td.textContent}. ` +
-                            info.cell.lines.join(". ");
-        }
-      });
-      moveCellCursor = (e) => {
-        const td = document.activeElement?.closest?.("td");
-        if (!td || !body.contains(td)) return;
-        if (document.activeElement !== td) return;  // typing in a cell's field
-        if (e.key === "Enter" && m.editable) {
-          e.preventDefault();
-          td.click();
-          return;
-        }
-        const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols }[e.key];
-        if (step === undefined) return;
-        e.preventDefault();
-        const next = cells[cells.indexOf(td) + step];
-        if (next) next.focus();
-      };
-      parts.push(element("table", {}, element("caption", {}, caption.join(" · ")),
-                         element("thead", {}, head), body));
-      parts.push(element("p", { id: "a11y-cell", className: "cell", "aria-live": "polite" }));
-      if (m.truncated) {
-        parts.push(element("p", {}, d.texts.truncated.replace("%d", m.cells.length).replace("%d", m.rows)
-          .replace("%d", m.col_labels.length).replace("%d", m.cols)));
-      }
-    }
-    parts.push(settings);  // after the matrix: the step's content comes first
-    a11yBody.replaceChildren(...parts);
-    // Each step change is announced, with the lesson when that changed too.
+    showTexts(d);
+    const focused = document.activeElement;
+    const key = focusKey(focused);
+    const parts = [...lessonParts(d), ...quizParts(d), ...matrixParts(d.matrix, d.texts, fromApp),
+                   settingsPart(d.texts)];  // the settings after the matrix: the step comes first
+    bodyParts.place(a11yBody, parts);
+    setTabbable(a11y.classList.contains("shown"));
+    if (key && !focused.isConnected) refocus(focused, key);
+    // Each step change is announced, with the lesson when that changed too; else a verdict.
+    const quizLine = (d.quiz ?? []).filter((q) => q.answered).map((q) => `${q.verdict} ${q.why}`).pop() ?? "";
     const lesson = d.lesson !== lastLesson && d.lesson_place ? `${d.lesson_place}: ${d.lesson}. ` : "";
     const line = `${lesson}${d.heading}. ${d.explanation}`;
     if (announce && line !== lastAnnounced) announcer.textContent = line;
@@ -1692,60 +1615,332 @@
     lastLesson = d.lesson;
   }
 
+  // The page's language, its heading and the texts of the view's fixed elements.
+  function showTexts(d) {
+    document.documentElement.lang = d.lang === "zh" ? "zh-CN" : "en";
+    setText(pageTitle, PRODUCT[d.lang] ?? PRODUCT.en);
+    setText(document.getElementById("a11y-heading"), d.lesson ? `${d.lesson}: ${d.heading}` : d.heading);
+    setText(document.getElementById("a11y-close"), d.texts.close);
+    setText(tableToggle, d.texts.table_view);
+  }
+
+  // The lesson's place and buttons to the lessons around it, the formula, the explanation, the
+  // textbook section, the words and the lesson's note.
+  function lessonParts(d) {
+    const parts = [];
+    const text = (key, className, value) => {
+      if (value) parts.push(bodyParts.get(key, value, () => element("p", className ? { className } : {}, value)));
+    };
+    if (d.lesson_place) {
+      parts.push(bodyParts.get("lessons", [d.lesson_place, d.previous, d.next, d.texts.previous, d.texts.next],
+                               () => lessonNav(d)));
+    }
+    text("formula", "formula", d.formula);
+    text("explanation", "", d.explanation);
+    if (d.read?.url?.startsWith("https://")) {
+      const label = d.texts.read.replace("%s", d.read.title);
+      parts.push(bodyParts.get("read", [d.read.url, label], () => element("p", {},
+        element("a", { href: d.read.url, target: "_blank", rel: "noopener noreferrer", "data-key": "read" }, label))));
+    }
+    if (d.glossary?.length) {
+      parts.push(bodyParts.get("words", [d.glossary, d.texts.words], () => {
+        const list = element("dl", {});
+        for (const w of d.glossary) list.append(element("dt", {}, w.term), element("dd", {}, w.text));
+        return element("details", { className: "words" }, element("summary", { "data-key": "words" }, d.texts.words), list);
+      }));
+    }
+    text("note", "note", d.note);
+    return parts;
+  }
+
+  // Loading another lesson keeps the focus on the button that did it (when the new lesson has
+  // one too); the live region says which lesson it is.
+  function lessonNav(d) {
+    const nav = element("p", { className: "lessons" }, d.lesson_place);
+    for (const [which, name, label] of [["previous", d.previous, d.texts.previous], ["next", d.next, d.texts.next]]) {
+      if (!name) continue;
+      const b = element("button", { type: "button", "data-lesson": name, "data-key": `lesson ${which}` }, label);
+      b.addEventListener("click", () => {
+        api.loadPreset(name);
+        renderAccessible(true);
+      });
+      nav.append(" ", b);
+    }
+    return nav;
+  }
+
+  // The step's questions: a button per key, or a number and Check, as on the canvas. Once a
+  // question is answered its part is new, and the focus goes to its verdict (data-then).
+  function quizParts(d) {
+    return (d.quiz ?? []).map((q) => bodyParts.get(`quiz ${q.question}`, [q, d.texts.predict, d.texts.check],
+                                                   () => quizBox(q, d.texts)));
+  }
+  function quizBox(q, texts) {
+    const n = q.question;
+    const box = element("div", { className: "quiz", role: "group", "aria-label": texts.predict,
+                                 "data-question": String(n), "data-then": `[data-key="q${n} verdict"]` },
+                        element("p", { className: "quiz-title" }, texts.predict),
+                        element("p", {}, q.ask));
+    const answer = (value) => {
+      api.answerQuiz(n, value);
+      renderAccessible(false);
+    };
+    if (q.answered) {
+      box.append(element("p", { className: "verdict", tabindex: "-1", "data-key": `q${n} verdict` }, q.verdict),
+                 element("p", {}, q.why));
+    } else if (q.kind === "key") {
+      const row = element("p", {});
+      q.keys.forEach((label, j) => {
+        const b = element("button", { type: "button", "data-key": `q${n} key ${j}` }, label);
+        b.addEventListener("click", () => answer({ key: j }));
+        row.append(b, " ");
+      });
+      box.append(row);
+    } else {
+      // A form, so that Enter submits (the key itself never reaches the input's listeners:
+      // see the capture listener below; the form's implicit submission is a default action).
+      const input = element("input", { type: "text", inputmode: "decimal", "aria-label": q.ask, size: "8",
+                                       "data-key": `q${n} value` });
+      const form = element("form", {}, input, " ",
+                           element("button", { type: "submit", "data-key": `q${n} check` }, texts.check));
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        const v = Number(input.value.replace(",", "."));
+        if (input.value.trim() !== "" && Number.isFinite(v)) answer({ value: v });
+      });
+      box.append(form);
+    }
+    if (!q.answered) {  // giving up shows the answer (not right first time), as on the canvas
+      const show = element("button", { type: "button", "data-key": `q${n} show` }, texts.show);
+      show.addEventListener("click", () => answer({ show: true }));
+      box.append(element("p", {}, show));
+    }
+    return box;
+  }
+
+  // The step's matrix as a table, the line that reads out the cell under the cursor, and a
+  // note when the table shows only the first rows and columns. While the learner types in a
+  // cell, the app's redraws leave the table as it is.
+  function matrixParts(m, texts, fromApp) {
+    if (!m) return [];
+    const typing = fromApp && a11yBody.contains(document.activeElement) &&
+                   document.activeElement.matches("td input");
+    const parts = [bodyParts.get("matrix", [m, texts.head, texts.rows_cols], () => matrixTable(m, texts), typing),
+                   bodyParts.get("cell line", [m.id, m.head, m.batch], () =>
+                     element("p", { id: "a11y-cell", className: "cell", "aria-live": "polite" }))];
+    if (m.truncated) {
+      const note = texts.truncated.replace("%d", m.cells.length).replace("%d", m.rows)
+        .replace("%d", m.col_labels.length).replace("%d", m.cols);
+      parts.push(bodyParts.get("truncated", note, () => element("p", {}, note)));
+    }
+    return parts;
+  }
+
+  function matrixTable(m, texts) {
+    const caption = [`${m.symbol}: ${m.name}`];
+    if (m.head) caption.push(`${texts.head} ${m.head}`);
+    caption.push(texts.rows_cols.replace("%s", m.row_axis).replace("%s", m.col_axis));
+    if (m.hidden) caption.push(m.hidden);  // "?" in every cell until the question is answered
+    const head = element("tr", {}, element("td", {}));
+    for (const c of m.col_labels) head.append(element("th", { scope: "col" }, c));
+    const body = element("tbody");
+    const cols = m.cells[0]?.length ?? 0;
+    m.cells.forEach((row, i) => {
+      const tr = element("tr", {}, element("th", { scope: "row" }, m.row_labels[i]));
+      row.forEach((text, j) => {
+        tr.append(element("td", { ...(text.includes(" ") ? { className: "masked" } : {}), "data-row": String(i),
+                                  "data-col": String(j), "data-key": `cell ${m.id} ${i} ${j}`,
+                                  "data-then": "tbody td" }, text));
+      });
+      body.append(tr);
+    });
+    // A cell cursor: Tab stops on one cell (the last one the learner was on), the arrow keys
+    // move it, and the arithmetic of the cell it is on is read out below the table (aria-live).
+    const cells = [...body.querySelectorAll("td")];
+    const at = Math.max(0, cells.findIndex((td) => td.dataset.key === cellCursor));
+    cells.forEach((td, k) => { td.tabIndex = k === at ? 0 : -1; });
+    if (m.editable) body.addEventListener("click", (e) => editCell(e.target.closest("td"), m));
+    body.addEventListener("focusin", (e) => {
+      const td = e.target.closest("td");
+      if (!td) return;
+      cellCursor = td.dataset.key;
+      for (const c of cells) setTabIndex(c, c === td ? 0 : -1);
+      if (!refocusing) readCell(td);
+    });
+    moveCellCursor = (e) => {
+      const td = document.activeElement?.closest?.("td");
+      if (!td || !body.contains(td)) return;
+      if (document.activeElement !== td) return;  // typing in a cell's field
+      if (e.key === "Enter" && m.editable) {
+        e.preventDefault();
+        td.click();
+        return;
+      }
+      const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols }[e.key];
+      if (step === undefined) return;
+      e.preventDefault();
+      const next = cells[cells.indexOf(td) + step];
+      if (next) next.focus();
+    };
+    return element("table", {}, element("caption", {}, caption.join(" · ")), element("thead", {}, head), body);
+  }
+
+  // The cell's arithmetic, read out (a redraw that puts the focus back says nothing).
+  function readCell(td) {
+    const info = JSON.parse(call("ap_accessible_cell", "string", ["number", "number"],
+                                 [Number(td.dataset.row), Number(td.dataset.col)]));
+    const out = document.getElementById("a11y-cell");
+    if (out && info.cell) {
+      out.textContent = `${info.cell.name} [${info.cell.row}, ${info.cell.col}]: ${td.textContent}. ` +
+                        info.cell.lines.join(". ");
+    }
+  }
+
+  // Enter on a cell of an input matrix edits it: a text field in its place, Enter to keep the
+  // number, Escape to leave it (endEdit).
+  function editCell(td, m) {
+    if (!td || td.querySelector("input")) return;
+    td.dataset.text = td.textContent;
+    const field = element("input", { type: "text", inputmode: "decimal", size: "6", value: td.textContent,
+      "aria-label": `${m.name} [${Number(td.dataset.row) + 1}, ${Number(td.dataset.col) + 1}]` });
+    const form = element("form", {}, field);
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const value = Number(field.value.replace(",", ".").replace("\u2212", "-"));
+      if (!Number.isFinite(value)) return;
+      endEdit(td);
+      const error = call("ap_set_control", "string", ["string", "string"], ["cell", JSON.stringify(
+        { matrix: m.id, batch: m.batch - 1, row: Number(td.dataset.row), col: Number(td.dataset.col), value })]);
+      if (error) announcer.textContent = error;
+      renderAccessible(false);  // a new table: the focus goes to the same cell in it
+    });
+    td.replaceChildren(form);
+    field.focus();
+    field.select();
+  }
+  // The cell shows its number again, and has the focus.
+  function endEdit(td) {
+    td.replaceChildren(td.dataset.text ?? "");
+    td.focus();
+  }
+
+  // The canvas's settings as the page's own form controls, each changed as on the canvas. A
+  // setting's element stays while its label and choices do: a new value is shown in it.
+  function settingsPart(texts) {
+    const fieldset = bodyParts.get("settings", [], () =>
+      element("fieldset", { className: "settings" }, element("legend", {})));
+    const legend = fieldset.querySelector("legend");
+    setText(legend, texts.settings);
+    settingParts.place(fieldset, [legend, ...getJson("ap_controls").map(settingPart)]);
+    return fieldset;
+  }
+  function settingPart(c) {
+    const { value, ...shape } = c;
+    const el = settingParts.get(c.id, shape, () => settingControl(c));
+    showValue(el.querySelector("input, select"), c);
+    return el;
+  }
+  // The app's value in the control, when it changed since it was last shown there (a number
+  // half typed is not written over by a redraw).
+  function showValue(input, c) {
+    const v = JSON.stringify(c.value);
+    if (input.dataset.value === v) return;
+    input.dataset.value = v;
+    if (c.kind === "checkbox") input.checked = c.value;
+    else if (c.kind === "select") input.value = v;
+    else input.value = String(Math.round(c.value * 100) / 100);
+  }
+  function settingControl(c) {
+    const id = `a11y-control-${c.id}`;
+    let input;
+    if (c.kind === "checkbox") {
+      input = element("input", { type: "checkbox", id, "data-key": id });
+    } else if (c.kind === "select") {
+      input = element("select", { id, "data-key": id });
+      for (const o of c.options) input.append(element("option", { value: JSON.stringify(o.value) }, o.label));
+    } else {
+      input = element("input", { type: "number", id, min: String(c.min), max: String(c.max), step: "0.05",
+                                 "data-key": id });
+    }
+    input.addEventListener("change", () => {
+      const value = c.kind === "checkbox" ? input.checked
+        : c.kind === "select" ? JSON.parse(input.value) : Number(input.value);
+      const error = call("ap_set_control", "string", ["string", "string"], [c.id, JSON.stringify(value)]);
+      if (error) announcer.textContent = error;
+      delete input.dataset.value;  // shows the app's value, also when it refused this one
+      renderAccessible(c.id === "step");
+    });
+    const label = element("label", { for: id }, c.label);
+    return element("div", { className: "setting" },
+      ...(c.kind === "checkbox" ? [input, " ", label] : [label, " ", input]));
+  }
+
+  // The app's events come a frame after a change, often several in one frame: one redraw for
+  // them, after that frame; while a task trains (a "training" event every frame) at most two
+  // a second, each one a new matrix for a screen reader to find its place in.
+  const TRAINING_REDRAW_MS = 500;
+  let pendingRedraw = null;  // {announce} while a redraw is due
+  let lastRedraw = 0, trainingUntil = 0;
+  function renderSoon(announce) {
+    if (pendingRedraw) {
+      pendingRedraw.announce ||= announce;
+      return;
+    }
+    pendingRedraw = { announce };
+    const run = () => {
+      const { announce: say } = pendingRedraw;
+      pendingRedraw = null;
+      renderAccessible(say, true);
+    };
+    const now = performance.now();
+    const wait = now < trainingUntil ? lastRedraw + TRAINING_REDRAW_MS - now : 0;
+    if (wait > 0) setTimeout(run, wait);
+    else queueMicrotask(run);
+  }
+
   function showTableView(show) {
     document.getElementById("a11y-close").tabIndex = show ? 0 : -1;
     a11y.classList.toggle("visually-hidden", !show);
     a11y.classList.toggle("shown", show);
     tableToggle.setAttribute("aria-expanded", String(show));
-    if (show) {
-      renderAccessible(false);
-      a11y.focus();
-    } else {
-      canvas.focus();
-    }
+    renderAccessible(false);  // its controls join Tab's order, or leave it
+    if (show) a11y.focus();
+    else canvas.focus();
   }
   tableToggle?.addEventListener("click", () => showTableView(!a11y.classList.contains("shown")));
-  // Emscripten's GLFW keeps Tab for the canvas (it prevents its default), so a keyboard could
-  // never leave it: Tab on the canvas goes to the "Table view" button, before GLFW sees it.
-  // Keys typed in the page's own elements (the table view, its button) are theirs: GLFW, which
-  // listens on the window, never sees them (it would take Tab and step the pipeline on ←/→).
+  // Tab and Shift+Tab are the browser's, wherever the focus is: Emscripten's GLFW, which
+  // listens in the capture phase on the window, prevents Tab's default, so a learner could
+  // never leave the canvas, the page or the frame around it. This listener comes first and
+  // keeps Tab from GLFW. The page's own elements are in index.html in the order Tab walks them
+  // (the canvas, the table view's button, the table view), and Tab leaves at both ends.
   //
-  // GLFW listens in the capture phase on the window, before any element: so keys in the page's
-  // own elements are stopped there too, and what GLFW's preventDefault would have broken is
-  // done here: Tab moves between them, Escape closes the table view. (Enter and Space still
-  // press the focused button: stopping an event does not cancel its default action.)
-  const ownFocusable = () => [tableToggle, ...a11y.querySelectorAll("button, input, select, a[href], summary, td[tabindex='0']")]
-    .filter((b) => b.tabIndex >= 0 && (b === tableToggle || a11y.classList.contains("shown")));
+  // Other keys typed in the page's own elements (the table view, its button) are theirs too:
+  // GLFW never sees them (it would step the pipeline on ←/→). Stopping an event does not cancel
+  // its default action: Enter and Space still press the focused button. Escape closes the
+  // table view, also when the focus is nowhere.
+  const ownElement = (e) => e === tableToggle || a11y.contains(e);
   for (const type of ["keydown", "keyup", "keypress"]) {
     window.addEventListener(type, (e) => {
+      if (e.key === "Tab" && !e.ctrlKey && !e.altKey && !e.metaKey) {
+        e.stopImmediatePropagation();
+        return;
+      }
       const here = document.activeElement;
-      const onCanvas = here === canvas;
-      const own = here === tableToggle || a11y.contains(here);
-      if (!onCanvas && !own) return;
-      if (type !== "keydown" || e.key !== "Tab" || e.ctrlKey || e.altKey || e.metaKey) {
-        if (own) {
+      const shown = a11y.classList.contains("shown");
+      if (here === null || here === document.body) {
+        if (type === "keydown" && e.key === "Escape" && shown) {
           e.stopImmediatePropagation();
-          const editing = here.tagName === "INPUT" && here.closest("td");
-          if (type === "keydown" && e.key === "Escape" && editing) {
-            const at = [editing.dataset.row, editing.dataset.col];
-            renderAccessible(false);  // leaves the cell as it was
-            a11yBody.querySelector(`td[data-row="${at[0]}"][data-col="${at[1]}"]`)?.focus();
-          } else if (type === "keydown" && e.key === "Escape" && a11y.classList.contains("shown")) showTableView(false);
-          else if (type === "keydown") moveCellCursor(e);
+          showTableView(false);
         }
         return;
       }
-      e.preventDefault();
+      if (!ownElement(here)) return;
       e.stopImmediatePropagation();
-      const list = ownFocusable();
-      if (onCanvas) {
-        tableToggle.focus();
-        return;
-      }
-      const i = list.indexOf(here);
-      const next = i < 0 ? 0 : i + (e.shiftKey ? -1 : 1);
-      if (next < 0 || next >= list.length) canvas.focus();
-      else list[next].focus();
+      if (type !== "keydown") return;
+      const editing = here.tagName === "INPUT" ? here.closest("td") : null;
+      if (e.key === "Escape" && editing) endEdit(editing);  // the cell keeps its number
+      else if (e.key === "Escape" && shown) showTableView(false);
+      else moveCellCursor(e);
     }, true);
   }
   document.getElementById("a11y-close")?.addEventListener("click", () => showTableView(false));
@@ -1830,7 +2025,7 @@
       const lesson = getJson("ap_get_progress").lesson;
       saveProgress();
       emit("quiz", { lesson, question: Number(question), correct: correct === "1" });
-      renderAccessible(false);
+      renderSoon(false);
       return;
     }
     if (name === "lesson") {
@@ -1858,12 +2053,14 @@
       return;
     }
     if (name === "training") {
-      // Steps were taken: the link follows once they stop (the update waits 250 ms for quiet).
+      // Steps were taken: the link follows once they stop (the update waits 250 ms for quiet),
+      // and the table view is redrawn less often meanwhile (renderSoon).
+      trainingUntil = performance.now() + 1000;
       scheduleLinkUpdate();
       return;
     }
     if (name === "scenario" || name === "step" || name === "head" || name === "view") {
-      renderAccessible(name === "step");
+      renderSoon(name === "step");
       let detail = null;
       if (name === "step" || name === "head" || name === "view") detail = getJson("ap_get_view");
       emit(name, detail);

@@ -9,8 +9,8 @@ import { findText, screenWords } from "./ocr.mjs";
 const TIMEOUT_MS = 30000;
 const DPR = 2; // the canvas drawn at twice the pixels: small UI text reads reliably
 
-async function openPage(browser, url, viewport) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: DPR, reducedMotion: "reduce" });
+async function openPage(browser, url, viewport, dpr = DPR) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: dpr, reducedMotion: "reduce" });
   const page = watchProblems(await context.newPage());
   await page.goto(url);
   await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
@@ -19,15 +19,15 @@ async function openPage(browser, url, viewport) {
 }
 
 // Waits for the app to draw a few frames, so that the screenshot shows the latest state.
-async function settle(page) {
-  await page.evaluate(async () => {
+async function settle(page, frames = 3, pause = 150) {
+  await page.evaluate(async (frames) => {
     const ap = window.attentionPlayground;
     const start = ap.stats().frames, t0 = performance.now();
-    while (ap.stats().frames < start + 3 && performance.now() - t0 < 5000) {
-      await new Promise((r) => setTimeout(r, 20));
+    while (ap.stats().frames < start + frames && performance.now() - t0 < 5000) {
+      await new Promise((r) => setTimeout(r, 10));
     }
-  });
-  await page.waitForTimeout(150);
+  }, frames);
+  await page.waitForTimeout(pause);
 }
 
 // Where the screen shows `text` (case as drawn), top to bottom; and every word read. `clip`
@@ -110,6 +110,182 @@ async function checkTrainButton({ browser, url }) {
   }
 }
 
-const CHECKS = { "train-button": checkTrainButton };
+// --- What the canvas draws, as the app reports it (items(): every labelled control and the
+// lesson's marked texts, with the rectangle its panel shows), found and clicked like a person.
 
-runChecks(CHECKS, { run: (name, ctx) => CHECKS[name](ctx), checkMs: 170000 });
+async function itemsNow(page) {
+  await settle(page, 2, 0);
+  let list = await page.evaluate(() => window.attentionPlayground.items());
+  if (!list.length) {  // the first call starts the record
+    await settle(page, 3, 0);
+    list = await page.evaluate(() => window.attentionPlayground.items());
+  }
+  return list;
+}
+
+// How much of an item its panel and the window show, 0 to 1.
+function shownPart(item, viewport) {
+  const x0 = Math.max(item.x0, item.clip[0], 0), x1 = Math.min(item.x1, item.clip[2], viewport.width);
+  const y0 = Math.max(item.y0, item.clip[1], 0), y1 = Math.min(item.y1, item.clip[3], viewport.height);
+  const area = Math.max(0, item.x1 - item.x0) * Math.max(0, item.y1 - item.y0);
+  return area > 0 ? Math.max(0, x1 - x0) * Math.max(0, y1 - y0) / area : 0;
+}
+
+// Controls cut at the left or right edge of their panel (a person reads "Ne" for "Next ▶");
+// cut at the top or bottom is a panel that scrolls. Tabs in a bar that scrolls are meant so.
+function cutSideways(list) {
+  return list.filter((i) => !i.text && !i.tab && i.label && i.x1 - i.x0 > 2 &&
+    ((i.x0 < i.clip[2] - 1 && i.x1 > i.clip[2] + 1) || (i.x1 > i.clip[0] + 1 && i.x0 < i.clip[0] - 1)));
+}
+
+// The item that `match` picks, scrolled into view as a person would (the wheel over its panel),
+// or null.
+async function reveal(page, viewport, match) {
+  for (let tries = 0; tries < 8; ++tries) {
+    const item = (await itemsNow(page)).find(match);
+    if (!item) return null;
+    if (shownPart(item, viewport) > 0.98) return item;
+    const cx = (Math.max(item.clip[0], 0) + Math.min(item.clip[2], viewport.width)) / 2;
+    const cy = (Math.max(item.clip[1], 0) + Math.min(item.clip[3], viewport.height)) / 2;
+    const target = (item.y0 + item.y1) / 2;
+    await page.mouse.move(cx, Math.min(Math.max(cy, 5), viewport.height - 5));
+    await page.mouse.wheel(0, Math.max(-600, Math.min(600, target - cy)));
+  }
+  return null;
+}
+
+// A click at the middle of an item: ImGui presses what was under the mouse the frame before,
+// so a frame passes between moving, pressing and letting go.
+async function clickItem(page, item) {
+  await page.mouse.move((item.x0 + item.x1) / 2, (item.y0 + item.y1) / 2);
+  await settle(page, 1, 0);
+  await page.mouse.down();
+  await settle(page, 1, 0);
+  await page.mouse.up();
+  await settle(page, 2, 0);
+}
+
+const LESSON_WORDS = {
+  en: { lessonTab: /^Lesson( and controls)?$/, stepTab: "Step by step", next: "Next \u25b6", place: /^Lesson (\d+) of (\d+)$/ },
+  zh: { lessonTab: /^课程(与设置)?$/, stepTab: "逐步演示", next: "下一课 \u25b6", place: /^第 (\d+) 课（共 (\d+) 课）$/ },
+};
+
+// Every lesson, walked with the mouse from the first to the last by its own "Next ▶" button, at
+// a course iframe's 800×600, a laptop's 1440×900 and a phone's 390×844, in English and Chinese:
+// the lesson's place and title are on screen and whole; no control is cut at its panel's side;
+// every question hides what answers it (the step's note and the matrix it asks about, drawn
+// as "?") until a key is clicked or a number typed, and then shows the verdict, the note and
+// the numbers. Seen broken before 2026-11-26: between 720 and 1000 px the lesson was drawn
+// nowhere, and each question's answer stood beside it.
+async function checkLessons({ browser, url }, sizes, { questions = true } = {}) {
+  const problems = [];
+  for (const viewport of sizes) {
+    for (const lang of ["en", "zh"]) {
+      const words = LESSON_WORDS[lang];
+      const where = `${viewport.width}x${viewport.height} ${lang}`;
+      // At the screen's own pixels: nothing is read back as an image here, and frames cost less.
+      const page = await openPage(browser, `${url}?preset=why_so_tall&lang=${lang}`, viewport, 1);
+      const lessons = await page.evaluate(() => window.attentionPlayground.presets());
+      const narrow = viewport.width < 720;
+      let asked = 0, walked = 0;
+      for (let k = 0; k < 40; ++k) {
+        // The lesson: on a phone behind its tab (open already when the last lesson's Next was
+        // clicked there).
+        if (narrow && k === 0) {
+          const tab = await reveal(page, viewport, (i) => words.lessonTab.test(i.label));
+          if (!tab) { problems.push(`${where}: no lesson tab on screen`); break; }
+          await clickItem(page, tab);
+        }
+        const list = await itemsNow(page);
+        const place = list.find((i) => i.id === "lesson.place");
+        const title = list.find((i) => i.id === "lesson.title");
+        const view = await page.evaluate(() => window.attentionPlayground.getView());
+        const name = view.lesson || `lesson ${k + 1}`;
+        if (!place || shownPart(place, viewport) < 0.98 || !words.place.test(place.label)) {
+          problems.push(`${where} ${name}: "Lesson k of N" is not on screen (${place ? JSON.stringify(place).slice(0, 160) : "not drawn"})`);
+          break;
+        }
+        if (!title || shownPart(title, viewport) < 0.98) {
+          problems.push(`${where} ${name}: its title is not on screen (${title ? JSON.stringify(title).slice(0, 160) : "not drawn"})`);
+        }
+        const [, at] = place.label.match(words.place);
+        if (Number(at) !== k + 1) problems.push(`${where}: after ${k} clicks on Next the screen says "${place.label}"`);
+        for (const cut of cutSideways(list)) problems.push(`${where} ${name}: "${cut.label}" is cut at its panel's side`);
+        ++walked;
+        // Its questions, through the step bar.
+        const quiz = questions ? await page.evaluate(() => window.attentionPlayground.getQuiz()) : [];
+        const next = list.find((i) => i.label === words.next);
+        if (narrow && quiz.length) {
+          const tab = await reveal(page, viewport, (i) => i.label === words.stepTab);
+          await clickItem(page, tab);
+        }
+        for (const q of quiz) {
+          const stepButton = await reveal(page, viewport, (i) => i.id.endsWith(`##step${q.step}`));
+          if (!stepButton) { problems.push(`${where} ${name}: no button for step ${q.step + 1}`); continue; }
+          await clickItem(page, stepButton);
+          const before = await itemsNow(page);
+          const layout = await page.evaluate(() => window.attentionPlayground.layout());
+          const hidden = Object.values(layout).filter((g) => g.hidden).length;
+          if (!before.some((i) => i.id === "quiz.header")) problems.push(`${where} ${name} step ${q.step + 1}: no question on screen`);
+          if (before.some((i) => i.id === "lesson.note")) problems.push(`${where} ${name} step ${q.step + 1}: the note shows before the answer`);
+          // The matrices that answer it: for a key, every one that ranks the keys (steps 3 to
+          // 6); for a value, its own matrix when the step shows it.
+          const shownMatrix = (await page.evaluate(() => window.attentionPlayground.getAccessible())).matrix?.id;
+          const answers = q.kind === "key" ? (q.step >= 2 && q.step <= 5) : shownMatrix === q.matrix;
+          if (answers && !hidden) problems.push(`${where} ${name} step ${q.step + 1}: the matrices show their numbers before the answer`);
+          // Answer: the first key's button, or a typed 0.
+          let answered = false;
+          if (q.kind === "key") {
+            const keys = (await page.evaluate(() => window.attentionPlayground.getAccessible())).quiz.find((e) => e.question === q.question)?.keys ?? [];
+            const button = await reveal(page, viewport, (i) => i.label === keys[0] && !i.text);
+            if (button) { await clickItem(page, button); answered = true; }
+          } else {
+            const box = await reveal(page, viewport, (i) => i.id === "##value");
+            if (box) {
+              await clickItem(page, box);
+              await page.keyboard.type("0");
+              await page.keyboard.press("Enter");
+              answered = true;
+            }
+          }
+          if (!answered) { problems.push(`${where} ${name} step ${q.step + 1}: no way to answer on screen`); continue; }
+          const after = await itemsNow(page);
+          const layoutAfter = await page.evaluate(() => window.attentionPlayground.layout());
+          const note = (await page.evaluate(() => window.attentionPlayground.getAccessible())).note;
+          if (!after.some((i) => i.id === "quiz.verdict")) problems.push(`${where} ${name} step ${q.step + 1}: no verdict after the answer`);
+          // Hidden still only while another question of the step waits.
+          const waiting = (await page.evaluate(() => window.attentionPlayground.getQuiz())).some((e) => e.step === q.step && !e.answered);
+          if (!waiting && Object.values(layoutAfter).some((g) => g.hidden)) problems.push(`${where} ${name} step ${q.step + 1}: a matrix stays hidden after the answer`);
+          if (note && !waiting && !after.some((i) => i.id === "lesson.note")) problems.push(`${where} ${name} step ${q.step + 1}: the note does not come back after the answer`);
+          ++asked;
+        }
+        if (k + 1 >= lessons.length) break;
+        // Next ▶, where the lesson shows it.
+        if (narrow && quiz.length) {
+          const tab = await reveal(page, viewport, (i) => words.lessonTab.test(i.label));
+          await clickItem(page, tab);
+        }
+        const nextButton = await reveal(page, viewport, (i) => i.label === words.next);
+        if (!nextButton || !next) { problems.push(`${where} ${name}: no "${words.next}" on screen`); break; }
+        await clickItem(page, nextButton);
+      }
+      if (walked !== lessons.length) problems.push(`${where}: walked ${walked} of ${lessons.length} lessons`);
+      if (page.problems.length) problems.push(`${where}: ${page.problems.join("; ")}`);
+      console.log(`  ${where}: ${walked} lessons walked by "${words.next}", ${asked} questions answered by clicks`);
+      await page.context().close();
+    }
+  }
+  if (problems.length) fail(`${problems.length} problems:\n  ${[...new Set(problems)].slice(0, 60).join("\n  ")}`);
+  ok(`lessons: every lesson's place, title and questions on screen at ${sizes.map((v) => `${v.width}x${v.height}`).join(", ")}, en and zh`);
+}
+
+const CHECKS = {
+  "train-button": checkTrainButton,
+  "lessons-800": (ctx) => checkLessons(ctx, [{ width: 800, height: 600 }]),
+  // A laptop's frames cost the most here (SwiftShader): the lessons walked, the questions
+  // left to the other two sizes.
+  "lessons-1440": (ctx) => checkLessons(ctx, [{ width: 1440, height: 900 }], { questions: false }),
+  "lessons-phone": (ctx) => checkLessons(ctx, [{ width: 390, height: 844 }]),
+};
+
+runChecks(CHECKS, { run: (name, ctx) => CHECKS[name](ctx), checkMs: 240000 });

@@ -1,0 +1,356 @@
+// The playground from the keyboard alone (issue 28), in headless Chromium: the focus stays on
+// the table view's control the learner used while the view redraws (also while a task
+// trains); Tab and Shift+Tab leave the page, and an embedded playground, at both ends, and
+// nothing takes the focus at load; the canvas shows a focus ring; the page has an h1.
+//
+//   node tests/web/keyboard_test.mjs --site DIR CHECK... | all
+//
+// Every key goes through page.keyboard.press, as a learner's would: no element is focused or
+// clicked by the test.
+import { createServer } from "node:http";
+import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
+import { decodePng } from "./png.mjs";
+
+const VIEWPORT = { width: 800, height: 600 };
+const TIMEOUT_MS = 30000;
+const SETTLE_MS = 600;  // several frames (40-180 ms each in SwiftShader): the app's events have come
+const RING = [0x3b, 0x73, 0xe6];  // #canvas:focus-visible in web/app.css
+
+async function openPage(target, url) {
+  const page = watchProblems(await target.newPage({ viewport: VIEWPORT, reducedMotion: "reduce" }));
+  await page.goto(url);
+  await waitReady(page);
+  return page;
+}
+
+async function waitReady(target) {
+  try {
+    await target.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
+  } catch {
+    const status = await target.evaluate(() => document.getElementById("status")?.textContent ?? "");
+    fail(`the playground was not ready within ${TIMEOUT_MS / 1000} s (status: "${status}")`);
+  }
+}
+
+function checkNoProblems(page, when) {
+  if (page.problems.length > 0) fail(`${when}: ${page.problems.join("; ")}`);
+}
+
+// What has the focus: "body", "#id", "[data-key]" or the tag, with the element's text.
+function focusedIn(target) {
+  return target.evaluate(() => {
+    const e = document.activeElement;
+    if (!e || e === document.body) return { name: "body", text: "" };
+    const name = e.id ? `#${e.id}` : e.dataset?.key ? `[${e.dataset.key}]` : e.tagName.toLowerCase();
+    return { name, text: (e.textContent ?? "").trim().slice(0, 40) };
+  });
+}
+
+// Presses Tab (or Shift+Tab) until `want(name)` holds for the focused element, at most `max`
+// times; fails naming the elements passed.
+async function tabTo(page, want, what, { max = 40, back = false } = {}) {
+  const passed = [];
+  for (let k = 0; k < max; ++k) {
+    await page.keyboard.press(back ? "Shift+Tab" : "Tab");
+    const { name } = await focusedIn(page);
+    if (want(name)) return name;
+    passed.push(name);
+  }
+  fail(`${max} presses of ${back ? "Shift+Tab" : "Tab"} never reached ${what} (passed ${passed.join(" ")})`);
+}
+
+// After a key: the app's events arrive a frame or more later and the view redraws; then the
+// focus must be on `want` (a name from focusedIn), never on the body.
+async function pressAndKeep(page, key, want, what, seen) {
+  await page.keyboard.press(key);
+  await page.waitForTimeout(SETTLE_MS);
+  const { name, text } = await focusedIn(page);
+  if (name !== want) fail(`${what}: ${SETTLE_MS} ms after ${key} the focus is on ${name} ("${text}"), not ${want}`);
+  seen.push(what);
+}
+
+// ---------------------------------------------------------------------------------------
+// table-focus: every action in the table view keeps the focus on its control
+// ---------------------------------------------------------------------------------------
+
+async function checkTableFocus({ browser, url }) {
+  const page = await openPage(browser, `${url}?preset=why_so_tall&step=3`);
+  const seen = [];
+  const ap = (fn, arg) => page.evaluate(fn, arg);
+  await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 5 });
+  await pressAndKeep(page, "Enter", "#a11y", "opening the table view", seen);
+
+  // The lesson's question: Enter on a key's button; the focus goes to the verdict.
+  const key = await tabTo(page, (n) => n.startsWith("[q0 key"), "the question's first answer");
+  await pressAndKeep(page, "Enter", "[q0 verdict]", `answering with ${key}`, seen);
+  const quiz = await ap(() => window.attentionPlayground.getQuiz()[0]);
+  if (!quiz?.answered) fail(`Enter on ${key} left the question unanswered: ${JSON.stringify(quiz)}`);
+
+  // The step (↓ in the select), the temperature (↑ in its field), the causal mask (Space).
+  await tabTo(page, (n) => n === "#a11y-control-step", "the step setting");
+  await pressAndKeep(page, "ArrowDown", "#a11y-control-step", "the next step", seen);
+  const step = await ap(() => window.attentionPlayground.getView().step);
+  if (step !== 3) fail(`↓ in the step setting showed step ${step + 1}, not 4`);
+  await tabTo(page, (n) => n === "#a11y-control-temperature", "the temperature");
+  const t0 = await ap(() => window.attentionPlayground.getScenario().temperature ?? 1);
+  await pressAndKeep(page, "ArrowUp", "#a11y-control-temperature", "a higher temperature", seen);
+  const t1 = await ap(() => window.attentionPlayground.getScenario().temperature);
+  if (!(t1 > t0)) fail(`↑ in the temperature field left it at ${t1} (was ${t0})`);
+  await tabTo(page, (n) => n === "#a11y-control-causal", "the causal mask");
+  await pressAndKeep(page, " ", "#a11y-control-causal", "the causal mask", seen);
+  if ((await ap(() => window.attentionPlayground.getScenario().causal)) !== true) fail("Space on causal left it off");
+  // Back to the scoring (Shift+Tab) and the next scoring.
+  await tabTo(page, (n) => n === "#a11y-control-scoring", "the scoring", { back: true });
+  await pressAndKeep(page, "ArrowDown", "#a11y-control-scoring", "another scoring", seen);
+
+  // A toy task (↓ in its select: "previous token"), then train (play) and pause.
+  await tabTo(page, (n) => n === "#a11y-control-task", "the toy task");
+  await pressAndKeep(page, "ArrowDown", "#a11y-control-task", "a toy task", seen);
+  const task = await ap(() => window.attentionPlayground.getTraining().task);
+  if (task !== "previous_token") fail(`↓ in the toy task loaded "${task}"`);
+  await tabTo(page, (n) => n === "#a11y-control-train", "train (play)", { max: 3 });
+  await ap(() => {
+    window.redraws = 0;
+    new MutationObserver(() => { ++window.redraws; }).observe(document.getElementById("a11y-body"), { childList: true });
+  });
+  const before = await ap(() => window.attentionPlayground.getTraining().step);
+  await pressAndKeep(page, " ", "#a11y-control-train", "train (play)", seen);
+  await ap(() => { window.redraws = 0; });
+  await page.waitForTimeout(5000);
+  const trained = await ap(() => ({ redraws: window.redraws, t: window.attentionPlayground.getTraining() }));
+  const still = await focusedIn(page);
+  if (still.name !== "#a11y-control-train") fail(`after 5 s of training the focus is on ${still.name}`);
+  if (!trained.t.playing || !(trained.t.step > before)) fail(`Space on train (play): ${JSON.stringify(trained.t).slice(0, 200)}`);
+  if (trained.redraws > 15) fail(`the table view was redrawn ${trained.redraws} times in 5 s of training (at most 15)`);
+  if (trained.redraws < 2) fail(`the table view followed 5 s of training ${trained.redraws} times (the matrix changes)`);
+  await pressAndKeep(page, " ", "#a11y-control-train", "pausing", seen);
+  if ((await ap(() => window.attentionPlayground.getTraining().playing)) !== false) fail("Space again did not pause");
+  // Escape still closes the view, and the canvas has the focus back.
+  await pressAndKeep(page, "Escape", "#canvas", "closing the view", seen);
+  if (await ap(() => document.getElementById("a11y").classList.contains("shown"))) fail("Escape left the table view open");
+  checkNoProblems(page, "table-focus");
+
+  // A question answered with a number: typed, then Enter (the form's Check); then the next
+  // lesson's button keeps the focus as the lesson changes.
+  await page.goto(`${url}?preset=self_attention&step=5`);
+  await waitReady(page);
+  await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 5 });
+  await page.keyboard.press("Enter");
+  const field = await tabTo(page, (n) => /^\[q\d+ value\]$/.test(n), "the question's number field");
+  await page.keyboard.type("0.17");
+  await pressAndKeep(page, "Enter", field.replace("value", "verdict"), "a number checked", seen);
+  await tabTo(page, (n) => n === "[lesson next]", "the next lesson's button", { back: true });
+  await pressAndKeep(page, "Enter", "[lesson next]", "the next lesson", seen);
+  const lesson = await ap(() => window.attentionPlayground.getView().lesson);
+  if (lesson !== "learned_previous_token") fail(`the next lesson's button loaded "${lesson}"`);
+  checkNoProblems(page, "table-focus");
+  ok(`table-focus: the focus stayed on each control ${SETTLE_MS} ms after ${seen.join(", ")} (the ` +
+     `verdict after the answer); ${trained.t.step - before} training steps in 5 s redrew the table view ` +
+     `${trained.redraws} times`);
+}
+
+// ---------------------------------------------------------------------------------------
+// embed-tab: Tab passes through an embedded playground and out of the page at both ends
+// ---------------------------------------------------------------------------------------
+
+async function checkEmbedTab({ browser, url }) {
+  const playground = `${url}?embed=1&preset=why_so_tall`;
+  // The parent page on another loopback port: another origin.
+  const course = createServer((req, res) => {
+    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+    res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>course</title></head><body>
+<button id="before">before</button>
+<iframe id="f" title="playground" src="${playground}" width="800" height="600"></iframe>
+<button id="after">after</button></body></html>`);
+  });
+  await new Promise((resolve) => course.listen(0, "127.0.0.1", resolve));
+  try {
+    const page = watchProblems(await browser.newPage({ viewport: { width: 900, height: 700 }, reducedMotion: "reduce" }));
+    await page.goto(`http://127.0.0.1:${course.address().port}/lesson.html`);
+    const frame = page.frames().find((f) => f.url().startsWith(url));
+    if (!frame) fail("the playground's frame is not there");
+    await waitReady(frame);
+    await page.waitForTimeout(2000);
+    const held = await page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
+    const frameFocus = await frame.evaluate(() => ({ has: document.hasFocus(), on: document.activeElement?.tagName }));
+    if (held !== "BODY" && held !== "before") fail(`2 s after loading, the parent's focus is on ${held}`);
+    if (frameFocus.has || frameFocus.on !== "BODY") fail(`2 s after loading, the frame holds the focus (${JSON.stringify(frameFocus)})`);
+
+    // From #before, Tab through the frame to #after; Shift+Tab back.
+    await page.click("#before");
+    const walk = async (key, target) => {
+      const stops = [];
+      for (let k = 0; k < 40; ++k) {
+        await page.keyboard.press(key);
+        const parent = await page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
+        if (parent === target) return stops;
+        stops.push(parent === "f" ? (await focusedIn(frame)).name : parent);
+      }
+      fail(`40 presses of ${key} never reached #${target} (the focus went ${stops.slice(0, 12).join(" ")}…)`);
+    };
+    const forward = await walk("Tab", "after");
+    const backward = await walk("Shift+Tab", "before");
+    if (!forward.includes("#canvas") || !backward.includes("#canvas")) {
+      fail(`Tab passed ${forward.join(" ")} and Shift+Tab ${backward.join(" ")}: not the canvas`);
+    }
+    checkNoProblems(page, "the course page");
+    await page.close();
+    ok(`embed-tab: nothing in the frame takes the focus at load; Tab goes before → ${forward.join(" → ")} → after, ` +
+       `Shift+Tab after → ${backward.join(" → ")} → before`);
+  } finally {
+    course.close();
+  }
+  await standaloneTab(browser, url);
+}
+
+// The page alone: no Tab is cancelled, and Tab past the last control (the table view closed,
+// then open) and Shift+Tab before the first (the canvas) go where the browser sends them: to
+// its own controls in a window, around to the other end of the page in headless Chromium,
+// which has none. (The old handler cancelled those presses and put the focus on the canvas.)
+async function standaloneTab(browser, url) {
+  const page = watchProblems(await browser.newPage({ viewport: VIEWPORT, reducedMotion: "reduce" }));
+  // Before app.js: every cancelled Tab is counted.
+  await page.addInitScript(() => {
+    window.cancelledTabs = 0;
+    const prevent = Event.prototype.preventDefault;
+    Event.prototype.preventDefault = function (...args) {
+      if (this.type === "keydown" && this.key === "Tab") ++window.cancelledTabs;
+      return prevent.apply(this, args);
+    };
+  });
+  await page.goto(`${url}?preset=why_so_tall`);
+  await waitReady(page);
+  const atLoad = await focusedIn(page);
+  if (atLoad.name !== "body") fail(`at load the focus is on ${atLoad.name}`);
+  const left = [];
+  const leave = async (from, key, around) => {
+    const before = await page.evaluate(() => window.cancelledTabs);
+    await page.keyboard.press(key);
+    const { name } = await focusedIn(page);
+    const cancelled = await page.evaluate(() => window.cancelledTabs) - before;
+    if (cancelled > 0) fail(`${key} from ${from} was cancelled (preventDefault)`);
+    if (name !== "body" && name !== around) fail(`${key} from ${from} moved to ${name}, inside the page`);
+    left.push(`${key} from ${from} (to ${name})`);
+  };
+  await tabTo(page, (n) => n === "#canvas", "the canvas", { max: 3 });
+  await leave("the canvas", "Shift+Tab", "#table-toggle");
+  await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 4 });
+  await leave("the table view's button, the view closed", "Tab", "#canvas");
+  await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 4 });
+  await page.keyboard.press("Enter");
+  const last = await page.evaluate(() => [...document.querySelectorAll("#a11y-body select, #a11y-body input")].pop()?.id);
+  await tabTo(page, (n) => n === `#${last}`, "the last setting", { max: 60 });
+  await leave("the last setting, the view open", "Tab", "#canvas");
+  const cancelled = await page.evaluate(() => window.cancelledTabs);
+  if (cancelled !== 0) fail(`${cancelled} Tab presses had their default action cancelled`);
+  checkNoProblems(page, "the page alone");
+  await page.close();
+  ok(`embed-tab: the page alone takes no focus at load, cancels no Tab, and ${left.join(", ")} leave it`);
+}
+
+// ---------------------------------------------------------------------------------------
+// focus-ring: the canvas focused from the keyboard shows a ring at its edge
+// ---------------------------------------------------------------------------------------
+
+const lin = (c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+const luminance = (p) => 0.2126 * lin(p[0]) + 0.7152 * lin(p[1]) + 0.0722 * lin(p[2]);
+const contrast = (a, b) => {
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+};
+
+// Every 8th pixel along each edge of the screenshot: the pixels of the band `depth` pixels
+// deep from the edge, outermost first.
+function edgeBands(img, depth) {
+  const at = (x, y) => Array.from(img.pixels.subarray(4 * (y * img.width + x), 4 * (y * img.width + x) + 3));
+  const bands = [];
+  const { width: w, height: h } = img;
+  for (let x = 8; x < w - 8; x += 8) {
+    bands.push(["top", Array.from({ length: depth }, (_, d) => at(x, d))]);
+    bands.push(["bottom", Array.from({ length: depth }, (_, d) => at(x, h - 1 - d))]);
+  }
+  for (let y = 8; y < h - 8; y += 8) {
+    bands.push(["left", Array.from({ length: depth }, (_, d) => at(d, y))]);
+    bands.push(["right", Array.from({ length: depth }, (_, d) => at(w - 1 - d, y))]);
+  }
+  return bands;
+}
+
+async function checkFocusRing({ browser, url }) {
+  const page = await openPage(browser, `${url}?preset=why_so_tall`);
+  await page.keyboard.press("Tab");
+  const focus = await page.evaluate(() => ({ id: document.activeElement?.id,
+                                             visible: document.activeElement?.matches(":focus-visible") }));
+  if (focus.id !== "canvas" || !focus.visible) fail(`the first Tab focused ${JSON.stringify(focus)}, not the canvas`);
+  const box = await page.evaluate(() => {
+    const r = document.getElementById("canvas").getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+  // The canvas's box and 4 px around it, within the window (the canvas fills it).
+  const clip = { x: Math.max(0, box.x - 4), y: Math.max(0, box.y - 4) };
+  clip.width = Math.min(VIEWPORT.width, box.x + box.width + 4) - clip.x;
+  clip.height = Math.min(VIEWPORT.height, box.y + box.height + 4) - clip.y;
+  await page.waitForTimeout(300);
+  const focused = decodePng(await page.screenshot({ clip }));
+  await page.keyboard.press("Shift+Tab");  // out of the page: the canvas loses the focus
+  const after = await focusedIn(page);
+  if (after.name === "#canvas") fail("Shift+Tab left the focus on the canvas");
+  await page.waitForTimeout(300);
+  const plain = decodePng(await page.screenshot({ clip }));
+  const near = (p) => Math.max(...p.map((v, i) => Math.abs(v - RING[i]))) <= 40;
+  const ringed = (band) => band.slice(0, 4).some(near);
+  const withFocus = edgeBands(focused, 4), without = edgeBands(plain, 4);
+  const missing = withFocus.filter(([, band]) => !ringed(band)).map(([edge]) => edge);
+  if (missing.length > 0.05 * withFocus.length) {
+    fail(`focused, the canvas's edge lacks the ring at ${missing.length} of ${withFocus.length} places ` +
+         `(${[...new Set(missing)].join(", ")})`);
+  }
+  const stray = without.filter(([, band]) => ringed(band)).length;
+  if (stray > 0.05 * without.length) fail(`without the focus, ${stray} of ${without.length} edge places have the ring's colour`);
+  // The ring against what the canvas shows there without it: at least 3:1 everywhere.
+  let worst = Infinity;
+  withFocus.forEach(([, band], k) => {
+    const ring = band.find(near);
+    if (ring) worst = Math.min(worst, contrast(ring, without[k][1][1]));
+  });
+  if (!(worst >= 3)) fail(`the ring's contrast with the canvas under it is ${worst.toFixed(2)}:1 somewhere, under 3:1`);
+  checkNoProblems(page, "focus-ring");
+  ok(`focus-ring: Tab focuses the canvas and its edge shows the ring at ${withFocus.length - missing.length} of ` +
+     `${withFocus.length} places (contrast at least ${worst.toFixed(2)}:1 with the canvas); unfocused, at ${stray}`);
+}
+
+// ---------------------------------------------------------------------------------------
+// heading: the accessibility tree has the product's name as its h1, in both languages
+// ---------------------------------------------------------------------------------------
+
+async function checkHeading({ browser, url }) {
+  const page = await openPage(browser, `${url}?preset=why_so_tall`);
+  await page.waitForTimeout(SETTLE_MS);  // the loading card has faded out, its title with it
+  const cdp = await page.context().newCDPSession(page);
+  const h1 = async () => {
+    const { nodes } = await cdp.send("Accessibility.getFullAXTree");
+    return nodes.filter((n) => !n.ignored && n.role?.value === "heading" &&
+                               n.properties?.some((p) => p.name === "level" && p.value.value === 1))
+      .map((n) => n.name?.value ?? "");
+  };
+  const en = await h1();
+  if (en.length !== 1 || en[0] !== "Attention Playground") fail(`the page's h1 headings are ${JSON.stringify(en)}`);
+  await page.evaluate(() => window.attentionPlayground.setLanguage("zh"));
+  await page.waitForTimeout(SETTLE_MS);
+  const zh = await h1();
+  if (zh.length !== 1 || zh[0] !== "注意力游乐场") fail(`in Chinese the page's h1 headings are ${JSON.stringify(zh)}`);
+  checkNoProblems(page, "heading");
+  ok(`heading: after loading, one h1 in the accessibility tree: "${en[0]}", in Chinese "${zh[0]}"`);
+}
+
+const CHECKS = {
+  "table-focus": checkTableFocus,
+  "embed-tab": checkEmbedTab,
+  "focus-ring": checkFocusRing,
+  heading: checkHeading,
+};
+
+runChecks(CHECKS, {
+  checkMs: 80000,
+  run: (name, ctx) => CHECKS[name](ctx),
+});
