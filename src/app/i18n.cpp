@@ -91,6 +91,12 @@ const std::pair<const char*, const char*> kZh[] = {
      "拼接，再由 W_o 混合。"},
     {"Words in this step", "这一步用到的词"},
     {"Settings", "设置"},
+    // The table view's training line and its announcements (api.cpp, accessible).
+    {"step %d", "第 %d 步"},
+    {"Training started: %s.", "训练开始：%s。"},
+    {"Training: %s.", "训练中：%s。"},
+    {"Training paused: %s.", "训练已暂停：%s。"},
+    {"Training converged and paused by itself: %s.", "训练已收敛，自动暂停：%s。"},
     // Training (panel_controls.cpp).
     {"Train", "训练"},
     {"%d of %d", "第 %d 个，共 %d 个"},
@@ -116,6 +122,13 @@ const std::pair<const char*, const char*> kZh[] = {
      "训练时输入保持不变；梯度说明如果这个数变了，损失会怎样变。"},
     {"train (play)", "训练（播放）"},
     {"step %d, loss %.3g", "第 %d 步，损失 %.3g"},
+    {"step \xe2\x86\x92   loss: log scale \xe2\x86\x91",
+     "步数 \xe2\x86\x92   损失：对数刻度 \xe2\x86\x91"},
+    {"The spike at step %d: one update overshot and the loss jumped %.0f times above its "
+     "lowest. A step that is too large where the loss surface is steep does this; a smaller "
+     "learning rate avoids it.",
+     "第 %d 步的尖峰：一次更新冲过了头，损失跳到此前最低值的 %.0f 倍。损失曲面陡峭的地方步子"
+     "太大就会这样；调小学习率可以避免。"},
     {"Pick a toy task, or give the scenario a \"target\", then Train.",
      "选一个玩具任务，或给场景一个 \"target\"，然后点“训练”。"},
     {"Train moves the weights toward the target, step by step.",

@@ -425,6 +425,85 @@ void draw_regression(AppState& s) {
                true);
 }
 
+// The last spike of the loss among `losses` (a step whose loss is 10 times the lowest before
+// it, after a fall), or -1.
+int last_spike(const std::vector<float>& losses, size_t first) {
+  int spike = -1;
+  float lowest = FLT_MAX;
+  for (size_t k = first; k < losses.size(); ++k) {
+    if (k > first && losses[k] > 10.0f * lowest && losses[k] > losses[k - 1] * 3.0f)
+      spike = static_cast<int>(k);
+    lowest = std::min(lowest, losses[k]);
+  }
+  return spike;
+}
+
+// The loss curve with its axes: the loss on a log scale (it falls by orders of magnitude),
+// one grid line per power of ten, the steps along the bottom; the last 2000 steps at most.
+// Under it, a spike explained when one happened.
+void loss_chart(const std::vector<float>& losses) {
+  const size_t first = losses.size() > 2000 ? losses.size() - 2000 : 0;
+  float lo = FLT_MAX, hi = -FLT_MAX;
+  std::vector<float> logs;
+  for (size_t k = first; k < losses.size(); ++k) {
+    logs.push_back(std::log10(std::max(losses[k], 1e-12f)));
+    lo = std::min(lo, logs.back());
+    hi = std::max(hi, logs.back());
+  }
+  const int top = static_cast<int>(std::ceil(hi)), bottom = static_cast<int>(std::floor(lo));
+  const int decades = std::max(1, top - bottom);
+  const int every = (decades + 3) / 4;  // at most about 5 labelled lines
+  const float line_h = ImGui::GetTextLineHeight();
+  const float label_w = ImGui::CalcTextSize("1e-10").x + 6.0f;
+  const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetFontSize() * 6.0f;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const ImVec2 g0(p0.x + label_w, p0.y + line_h * 0.5f), g1(p0.x + w - 4.0f, g0.y + h);
+  ImGui::Dummy(ImVec2(w, h + line_h * 2.6f));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  dl->AddRectFilled(g0, g1, IM_COL32(255, 255, 255, 255));
+  const float span = static_cast<float>(top == bottom ? 1 : top - bottom);
+  const auto y_of = [&](float log_loss) {
+    return g1.y - (log_loss - bottom) / span * (g1.y - g0.y);
+  };
+  for (int d = bottom; d <= std::max(top, bottom + 1); ++d) {
+    if ((d - bottom) % every) continue;
+    const float y = y_of(static_cast<float>(d));
+    dl->AddLine(ImVec2(g0.x, y), ImVec2(g1.x, y), IM_COL32(226, 229, 235, 255));
+    char label[16];
+    std::snprintf(label, sizeof label, "%g", std::pow(10.0, d));
+    const ImVec2 ts = ImGui::CalcTextSize(label);
+    dl->AddText(ImVec2(g0.x - ts.x - 4.0f, y - ts.y * 0.5f), dim, label);
+  }
+  dl->AddRect(g0, g1, IM_COL32(200, 205, 214, 255));
+  std::vector<ImVec2> line;
+  const float dx = logs.size() > 1 ? (g1.x - g0.x) / static_cast<float>(logs.size() - 1) : 0.0f;
+  for (size_t k = 0; k < logs.size(); ++k) line.push_back(ImVec2(g0.x + dx * k, y_of(logs[k])));
+  if (line.size() == 1) line.push_back(ImVec2(g1.x, line[0].y));
+  dl->AddPolyline(line.data(), static_cast<int>(line.size()), IM_COL32(46, 99, 201, 255), 0, 2.0f);
+  // The steps: the first shown at the left, the last at the right, "step" between.
+  char left[32], right[32];
+  std::snprintf(left, sizeof left, "%d", static_cast<int>(first) + 1);
+  std::snprintf(right, sizeof right, "%d", static_cast<int>(losses.size()));
+  const float ly = g1.y + 2.0f;
+  dl->AddText(ImVec2(g0.x, ly), dim, left);
+  dl->AddText(ImVec2(g1.x - ImGui::CalcTextSize(right).x, ly), dim, right);
+  const char* axis = T("step \xe2\x86\x92   loss: log scale \xe2\x86\x91");
+  dl->AddText(ImVec2(g0.x + (g1.x - g0.x - ImGui::CalcTextSize(axis).x) * 0.5f, ly), dim, axis);
+  const int spike = last_spike(losses, first);
+  if (spike >= 0) {
+    char text[400];
+    std::snprintf(text, sizeof text,
+                  T("The spike at step %d: one update overshot and the loss jumped %.0f times "
+                    "above its lowest. A step that is too large where the loss surface is steep "
+                    "does this; a smaller learning rate avoids it."),
+                  spike + 1,
+                  static_cast<double>(losses[spike] / *std::min_element(losses.begin() + first,
+                                                                        losses.begin() + spike)));
+    text_wrapped(text, true);
+  }
+}
+
 void section_train(AppState& s) {
   AppState::Training& tr = s.training;
   const char* lang = s.lang == Lang::kZh ? "zh" : "en";
@@ -487,16 +566,11 @@ void section_train(AppState& s) {
     ImGui::EndCombo();
   }
   if (!tr.losses.empty()) {
-    // The loss curve, on a log scale (it falls by orders of magnitude).
-    std::vector<float> logs;
-    const size_t first = tr.losses.size() > 2000 ? tr.losses.size() - 2000 : 0;
-    for (size_t k = first; k < tr.losses.size(); ++k)
-      logs.push_back(std::log10(std::max(tr.losses[k], 1e-12f)));
-    char overlay[96];
-    std::snprintf(overlay, sizeof overlay, T("step %d, loss %.3g"),
-                  static_cast<int>(tr.losses.size()), static_cast<double>(tr.losses.back()));
-    ImGui::PlotLines("##loss", logs.data(), static_cast<int>(logs.size()), 0, overlay, FLT_MAX,
-                     FLT_MAX, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4));
+    char where[96];
+    std::snprintf(where, sizeof where, T("step %d, loss %.3g"), static_cast<int>(tr.losses.size()),
+                  static_cast<double>(tr.losses.back()));
+    ImGui::TextUnformatted(where);
+    loss_chart(tr.losses);
     if (const scenario::TaskCheck* check = s.task_check()) text_wrapped(check->text.in(lang), true);
     if (tr.converged && !tr.playing)
       text_wrapped(T("Paused by itself: the loss fell below 0.000001, so the weights are "

@@ -282,9 +282,11 @@ const std::vector<TaskInfo>& task_list() {
            0.2, 400, 0.01, 0.9),
       with("kernel_regression",
            {"kernel regression (Nadaraya–Watson)", "核回归（Nadaraya–Watson）"},
-           {"Each point is predicted from the others, weighted by a Gaussian kernel of the "
-            "distance: training finds the width σ that predicts best (it began at 1).",
-            "每个点由其他点预测，权重是距离的高斯核：训练找到预测得最好的宽度 σ（开始时为 1）。"},
+           {"Each point is predicted from the others, weighted by a kernel of the distance that "
+            "begins as a Gaussian of width σ = 1. Training moves all four entries of W, so it "
+            "may reshape the kernel, not only widen or narrow it.",
+            "每个点由其他点预测，权重来自距离的核函数，开始时是宽度 σ = 1 的高斯核。训练会改动 W "
+            "的全部四个元素，所以它可能改变核的形状，而不只是把核变宽或变窄。"},
            {"The kernel's width is now σ = %.2f (it began at 1).",
             "核的宽度现在是 σ = %.2f（开始时为 1）。"},
            0.1, 400, 0.5, 0.0),
@@ -376,10 +378,29 @@ TaskCheck check_task(const TaskInfo& task, const Scenario& s, const attn::Trace&
     c.value = rows > 0 ? sum / rows : 0.0;
     c.passed = c.loss < task.loss_below && c.value >= task.share_above;
   } else {
-    // Kernel regression: W(0, 0) = 1/σ².
-    const double w = s.W.size() ? s.W(0, 0) : 0.0;
-    c.value = w > 0 ? 1.0 / std::sqrt(w) : INFINITY;
+    // Kernel regression: W = [[1/σ², 0], [0, −1/(2σ²)]] is a Gaussian of width σ. Training
+    // moves all four entries; σ is reported only while W still has that shape.
+    const attn::Matrix w = s.W.size() == 4 ? s.W : attn::Matrix::Zero(2, 2);
+    const double a = w(0, 0);
+    const bool gaussian = a > 0 && std::fabs(w(0, 1)) < 0.05 * a && std::fabs(w(1, 0)) < 0.05 * a &&
+                          std::fabs(w(1, 1) + 0.5 * a) < 0.05 * a;
+    c.value = a > 0 ? 1.0 / std::sqrt(a) : INFINITY;
     c.passed = c.loss < task.loss_below;
+    if (!gaussian) {
+      char en[400], zh[400];
+      std::snprintf(en, sizeof en,
+                    "W is now [[%.2f, %.2f], [%.2f, %.2f]] (it began as [[1, 0], [0, -0.5]], a "
+                    "Gaussian of width 1). With all four entries moved the kernel is no longer "
+                    "a Gaussian of the distance: it is the shape that predicted these points best.",
+                    w(0, 0), w(0, 1), w(1, 0), w(1, 1));
+      std::snprintf(
+          zh, sizeof zh,
+          "W 现在是 [[%.2f, %.2f], [%.2f, %.2f]]（开始时是 [[1, 0], [0, -0.5]]，即宽度为 1 "
+          "的高斯核）。四个元素都变了，核已不再是距离的高斯函数，而是最能预测这些点的形状。",
+          w(0, 0), w(0, 1), w(1, 0), w(1, 1));
+      c.text = {en, zh};
+      return c;
+    }
   }
   char en[256], zh[256];
   std::snprintf(en, sizeof en, task.check.en.c_str(), c.value);
