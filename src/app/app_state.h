@@ -275,7 +275,9 @@ struct AppState {
   struct SharedRanges {
     uint64_t revision = ~uint64_t{0};
     int head = -1, batch = -1;
-    float scores = 0.0f, activations = 0.0f;  // the largest |value| of each group
+    // The largest |value| of each group: the scores; the queries, keys, Q and K (compared);
+    // the values, V and the outputs (activations).
+    float scores = 0.0f, activations = 0.0f, compared = 0.0f;
   } shared_ranges;
   PositionalPanel positional;
   PlanePanel plane;

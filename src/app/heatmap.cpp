@@ -392,6 +392,29 @@ float Heatmaps::cells(const HeatmapSpec& spec, const Layout& l, const HeatmapRes
   return size;
 }
 
+// The two ends of a colour bar at one precision: the larger end to three significant digits
+// and the other to as many decimals ("−3.00" and "3.16", not "−2.998" and "3.164"; "−0.92"
+// and "1.00"). Numbers too large or too small for that are written as num() writes them.
+static void legend_ends(float lo, float hi, std::string* lo_text, std::string* hi_text) {
+  const float big = std::max(std::fabs(lo), std::fabs(hi));
+  if (!std::isfinite(lo) || !std::isfinite(hi) || big >= 1e5f || big < 1e-3f) {
+    *lo_text = num(lo);
+    *hi_text = num(hi);
+    return;
+  }
+  const int decimals = std::clamp(2 - static_cast<int>(std::floor(std::log10(big))), 0, 4);
+  const auto write = [decimals](float v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", decimals, static_cast<double>(v));
+    std::string out = text;
+    if (out.find_first_not_of("-0.") == std::string::npos) out = out.substr(out[0] == '-');
+    if (!out.empty() && out[0] == '-') out = "\xe2\x88\x92" + out.substr(1);  // a real minus
+    return out;
+  };
+  *lo_text = write(lo);
+  *hi_text = write(hi);
+}
+
 // The grid of a hidden matrix: every cell the same grey, a "?" in those large enough for one.
 void Heatmaps::hidden_cells(const Layout& l) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -499,7 +522,8 @@ float Heatmaps::legend(const HeatmapSpec& spec, Layout* l) {
   const ImVec2 g0 = l->g0, g1 = l->g1;
   const float y = g1.y + line_h * 0.5f;
   const float bar_h = line_h * 0.7f;
-  std::string lo_text = num(l->lo), hi_text = num(l->hi);
+  std::string lo_text, hi_text;
+  legend_ends(l->lo, l->hi, &lo_text, &hi_text);
   float lo_w = ImGui::CalcTextSize(lo_text.c_str()).x;
   float hi_w = ImGui::CalcTextSize(hi_text.c_str()).x;
   // The bar and its two numbers stay inside the widget's width: "lo [bar] hi" on one line,

@@ -225,19 +225,26 @@ void update_shared_ranges(AppState& s, int head, int batch) {
   AppState::SharedRanges& r = s.shared_ranges;
   if (r.revision == s.revision && r.head == head && r.batch == batch) return;
   const attn::Trace& t = s.trace;
-  float act = std::max({largest(t.queries[batch]), largest(t.keys[batch]), largest(t.values[batch]),
-                        largest(t.concat[batch]), largest(t.output[batch])});
-  for (const attn::HeadTrace& h : t.heads) act = std::max(act, largest(h.output[batch]));
+  // Two groups: what is compared (the queries and keys, Q and K: their dot products are the
+  // scores) and what is carried (the values, V, the heads' outputs, their concatenation and
+  // the output: O, an average of V's rows, never looks stronger than V). Keys of ones beside
+  // values up to 39 (textbook_ones) would be blank on one scale.
+  float compared = std::max(largest(t.queries[batch]), largest(t.keys[batch]));
+  float carried =
+      std::max({largest(t.values[batch]), largest(t.concat[batch]), largest(t.output[batch])});
+  for (const attn::HeadTrace& h : t.heads) carried = std::max(carried, largest(h.output[batch]));
   // Q, K, V are kept by a full trace; a lean one computes them with the head's scores, only
   // when a step shows them.
   if (!s.lean) {
     const attn::HeadTrace& h = t.heads[head];
-    act = std::max({act, largest(h.q[batch]), largest(h.k[batch]), largest(h.v[batch])});
+    compared = std::max({compared, largest(h.q[batch]), largest(h.k[batch])});
+    carried = std::max(carried, largest(h.v[batch]));
   }
   r.revision = s.revision;
   r.head = head;
   r.batch = batch;
-  r.activations = act;
+  r.activations = carried;
+  r.compared = compared;
   r.scores = -1.0f;  // computed when first asked (it may compute a lean trace's head)
 }
 
@@ -256,7 +263,9 @@ ValueRange matrix_range(AppState& s, MatrixKind k, int head, int batch) {
     return r;
   update_shared_ranges(s, head, batch);
   AppState::SharedRanges& shared = s.shared_ranges;
-  float a = shared.activations;
+  const bool compared_side = k == MatrixKind::kQueries || k == MatrixKind::kKeys ||
+                             k == MatrixKind::kQ || k == MatrixKind::kK;
+  float a = compared_side ? shared.compared : shared.activations;
   if (rule == RangeRule::kScores) {
     if (shared.scores < 0.0f) {
       // S and S' (M's unmasked cells are those of S'; its masked ones hold the mask value,

@@ -50,7 +50,8 @@ enum class RangeRule {
   kData,         // its own finite values (symmetric around 0 on the diverging palette)
   kWeights,      // 0 to 1; from the data when dropout scales the survivors above 1
   kScores,       // S, S' and M of one head and batch item share ±(largest |S| or |S'|)
-  kActivations,  // X, Q, K, V, the head outputs, their concatenation and the output share one
+  kActivations,  // X, Q and K share one scale (they are compared); V, the head outputs, their
+                 // concatenation and the output another (what is carried)
 };
 
 // What the rows or the columns of a matrix are, and so how they are labelled.

@@ -242,6 +242,18 @@ void view_inputs(Ctx& c, ImVec2 avail) {
     x.size = ImVec2(w, avail.y);
     x.values = &s.problem.queries[c.b];
     x.editable = true;
+    // X, PE and X + PE are added: one colour scale for the three (unless each is scaled
+    // alone), so that a cell's colour in the sum is the colours above it added.
+    const attn::Matrix* pe_m = pe ? matrix_of(s, MatrixKind::kPositional, c.head, c.b) : nullptr;
+    const attn::Matrix* sum = pe ? matrix_of(s, MatrixKind::kQueries, c.head, c.b) : nullptr;
+    ValueRange added;
+    if (pe && pe_m && sum && !s.scale_alone) {
+      const float top = std::max({x.values->size() ? x.values->cwiseAbs().maxCoeff() : 0.0f,
+                                  pe_m->size() ? pe_m->cwiseAbs().maxCoeff() : 0.0f,
+                                  sum->size() ? sum->cwiseAbs().maxCoeff() : 0.0f});
+      if (std::isfinite(top) && top > 0.0f) added = ValueRange{true, -top, top};
+      x.values_range = added;
+    }
     edit(block(c, MatrixKind::kQueries, x), 'x');
     if (pe) {
       operator_sign("+", avail.y * 0.5f);
@@ -249,10 +261,13 @@ void view_inputs(Ctx& c, ImVec2 avail) {
       d.id = "pe";
       d.caption = "PE";
       d.size = ImVec2(w, avail.y);
+      d.values = pe_m;
+      d.values_range = added;
       block(c, MatrixKind::kPositional, d);
       operator_sign("=", avail.y * 0.5f);
       d.id = "xpe";
       d.caption = "X + PE";
+      d.values = sum;
       block(c, MatrixKind::kQueries, d);
     }
     return;
@@ -279,12 +294,15 @@ void view_inputs(Ctx& c, ImVec2 avail) {
   } inputs[] = {{"q", T("queries"), MatrixKind::kQueries, s.problem.queries, 'q'},
                 {"k", T("keys"), MatrixKind::kKeys, s.problem.keys, 'k'},
                 {"v", T("values"), MatrixKind::kValues, s.problem.values, 'v'}};
-  // One colour scale for the three, around 0, as for Q, K and V (unless each is scaled alone).
+  // Queries and keys are compared (their dot products are the scores): one colour scale for
+  // the two, around 0 (unless each is scaled alone). The values are another space, and often
+  // another size (up to 39 against keys of ones in textbook_ones), so they get their own:
+  // a shared one would leave the smaller matrix blank.
   ValueRange shared;
   if (!s.scale_alone) {
     float top = 0.0f;
     for (const auto& in : inputs)
-      if (c.b < static_cast<int>(in.raw.size()) && in.raw[c.b].size() > 0)
+      if (in.which != 'v' && c.b < static_cast<int>(in.raw.size()) && in.raw[c.b].size() > 0)
         top = std::max(top, in.raw[c.b].cwiseAbs().maxCoeff());
     if (std::isfinite(top) && top > 0.0f) shared = ValueRange{true, -top, top};
   }
@@ -295,7 +313,7 @@ void view_inputs(Ctx& c, ImVec2 avail) {
     d.caption = in.caption;
     d.size = ImVec2(w, height_for(in.raw));
     d.values = &in.raw[c.b];
-    d.values_range = shared;
+    d.values_range = in.which == 'v' ? ValueRange{} : shared;
     d.editable = true;
     edit(block(c, in.kind, d), in.which);
   }

@@ -145,12 +145,26 @@ TEST_CASE("compared matrices share a colour scale: S' = S/√d looks fainter tha
   REQUIRE(scaled == cell / 2.0f);
   CHECK(std::fabs(position(s, cell) - position(s2, scaled)) > 0.2f);
   CHECK(std::fabs(position(s2, scaled) - 0.5f) < std::fabs(position(s, cell) - 0.5f));
-  // X, Q, K, V and O share one: O, a weighted average of V's rows, is never stronger than V.
+  // V and O share one: O, a weighted average of V's rows, is never stronger than V; X, Q and
+  // K (compared with each other) another.
   const ui::ValueRange v = ui::matrix_range(app, MatrixKind::kV, 0, 0);
   const ui::ValueRange o = ui::matrix_range(app, MatrixKind::kHeadOutput, 0, 0);
   const ui::ValueRange x = ui::matrix_range(app, MatrixKind::kQueries, 0, 0);
-  CHECK((v.fixed && o.lo == v.lo && o.hi == v.hi && x.hi == v.hi));
+  const ui::ValueRange k = ui::matrix_range(app, MatrixKind::kK, 0, 0);
+  CHECK((v.fixed && o.lo == v.lo && o.hi == v.hi));
+  CHECK((x.fixed && k.lo == x.lo && k.hi == x.hi));
   CHECK(v.hi == 3.0f);
+  CHECK(x.hi == 3.0f);
+  {
+    // Keys of ones beside values up to 39 (textbook_ones): the keys keep a scale of their own
+    // size, not one the values set (where they looked blank).
+    ui::AppState ones = loaded(R"({"version": 1, "queries": [[1, 0.5]],
+      "keys": [[1, 1], [1, 1], [1, 1]], "values": [[3], [20], [39]]})");
+    const ui::ValueRange kk = ui::matrix_range(ones, MatrixKind::kKeys, 0, 0);
+    const ui::ValueRange vv = ui::matrix_range(ones, MatrixKind::kValues, 0, 0);
+    CHECK(kk.hi == 1.0f);
+    CHECK(vv.hi == 39.0f);
+  }
   // "Scale each matrix alone": every matrix but the weights from its own values again, and
   // then S and S' of the same cell look alike.
   app.scale_alone = true;
