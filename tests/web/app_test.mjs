@@ -459,6 +459,11 @@ async function checkSteps({ page, opts }) {
 // score); V and O share one too.
 async function checkSharedScale({ page, opts }) {
   await setScenario(page, JSON.parse(readFileSync(presetPath(opts, "why_so_tall"), "utf8")), "why_so_tall");
+  // Its question on the scores step hides S until answered: shown, so that S has its colours.
+  await page.evaluate(() => {
+    const ap = window.attentionPlayground;
+    for (const q of ap.getQuiz()) ap.answerQuiz(q.question, { show: true });
+  });
   const trace = await page.evaluate(() => window.attentionPlayground.getTrace());
   const S = trace.heads[0].scores[0], S2 = trace.heads[0].scaled[0];
   // The cell with the largest score.
