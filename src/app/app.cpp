@@ -304,7 +304,12 @@ void App::frame() {
     static ImVec2 tip_size(0.0f, 0.0f);
     place_tooltip_beside(state.hover_cell, tip_size);
     ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 26.0f);
+    // 26 em, or what the screen holds beside the tooltip's padding (a phone's 390 px).
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float room =
+        vp->WorkSize.x - 2.0f * (st.WindowPadding.x + st.DisplaySafeAreaPadding.x) - 8.0f;
+    ImGui::PushTextWrapPos(
+        std::max(ImGui::GetFontSize() * 10.0f, std::min(ImGui::GetFontSize() * 26.0f, room)));
     draw_details(state);
     ImGui::PopTextWrapPos();
     tip_size = ImGui::GetWindowSize();
