@@ -1489,7 +1489,7 @@
   const tableToggle = document.getElementById("table-toggle");
   const pageTitle = document.getElementById("page-title");
   const PRODUCT = { en: "Attention Playground", zh: "注意力游乐场" };
-  let lastAnnounced = "", lastLesson = "", lastQuizLine = "";
+  let lastAnnounced = "", lastLesson = "", lastQuizLine = "", lastNote = "";
   let moveCellCursor = () => {};  // the table view's arrow keys (matrixTable sets it)
   let cellCursor = "";  // the data-key of the cell that Tab comes back to in the table
   let refocusing = false;  // the focus is being put back after a redraw (refocus)
@@ -1599,20 +1599,102 @@
     showTexts(d);
     const focused = document.activeElement;
     const key = focusKey(focused);
+    const t = getJson("ap_training");
     const parts = [...lessonParts(d), ...quizParts(d), ...matrixParts(d.matrix, d.texts, fromApp),
-                   settingsPart(d.texts)];  // the settings after the matrix: the step comes first
+                   settingsPart(d.texts),  // the settings after the matrix: the step comes first
+                   ...trainingParts(t, d.texts)];  // what the settings' train (play) is doing
     bodyParts.place(a11yBody, parts);
     setTabbable(a11y.classList.contains("shown"));
     if (key && !focused.isConnected) refocus(focused, key);
-    // Each step change is announced, with the lesson when that changed too; else a verdict.
+    // Each step change is announced, with the lesson when that changed too, and the step's
+    // open question (the note waits for its answer, as on the canvas) or else its note; else a
+    // verdict, with the note it uncovered. Training says when it starts, pauses and converges.
+    const said = [];
     const quizLine = (d.quiz ?? []).filter((q) => q.answered).map((q) => `${q.verdict} ${q.why}`).pop() ?? "";
     const lesson = d.lesson !== lastLesson && d.lesson_place ? `${d.lesson_place}: ${d.lesson}. ` : "";
-    const line = `${lesson}${d.heading}. ${d.explanation}`;
-    if (announce && line !== lastAnnounced) announcer.textContent = line;
-    else if (quizLine && quizLine !== lastQuizLine) announcer.textContent = quizLine;
+    const open = (d.quiz ?? []).find((q) => !q.answered);
+    const colon = d.lang === "zh" ? "：" : ": ";
+    const extra = open ? ` ${d.texts.predict}${colon}${open.ask}` : d.note ? ` ${d.note}` : "";
+    const line = `${lesson}${d.heading}. ${d.explanation}${extra}`;
+    if (announce && line !== lastAnnounced) {
+      said.push(line);
+    } else if (quizLine && quizLine !== lastQuizLine) {
+      said.push(quizLine);
+      if (d.note && d.note !== lastNote) said.push(d.note);
+    }
+    const news = trainingNews(t, d.texts);
+    if (news) said.push(news);
+    if (said.length) announcer.textContent = said.join(" ");
     lastQuizLine = quizLine;
     lastAnnounced = line;
     lastLesson = d.lesson;
+    lastNote = d.note;
+  }
+
+  // Training, as the Train section shows it: "step 600, loss 0.0031" (the canvas's printf
+  // formats, %.3g too), in a sentence of the view's texts.
+  function printf(format, ...values) {
+    return format.replace(/%(\.\d+)?([dsg])/g, (all, precision, kind) => {
+      if (!values.length) return all;
+      const v = values.shift();
+      if (kind === "d") return String(Math.trunc(v));
+      if (kind === "g") return formatG(v, precision ? Number(precision.slice(1)) : 6);
+      return String(v);
+    });
+  }
+  function formatG(x, precision) {
+    if (!Number.isFinite(x)) return String(x);
+    if (x === 0) return "0";
+    const p = Math.max(1, precision);
+    const trim = (text) => (text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text);
+    const [mantissa, exponent] = x.toExponential(p - 1).split("e");
+    const e = Number(exponent);
+    if (e < -4 || e >= p) return `${trim(mantissa)}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+    return trim(x.toFixed(p - 1 - e));
+  }
+  function trainingWhere(t, texts) {
+    return typeof t.loss === "number" ? printf(texts.step_loss, t.step, t.loss) : printf(texts.step_only, t.step);
+  }
+  // The sentence for the training as it is now: playing, or paused (by the learner or,
+  // converged, by itself); then the task's check sentence ("Head 1 puts 0.97 of each row's
+  // weight on the token before.") when `withCheck`.
+  function trainingSentence(t, texts, withCheck) {
+    const format = t.playing ? texts.training_progress
+      : t.converged ? texts.training_converged : texts.training_paused;
+    const check = withCheck && t.check?.text ? ` ${t.check.text}` : "";
+    const error = !t.playing && t.error ? ` ${t.error}` : "";  // why it stopped, when it could not go on
+    return printf(format, trainingWhere(t, texts)) + check + error;
+  }
+
+  // The table view's training paragraph, while training plays and once it has taken steps.
+  // One element kept across redraws (its words change at every step), never focusable.
+  function trainingParts(t, texts) {
+    if (!t.playing && !(t.step > 0)) return [];
+    const p = bodyParts.get("training", [], () => element("p", { id: "a11y-training", className: "training" }));
+    setText(p, trainingSentence(t, texts, true));
+    return [p];
+  }
+
+  // What the live region says about training: that it started, paused or converged, and
+  // while it plays at most a line every TRAINING_SAY_MS (each step would flood a reader).
+  // A new task, a reset or another seed is the learner's own doing: nothing is said then.
+  const TRAINING_SAY_MS = 10000;
+  let trainingSeen = null, trainingSaidAt = 0;
+  function trainingNews(t, texts) {
+    const was = trainingSeen;
+    trainingSeen = { task: t.task, seed: t.seed, step: t.step, playing: t.playing };
+    if (!was || was.task !== t.task || was.seed !== t.seed || t.step < was.step) return "";
+    const now = performance.now();
+    if (t.playing && !was.playing) {
+      trainingSaidAt = now;
+      return printf(texts.training_started, trainingWhere(t, texts));
+    }
+    if (!t.playing && was.playing) return trainingSentence(t, texts, true);
+    if (t.playing && now - trainingSaidAt >= TRAINING_SAY_MS) {
+      trainingSaidAt = now;
+      return trainingSentence(t, texts, false);
+    }
+    return "";
   }
 
   // The page's language, its heading and the texts of the view's fixed elements.
@@ -1879,6 +1961,8 @@
   // them, after that frame; while a task trains (a "training" event every frame) at most two
   // a second, each one a new matrix for a screen reader to find its place in.
   const TRAINING_REDRAW_MS = 500;
+  const TRAINING_QUIET_MS = 700;  // no steps for this long: training has paused
+  let trainingQuiet = 0;
   let pendingRedraw = null;  // {announce} while a redraw is due
   let lastRedraw = 0, trainingUntil = 0;
   function renderSoon(announce) {
@@ -2054,9 +2138,12 @@
     }
     if (name === "training") {
       // Steps were taken: the link follows once they stop (the update waits 250 ms for quiet),
-      // and the table view is redrawn less often meanwhile (renderSoon).
+      // and the table view is redrawn less often meanwhile (renderSoon). Once they stop (a
+      // pause on the canvas sends no event), one more redraw says so (trainingNews).
       trainingUntil = performance.now() + 1000;
       scheduleLinkUpdate();
+      clearTimeout(trainingQuiet);
+      trainingQuiet = setTimeout(() => renderSoon(false), TRAINING_QUIET_MS);
       return;
     }
     if (name === "scenario" || name === "step" || name === "head" || name === "view") {

@@ -798,7 +798,15 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                 {"check", T("Check")},
                 {"show", T("Show me the answer")},
                 {"rows_cols", T("rows: %s, columns: %s")},
-                {"truncated", T("The first %d of %d rows and %d of %d columns.")}};
+                {"truncated", T("The first %d of %d rows and %d of %d columns.")},
+                // Training, read out and shown in the table view (web/app.js): the step and
+                // loss as the Train section writes them, in the sentences around them.
+                {"step_loss", T("step %d, loss %.3g")},
+                {"step_only", T("step %d")},
+                {"training_started", T("Training started: %s.")},
+                {"training_progress", T("Training: %s.")},
+                {"training_paused", T("Training paused: %s.")},
+                {"training_converged", T("Training converged and paused by itself: %s.")}};
   j["formula"] = s.trace.heads.empty() ? "" : step_formula(s.step, s.problem);
   j["explanation"] = s.trace.heads.empty() ? "" : T(step_explanation(s.step, s.problem));
   std::string note;

@@ -1,0 +1,264 @@
+// What a screen reader hears (issue 28, items 5 and 6), in headless Chromium: every text the
+// polite live region (#announce) gets is recorded with its time, while a learner drives the
+// page from the keyboard alone.
+//
+//   training      a toy task trained from the table view's "train (play)": the start, at most
+//                 one progress line per 8 s while it plays, the pause (English, the learner's)
+//                 or the convergence (Chinese, by itself) with the step, the loss and the
+//                 task's check sentence, and the table view's training paragraph saying the
+//                 same
+//   quiz-readout  a lesson's step with a question announces the question, not the note the
+//                 question still hides; the answer's verdict is announced and the note appears
+//                 in the table view; a step with a note and no question announces the note
+//
+//   node tests/web/reader_test.mjs --site DIR CHECK... | all
+import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
+
+const VIEWPORT = { width: 800, height: 600 };
+const TIMEOUT_MS = 30000;
+const SETTLE_MS = 600;  // several frames (40-180 ms each in SwiftShader): the app's events have come
+const PROGRESS_GAP_MS = 8000;  // the live region's training lines while playing: at most one per 8 s
+
+async function openPage(browser, url) {
+  const page = watchProblems(await browser.newPage({ viewport: VIEWPORT, reducedMotion: "reduce" }));
+  await page.goto(url);
+  try {
+    await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
+  } catch {
+    const status = await page.evaluate(() => document.getElementById("status")?.textContent ?? "");
+    fail(`the playground was not ready within ${TIMEOUT_MS / 1000} s (status: "${status}")`);
+  }
+  // Everything the live region is given from here on, with the page's clock.
+  await page.evaluate(() => {
+    window.heard = [];
+    const region = document.getElementById("announce");
+    new MutationObserver(() => window.heard.push({ t: performance.now(), text: region.textContent }))
+      .observe(region, { childList: true, characterData: true, subtree: true });
+  });
+  return page;
+}
+
+function checkNoProblems(page, when) {
+  if (page.problems.length > 0) fail(`${when}: ${page.problems.join("; ")}`);
+}
+
+// What has the focus: "body", "#id", "[data-key]" or the tag.
+function focusedIn(page) {
+  return page.evaluate(() => {
+    const e = document.activeElement;
+    if (!e || e === document.body) return "body";
+    return e.id ? `#${e.id}` : e.dataset?.key ? `[${e.dataset.key}]` : e.tagName.toLowerCase();
+  });
+}
+
+// Presses Tab (or Shift+Tab) until the focused element is `want`, at most `max` times.
+async function tabTo(page, want, { max = 60, back = false } = {}) {
+  const passed = [];
+  for (let k = 0; k < max; ++k) {
+    await page.keyboard.press(back ? "Shift+Tab" : "Tab");
+    const name = await focusedIn(page);
+    if (name === want) return;
+    passed.push(name);
+  }
+  fail(`${max} presses of ${back ? "Shift+Tab" : "Tab"} never reached ${want} (passed ${passed.join(" ")})`);
+}
+
+async function press(page, key, keep) {
+  await page.keyboard.press(key);
+  await page.waitForTimeout(SETTLE_MS);
+  const name = await focusedIn(page);
+  if (keep && name !== keep) fail(`${SETTLE_MS} ms after ${key} the focus is on ${name}, not ${keep}`);
+}
+
+const heard = (page) => page.evaluate(() => window.heard);
+
+// The page's printf for the Train section's "step %d, loss %.3g" (C's %.3g).
+function formatG(x, p) {
+  if (x === 0) return "0";
+  const trim = (text) => (text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text);
+  const [mantissa, exponent] = x.toExponential(p - 1).split("e");
+  const e = Number(exponent);
+  if (e < -4 || e >= p) return `${trim(mantissa)}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  return trim(x.toFixed(p - 1 - e));
+}
+function printf(format, ...values) {
+  return format.replace(/%(\.\d+)?([dsg])/g, (all, precision, kind) => {
+    const v = values.shift();
+    return kind === "d" ? String(v) : kind === "g" ? formatG(v, Number(precision?.slice(1) ?? 6)) : String(v);
+  });
+}
+// The words of a format before its first conversion: "Training paused: " of "Training paused: %s.".
+const lead = (format) => format.slice(0, format.indexOf("%"));
+
+// ---------------------------------------------------------------------------------------
+// training: start, progress, pause or convergence, read out and in the table view
+// ---------------------------------------------------------------------------------------
+
+async function trainIn(browser, url, lang) {
+  const page = await openPage(browser, `${url}?task=previous_token&seed=1&lang=${lang}`);
+  const ap = (fn, arg) => page.evaluate(fn, arg);
+  const { texts } = await ap(() => window.attentionPlayground.getAccessible());
+  if (!texts.training_started || !texts.step_loss) fail(`${lang}: getAccessible().texts has no training texts`);
+  const first = await ap(() => window.attentionPlayground.getTraining());
+  if (first.task !== "previous_token" || first.step !== 0) fail(`${lang}: the link loaded ${JSON.stringify(first).slice(0, 160)}`);
+
+  await tabTo(page, "#table-toggle", { max: 5 });
+  await press(page, "Enter", "#a11y");
+  if (lang === "en") {
+    // Slow (10 steps a second): it plays long enough for a progress line before it converges.
+    await tabTo(page, "#a11y-control-train_speed");
+    await press(page, "ArrowUp", "#a11y-control-train_speed");
+    const speed = await ap(() => window.attentionPlayground.getTraining().speed);
+    if (speed !== "slow") fail(`↑ in the training speed chose "${speed}", not slow`);
+    await tabTo(page, "#a11y-control-train", { max: 3, back: true });
+  } else {
+    await tabTo(page, "#a11y-control-train");
+  }
+  const t0 = await ap(() => performance.now());
+  await press(page, " ", "#a11y-control-train");
+  if (!(await ap(() => window.attentionPlayground.getTraining().playing))) fail(`${lang}: Space on train (play) did not start training`);
+
+  let t;
+  const settled = lead(lang === "en" ? texts.training_paused : texts.training_converged);
+  if (lang === "en") {
+    await page.waitForTimeout(12000);
+    await press(page, " ", "#a11y-control-train");  // pause
+    t = await ap(() => window.attentionPlayground.getTraining());
+    if (t.playing || t.converged) fail(`en: Space again did not pause: ${JSON.stringify(t).slice(0, 160)}`);
+  } else {
+    // Steady (60 steps a second): previous_token from seed 1 converges at step 428, in ~7 s.
+    try {
+      await page.waitForFunction(() => window.attentionPlayground.getTraining().converged, null,
+                                 { timeout: 25000, polling: 200 });
+    } catch {
+      fail(`zh: training did not converge within 25 s: ${JSON.stringify(await ap(() => window.attentionPlayground.getTraining())).slice(0, 200)}`);
+    }
+    t = await ap(() => window.attentionPlayground.getTraining());
+    if (t.playing) fail("zh: converged training is still playing");
+  }
+  // The redraw that says so comes within a redraw's wait (≤ 0.5 s) or training's quiet (0.7 s).
+  try {
+    await page.waitForFunction((words) => window.heard.some((h) => h.text.includes(words)), settled,
+                               { timeout: 3000, polling: 100 });
+  } catch {
+    fail(`${lang}: nothing announced "${settled}…" after the training stopped; heard ${JSON.stringify((await heard(page)).map((h) => h.text))}`);
+  }
+  const said = (await heard(page)).filter((h) => h.t >= t0);
+  const where = printf(texts.step_loss, t.step, t.loss);
+  const expected = `${printf(lang === "en" ? texts.training_paused : texts.training_converged, where)} ${t.check.text}`;
+  const stop = said.find((h) => h.text.includes(settled));
+  if (!stop.text.includes(expected)) fail(`${lang}: the live region said "${stop.text}", expected "${expected}"`);
+  if (lang === "zh" && !/[\u4e00-\u9fff]/.test(t.check.text + texts.training_converged)) {
+    fail(`zh: the check sentence is not Chinese: "${t.check.text}"`);
+  }
+
+  // The start, with a step near 0.
+  const startLead = lead(texts.training_started);
+  const start = said.find((h) => h.text.includes(startLead));
+  if (!start) fail(`${lang}: no start was announced; heard ${JSON.stringify(said.map((h) => h.text))}`);
+  const stepRe = new RegExp(texts.step_only.replace("%d", "(\\d+)"));
+  const startStep = Number(stepRe.exec(start.text.slice(start.text.indexOf(startLead)))?.[1]);
+  if (!(startStep >= 0 && startStep <= 10)) fail(`${lang}: the start was announced as "${start.text}"`);
+  if (start.t - t0 > 2000) fail(`${lang}: the start was announced ${Math.round(start.t - t0)} ms after Space`);
+
+  // While it played: at most one line per 8 s, each with its step and loss.
+  const progressLead = lead(texts.training_progress);
+  const playing = said.filter((h) => h.t < stop.t);
+  const progress = playing.filter((h) => h.text.includes(progressLead));
+  const times = [start.t, ...progress.map((h) => h.t)];
+  for (let k = 1; k < times.length; ++k) {
+    if (times[k] - times[k - 1] < PROGRESS_GAP_MS) {
+      fail(`${lang}: two training lines ${Math.round(times[k] - times[k - 1])} ms apart: ` +
+           `${JSON.stringify(playing.map((h) => h.text))}`);
+    }
+  }
+  if (playing.length !== 1 + progress.length) {
+    fail(`${lang}: while training played the live region also said ${JSON.stringify(playing.map((h) => h.text))}`);
+  }
+  const lossRe = new RegExp(texts.step_loss.replace("%d", "\\d+").replace("%.3g", "[-+.e\\d]+"));
+  for (const h of progress) if (!lossRe.test(h.text)) fail(`${lang}: a progress line without step and loss: "${h.text}"`);
+  if (lang === "en" && progress.length !== 1) {
+    fail(`en: 12 s of slow training gave ${progress.length} progress lines (one every ~10 s): ` +
+         `${JSON.stringify(progress.map((h) => h.text))}`);
+  }
+
+  // The table view's training paragraph says the same.
+  await page.waitForTimeout(SETTLE_MS);
+  const paragraph = await ap(() => document.querySelector("#a11y-body #a11y-training")?.textContent ?? null);
+  if (paragraph !== expected) fail(`${lang}: the table view's training paragraph says ${JSON.stringify(paragraph)}, expected "${expected}"`);
+  const focus = await focusedIn(page);
+  if (focus !== "#a11y-control-train") fail(`${lang}: after training the focus is on ${focus}`);
+  checkNoProblems(page, `training (${lang})`);
+  await page.close();
+  return `${lang}: "${start.text}"${progress.map((h) => ` +${((h.t - t0) / 1000).toFixed(1)} s "${h.text}"`).join("")}` +
+         ` +${((stop.t - t0) / 1000).toFixed(1)} s "${stop.text}"`;
+}
+
+async function checkTraining({ browser, url }) {
+  const en = await trainIn(browser, url, "en");
+  const zh = await trainIn(browser, url, "zh");
+  ok(`training: the live region said ${en}; ${zh}; the table view's paragraph the same`);
+}
+
+// ---------------------------------------------------------------------------------------
+// quiz-readout: a step's question read out instead of its hidden note; the verdict; the note
+// ---------------------------------------------------------------------------------------
+
+async function checkQuizReadout({ browser, url }) {
+  const page = await openPage(browser, `${url}?preset=why_so_tall`);
+  const ap = (fn, arg) => page.evaluate(fn, arg);
+  await tabTo(page, "#table-toggle", { max: 5 });
+  await press(page, "Enter", "#a11y");
+  await tabTo(page, "#a11y-control-step");
+  // The lesson opens at its question's step (index 2): ↑ to the step before, then ↓ to it.
+  for (let k = 0; k < 8 && (await ap(() => window.attentionPlayground.getView().step)) >= 2; ++k) {
+    await press(page, "ArrowUp", "#a11y-control-step");
+  }
+  for (let k = 0; k < 8 && (await ap(() => window.attentionPlayground.getView().step)) < 2; ++k) {
+    await press(page, "ArrowDown", "#a11y-control-step");
+  }
+  const d = await ap(() => window.attentionPlayground.getAccessible());
+  if (d.step !== 3) fail(`↓ in the step setting reached step ${d.step}, not 3`);
+  const q = d.quiz[0];
+  if (!q || q.answered) fail(`step 3 has no open question: ${JSON.stringify(d.quiz)}`);
+  if (d.note !== "") fail(`with its question open, step 3's note is shown: "${d.note}"`);
+  const asked = (await heard(page)).pop()?.text ?? "";
+  if (!asked.startsWith(d.heading) || !asked.includes(`${d.texts.predict}: ${q.ask}`)) {
+    fail(`at step 3 the live region said "${asked}", without "${d.texts.predict}: ${q.ask}"`);
+  }
+
+  // Answered from the keyboard: the verdict is read out, and the note appears.
+  await tabTo(page, "[q0 key 0]", { back: true, max: 40 });
+  const before = (await heard(page)).length;
+  await press(page, "Enter", "[q0 verdict]");
+  const a = await ap(() => window.attentionPlayground.getAccessible());
+  if (!a.quiz[0]?.answered) fail(`Enter on the first answer left the question open: ${JSON.stringify(a.quiz)}`);
+  const verdict = (await heard(page)).slice(before).map((h) => h.text).find((text) => text.includes(a.quiz[0].verdict));
+  if (!verdict) fail(`the verdict "${a.quiz[0].verdict}" was not announced: ${JSON.stringify((await heard(page)).slice(before))}`);
+  if (!a.note) fail("after the answer step 3 has no note");
+  if (asked.includes(a.note)) fail(`the step's announcement gave away the note: "${asked}"`);
+  const shown = await ap(() => document.querySelector("#a11y-body p.note")?.textContent ?? null);
+  if (shown !== a.note) fail(`after the answer the table view's note is ${JSON.stringify(shown)}, not "${a.note}"`);
+
+  // Step 4 has a note and no question: the note is read out with the step.
+  await tabTo(page, "#a11y-control-step");
+  await press(page, "ArrowDown", "#a11y-control-step");
+  const d4 = await ap(() => window.attentionPlayground.getAccessible());
+  const said4 = (await heard(page)).pop()?.text ?? "";
+  if (d4.step !== 4 || d4.quiz.length !== 0 || !d4.note) fail(`step 4 is ${JSON.stringify({ step: d4.step, quiz: d4.quiz, note: d4.note })}`);
+  if (!said4.startsWith(d4.heading) || !said4.includes(d4.note)) fail(`at step 4 the live region said "${said4}", without its note`);
+  checkNoProblems(page, "quiz-readout");
+  await page.close();
+  ok(`quiz-readout: step 3 announced "…${asked.slice(asked.indexOf(d.texts.predict), asked.indexOf(d.texts.predict) + 60)}…" ` +
+     `(no note); the answer "${verdict.slice(0, 50)}…", then the note in the table view; step 4 its note`);
+}
+
+const CHECKS = {
+  training: checkTraining,
+  "quiz-readout": checkQuizReadout,
+};
+
+runChecks(CHECKS, {
+  checkMs: 80000,
+  run: (name, ctx) => CHECKS[name](ctx),
+});
