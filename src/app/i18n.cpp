@@ -122,8 +122,8 @@ const std::pair<const char*, const char*> kZh[] = {
      "训练时输入保持不变；梯度说明如果这个数变了，损失会怎样变。"},
     {"train (play)", "训练（播放）"},
     {"step %d, loss %.3g", "第 %d 步，损失 %.3g"},
-    {"step \xe2\x86\x92   loss: log scale \xe2\x86\x91",
-     "步数 \xe2\x86\x92   损失：对数刻度 \xe2\x86\x91"},
+    {"step \xe2\x86\x92", "步数 \xe2\x86\x92"},
+    {"loss, on a log scale", "损失（对数刻度）"},
     {"The spike at step %d: one update overshot and the loss jumped %.0f times above its "
      "lowest. A step that is too large where the loss surface is steep does this; a smaller "
      "learning rate avoids it.",

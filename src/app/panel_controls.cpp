@@ -456,9 +456,10 @@ void loss_chart(const std::vector<float>& losses) {
   const float line_h = ImGui::GetTextLineHeight();
   const float label_w = ImGui::CalcTextSize("1e-10").x + 6.0f;
   const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetFontSize() * 6.0f;
+  ImGui::TextDisabled("%s", T("loss, on a log scale"));
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const ImVec2 g0(p0.x + label_w, p0.y + line_h * 0.5f), g1(p0.x + w - 4.0f, g0.y + h);
-  ImGui::Dummy(ImVec2(w, h + line_h * 2.6f));
+  ImGui::Dummy(ImVec2(w, h + line_h * 2.0f));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   dl->AddRectFilled(g0, g1, IM_COL32(255, 255, 255, 255));
@@ -488,8 +489,12 @@ void loss_chart(const std::vector<float>& losses) {
   const float ly = g1.y + 2.0f;
   dl->AddText(ImVec2(g0.x, ly), dim, left);
   dl->AddText(ImVec2(g1.x - ImGui::CalcTextSize(right).x, ly), dim, right);
-  const char* axis = T("step \xe2\x86\x92   loss: log scale \xe2\x86\x91");
-  dl->AddText(ImVec2(g0.x + (g1.x - g0.x - ImGui::CalcTextSize(axis).x) * 0.5f, ly), dim, axis);
+  const char* axis = T("step \xe2\x86\x92");
+  const float axis_w = ImGui::CalcTextSize(axis).x;
+  const float left_end = g0.x + ImGui::CalcTextSize(left).x + 6.0f;
+  const float right_start = g1.x - ImGui::CalcTextSize(right).x - 6.0f;
+  if (right_start - left_end >= axis_w)  // between the two numbers when it fits
+    dl->AddText(ImVec2((left_end + right_start - axis_w) * 0.5f, ly), dim, axis);
   const int spike = last_spike(losses, first);
   if (spike >= 0) {
     char text[400];
