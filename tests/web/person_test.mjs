@@ -288,4 +288,4 @@ const CHECKS = {
   "lessons-phone": (ctx) => checkLessons(ctx, [{ width: 390, height: 844 }]),
 };
 
-runChecks(CHECKS, { run: (name, ctx) => CHECKS[name](ctx), checkMs: 240000 });
+runChecks(CHECKS, { run: (name, ctx) => CHECKS[name](ctx), checkMs: 420000 });
