@@ -441,6 +441,11 @@
     if (param("panels") !== null) call("ap_set_panels", null, ["string"], [nameList(param("panels")).join(",")]);
     if (param("hide") !== null) call("ap_hide_controls", null, ["string"], [nameList(param("hide")).join(",")]);
     if (embedded) call("ap_set_embed", null, ["number"], [1]);
+    // A finger, not a mouse: controls at least 24 × 24 px (WCAG 2.5.8).
+    const coarse = window.matchMedia?.("(pointer: coarse)");
+    const touch = () => call("ap_set_touch", null, ["number"], [coarse?.matches ? 1 : 0]);
+    touch();
+    coarse?.addEventListener?.("change", touch);
     // Step changes animate unless the learner's system asks for reduced motion, or the page
     // says motion=off.
     const reduced = window.matchMedia?.("(prefers-reduced-motion: reduce)");

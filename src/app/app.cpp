@@ -16,6 +16,24 @@ namespace ui {
 
 Fonts g_fonts;
 
+namespace {
+bool g_touch = false;
+}  // namespace
+
+void set_touch_targets(bool touch) {
+  if (touch == g_touch) return;
+  g_touch = touch;
+  apply_style(1.0f);
+}
+
+bool touch_targets() {
+  return g_touch;
+}
+
+bool small_button(const char* label) {
+  return g_touch ? ImGui::Button(label) : ImGui::SmallButton(label);
+}
+
 void apply_style(float scale) {
   ImGuiStyle& st = ImGui::GetStyle();
   ImGui::StyleColorsLight(&st);
@@ -26,10 +44,12 @@ void apply_style(float scale) {
   st.PopupRounding = 4.0f;
   st.TabRounding = 4.0f;
   st.WindowPadding = ImVec2(12, 10);
-  st.FramePadding = ImVec2(8, 4);
-  st.ItemSpacing = ImVec2(8, 7);
+  // A finger needs 24 px: a line of text (about 14 px) and 6 px above and below it.
+  st.FramePadding = ImVec2(8, g_touch ? 6.0f : 4.0f);
+  st.ItemSpacing = ImVec2(8, g_touch ? 8.0f : 7.0f);
   st.ItemInnerSpacing = ImVec2(6, 4);
-  st.ScrollbarSize = 12.0f;
+  st.ScrollbarSize = g_touch ? 18.0f : 12.0f;
+  st.GrabMinSize = g_touch ? 20.0f : st.GrabMinSize;
   st.WindowBorderSize = 0.0f;
   st.ChildBorderSize = 1.0f;
   ImVec4* c = st.Colors;

@@ -17,6 +17,12 @@ extern Fonts g_fonts;
 
 // Light theme tuned for projectors and course pages.
 void apply_style(float scale);
+// Touch screens (the page says so, from "(pointer: coarse)"): every control at least 24 × 24
+// CSS pixels (WCAG 2.5.8), small buttons included; the style is applied again.
+void set_touch_targets(bool touch);
+bool touch_targets();
+// ImGui::SmallButton, or a full-height button on a touch screen.
+bool small_button(const char* label);
 
 class App {
  public:

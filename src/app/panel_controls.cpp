@@ -26,7 +26,7 @@ bool shown(const AppState& s, const char* id) {
 // file picker on the "open_file" event (and takes a file dropped on it anyway).
 void open_file_button(AppState& s) {
   if (!s.in_page || !shown(s, "open")) return;
-  if (ImGui::SmallButton(T("Open a file\xe2\x80\xa6"))) s.events.push_back("open_file");
+  if (small_button(T("Open a file\xe2\x80\xa6"))) s.events.push_back("open_file");
   help_marker(
       "A scenario (.json), or your own Q, K and V saved by NumPy (.npy, .npz): each array "
       "becomes the field of its name. You can also drop the file on the page.");
@@ -54,7 +54,7 @@ void section_scenario(AppState& s) {
     }
     ImGui::EndCombo();
   }
-  if (s.preset >= 0 && ImGui::SmallButton(T("Reset to the preset"))) {
+  if (s.preset >= 0 && small_button(T("Reset to the preset"))) {
     s.load_preset(s.preset);
   }
   if (s.preset >= 0 && s.in_page && shown(s, "open")) {
@@ -89,7 +89,9 @@ void section_tokens(AppState& s) {
         "for dot-product scoring unless learned projections map them to d_model.");
   }
   if (shown(s, "tokens") && sc.n_queries() <= 24) {
-    if (ImGui::TreeNode(T("Token names"))) {
+    // A finger's height on a touch screen (an unframed node is a line of text tall).
+    if (ImGui::TreeNodeEx(T("Token names"),
+                          touch_targets() ? ImGuiTreeNodeFlags_FramePadding : 0)) {
       if (sc.query_tokens.empty()) sc.query_tokens = {query_labels(sc, 0)};
       if (!sc.self_attention && sc.key_tokens.empty()) sc.key_tokens = {key_labels(sc, 0)};
       auto edit_list = [&](std::vector<std::string>& list, const char* id) {
@@ -252,7 +254,7 @@ void section_masks(AppState& s) {
   if (shown(s, "masked_cells") && !sc.masked_cells.empty()) {
     ImGui::Text("%s: %d", T("cells masked by hand"), static_cast<int>(sc.masked_cells.size()));
     ImGui::SameLine();
-    if (ImGui::SmallButton(T("clear"))) {
+    if (small_button(T("clear"))) {
       sc.masked_cells.clear();
       s.changed();
     }

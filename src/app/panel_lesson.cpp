@@ -28,7 +28,7 @@ void draw_step_words(AppState& s) {
         ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
       ImGui::SameLine();
     ImGui::PushID(e->id);
-    if (ImGui::SmallButton(term)) {
+    if (small_button(term)) {
       open = e;
       clicked = true;
     }
@@ -118,7 +118,7 @@ void draw_questions(AppState& s) {
         if ((enter || check) && end != typed[q]) s.answer_quiz(static_cast<int>(q), -1, v);
       }
       // Giving up shows the answer (recorded as not right first time).
-      if (ImGui::SmallButton(T("Show me the answer"))) s.show_quiz_answer(static_cast<int>(q));
+      if (small_button(T("Show me the answer"))) s.show_quiz_answer(static_cast<int>(q));
       if (marks != s.progress.end() && q < marks->second.size() && marks->second[q] != '-')
         ImGui::TextDisabled("%s", marks->second[q] == 'r' ? T("You answered this one right before.")
                                                           : T("You tried this one before."));
@@ -142,7 +142,7 @@ void draw_questions(AppState& s) {
         text_wrapped(T("You have changed the lesson, so its own explanation no longer fits "
                        "these numbers."),
                      true, room());
-      if (ImGui::SmallButton(T("Ask me again"))) r = AppState::QuizReply{};
+      if (small_button(T("Ask me again"))) r = AppState::QuizReply{};
     }
     ImGui::Dummy(ImVec2(0, pad * 0.25f));
     ImGui::Unindent(pad + 4.0f);
@@ -166,6 +166,7 @@ void draw_lesson(AppState& s) {
   if (s.preset >= 0 && s.preset < count && !s.control_hidden("preset")) {
     char where[64];
     std::snprintf(where, sizeof where, T("Lesson %d of %d"), s.preset + 1, count);
+    if (touch_targets()) ImGui::AlignTextToFramePadding();  // level with the buttons
     ImGui::TextDisabled("%s", where);
     item_text("lesson.place", where);
     // In a narrow column (the left one of an 800-pixel frame) the buttons wrap, never cut.
@@ -175,11 +176,11 @@ void draw_lesson(AppState& s) {
     const int here = s.preset;
     same_line_if_fits(small_w(T("\xe2\x97\x80 Previous")));
     ImGui::BeginDisabled(here == 0);
-    if (ImGui::SmallButton(T("\xe2\x97\x80 Previous"))) s.load_preset(here - 1);
+    if (small_button(T("\xe2\x97\x80 Previous"))) s.load_preset(here - 1);
     ImGui::EndDisabled();
     same_line_if_fits(small_w(T("Next \xe2\x96\xb6")));
     ImGui::BeginDisabled(here + 1 >= count);
-    if (ImGui::SmallButton(T("Next \xe2\x96\xb6"))) s.load_preset(here + 1);
+    if (small_button(T("Next \xe2\x96\xb6"))) s.load_preset(here + 1);
     ImGui::EndDisabled();
     if (s.lesson_done(s.lesson_id())) {
       same_line_if_fits(ImGui::CalcTextSize(T("\xe2\x97\x8f done")).x);
@@ -213,6 +214,7 @@ void draw_lesson(AppState& s) {
                                     [&](const scenario::TourStop& t) { return s.note_shown(t); });
   if (any_note) {
     ImGui::Spacing();
+    if (touch_targets()) ImGui::AlignTextToFramePadding();  // level with the buttons
     ImGui::TextDisabled("%s", T("Notes on steps"));
     for (const scenario::TourStop& stop : s.scenario.tour) {
       if (!s.note_shown(stop)) continue;
@@ -222,7 +224,7 @@ void draw_lesson(AppState& s) {
                         2.0f * ImGui::GetStyle().FramePadding.x);
       const bool here = static_cast<int>(s.step) == stop.step;
       if (here) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.84f, 0.97f, 1.0f));
-      if (ImGui::SmallButton(label)) s.set_step(stop.step);
+      if (small_button(label)) s.set_step(stop.step);
       if (here) ImGui::PopStyleColor();
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", T(step_name(static_cast<Step>(stop.step))));
@@ -235,6 +237,7 @@ void draw_lesson(AppState& s) {
     if (std::find(asked.begin(), asked.end(), q.step) != asked.end()) continue;
     asked.push_back(q.step);
     if (!any_question) {
+      if (touch_targets()) ImGui::AlignTextToFramePadding();  // level with the buttons
       ImGui::TextDisabled("%s", T("Questions on steps"));
       any_question = true;
     }
@@ -242,7 +245,7 @@ void draw_lesson(AppState& s) {
     std::snprintf(label, sizeof label, "%d?##quiz%d", q.step + 1, q.step);
     same_line_if_fits(ImGui::CalcTextSize(label, nullptr, true).x +
                       2.0f * ImGui::GetStyle().FramePadding.x);
-    if (ImGui::SmallButton(label)) s.set_step(q.step);
+    if (small_button(label)) s.set_step(q.step);
   }
   ImGui::Spacing();
   ImGui::Separator();

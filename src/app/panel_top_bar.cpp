@@ -46,7 +46,7 @@ void draw_top_bar(AppState& s) {
     ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(1, 1, 1, 0.0f));
     ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(1, 1, 1, 0.3f));
     ImGui::PushStyleColor(ImGuiCol_ButtonActive, ImVec4(1, 1, 1, 0.4f));
-    if (ImGui::SmallButton(T("Table view"))) s.events.push_back("table_view");
+    if (small_button(T("Table view"))) s.events.push_back("table_view");
     ImGui::PopStyleColor(4);
   }
   if (!s.control_hidden("language")) {
@@ -59,7 +59,7 @@ void draw_top_bar(AppState& s) {
       ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(1, 1, 1, on ? 0.22f : 0.0f));
       ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(1, 1, 1, 0.3f));
       ImGui::PushStyleColor(ImGuiCol_ButtonActive, ImVec4(1, 1, 1, 0.4f));
-      if (ImGui::SmallButton(label) && !on) s.set_language(lang);
+      if (small_button(label) && !on) s.set_language(lang);
       ImGui::PopStyleColor(4);
     };
     option("English", Lang::kEn);

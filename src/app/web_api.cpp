@@ -13,6 +13,7 @@
 #include <string>
 
 #include "app/api.h"
+#include "app/app.h"
 #include "app/i18n.h"
 #include "app/item_log.h"
 #include "app/platform.h"
@@ -349,6 +350,12 @@ EMSCRIPTEN_KEEPALIVE void ap_set_panels(const char* csv) {
 
 EMSCRIPTEN_KEEPALIVE void ap_hide_controls(const char* csv) {
   ui::api::hide_controls(g_runtime.app.state, csv ? csv : "");
+  ui::request_wake();
+}
+
+// 1 on a touch screen: larger controls (ui::set_touch_targets).
+EMSCRIPTEN_KEEPALIVE void ap_set_touch(int touch) {
+  ui::set_touch_targets(touch != 0);
   ui::request_wake();
 }
 

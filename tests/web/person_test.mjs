@@ -279,7 +279,54 @@ async function checkLessons({ browser, url }, sizes, { questions = true } = {}) 
   ok(`lessons: every lesson's place, title and questions on screen at ${sizes.map((v) => `${v.width}x${v.height}`).join(", ")}, en and zh`);
 }
 
+// On a phone's touch screen (390×844, a coarse pointer) every control the canvas draws is at
+// least 24 × 24 CSS pixels (WCAG 2.5.8), in the step view and in the lesson tab, en and zh;
+// and a tap on one of them works (Next ▶ opens the next lesson). Seen before 2026-11-26:
+// Next ▶ 58×13, the step buttons 22×22, checkboxes 22×20.
+async function checkTouch({ browser, url }) {
+  const viewport = { width: 390, height: 844 };
+  const small = [];
+  let counted = 0;
+  for (const lang of ["en", "zh"]) {
+    const context = await browser.newContext({ viewport, deviceScaleFactor: 1, hasTouch: true, isMobile: true,
+                                               reducedMotion: "reduce" });
+    const page = watchProblems(await context.newPage());
+    await page.goto(`${url}?preset=why_so_tall&lang=${lang}`);
+    await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
+    const words = LESSON_WORDS[lang];
+    const look = async (where) => {
+      for (const i of await itemsNow(page)) {
+        if (i.text || shownPart(i, viewport) < 0.98) continue;
+        // The heatmaps' own zoom and Export buttons sit in the matrix's margin (not counted).
+        if (/^(fit|\+|\u2212|Export|导出)$/.test(i.label) && !i.tab && i.y0 > 150) continue;
+        ++counted;
+        const w = i.x1 - i.x0, h = i.y1 - i.y0;
+        if (w < 23.5 || h < 23.5) small.push(`${lang} ${where}: "${i.label}" ${w.toFixed(0)}×${h.toFixed(0)}`);
+      }
+    };
+    await look("step view");
+    const tab = await reveal(page, viewport, (i) => words.lessonTab.test(i.label));
+    if (!tab) fail(`${lang}: no lesson tab`);
+    await page.touchscreen.tap((tab.x0 + tab.x1) / 2, (tab.y0 + tab.y1) / 2);
+    await settle(page, 3, 0);
+    await look("lesson tab");
+    const next = (await itemsNow(page)).find((i) => i.label === words.next);
+    if (!next) fail(`${lang}: no "${words.next}" in the lesson tab`);
+    await page.touchscreen.tap((next.x0 + next.x1) / 2, (next.y0 + next.y1) / 2);
+    await settle(page, 3, 0);
+    const place = (await itemsNow(page)).find((i) => i.id === "lesson.place");
+    if (!place || !place.label.match(words.place) || Number(place.label.match(words.place)[1]) !== 2) {
+      fail(`${lang}: a tap on "${words.next}" did not open lesson 2 (${place?.label})`);
+    }
+    if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
+    await context.close();
+  }
+  if (small.length) fail(`${small.length} controls smaller than 24×24 px:\n  ${small.slice(0, 40).join("\n  ")}`);
+  ok(`touch: ${counted} controls on a 390×844 touch screen, every one at least 24×24 px; a tap on Next opens the next lesson (en, zh)`);
+}
+
 const CHECKS = {
+  touch: checkTouch,
   "train-button": checkTrainButton,
   "lessons-800": (ctx) => checkLessons(ctx, [{ width: 800, height: 600 }]),
   // A laptop's frames cost the most here (SwiftShader): the lessons walked, the questions
