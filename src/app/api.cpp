@@ -817,7 +817,6 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   j["note"] = s.runs() && s.open_question() >= 0 ? "" : note;
   // The step's questions, answerable from the table view.
   nlohmann::json quiz = nlohmann::json::array();
-  s.recompute_if_needed();
   for (size_t q = 0; q < s.scenario.quiz.size() && s.runs(); ++q) {
     const scenario::QuizQuestion& qq = s.scenario.quiz[q];
     if (qq.step != static_cast<int>(s.step)) continue;
