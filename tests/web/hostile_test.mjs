@@ -158,14 +158,19 @@ async function checkLongMessages({ browser, url }) {
   await new Promise((resolve) => course.listen(0, "127.0.0.1", resolve));
   const parentUrl = `http://127.0.0.1:${course.address().port}/lesson.html`;
   const page = watchProblems(await context.newPage());
-  await page.goto(parentUrl);
-  await page.evaluate(() => new Promise((resolve) => {
+  // The listener is in place before the course page's first script: the frame may say "ready"
+  // before page.goto returns (it did on a CI machine, and the check waited for it forever).
+  await page.addInitScript(() => {
+    if (window !== window.top) return;
     window.replies = new Map();
+    window.ready = false;
     window.addEventListener("message", (e) => {
-      if (e.data?.type === "attention-playground:ready") resolve();
+      if (e.data?.type === "attention-playground:ready") window.ready = true;
       if (e.data?.type === "attention-playground:reply") window.replies.set(e.data.id, e.data);
     });
-  }));
+  });
+  await page.goto(parentUrl);
+  await page.waitForFunction(() => window.ready === true, null, { timeout: 60000 });
   const target = new URL(url).origin;
   const r = await page.evaluate(async ({ n, target }) => {
     const frame = document.getElementById("f").contentWindow;
