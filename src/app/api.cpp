@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "app/controls.h"
 #include "app/edits.h"
 #include "app/glossary.h"
 #include "app/matrices.h"
@@ -329,10 +331,20 @@ void set_panels(AppState& s, const std::string& csv) {
   s.emit("view");
 }
 
-void hide_controls(AppState& s, const std::string& csv) {
-  const std::vector<std::string> ids = split_csv(csv);
+std::string hide_controls(AppState& s, const std::string& csv) {
+  std::vector<std::string> ids = split_csv(csv);
+  std::string unknown;
+  for (const std::string& id : ids)
+    if (!hide_id_known(id)) unknown += (unknown.empty() ? "\"" : ", \"") + id + "\"";
+  ids.erase(std::remove_if(ids.begin(), ids.end(),
+                           [](const std::string& id) { return !hide_id_known(id); }),
+            ids.end());
   s.hidden = std::set<std::string>(ids.begin(), ids.end());
   s.emit("view");
+  if (unknown.empty()) return "";
+  std::string known;
+  for (const std::string& id : hide_ids()) known += (known.empty() ? "" : ", ") + id;
+  return "hide: no control " + unknown + " (the ids: " + known + ")";
 }
 
 std::string progress(const AppState& s) {
@@ -401,6 +413,19 @@ std::string answer_quiz(AppState& s, int question, const std::string& answer_jso
       out["value"] = s.quiz_truth_value(question);
     return out.dump();
   }
+  if (!a.is_discarded() && a.is_object() && a.contains("again")) {  // {"again": true}
+    if (a.size() != 1 || a["again"] != true) {
+      out["error"] =
+          "answer: {\"again\": true} asks the question again, and nothing else goes with it";
+      return out.dump();
+    }
+    // The question is open again; its first answer stays in the progress.
+    s.replies.resize(s.scenario.quiz.size());
+    s.replies[question] = AppState::QuizReply{};
+    s.emit("view");
+    out["again"] = true;
+    return out.dump();
+  }
   if (a.is_discarded() || !a.is_object() || !a.contains(field) || !a[field].is_number()) {
     out["error"] = std::string("answer: must be {\"") + field + "\": " + (argmax ? "j}" : "v}") +
                    " for this question";
@@ -441,96 +466,10 @@ std::string quiz(const AppState& s) {
 }
 
 std::string controls(const AppState& s) {
-  const scenario::Scenario& sc = s.scenario;
   nlohmann::json list = nlohmann::json::array();
-  const auto add = [&](const char* id, nlohmann::json c) {
-    if (s.control_hidden(id)) return;
-    c["id"] = id;
-    list.push_back(std::move(c));
-  };
-  nlohmann::json steps = nlohmann::json::array();
-  for (int k = 0; k < kStepCount; ++k)
-    steps.push_back({{"value", k},
-                     {"label", std::to_string(k + 1) + ". " + T(step_name(static_cast<Step>(k)))}});
-  list.push_back({{"id", "step"},
-                  {"label", T("Step")},
-                  {"kind", "select"},
-                  {"value", static_cast<int>(s.step)},
-                  {"options", steps}});
-  nlohmann::json scorings = nlohmann::json::array();
-  for (attn::Scoring o : attn::kScorings)
-    scorings.push_back({{"value", attn::scoring_name(o)}, {"label", T(scoring_label(o))}});
-  add("scoring", {{"label", T("Scoring")},
-                  {"kind", "select"},
-                  {"value", attn::scoring_name(sc.scoring)},
-                  {"options", scorings}});
-  add("temperature", {{"label", T("temperature")},
-                      {"kind", "number"},
-                      {"value", sc.temperature},
-                      {"min", 0.05},
-                      {"max", 10}});
-  add("valid_lens", {{"label", T("valid lengths")},
-                     {"kind", "checkbox"},
-                     {"value", sc.valid_lens_form != scenario::ValidLensForm::kNone}});
-  add("causal",
-      {{"label", T("causal (no peeking ahead)")}, {"kind", "checkbox"}, {"value", sc.causal}});
-  add("window", {{"label", T("local window")}, {"kind", "checkbox"}, {"value", sc.window >= 0}});
-  add("mask_value", {{"label", T("masked scores")},
-                     {"kind", "select"},
-                     {"value", std::isinf(sc.mask_value) ? "-inf" : "-1e6"},
-                     {"options",
-                      {{{"value", "-1e6"},
-                        {"label",
-                         "\xe2\x88\x92"
-                         "1e6"}},
-                       {{"value", "-inf"}, {"label", "\xe2\x88\x92\xe2\x88\x9e"}}}}});
-  const bool additive = sc.scoring == attn::Scoring::kAdditive;
-  if (!additive) {
-    add("projections", {{"label", T("learned projections")},
-                        {"kind", "checkbox"},
-                        {"value", has_projections(sc)}});
-    nlohmann::json heads = nlohmann::json::array();
-    const int width = d_model(sc);
-    for (int h = 1; h <= std::min(width, 16); ++h)
-      if (width % h == 0) heads.push_back({{"value", h}, {"label", std::to_string(h)}});
-    add("heads",
-        {{"label", T("heads")}, {"kind", "select"}, {"value", sc.heads}, {"options", heads}});
-  }
-  add("positional_encoding", {{"label", T("positional encoding")},
-                              {"kind", "checkbox"},
-                              {"value", sc.positional_encoding}});
-  add("hard", {{"label", T("hard attention (argmax)")}, {"kind", "checkbox"}, {"value", sc.hard}});
-  add("numbers",
-      {{"label", T("numbers in the cells")}, {"kind", "checkbox"}, {"value", s.show_numbers}});
-  add("animate",
-      {{"label", T("animate step changes")}, {"kind", "checkbox"}, {"value", s.animate}});
-  // The Train section's task and Train/Pause (both hidden with "train").
-  if (!s.control_hidden("train")) {
-    const char* lang = s.lang == Lang::kZh ? "zh" : "en";
-    nlohmann::json tasks = nlohmann::json::array();
-    tasks.push_back({{"value", ""}, {"label", T("this scenario's target")}});
-    for (const scenario::TaskInfo& t : scenario::task_list())
-      tasks.push_back({{"value", t.name}, {"label", t.title.in(lang)}});
-    list.push_back({{"id", "task"},
-                    {"label", T("toy task")},
-                    {"kind", "select"},
-                    {"value", s.training.task},
-                    {"options", tasks}});
-  }
-  if (!s.scenario.target.empty()) {
-    add("train",
-        {{"label", T("train (play)")}, {"kind", "checkbox"}, {"value", s.training.playing}});
-    nlohmann::json speeds = nlohmann::json::array();
-    for (const char* name : {"slow", "steady", "fast"})
-      speeds.push_back({{"value", name}, {"label", T(name)}});
-    if (!s.control_hidden("train"))
-      list.push_back({{"id", "train_speed"},
-                      {"label", T("training speed")},
-                      {"kind", "select"},
-                      {"value", AppState::speed_name(s.training.speed)},
-                      {"options", speeds}});
-  }
-  return list.dump();
+  for (const Control& c : control_table())
+    if (control_shown(s, c)) list.push_back(describe_control(s, c));
+  return dump(list);
 }
 
 std::string training(AppState& s) {
@@ -610,54 +549,8 @@ std::string train_slice(AppState& s, int steps, double budget_ms, double expect_
 std::string set_control(AppState& s, const std::string& id, const std::string& value_json) {
   const nlohmann::json v = nlohmann::json::parse(value_json, nullptr, false);
   if (v.is_discarded()) return id + ": the value is not JSON";
-  if (id != "step" && id != "cell" && s.control_hidden(id == "task" ? "train" : id.c_str()))
-    return id + ": hidden by the page";
   scenario::Scenario& sc = s.scenario;
-  const auto flag = [&](bool* out) -> std::string {
-    if (!v.is_boolean()) return id + ": must be true or false";
-    *out = v.get<bool>();
-    return "";
-  };
-  std::string e;
-  bool on = false;
-  if (id == "step") {
-    if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() >= kStepCount)
-      return "step: must be a whole number from 0 to 7";
-    s.set_step(v.get<int>());
-    return "";
-  } else if (id == "scoring") {
-    if (!v.is_string()) return "scoring: must be a scoring name";
-    bool found = false;
-    for (attn::Scoring o : attn::kScorings)
-      if (v.get<std::string>() == attn::scoring_name(o)) {
-        set_scoring(&sc, o);
-        found = true;
-      }
-    if (!found) return "scoring: unknown scoring " + v.dump();
-  } else if (id == "temperature") {
-    if (!v.is_number() || !(v.get<double>() >= 0.01 && v.get<double>() <= 100))
-      return "temperature: must be a number from 0.01 to 100";
-    sc.temperature = v.get<float>();
-  } else if (id == "valid_lens") {
-    if (!(e = flag(&on)).empty()) return e;
-    set_valid_len(&sc, 0, on ? sc.n_keys() : -1);
-  } else if (id == "causal") {
-    if (!(e = flag(&sc.causal)).empty()) return e;
-  } else if (id == "window") {
-    if (!(e = flag(&on)).empty()) return e;
-    sc.window = on ? 1 : -1;
-  } else if (id == "mask_value") {
-    if (v != "-1e6" && v != "-inf") return "mask_value: must be \"-1e6\" or \"-inf\"";
-    sc.mask_value = v == "-inf" ? -INFINITY : -1e6f;
-  } else if (id == "projections") {
-    if (!(e = flag(&on)).empty()) return e;
-    if (sc.scoring == attn::Scoring::kAdditive) return "projections: additive scoring has its own";
-    set_projections(&sc, on);
-  } else if (id == "heads") {
-    if (!v.is_number_integer()) return "heads: must be a whole number";
-    const attn::Status st = set_heads(&sc, v.get<int>());
-    if (!st.ok()) return st.error;
-  } else if (id == "cell") {
+  if (id == "cell") {
     // One input cell: {"matrix": "queries"|"keys"|"values", "batch", "row", "col", "value"}.
     if (!v.is_object() || !v.contains("matrix") || !v["matrix"].is_string() ||
         !v.contains("value") || !v["value"].is_number())
@@ -680,35 +573,25 @@ std::string set_control(AppState& s, const std::string& id, const std::string& v
     if (!std::isfinite(value) || std::fabs(value) > 1e6)
       return "cell.value: must be a finite number";
     set_input(&sc, which, b, i, j, static_cast<float>(value));
-  } else if (id == "positional_encoding") {
-    if (!(e = flag(&sc.positional_encoding)).empty()) return e;
-  } else if (id == "hard") {
-    if (!(e = flag(&sc.hard)).empty()) return e;
-  } else if (id == "numbers") {
-    return flag(&s.show_numbers);
-  } else if (id == "animate") {
-    return flag(&s.animate);
-  } else if (id == "task") {
-    if (!v.is_string()) return "task: must be a toy task's name";
-    if (v.get<std::string>().empty()) return "";  // the scenario's own target: as it is
-    return s.load_task(v.get<std::string>(), s.training.seed).error;
-  } else if (id == "train") {
-    if (s.scenario.target.empty())
-      return "train: the scenario has no target (give \"target\", or load a toy task)";
-    const std::string e = flag(&s.training.playing);
-    s.training.converged = false;
-    s.training.clock = 0.0;
-    return e;
-  } else if (id == "train_speed") {
-    if (!v.is_string() || !AppState::speed_from_name(v.get<std::string>(), &s.training.speed))
-      return "train_speed: must be \"slow\", \"steady\" or \"fast\"";
-    return "";
-  } else {
-    return "id: unknown control \"" + id + "\"";
+    s.changed();
+    s.recompute_if_needed();
+    return s.error;
   }
-  s.changed();
+  const Control* c = find_control(id);
+  if (!c) return "id: unknown control \"" + id + "\"";
+  if (c->hidden_by && s.control_hidden(c->hidden_by)) return id + ": hidden by the page";
+  if (c->available && !c->available(s)) {
+    if (c->hidden_by && std::string_view(c->hidden_by) == "train" && sc.target.empty())
+      return id + ": the scenario has no target (give \"target\", or load a toy task)";
+    return id + ": not there for this scenario";
+  }
+  const uint64_t revision = s.revision;
+  const std::string before = s.error;
+  const std::string e = apply_control(s, *c, v);
+  if (!e.empty()) return e;
   s.recompute_if_needed();
-  return s.error;
+  // The scenario's error when this change made it (a view setting leaves an older one unsaid).
+  return s.revision != revision || s.error != before ? s.error : std::string();
 }
 
 std::string get_link(const AppState& s) {
@@ -797,6 +680,7 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                 {"read", T("Read: %s")},
                 {"check", T("Check")},
                 {"show", T("Show me the answer")},
+                {"again", T("Ask me again")},
                 {"rows_cols", T("rows: %s, columns: %s")},
                 {"truncated", T("The first %d of %d rows and %d of %d columns.")},
                 // Training, read out and shown in the table view (web/app.js): the step and

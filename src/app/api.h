@@ -60,10 +60,12 @@ std::string set_progress(AppState& s, const std::string& json);
 std::string answer_quiz(AppState& s, int question, const std::string& answer_json);
 std::string quiz(const AppState& s);  // the shown scenario's questions, in the UI's language
 
-// The canvas's settings for the table view's own form controls (keyboard and screen readers):
-// [{"id", "label", "kind": "checkbox"|"select"|"number", "value", "options": [{"value",
-// "label"}], "min", "max"}], the ones the page hides left out. set_control applies one as
-// the canvas does (the same edits): "" or the error naming the control.
+// The canvas's controls (controls.h's table) for the table view's own form controls (keyboard
+// and screen readers): [{"id", "label", "kind": "checkbox"|"select"|"number"|"button"|"menu",
+// "value", "options": [{"value", "label"}], "min", "max", "step"}], the ones the page hides or
+// this scenario lacks left out. set_control applies one as the canvas does (a button with
+// true, a menu with an option's value), and "cell" an input cell: "" or the error naming the
+// control.
 std::string controls(const AppState& s);
 
 // Training (the Train section): training() is {"task", "seed", "step", "loss", "lr",
@@ -83,7 +85,9 @@ std::string set_training(AppState& s, double lr, const std::string& optimizer,
 std::string train_slice(AppState& s, int steps, double budget_ms, double expect_step);
 std::string set_control(AppState& s, const std::string& id, const std::string& value_json);
 void set_panels(AppState& s, const std::string& csv);  // the panels to show, by id
-void hide_controls(AppState& s, const std::string& csv);
+// Hides the controls named (hide=, controls.h's hide_ids); "" or an error naming the unknown
+// ids, which are left out.
+std::string hide_controls(AppState& s, const std::string& csv);
 
 // The link ("v1.…", without '#'), or "" while the edited scenario does not run or is too big
 // for a link (more than kMaxLinkCells numbers: the link would pass its 1 MiB); opening one

@@ -198,6 +198,7 @@ void batch_selector(AppState& s) {
 void App::frame() {
   ImGuiIO& io = ImGui::GetIO();
   state.recompute_if_needed();
+  deliver_exports(state);
   heatmaps.begin_frame();
   state.prev_hover = state.hover;
   state.hover.reset();

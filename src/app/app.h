@@ -2,6 +2,7 @@
 // same code runs in the browser (WebGL2) and natively (OpenGL 3.3); main.cpp owns the loop.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "app/app_state.h"
@@ -82,6 +83,9 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
 void set_hover(AppState& s, const CellRef& c, const HeatmapResult& r);
 // Hands an export to the learner (deliver_export), or shows why it cannot be made.
 void deliver(AppState& s, const Export& e, bool copy);
+// Delivers the whole-scenario exports asked for (AppState::exports_due: the Export menu, the
+// "export" control); a link is copied by the page ("copy_link").
+void deliver_exports(AppState& s);
 
 // Shared widgets.
 // "(?)" with a tooltip, as in the ImGui demo: after the last item when it fits, else below it.
@@ -98,6 +102,18 @@ void text_wrapped(const std::string& text, bool disabled = false, float width = 
 // In the monospaced font; last_apart makes the last line an item of its own, so that an item
 // put on the same line (a "(?)") follows the last line, not the first.
 void text_wrapped_mono(const std::string& text, float width = 0.0f, bool last_apart = false);
+// Widgets for the controls of the table (controls.h), drawn from its label, value, choices and
+// range; a change is applied as set_control applies it. Each draws nothing when the control
+// is hidden or not there, and returns true when it changed something.
+bool control_apply(AppState& s, const char* id, const nlohmann::json& value);
+// With draw_unavailable, a control not there for this scenario is drawn greyed out.
+bool control_checkbox(AppState& s, const char* id, bool draw_unavailable = false);
+// preview: the closed combo's text instead of the chosen option's label.
+bool control_combo(AppState& s, const char* id, const char* preview = nullptr);
+bool control_radios(AppState& s, const char* id, const char* suffix = "");  // a wrapping row
+bool control_slider(AppState& s, const char* id, const char* format = "");
+bool control_button(AppState& s, const char* id, const char* label = nullptr, bool small = false,
+                    bool draw_unavailable = false);
 // The batch item selector, shown when the batch has more than one item.
 void batch_selector(AppState& s);
 

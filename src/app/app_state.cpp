@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "app/controls.h"
 #include "app/edits.h"
 #include "app/matrices.h"
 #include "scenario/tasks.h"
@@ -69,6 +70,12 @@ attn::Status AppState::set_scenario_json(const std::string& json) {
 }
 
 attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
+  // A lesson note names the controls it asks for (hidden with them): each must exist.
+  for (size_t k = 0; k < s.tour.size(); ++k)
+    for (size_t j = 0; j < s.tour[k].controls.size(); ++j)
+      if (!hide_id_known(s.tour[k].controls[j]))
+        return attn::Status{"tour[" + std::to_string(k) + "].controls[" + std::to_string(j) +
+                            "]: no control \"" + s.tour[k].controls[j] + "\""};
   const attn::Status fits = within_budget(p);
   if (!fits.ok()) return fits;
   scenario = std::move(s);

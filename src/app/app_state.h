@@ -148,9 +148,11 @@ struct AppState {
   // scroll range this frame (0: it all fits).
   float preferred_height = 0.0f;
   float center_scroll_max = 0.0f;
-  std::string notice;          // a message shown once (e.g. a broken link)
-  std::string toast;           // a short confirmation ("Copied"), fades by itself
-  double toast_seconds = 0.0;  // how long the toast still shows
+  std::vector<std::string> exports_due;  // whole-scenario exports asked for ("trace", "link"…),
+                                         // delivered by the next frame (export_menu's)
+  std::string notice;                    // a message shown once (e.g. a broken link)
+  std::string toast;                     // a short confirmation ("Copied"), fades by itself
+  double toast_seconds = 0.0;            // how long the toast still shows
 
   Lang lang = Lang::kEn;  // the UI's language; T() follows it (set_language)
 

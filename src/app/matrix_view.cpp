@@ -82,6 +82,16 @@ void set_hover(AppState& s, const CellRef& c, const HeatmapResult& r) {
   s.hover_cell[3] = r.cell_max.y;
 }
 
+void deliver_exports(AppState& s) {
+  for (const std::string& what : s.exports_due) {
+    if (what == "link")
+      s.emit("copy_link");  // the page knows its address
+    else
+      deliver(s, make_export(s, what, "", s.head, s.batch), true);
+  }
+  s.exports_due.clear();
+}
+
 void deliver(AppState& s, const Export& e, bool copy) {
   if (!e.ok()) {
     s.notice = e.error;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/app.h"
+#include "app/controls.h"
 #include "app/edits.h"
 #include "app/i18n.h"
 #include "misc/cpp/imgui_stdlib.h"
@@ -25,11 +26,9 @@ bool shown(const AppState& s, const char* id) {
 // A scenario (.json) or NumPy arrays (.npy, .npz) from the learner's disk: the page opens its
 // file picker on the "open_file" event (and takes a file dropped on it anyway).
 void open_file_button(AppState& s) {
-  if (!s.in_page || !shown(s, "open")) return;
-  if (small_button(T("Open a file\xe2\x80\xa6"))) s.events.push_back("open_file");
-  help_marker(
-      "A scenario (.json), or your own Q, K and V saved by NumPy (.npy, .npz): each array "
-      "becomes the field of its name. You can also drop the file on the page.");
+  if (!control_shown(s, "open")) return;
+  control_button(s, "open", nullptr, true);
+  help_marker(find_control("open")->help);
 }
 
 void section_scenario(AppState& s) {
@@ -44,16 +43,8 @@ void section_scenario(AppState& s) {
       : s.preset < 0                    ? T("(your own scenario)")
                                         : (s.edited ? T("(edited) ") : "") +
                            s.presets[s.preset].scenario.title.in(language_code());
-  ImGui::SetNextItemWidth(-1);
-  if (ImGui::BeginCombo("##preset", current.c_str())) {
-    for (int i = 0; i < static_cast<int>(s.presets.size()); ++i) {
-      // Lessons this learner has finished are marked (their progress: localStorage, the link).
-      const std::string title = (s.lesson_done(s.presets[i].name) ? "\xe2\x97\x8f " : "") +
-                                s.presets[i].scenario.title.in(language_code());
-      if (ImGui::Selectable(title.c_str(), s.preset == i)) s.load_preset(i);
-    }
-    ImGui::EndCombo();
-  }
+  // Lessons this learner has finished are marked (their progress: localStorage, the link).
+  control_combo(s, "preset", current.c_str());
   if (s.preset >= 0 && small_button(T("Reset to the preset"))) {
     s.load_preset(s.preset);
   }
@@ -143,43 +134,21 @@ void section_tokens(AppState& s) {
 
 void section_scoring(AppState& s) {
   scenario::Scenario& sc = s.scenario;
-  if (shown(s, "scoring")) {
-    ImGui::SetNextItemWidth(-1);
-    if (ImGui::BeginCombo("##scoring", T(scoring_label(sc.scoring)))) {
-      for (attn::Scoring o : attn::kScorings)
-        if (ImGui::Selectable(T(scoring_label(o)), sc.scoring == o)) {
-          set_scoring(&sc, o);
-          s.changed();
-        }
-      ImGui::EndCombo();
-    }
-  }
-  if (shown(s, "temperature")) {
+  control_combo(s, "scoring");
+  if (control_shown(s, "temperature")) {
     // The value on the line above the slider, where its handle cannot cover it.
-    ImGui::Text("%s T = %.2f", T("temperature"), static_cast<double>(sc.temperature));
-    help_marker(
-        "The scores are divided by T. Large T: flatter weights. Small T: the largest score "
-        "takes almost everything.");
-    ImGui::SetNextItemWidth(-1);
-    if (ImGui::SliderFloat("##temperature", &sc.temperature, 0.05f, 10.0f, "",
-                           ImGuiSliderFlags_Logarithmic)) {
-      sc.temperature = std::clamp(sc.temperature, 0.01f, 100.0f);
-      s.changed();
-    }
+    const Control& t = *find_control("temperature");
+    ImGui::Text("%s T = %.2f", T(t.label), static_cast<double>(sc.temperature));
+    help_marker(t.help);
+    control_slider(s, "temperature");
   }
 }
 
 void section_masks(AppState& s) {
   scenario::Scenario& sc = s.scenario;
-  if (shown(s, "valid_lens")) {
-    bool on = sc.valid_lens_form != scenario::ValidLensForm::kNone;
-    if (ImGui::Checkbox(T("valid lengths"), &on)) {
-      set_valid_len(&sc, 0, on ? sc.n_keys() : -1);
-      s.changed();
-    }
-    help_marker(
-        "Padding: a sequence of valid length n keeps keys 1 to n; the keys after them are "
-        "masked.");
+  if (control_shown(s, "valid_lens")) {
+    control_checkbox(s, "valid_lens");
+    const bool on = sc.valid_lens_form != scenario::ValidLensForm::kNone;
     if (on) {
       bool per_query = sc.valid_lens_form == scenario::ValidLensForm::kPerQuery;
       ImGui::Indent();
@@ -235,17 +204,10 @@ void section_masks(AppState& s) {
       }
     }
   }
-  if (shown(s, "causal")) {
-    if (ImGui::Checkbox(T("causal (no peeking ahead)"), &sc.causal)) s.changed();
-    help_marker("Each query may only look at keys at or before its own position, as in a decoder.");
-  }
-  if (shown(s, "window")) {
-    bool on = sc.window >= 0;
-    if (ImGui::Checkbox(T("local window"), &on)) {
-      sc.window = on ? 1 : -1;
-      s.changed();
-    }
-    if (on) {
+  control_checkbox(s, "causal");
+  if (control_shown(s, "window")) {
+    control_checkbox(s, "window");
+    if (sc.window >= 0) {
       ImGui::SameLine();
       ImGui::SetNextItemWidth(-1);
       if (ImGui::SliderInt("##window", &sc.window, 0, std::max(1, sc.n_keys()))) s.changed();
@@ -265,16 +227,7 @@ void section_heads(AppState& s) {
   scenario::Scenario& sc = s.scenario;
   const bool additive = sc.scoring == attn::Scoring::kAdditive;
   if (shown(s, "projections")) {
-    bool on = has_projections(sc);
-    ImGui::BeginDisabled(additive);
-    if (ImGui::Checkbox(T("learned projections"), &on)) {
-      set_projections(&sc, on);
-      s.changed();
-    }
-    ImGui::EndDisabled();
-    help_marker(
-        "Q = X·W_q, K = X·W_k, V = X·W_v and the output matrix W_o, with seeded random "
-        "weights. Without them the inputs are used as they are.");
+    control_checkbox(s, "projections", true);  // greyed out for additive scoring
     if (sc.has_init) {
       int dm = sc.init_d_model;
       ImGui::SetNextItemWidth(120);
@@ -295,84 +248,57 @@ void section_heads(AppState& s) {
       }
     }
   }
-  if (shown(s, "heads") && !additive) {
-    ImGui::TextUnformatted(T("heads"));
-    const int width = d_model(sc);
-    for (int h = 1; h <= std::min(width, 16); ++h) {
-      if (width % h) continue;
-      char label[24];
-      std::snprintf(label, sizeof label, "%d##heads", h);
-      // A radio button: its circle, the gap and the number; the row wraps rather than cut "12".
-      same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
-                        ImGui::CalcTextSize(label, nullptr, true).x);
-      if (ImGui::RadioButton(label, sc.heads == h) && set_heads(&sc, h).ok()) s.changed();
-    }
-    help_marker("Heads split d_model into equal blocks of columns; only divisors of d_model work.");
+  if (control_shown(s, "heads")) {
+    const Control& c = *find_control("heads");
+    ImGui::TextUnformatted(T(c.label));
+    control_radios(s, "heads", "##heads");
+    help_marker(c.help);
   }
 }
 
 // -1e6 or -∞ for masked scores: what a fully masked row then gets.
 void mask_value_choice(AppState& s) {
-  scenario::Scenario& sc = s.scenario;
-  if (shown(s, "mask_value")) {
-    const bool inf = std::isinf(sc.mask_value);
-    ImGui::TextUnformatted(T("masked scores"));
+  if (control_shown(s, "mask_value")) {
+    const Control& c = *find_control("mask_value");
+    ImGui::TextUnformatted(T(c.label));
     // The two choices follow on the same line when they fit (by their width as drawn last
     // time), else on the next.
     float& choices_w = s.controls.mask_choices_w;
     same_line_if_fits(choices_w);
     const float choices_x = ImGui::GetCursorScreenPos().x;
-    if (ImGui::RadioButton("\xe2\x88\x92"
-                           "1e6",
-                           !inf)) {
-      sc.mask_value = -1e6f;
-      s.changed();
-    }
-    ImGui::SameLine();
-    if (ImGui::RadioButton("\xe2\x88\x92\xe2\x88\x9e", inf)) {
-      sc.mask_value = -INFINITY;
-      s.changed();
+    const nlohmann::json value = c.read(s);
+    bool first = true;
+    for (const ControlOption& o : c.options(s)) {
+      if (!first) ImGui::SameLine();
+      first = false;
+      if (ImGui::RadioButton(o.label.c_str(), o.value == value) && o.value != value)
+        control_apply(s, "mask_value", o.value);
     }
     choices_w = ImGui::GetItemRectMax().x - choices_x;  // the (?) wraps by itself
-    help_marker(
-        "With -1e6 a row whose keys are all masked gets uniform weights; with -infinity "
-        "its weights are undefined (NaN).");
+    help_marker(c.help);
   }
 }
 
 void section_extras(AppState& s) {
   scenario::Scenario& sc = s.scenario;
   mask_value_choice(s);
-  if (shown(s, "positional_encoding")) {
-    if (ImGui::Checkbox(T("positional encoding"), &sc.positional_encoding)) s.changed();
+  if (control_shown(s, "positional_encoding")) {
+    control_checkbox(s, "positional_encoding");
     char help[256];
     std::snprintf(help, sizeof help,
                   T("Adds sin/cos patterns of the position to every input row (base %g)."),
                   static_cast<double>(sc.pe_base));
     help_marker(help);
   }
-  if (shown(s, "hard")) {
-    if (ImGui::Checkbox(T("hard attention (argmax)"), &sc.hard)) s.changed();
-  }
+  control_checkbox(s, "hard");
   if (shown(s, "scale")) {
     ImGui::Checkbox(T("scale each matrix alone"), &s.scale_alone);
     help_marker(
         "Matrices that are compared share one colour scale: S, S' and M; X, Q, K, V and O. "
         "With this on, each matrix is coloured by its own values.");
   }
-  if (shown(s, "numbers")) {
-    ImGui::Checkbox(T("numbers in the cells"), &s.show_numbers);
-    help_marker(
-        "Off: only the colours, for guessing before looking (pointing at a cell still shows "
-        "its number and arithmetic).");
-  }
-  if (shown(s, "animate")) {
-    ImGui::Checkbox(T("animate step changes"), &s.animate);
-    help_marker(
-        "Going one step forward animates what the step does: the scores shrink by 1/\xe2\x88\x9a"
-        "d, masked cells fall to the mask value, each row of weights is divided down to sum 1, "
-        "the value rows flow into the output. Off when your system asks for reduced motion.");
-  }
+  control_checkbox(s, "numbers");
+  control_checkbox(s, "animate");
   if (shown(s, "dropout")) {
     if (ImGui::Checkbox(T("dropout (train mode)"), &sc.has_dropout)) {
       if (sc.has_dropout && sc.dropout_p == 0.0f) sc.dropout_p = 0.1f;
@@ -516,61 +442,40 @@ void section_train(AppState& s) {
   const char* lang = s.lang == Lang::kZh ? "zh" : "en";
   const scenario::TaskInfo* task = scenario::find_task(tr.task);
   const std::string current = task ? task->title.in(lang) : T("this scenario's target");
-  ImGui::SetNextItemWidth(-1);
-  if (ImGui::BeginCombo("##task", current.c_str())) {
-    for (const scenario::TaskInfo& t : scenario::task_list())
-      if (ImGui::Selectable(t.title.in(lang).c_str(), tr.task == t.name))
-        s.load_task(t.name, tr.seed);
-    ImGui::EndCombo();
-  }
-  if (task) {
-    // Another seed: other sequences and other starting weights, the same task.
-    int seed = static_cast<int>(std::min<uint64_t>(tr.seed, 999999));
-    ImGui::TextUnformatted(T("seed"));
+  control_combo(s, "task", current.c_str());
+  if (control_shown(s, "train_seed")) {
+    const Control& c = *find_control("train_seed");
+    int seed = c.read(s).get<int>();
+    ImGui::TextUnformatted(T(c.label));
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-1);
-    if (ImGui::InputInt("##seed", &seed, 1, 10) && seed >= 0)
-      s.load_task(tr.task, static_cast<uint64_t>(seed));
+    if (ImGui::InputInt("##seed", &seed, 1, 10))
+      control_apply(s, "train_seed", std::clamp<double>(seed, c.min, c.max));
     text_wrapped(task->goal.in(lang), true);
   }
   // An ID of its own: "Train" alone is also the section's header, and the two clashed (the
   // button did nothing).
+  // Without a target the buttons are there but greyed out: the text below says what to do.
+  ImGui::BeginDisabled(s.scenario.target.empty());
   const std::string play = std::string(tr.playing ? T("Pause") : T("Train")) + "###train_play";
-  if (ImGui::Button(play.c_str())) {
-    tr.playing = !tr.playing;
-    tr.converged = false;
-    tr.clock = 0.0;
+  if (ImGui::Button(play.c_str())) control_apply(s, "train", !tr.playing);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  // Short labels on the canvas, beside Train; the table's say what they do on their own.
+  control_button(s, "train_step", T("Step##train"), false, true);
+  ImGui::SameLine();
+  control_button(s, "train_reset", T("Reset##train"), false, true);
+  if (control_shown(s, "learning_rate")) {
+    ImGui::TextUnformatted(T(find_control("learning_rate")->label));
+    ImGui::SameLine();
+    control_slider(s, "learning_rate", "%.3f");
+    control_radios(s, "optimizer");
   }
-  ImGui::SameLine();
-  if (ImGui::Button(T("Step##train"))) s.train(1, 1000.0);
-  ImGui::SameLine();
-  if (ImGui::Button(T("Reset##train"))) s.reset_training();
-  ImGui::TextUnformatted(T("learning rate"));
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(-1);
-  ImGui::SliderFloat("##lr", &tr.lr, 0.001f, 1.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
-  if (ImGui::RadioButton("Adam", tr.adam)) tr.adam = true;
-  ImGui::SameLine();
-  if (ImGui::RadioButton("SGD", !tr.adam)) tr.adam = false;
   // How fast Train plays: 10 or 60 steps a second to watch, or as fast as the frame allows.
-  struct Speed {
-    int steps;
-    const char* name;   // shown in the closed menu
-    const char* label;  // in the open one
-  };
-  const Speed speeds[] = {{AppState::kSlowSteps, T("slow"), T("slow: 10 steps a second")},
-                          {AppState::kSteadySteps, T("steady"), T("steady: 60 steps a second")},
-                          {0, T("fast"), T("fast: all a frame allows")}};
-  const char* shown = speeds[2].name;
-  for (const Speed& sp : speeds)
-    if (sp.steps == tr.speed) shown = sp.name;
-  ImGui::TextUnformatted(T("speed"));
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(-1);
-  if (ImGui::BeginCombo("##speed", shown)) {
-    for (const Speed& sp : speeds)
-      if (ImGui::Selectable(sp.label, sp.steps == tr.speed)) tr.speed = sp.steps;
-    ImGui::EndCombo();
+  if (control_shown(s, "train_speed")) {
+    ImGui::TextUnformatted(T("speed"));
+    ImGui::SameLine();
+    control_combo(s, "train_speed", T(AppState::speed_name(tr.speed)));  // "slow" when closed
   }
   if (!tr.losses.empty()) {
     char where[96];

@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "app/app.h"
+#include "app/controls.h"
 #include "app/edits.h"
 #include "app/i18n.h"
 #include "app/item_log.h"
@@ -193,17 +194,11 @@ void step_bar(AppState& s) {
 }
 
 // Whole-scenario exports: the trace, the scenario, code that recomputes it, the link.
+
 void export_menu(AppState& s) {
-  const std::pair<const char*, const char*> documents[] = {
-      {N_("Copy the trace as JSON"), "trace"},
-      {N_("Copy the scenario as JSON"), "scenario"},
-      {N_("Copy as NumPy code"), "numpy"},
-      {N_("Copy as PyTorch code"), "pytorch"}};
-  for (const auto& [label, what] : documents)
-    if (ImGui::MenuItem(T(label))) deliver(s, make_export(s, what, "", s.head, s.batch), true);
-#if defined(__EMSCRIPTEN__)
-  if (ImGui::MenuItem(T("Copy the link"))) s.emit("copy_link");  // the page knows its address
-#endif
+  for (const ControlOption& o : find_control("export")->options(s))
+    if (ImGui::MenuItem(o.label.c_str())) control_apply(s, "export", o.value);
+  deliver_exports(s);  // now: a copy to the clipboard is allowed while the click is fresh
   ImGui::Separator();
   ImGui::TextDisabled("%s", T("Right-click any matrix to export it alone."));
 }

@@ -2,6 +2,7 @@
 #include <string_view>
 
 #include "app/app.h"
+#include "app/controls.h"
 #include "app/i18n.h"
 #include "app/text_wrap.h"
 
@@ -49,22 +50,24 @@ void draw_top_bar(AppState& s) {
     if (small_button(T("Table view"))) s.events.push_back("table_view");
     ImGui::PopStyleColor(4);
   }
-  if (!s.control_hidden("language")) {
+  if (control_shown(s, "language")) {
     const float w = lang_w;
     ImGui::SameLine(ImGui::GetWindowWidth() - w);
     // A two-way switch: the current language is the filled one.
-    auto option = [&](const char* label, Lang lang) {
-      const bool on = s.lang == lang;
+    const Control& c = *find_control("language");
+    const nlohmann::json value = c.read(s);
+    bool first = true;
+    for (const ControlOption& o : c.options(s)) {
+      if (!first) ImGui::SameLine(0, 2);
+      first = false;
+      const bool on = o.value == value;
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, on ? 1.0f : 0.7f));
       ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(1, 1, 1, on ? 0.22f : 0.0f));
       ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(1, 1, 1, 0.3f));
       ImGui::PushStyleColor(ImGuiCol_ButtonActive, ImVec4(1, 1, 1, 0.4f));
-      if (small_button(label) && !on) s.set_language(lang);
+      if (small_button(o.label.c_str()) && !on) control_apply(s, "language", o.value);
       ImGui::PopStyleColor(4);
-    };
-    option("English", Lang::kEn);
-    ImGui::SameLine(0, 2);
-    option("\xe4\xb8\xad\xe6\x96\x87", Lang::kZh);
+    }
   }
   ImGui::EndMenuBar();
 }

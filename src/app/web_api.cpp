@@ -332,6 +332,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_controls() {
 EMSCRIPTEN_KEEPALIVE const char* ap_set_control(const char* id, const char* value) {
   static std::string out;
   out = ui::api::set_control(g_runtime.app.state, id ? id : "", value ? value : "");
+  ui::deliver_exports(g_runtime.app.state);  // while the learner's click still counts (clipboard)
   ui::request_wake();
   return out.c_str();
 }
@@ -348,9 +349,11 @@ EMSCRIPTEN_KEEPALIVE void ap_set_panels(const char* csv) {
   ui::request_wake();
 }
 
-EMSCRIPTEN_KEEPALIVE void ap_hide_controls(const char* csv) {
-  ui::api::hide_controls(g_runtime.app.state, csv ? csv : "");
+EMSCRIPTEN_KEEPALIVE const char* ap_hide_controls(const char* csv) {
+  static std::string out;
+  out = ui::api::hide_controls(g_runtime.app.state, csv ? csv : "");
   ui::request_wake();
+  return out.c_str();
 }
 
 // 1 on a touch screen: larger controls (ui::set_touch_targets).

@@ -635,6 +635,19 @@ TEST_CASE("an open question hides what answers it until it is answered or shown"
   const nlohmann::json bad =
       nlohmann::json::parse(ui::api::answer_quiz(app, 1, R"({"show": true, "value": 1})"));
   CHECK(bad["error"].get<std::string>().find("answer:") == 0);
+  // "Ask me again": the question is open again (its matrix hidden), its first mark stays.
+  const std::string marks = app.progress["cross_attention"];
+  app.set_step(app.scenario.quiz[0].step);
+  CHECK(app.open_question() == -1);
+  const nlohmann::json again =
+      nlohmann::json::parse(ui::api::answer_quiz(app, 0, R"({"again": true})"));
+  CHECK(again["again"] == true);
+  CHECK_FALSE(app.replies[0].answered);
+  CHECK(app.open_question() == 0);
+  CHECK(app.progress["cross_attention"] == marks);
+  CHECK(nlohmann::json::parse(ui::api::answer_quiz(app, 0, R"({"again": 1})"))["error"]
+            .get<std::string>()
+            .find("answer:") == 0);
 }
 
 TEST_CASE("every lesson asks a question, and its answer key agrees with the core",
@@ -716,7 +729,8 @@ TEST_CASE(
   CHECK(app.scenario.keys[0](1, 2) == 0.25f);
   CHECK(app.runs());
   CHECK(ui::api::set_control(app, "causal", "1") == "causal: must be true or false");
-  CHECK(ui::api::set_control(app, "scoring", "\"magic\"") == "scoring: unknown scoring \"magic\"");
+  CHECK(ui::api::set_control(app, "scoring", "\"magic\"")
+            .rfind("scoring: must be one of \"dot\"", 0) == 0);
   CHECK(ui::api::set_control(app, "cell", R"({"matrix": "keys", "row": 9, "col": 0,
                                                "value": 1})") ==
         "cell: batch, row or col is outside keys");

@@ -1,0 +1,163 @@
+// The controls' table (src/app/controls.h): every control listed is applied by set_control,
+// wrong values are refused naming the control, hide= and lesson notes are checked against it.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "app/api.h"
+#include "app/app_state.h"
+#include "app/controls.h"
+
+namespace {
+
+using nlohmann::json;
+
+json listed(const ui::AppState& app) {
+  return json::parse(ui::api::controls(app));
+}
+
+// A value of the control's kind that is not its current one (another option, the other
+// state, another number in range), or null for buttons and menus.
+json another_value(const json& c) {
+  const std::string kind = c["kind"];
+  if (kind == "checkbox") return !c["value"].get<bool>();
+  if (kind == "number") {
+    const double lo = c["min"], hi = c["max"], v = c["value"];
+    const double step = c["step"];
+    double next = v + step <= hi ? v + step : v - step;
+    if (step == 1.0) next = std::floor(next);
+    return std::max(lo, std::min(hi, next));
+  }
+  if (kind == "select")
+    for (const json& o : c["options"])
+      if (o["value"] != c["value"]) return o["value"];
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("every control listed takes another value through set_control and shows it",
+          "[app][controls]") {
+  // A toy task: the Train section is all there. Each control on a fresh state, since one
+  // change may change what the others offer (another scoring, other head counts).
+  const auto fresh = [] {
+    ui::AppState app;
+    REQUIRE(app.load_task("previous_token", 3).ok());
+    app.in_page = true;
+    return app;
+  };
+  std::set<std::string> seen;
+  for (const json& listed_first : listed(fresh())) {
+    ui::AppState app = fresh();
+    const std::string id = listed_first["id"];
+    seen.insert(id);
+    INFO(id);
+    CHECK(!listed_first["label"].get<std::string>().empty());
+    REQUIRE(ui::find_control(id));
+    const json v = another_value(listed_first);
+    if (v.is_null() || id == "task" || id == "preset") continue;  // new scenarios: below
+    CHECK(ui::api::set_control(app, id, v.dump()) == "");
+    for (const json& after : listed(app))
+      if (after["id"] == id) {
+        if (v.is_number())
+          CHECK(after["value"].get<double>() == Approx(v.get<double>()).epsilon(1e-6));
+        else
+          CHECK(after["value"] == v);
+      }
+  }
+  for (const char* id : {"step", "scoring", "temperature", "causal", "task", "train", "train_speed",
+                         "train_step", "train_reset", "learning_rate", "optimizer", "train_seed",
+                         "preset", "open", "export", "language", "numbers", "animate"})
+    CHECK(seen.count(id) == 1);
+}
+
+TEST_CASE("the Train section's controls train, reset, change the rate, optimizer and seed",
+          "[app][controls][train]") {
+  ui::AppState app;
+  // No target yet: the training controls say so.
+  CHECK(ui::api::set_control(app, "train_step", "true") ==
+        "train_step: the scenario has no target (give \"target\", or load a toy task)");
+  CHECK(ui::api::set_control(app, "task", "\"previous_token\"") == "");
+  CHECK(app.training.task == "previous_token");
+  CHECK(ui::api::set_control(app, "train_step", "true") == "");
+  CHECK(ui::api::set_control(app, "train_step", "true") == "");
+  CHECK(app.training.losses.size() == 2);
+  CHECK(ui::api::set_control(app, "train_reset", "true") == "");
+  CHECK(app.training.losses.empty());
+  CHECK(ui::api::set_control(app, "learning_rate", "0.2") == "");
+  CHECK(app.training.lr == 0.2f);
+  CHECK(ui::api::set_control(app, "learning_rate", "5") ==
+        "learning_rate: must be a number from 0.001 to 1");
+  CHECK(ui::api::set_control(app, "optimizer", "\"sgd\"") == "");
+  CHECK_FALSE(app.training.adam);
+  CHECK(ui::api::set_control(app, "optimizer", "\"rmsprop\"") ==
+        "optimizer: must be one of \"adam\", \"sgd\"");
+  CHECK(ui::api::set_control(app, "train_seed", "7") == "");
+  CHECK(app.training.seed == 7);
+  CHECK(ui::api::set_control(app, "train_seed", "7.5") ==
+        "train_seed: must be a whole number from 0 to 999999");
+  CHECK(ui::api::set_control(app, "train_seed", "1000000") ==
+        "train_seed: must be a whole number from 0 to 999999");
+  CHECK(ui::api::set_control(app, "train_step", "false") ==
+        "train_step: a button: apply it with true");
+}
+
+TEST_CASE("the lesson list, the language, exports and the file picker are controls too",
+          "[app][controls]") {
+  ui::AppState app;
+  app.in_page = true;
+  REQUIRE(app.presets.size() > 2);
+  const std::string second = app.presets[1].name;
+  CHECK(ui::api::set_control(app, "preset", json(second).dump()) == "");
+  CHECK(app.lesson_id() == second);
+  CHECK(ui::api::set_control(app, "preset", "\"no_such_lesson\"")
+            .rfind("preset: must be one of", 0) == 0);
+  CHECK(ui::api::set_control(app, "language", "\"zh\"") == "");
+  CHECK(app.lang == ui::Lang::kZh);
+  CHECK(ui::api::set_control(app, "language", "\"fr\"") ==
+        "language: must be one of \"en\", \"zh\"");
+  CHECK(ui::api::set_control(app, "language", "\"en\"") == "");
+  CHECK(ui::api::set_control(app, "export", "\"numpy\"") == "");
+  CHECK(app.exports_due == std::vector<std::string>{"numpy"});
+  CHECK(ui::api::set_control(app, "export", "\"passwords\"").rfind("export: must be one of", 0) ==
+        0);
+  app.events.clear();
+  CHECK(ui::api::set_control(app, "open", "true") == "");
+  CHECK(app.events == std::vector<std::string>{"open_file"});
+  app.in_page = false;  // the desktop app opens no file picker
+  CHECK(ui::api::set_control(app, "open", "true") == "open: not there for this scenario");
+}
+
+TEST_CASE("hide= names only controls that exist; the unknown ones are named", "[app][controls]") {
+  ui::AppState app;
+  CHECK(ui::api::hide_controls(app, "causal,train") == "");
+  CHECK(app.control_hidden("causal"));
+  CHECK(app.control_hidden("train"));
+  for (const json& c : listed(app)) {
+    CHECK(c["id"] != "causal");
+    CHECK(c["id"] != "task");
+  }
+  const std::string e = ui::api::hide_controls(app, "causal,casual,tokens");
+  CHECK(e.rfind("hide: no control \"casual\" (the ids: ", 0) == 0);
+  CHECK(app.control_hidden("causal"));
+  CHECK(app.control_hidden("tokens"));
+  CHECK_FALSE(app.control_hidden("casual"));
+  // Every id a control is hidden by, and nothing else of the table, is a hide= id.
+  for (const ui::Control& c : ui::control_table())
+    if (c.hidden_by) CHECK(ui::hide_id_known(c.hidden_by));
+}
+
+TEST_CASE("a lesson note that asks for a control names one that exists", "[app][controls]") {
+  ui::AppState app;
+  // Every preset's notes do.
+  for (const ui::Preset& p : app.presets)
+    for (const scenario::TourStop& stop : p.scenario.tour)
+      for (const std::string& id : stop.controls) {
+        INFO(p.name << ": " << id);
+        CHECK(ui::hide_id_known(id));
+      }
+  const std::string json_text = R"({"version": 1, "x": [[1, 0], [0, 1]],
+    "tour": [{"step": 4, "text": {"en": "Mask the padding."}, "controls": ["valid_len"]}]})";
+  CHECK(app.set_scenario_json(json_text).error == "tour[0].controls[0]: no control \"valid_len\"");
+}
