@@ -319,7 +319,14 @@ void view_inputs(Ctx& c, ImVec2 avail) {
 void view_projections(Ctx& c, ImVec2 avail) {
   AppState& s = c.s;
   const bool additive = s.problem.scoring == attn::Scoring::kAdditive;
-  const float row_h = std::max(90.0f, (avail.y - 3 * ImGui::GetTextLineHeightWithSpacing()) / 3.0f);
+  // A third of the height each, but never less than cells a number fits in (22 px) under a
+  // caption and column labels: on a short screen the panel scrolls instead.
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  // (Up to 16 rows: longer sequences are read by pointing, not by their numbers.)
+  const auto tall = std::min<Eigen::Index>(
+      16, std::max(s.problem.queries[c.b].rows(), s.problem.keys[c.b].rows()));
+  const float rows_h = static_cast<float>(tall) * 22.0f + 4.0f * line;
+  const float row_h = std::max({90.0f, (avail.y - 3 * line) / 3.0f, rows_h});
   struct Row {
     const char* symbol;
     MatrixKind in, w, out;
@@ -364,8 +371,12 @@ void view_projections(Ctx& c, ImVec2 avail) {
     const std::vector<float> w = projected ? widths_in_row(c, avail.x - 80.0f, {r.in, r.w, r.out})
                                            : widths_in_row(c, avail.x - 40.0f, {r.in, r.out});
     const bool hovering = hov && hov->kind == r.out;
+    // Three rows of three share the height: cells wider than tall keep their numbers where a
+    // square cell would be too small for "0.00" and the width is there.
+    constexpr float kAspect = 2.5f;
     MatrixDraw d;
     d.legend = false;
+    d.max_aspect = kAspect;
     d.id = r.x_id;
     d.caption = T(r.x_caption);
     d.size = ImVec2(w[0], row_h);
@@ -375,6 +386,7 @@ void view_projections(Ctx& c, ImVec2 avail) {
       operator_sign("\xc2\xb7", row_h * 0.5f);
       MatrixDraw wd;
       wd.legend = false;
+      wd.max_aspect = kAspect;
       wd.id = r.w_id;
       wd.caption = matrix_info(r.w).symbol;
       wd.size = ImVec2(w[1], row_h);
@@ -391,6 +403,7 @@ void view_projections(Ctx& c, ImVec2 avail) {
       std::snprintf(out_caption, sizeof out_caption, "%s", r.symbol);
     MatrixDraw od;
     od.legend = false;
+    od.max_aspect = kAspect;
     od.id = r.out_id;
     od.caption = out_caption;
     od.size = ImVec2(w.back(), row_h);
