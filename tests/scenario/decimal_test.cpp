@@ -57,40 +57,30 @@ bool agrees(const std::string& s) {
 }  // namespace
 
 TEST_CASE("plain decimals read exactly as strtod reads them", "[scenario][decimal]") {
-  for (const char* s : {"0",
-                        "-0",
-                        "+0",
-                        "0.0",
-                        "1",
-                        "-1",
-                        "0.1",
-                        "0.2",
-                        "0.3",
-                        "-0.001",
-                        "123.456",
-                        "1e5",
-                        "1E5",
-                        "1e-5",
-                        "2.5e+3",
-                        "-7.25e-10",
-                        "0.000123",
-                        "9007199254740992",
-                        "4.35",
-                        "0.1,",
-                        "1.5]",
-                        "3.14159265358979",
-                        "1234567890123456789e-22",
-                        "1e22",
-                        "1e-22",
-                        "007",
-                        "00.5",
-                        "1.5e3x",
-                        "8.5e",
-                        "8.5e+",
-                        "8.5.3",
-                        "1234567.125",
-                        "0.30000000000000004"}) {
-    agrees(s);
+  // The fast path takes these (and must: otherwise the check above would hold vacuously)...
+  for (const char* s : {"0",          "-0",
+                        "+0",         "0.0",
+                        "1",          "-1",
+                        "0.1",        "0.2",
+                        "0.3",        "-0.001",
+                        "123.456",    "1e5",
+                        "1E5",        "1e-5",
+                        "2.5e+3",     "-7.25e-10",
+                        "0.000123",   "9007199254740992",
+                        "4.35",       "0.1,",
+                        "1.5]",       "3.14159265358979",
+                        "1e22",       "1e-22",
+                        "007",        "00.5",
+                        "1.5e3x",     "8.5.3",
+                        "1234567.125"}) {
+    INFO(s);
+    CHECK(agrees(s));
+  }
+  // ...and leaves these to strtod: more digits than a double holds exactly, or an exponent
+  // without digits. Either way the numbers agree.
+  for (const char* s : {"1234567890123456789e-22", "0.30000000000000004", "8.5e", "8.5e+"}) {
+    INFO(s);
+    CHECK_FALSE(agrees(s));
   }
 }
 
