@@ -12,6 +12,7 @@ packages=(
   emscripten
   libeigen3-dev libglfw3-dev catch2 libsimde-dev nlohmann-json3-dev
   libgl-dev chromium firefox-esr xvfb xauth libgl1-mesa-dri libglx-mesa0 python3-numpy
+  webkit2gtk-driver  # WebKit, Safari's engine: WebKitWebDriver and libwebkit2gtk-4.1's MiniBrowser (tests/web/webkit_test.mjs)
   python3-fonttools fonts-dejavu-core fonts-wqy-microhei
   clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizers' runtimes for the fuzz preset
   clang-19  # the relaxed-SIMD kernels' final opcodes (cmake/Relaxed.cmake); emscripten's clang 14 has only the pre-standard ones

@@ -1,6 +1,7 @@
 // The playground in Firefox (Debian's firefox-esr, driven over WebDriver BiDi by npm's
-// puppeteer-core): it loads and draws, every preset's trace equals the native CLI's, and the
-// course page's postMessage calls are answered. Firefox needs an X display for WebGL 2: run
+// puppeteer-core): it loads and draws, every preset's trace equals the native CLI's, the table
+// view is used from the keyboard alone (checkKeyboard), and the course page's postMessage
+// calls are answered. Firefox needs an X display for WebGL 2: run
 // under xvfb-run (tests/web/CMakeLists.txt does).
 //
 //   node tests/web/firefox_test.mjs --site DIR --cli attention-cli --presets DIR
@@ -88,6 +89,74 @@ async function checkIsolated(page) {
      `difference ${cmp.worst.toExponential(2)}); with its service worker, a reload and a link open new pages`);
 }
 
+// The playground from the keyboard alone (issue 28; keyboard_test.mjs's table-focus in
+// Chromium): page.keyboard.press only, nothing clicked or focused by the test. The table
+// view's button, Enter opens the view, Enter answers the question (the focus on its verdict),
+// ↓ on the step, Space on the causal mask, Escape back to the canvas; no key leaves the
+// focus on <body>.
+const SETTLE_MS = 600;  // the app's events come a frame or more after a key, then the view redraws
+async function checkKeyboard(page, url) {
+  const t0 = Date.now();
+  await page.goto(`${url}?preset=why_so_tall&step=3`);
+  await page.waitForFunction(() => window.attentionPlayground?.isReady === true, { timeout: READY_MS, polling: 200 });
+  const ap = (fn) => evaluate(page, fn);
+  const focused = () => ap(() => {
+    const e = document.activeElement;
+    if (!e || e === document.body) return "<body>";
+    return e.id ? `#${e.id}` : e.dataset?.key ? `[data-key="${e.dataset.key}"]` : e.tagName.toLowerCase();
+  });
+  const done = [];
+  let at = await focused(), tabs = 0;
+  const press = async (key, name, what) => {
+    const from = at;
+    if (key === "Tab") ++tabs;
+    await page.keyboard.press(key);
+    at = await focused();
+    if (at === "<body>") fail(`firefox: keyboard: ${name} (${what}) moved the focus from ${from} to <body>`);
+    return from;
+  };
+  const tabTo = async (want, what, max) => {
+    const passed = [];
+    for (let k = 0; k < max; ++k) {
+      await press("Tab", "Tab", `towards ${what}`);
+      if (want(at)) return at;
+      passed.push(at);
+    }
+    fail(`firefox: keyboard: ${max} presses of Tab never reached ${what} (passed ${passed.join(" ")})`);
+  };
+  // A key that acts: the focus must be on `want` at once and SETTLE_MS later.
+  const act = async (key, name, want, what) => {
+    const from = await press(key, name, what);
+    for (const when of ["at once", `${SETTLE_MS} ms`]) {
+      if (when !== "at once") {
+        await new Promise((r) => setTimeout(r, SETTLE_MS));
+        at = await focused();
+      }
+      if (at !== want) fail(`firefox: keyboard: ${when} after ${name} on ${from} (${what}) the focus is on ${at}, not ${want}`);
+    }
+    done.push(`${name} ${what}`);
+  };
+  await tabTo((n) => n === "#table-toggle", "the table view's button", 8);
+  await act("Enter", "Enter", "#a11y", "opens the table view");
+  if (!(await ap(() => document.getElementById("a11y").classList.contains("shown")))) fail("firefox: keyboard: Enter left the table view closed");
+  const key = await tabTo((n) => n.startsWith('[data-key="q0 key'), "the question's answers", 40);
+  await act("Enter", "Enter", '[data-key="q0 verdict"]', `on ${key} answers`);
+  const quiz = await ap(() => window.attentionPlayground.getQuiz()[0]);
+  if (quiz?.answered !== true) fail(`firefox: keyboard: Enter on ${key} left the question unanswered: ${JSON.stringify(quiz).slice(0, 200)}`);
+  await tabTo((n) => n === "#a11y-control-step", "the step setting", 40);
+  const step0 = await ap(() => window.attentionPlayground.getView().step);
+  await act("ArrowDown", "↓", "#a11y-control-step", "the next step");
+  const step1 = await ap(() => window.attentionPlayground.getView().step);
+  if (step0 !== 2 || step1 !== 3) fail(`firefox: keyboard: ?step=3 showed 0-based step ${step0} and ↓ ${step1}, not 2 then 3`);
+  await tabTo((n) => n === "#a11y-control-causal", "the causal mask", 20);
+  await act(" ", "Space", "#a11y-control-causal", "the causal mask");
+  if ((await ap(() => window.attentionPlayground.getScenario().causal)) !== true) fail("firefox: keyboard: Space left the causal mask off");
+  await act("Escape", "Escape", "#canvas", "closes the view");
+  if (await ap(() => document.getElementById("a11y").classList.contains("shown"))) fail("firefox: keyboard: Escape left the table view open");
+  ok(`firefox: from the keyboard alone (${tabs} Tabs, which reach every button and control), the focus kept ${SETTLE_MS} ms ` +
+     `after each key and never on <body>: ${done.join(", ")} (step ${step0 + 1} → ${step1 + 1}; ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+}
+
 const watchdog = setTimeout(() => {
   console.error("FAIL: firefox: no result within 6 minutes");
   process.exit(1);
@@ -139,6 +208,7 @@ try {
     worst = Math.max(worst, cmp.worst);
   }
   ok(`firefox: the traces of ${files.length} presets equal the native CLI's (largest relative difference ${worst.toExponential(2)})`);
+  await checkKeyboard(page, server.url);
 
   // The course page: its playgrounds answer postMessage calls.
   await page.goto(`${server.url}examples/course.html`);

@@ -115,11 +115,22 @@ export function compareJson(got, ref, { tolerance = 1e-5, path = "", refName = "
 // (the check's own), "FAIL: NAME: message" for a check that fails (the others still run) and
 // "# NAME: N ms"; the exit status is 1 if any failed. `options` names the --OPTIONs the tool
 // takes, with their defaults.
-export async function runChecks(checks, { options = {}, run, checkMs = 110000 }) {
+// `--list` prints the checks, one a line: name, title and the seconds a test runner should
+// allow (the watchdog's limit and a margin for the browser's start), tab-separated.
+// tests/web/CMakeLists.txt makes a ctest of each line, so that the checks are listed once.
+// `titles` names a check in the test list (its name by default).
+export async function runChecks(checks, { options = {}, run, checkMs = 110000, titles = {} }) {
+  const limitOf = (name) => (typeof checkMs === "function" ? checkMs(name) : checkMs);  // per check, or one
+  if (process.argv.includes("--list")) {
+    for (const name of Object.keys(checks)) {
+      console.log(`${name}\t${titles[name] ?? name}\t${Math.ceil(limitOf(name) / 1000) + 30}`);
+    }
+    process.exit(0);
+  }
   let server = null, browser = null, watchdog = null, status = 0;
   const arm = (name) => {
     clearTimeout(watchdog);
-    const limit = typeof checkMs === "function" ? checkMs(name) : checkMs;  // per check, or one
+    const limit = limitOf(name);
     watchdog = setTimeout(() => {
       console.error(`FAIL: ${name} did not finish within ${limit / 1000} s`);
       server?.child.kill();

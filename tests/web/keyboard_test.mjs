@@ -343,8 +343,104 @@ async function checkHeading({ browser, url }) {
   ok(`heading: after loading, one h1 in the accessibility tree: "${en[0]}", in Chinese "${zh[0]}"`);
 }
 
+// ---------------------------------------------------------------------------------------
+// every-control: what was pointer-only on the canvas, from the keyboard in the table view
+// ---------------------------------------------------------------------------------------
+
+// "Ask me again", the lesson list, the language, an export, Open a file…, a toy task trained
+// a step at a time, reset, its learning rate, optimizer and seed: each reached with Tab and
+// used with Enter, Space or the arrows, the focus kept on it, its effect read back.
+async function checkEveryControl({ browser, url }) {
+  const context = await browser.newContext({ viewport: VIEWPORT, reducedMotion: "reduce",
+                                             permissions: ["clipboard-read", "clipboard-write"] });
+  const page = watchProblems(await context.newPage());
+  // Listening from the start: Playwright intercepts the file chooser only once it listens.
+  const chosen = [];
+  page.on("filechooser", (c) => chosen.push(c));
+  await page.goto(`${url}?preset=why_so_tall&step=3`);
+  await waitReady(page);
+  const seen = [];
+  const ap = (fn, arg) => page.evaluate(fn, arg);
+  await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 5 });
+  await pressAndKeep(page, "Enter", "#a11y", "opening the table view", seen);
+
+  // A question answered, then asked again: the focus goes to its first answer.
+  await tabTo(page, (n) => n.startsWith("[q0 key"), "the question's first answer");
+  await pressAndKeep(page, "Enter", "[q0 verdict]", "answering", seen);
+  await tabTo(page, (n) => n === "[q0 again]", "Ask me again", { max: 6 });
+  await pressAndKeep(page, "Enter", "[q0 key 0]", "Ask me again", seen);
+  const reopened = await ap(() => window.attentionPlayground.getQuiz()[0]);
+  if (reopened.answered) fail(`"Ask me again" left the question answered: ${JSON.stringify(reopened).slice(0, 200)}`);
+
+  // A toy task, one training step, another, reset; the learning rate, SGD, another seed.
+  await tabTo(page, (n) => n === "#a11y-control-task", "the toy task");
+  await pressAndKeep(page, "ArrowDown", "#a11y-control-task", "a toy task", seen);
+  await tabTo(page, (n) => n === "#a11y-control-train_step", "one training step", { max: 6 });
+  await pressAndKeep(page, "Enter", "#a11y-control-train_step", "one training step", seen);
+  await pressAndKeep(page, " ", "#a11y-control-train_step", "another training step", seen);
+  const stepped = await ap(() => window.attentionPlayground.getTraining());
+  if (stepped.step !== 2) fail(`Enter and Space on "one training step" trained ${stepped.step} steps, not 2`);
+  await tabTo(page, (n) => n === "#a11y-control-train_reset", "reset training", { max: 3 });
+  await pressAndKeep(page, "Enter", "#a11y-control-train_reset", "reset training", seen);
+  if ((await ap(() => window.attentionPlayground.getTraining().step)) !== 0) fail("reset training left steps");
+  await tabTo(page, (n) => n === "#a11y-control-learning_rate", "the learning rate", { max: 3 });
+  const lr0 = (await ap(() => window.attentionPlayground.getTraining())).lr;
+  await pressAndKeep(page, "ArrowUp", "#a11y-control-learning_rate", "a higher learning rate", seen);
+  const lr1 = (await ap(() => window.attentionPlayground.getTraining())).lr;
+  if (!(lr1 > lr0)) fail(`↑ in the learning rate left it at ${lr1} (was ${lr0})`);
+  await tabTo(page, (n) => n === "#a11y-control-optimizer", "the optimizer", { max: 3 });
+  await pressAndKeep(page, "ArrowDown", "#a11y-control-optimizer", "SGD", seen);
+  if ((await ap(() => window.attentionPlayground.getTraining().optimizer)) !== "sgd") fail("↓ in the optimizer did not choose SGD");
+  await tabTo(page, (n) => n === "#a11y-control-train_seed", "the seed", { max: 3 });
+  const seed0 = (await ap(() => window.attentionPlayground.getTraining())).seed;
+  await pressAndKeep(page, "ArrowUp", "#a11y-control-train_seed", "another seed", seen);
+  const seed1 = (await ap(() => window.attentionPlayground.getTraining())).seed;
+  if (seed1 !== seed0 + 1) fail(`↑ in the seed gave ${seed1} (was ${seed0})`);
+
+  // The lesson list: ↓ opens another lesson.
+  await tabTo(page, (n) => n === "#a11y-control-preset", "the lesson list", { max: 4 });
+  await pressAndKeep(page, "ArrowDown", "#a11y-control-preset", "another lesson", seen);
+  const lesson = await ap(() => window.attentionPlayground.getView().lesson);
+  if (!lesson) fail("↓ in the lesson list opened no lesson");
+
+  // Open a file…: Enter opens the browser's file chooser.
+  await tabTo(page, (n) => n === "#a11y-control-open", "Open a file…", { max: 3 });
+  const choosers = chosen.length;
+  await page.keyboard.press("Enter");
+  for (let t = 0; t < 50 && chosen.length === choosers; ++t) await page.waitForTimeout(100);
+  if (chosen.length === choosers) fail("Enter on Open a file… opened no file chooser");
+  await page.waitForTimeout(SETTLE_MS);
+  if ((await focusedIn(page)).name !== "#a11y-control-open") fail("after Open a file… the focus moved");
+  seen.push("Open a file…");
+
+  // The Export menu: Enter on "Copy as NumPy code" puts the program on the clipboard.
+  let target = "";
+  for (let k = 0; k < 8 && !target; ++k) {
+    await page.keyboard.press("Tab");
+    const f = await focusedIn(page);
+    if (f.name.startsWith("#a11y-control-export-") && /NumPy/.test(f.text)) target = f.name;
+  }
+  if (!target) fail("Tab never reached the Export menu's \"Copy as NumPy code\"");
+  await pressAndKeep(page, "Enter", target, "Copy as NumPy code", seen);
+  const clip = await ap(() => navigator.clipboard.readText());
+  if (!/import numpy/.test(clip)) fail(`the clipboard holds ${JSON.stringify(clip.slice(0, 80))}, not the NumPy program`);
+
+  // The language: ↓ is Chinese (the page says so), ↑ English again.
+  await tabTo(page, (n) => n === "#a11y-control-language", "the language", { max: 8 });
+  await pressAndKeep(page, "ArrowDown", "#a11y-control-language", "中文", seen);
+  const zh = await ap(() => document.documentElement.lang);
+  if (zh !== "zh-CN") fail(`↓ in the language left the page in ${zh}`);
+  await pressAndKeep(page, "ArrowUp", "#a11y-control-language", "English", seen);
+  if ((await ap(() => document.documentElement.lang)) !== "en") fail("↑ in the language did not go back to English");
+  checkNoProblems(page, "every-control");
+  await context.close();
+  ok(`every-control: from the keyboard, with the focus kept: ${seen.join(", ")}; the clipboard got ` +
+     `${clip.length} characters of NumPy`);
+}
+
 const CHECKS = {
   "table-focus": checkTableFocus,
+  "every-control": checkEveryControl,
   "embed-tab": checkEmbedTab,
   "focus-ring": checkFocusRing,
   heading: checkHeading,
