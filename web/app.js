@@ -439,7 +439,10 @@
     const lang = param("lang");
     if (lang === "en" || lang === "zh") api.setLanguage(lang);
     if (param("panels") !== null) call("ap_set_panels", null, ["string"], [nameList(param("panels")).join(",")]);
-    if (param("hide") !== null) call("ap_hide_controls", null, ["string"], [nameList(param("hide")).join(",")]);
+    if (param("hide") !== null) {  // an unknown id is named (a typo would hide nothing)
+      const hidden = call("ap_hide_controls", "string", ["string"], [nameList(param("hide")).join(",")]);
+      if (hidden) notes.push(hidden);
+    }
     if (embedded) call("ap_set_embed", null, ["number"], [1]);
     // A finger, not a mouse: controls at least 24 × 24 px (WCAG 2.5.8).
     const coarse = window.matchMedia?.("(pointer: coarse)");
@@ -758,14 +761,17 @@
       const bad = whole(question, "question", getJson("ap_get_quiz").length - 1);
       if (bad) return failure(bad);
       if (answer === null || typeof answer !== "object" || Array.isArray(answer)) {
-        return failure("answer: must be {key: j}, {value: v} or {show: true}");
+        return failure("answer: must be {key: j}, {value: v}, {show: true} or {again: true}");
       }
       // Only these fields, checked here: nothing else of the object is read or sent.
-      const { key, value, show } = answer;
+      const { key, value, show, again } = answer;
       const given = {};
       if (show !== undefined) {  // {show: true}: "Show me the answer" (not right first time)
         if (show !== true) return failure("answer.show: must be true");
         given.show = true;
+      } else if (again !== undefined) {  // {again: true}: "Ask me again" (the mark stays)
+        if (again !== true) return failure("answer.again: must be true");
+        given.again = true;
       } else if (key !== undefined) {
         if (!Number.isInteger(key) || key < 0 || key >= MAX_ROWS) {
           return failure(`answer.key: must be a whole number from 0 to ${MAX_ROWS - 1}`);
@@ -1773,8 +1779,16 @@
       renderAccessible(false);
     };
     if (q.answered) {
+      // Asked again, the question's first answer (or its number field) has the focus.
+      const again = element("button", { type: "button", "data-key": `q${n} again`,
+                                         "data-then": `[data-key="q${n} key 0"], [data-key="q${n} value"]` },
+                            texts.again);
+      again.addEventListener("click", () => {
+        api.answerQuiz(n, { again: true });
+        renderAccessible(false);
+      });
       box.append(element("p", { className: "verdict", tabindex: "-1", "data-key": `q${n} verdict` }, q.verdict),
-                 element("p", {}, q.why));
+                 element("p", {}, q.why), element("p", {}, again));
     } else if (q.kind === "key") {
       const row = element("p", {});
       q.keys.forEach((label, j) => {
@@ -1924,7 +1938,7 @@
   function settingPart(c) {
     const { value, ...shape } = c;
     const el = settingParts.get(c.id, shape, () => settingControl(c));
-    showValue(el.querySelector("input, select"), c);
+    if (c.kind !== "button" && c.kind !== "menu") showValue(el.querySelector("input, select"), c);
     return el;
   }
   // The app's value in the control, when it changed since it was last shown there (a number
@@ -1935,10 +1949,37 @@
     input.dataset.value = v;
     if (c.kind === "checkbox") input.checked = c.value;
     else if (c.kind === "select") input.value = v;
-    else input.value = String(Math.round(c.value * 100) / 100);
+    else input.value = String(Number(c.value.toPrecision(4)));  // 0.05, 1.05, 0.001, 123456
   }
   function settingControl(c) {
     const id = `a11y-control-${c.id}`;
+    // A button does what the canvas's does; a menu is a group of buttons, one per choice.
+    const apply = (value) => {
+      const error = call("ap_set_control", "string", ["string", "string"], [c.id, JSON.stringify(value)]);
+      if (error) announcer.textContent = error;
+      return error;
+    };
+    if (c.kind === "button") {
+      const b = element("button", { type: "button", id, "data-key": id }, c.label);
+      b.addEventListener("click", () => {
+        apply(true);
+        renderAccessible(false);
+      });
+      return element("div", { className: "setting" }, b);
+    }
+    if (c.kind === "menu") {
+      const group = element("div", { className: "setting", role: "group", "aria-labelledby": `${id}-label` },
+                            element("span", { id: `${id}-label` }, c.label), " ");
+      c.options.forEach((o, k) => {
+        const b = element("button", { type: "button", id: `${id}-${k}`, "data-key": `${id}-${k}` }, o.label);
+        b.addEventListener("click", () => {
+          if (!apply(o.value) && c.id === "export") announcer.textContent = o.label;
+          renderAccessible(false);
+        });
+        group.append(b, " ");
+      });
+      return group;
+    }
     let input;
     if (c.kind === "checkbox") {
       input = element("input", { type: "checkbox", id, "data-key": id });
@@ -1946,14 +1987,13 @@
       input = element("select", { id, "data-key": id });
       for (const o of c.options) input.append(element("option", { value: JSON.stringify(o.value) }, o.label));
     } else {
-      input = element("input", { type: "number", id, min: String(c.min), max: String(c.max), step: "0.05",
-                                 "data-key": id });
+      input = element("input", { type: "number", id, min: String(c.min), max: String(c.max),
+                                 step: String(c.step ?? "any"), "data-key": id });
     }
     input.addEventListener("change", () => {
       const value = c.kind === "checkbox" ? input.checked
         : c.kind === "select" ? JSON.parse(input.value) : Number(input.value);
-      const error = call("ap_set_control", "string", ["string", "string"], [c.id, JSON.stringify(value)]);
-      if (error) announcer.textContent = error;
+      apply(value);
       delete input.dataset.value;  // shows the app's value, also when it refused this one
       renderAccessible(c.id === "step");
     });
@@ -2010,7 +2050,8 @@
   const ownElement = (e) => e === tableToggle || a11y.contains(e);
   for (const type of ["keydown", "keyup", "keypress"]) {
     window.addEventListener(type, (e) => {
-      if (e.key === "Tab" && !e.ctrlKey && !e.altKey && !e.metaKey) {
+      // Option+Tab too: Safari's way to every control when plain Tab skips buttons.
+      if (e.key === "Tab" && !e.ctrlKey && !e.metaKey) {
         e.stopImmediatePropagation();
         return;
       }
