@@ -325,8 +325,137 @@ async function checkTouch({ browser, url }) {
   ok(`touch: ${counted} controls on a 390×844 touch screen, every one at least 24×24 px; a tap on Next opens the next lesson (en, zh)`);
 }
 
+// Touch gestures on a phone's touch screen (390×844), sent as Chromium's touch events (CDP
+// Input.dispatchTouchEvent, one and two fingers) and read back from what the canvas draws
+// (items(), layout()): a one-finger drag up the lesson tab scrolls its panel with the finger,
+// pressing nothing it started on, and back down; a tap presses Next; a sideways drag moves a
+// slider; two fingers spread on a matrix zoom it in step by step as Ctrl+wheel does, and pinched
+// together zoom it out; a one-finger drag on the zoomed matrix moves it (web/app.js installTouch).
+// Seen before 2026-11-26: one finger pressed what it touched and scrolled nothing, and a pinch
+// scrolled instead of zooming.
+async function checkTouchGestures({ browser, url }) {
+  const viewport = { width: 390, height: 844 };
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, hasTouch: true, isMobile: true,
+                                             reducedMotion: "reduce" });
+  const page = watchProblems(await context.newPage());
+  await page.goto(`${url}?preset=why_so_tall&lang=en`);
+  await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
+  const ap = (fn, arg) => page.evaluate(fn, arg);
+  const cdp = await context.newCDPSession(page);
+  const touch = (type, points) => cdp.send("Input.dispatchTouchEvent", {
+    type, touchPoints: points.map(([x, y], i) => ({ x, y, id: i + 1, radiusX: 4, radiusY: 4, force: 1 })) });
+  // A finger (or two) put down, moved to each of `path`'s points a frame apart, held still,
+  // lifted: no flick.
+  const gesture = async (path) => {
+    await touch("touchStart", path[0]);
+    await settle(page, 1, 0);
+    for (const points of path.slice(1)) {
+      await touch("touchMove", points);
+      await settle(page, 1, 0);
+    }
+    await page.waitForTimeout(150);
+    await touch("touchEnd", []);
+    await settle(page, 3, 50);
+  };
+  const line = (from, to, steps) => Array.from({ length: steps + 1 }, (_, k) =>
+    from.map(([x, y], f) => [x + (to[f][0] - x) * k / steps, y + (to[f][1] - y) * k / steps]));
+  const find = async (match, what) => {
+    const item = (await itemsNow(page)).find(match);
+    if (!item) fail(`no ${what} on screen`);
+    return item;
+  };
+  const seen = [];
+
+  // The lesson tab, tapped.
+  const tab = await reveal(page, viewport, (i) => LESSON_WORDS.en.lessonTab.test(i.label));
+  if (!tab) fail("no lesson tab");
+  await page.touchscreen.tap((tab.x0 + tab.x1) / 2, (tab.y0 + tab.y1) / 2);
+  await settle(page, 3, 0);
+  // One finger up the panel, starting on a button: the panel follows the finger, nothing is pressed.
+  const reset = await find((i) => i.label === "Reset to the preset", '"Reset to the preset"');
+  const opened = async () => (await itemsNow(page)).filter((i) => i.openable).map((i) => `${i.label}:${i.open}`).join();
+  const before = { view: await ap(() => JSON.stringify(window.attentionPlayground.getView())), open: await opened() };
+  const start = await find((i) => i.label === "Randomize", '"Randomize"');
+  const [sx, sy] = [(start.x0 + start.x1) / 2, (start.y0 + start.y1) / 2];
+  await gesture(line([[sx, sy]], [[sx, sy - 150]], 10));
+  const up = await find((i) => i.label === "Reset to the preset", '"Reset to the preset" after scrolling');
+  const moved = reset.y0 - up.y0;
+  if (!(moved > 0.7 * 150 && moved < 1.3 * 150)) fail(`a one-finger drag 150 px up moved the lesson panel ${moved.toFixed(0)} px`);
+  const after = { view: await ap(() => JSON.stringify(window.attentionPlayground.getView())), open: await opened() };
+  if (after.view !== before.view || after.open !== before.open) {
+    fail(`the drag pressed what it started on: ${before.open} → ${after.open}; ${before.view} → ${after.view}`);
+  }
+  const randomize = await find((i) => i.label === "Randomize", '"Randomize" after scrolling');
+  // Down 200 px: back at the top, where it stops.
+  await gesture(line([[sx, randomize.y0 + 10]], [[sx, randomize.y0 + 210]], 10));
+  const down = await find((i) => i.label === "Reset to the preset", '"Reset to the preset" after scrolling back');
+  if (Math.abs(down.y0 - reset.y0) > 2) fail(`a one-finger drag 200 px down left the panel ${(reset.y0 - down.y0).toFixed(0)} px from its top`);
+  seen.push(`one finger 150 px up scrolls the lesson panel ${moved.toFixed(0)} px, pressing nothing, and down back to its top`);
+
+  // A tap on Next ▶ opens lesson 2.
+  const next = await reveal(page, viewport, (i) => i.label === LESSON_WORDS.en.next);
+  if (!next) fail(`no "${LESSON_WORDS.en.next}"`);
+  await page.touchscreen.tap((next.x0 + next.x1) / 2, (next.y0 + next.y1) / 2);
+  await settle(page, 3, 0);
+  const place = (await itemsNow(page)).find((i) => i.id === "lesson.place");
+  if (Number(place?.label.match(LESSON_WORDS.en.place)?.[1]) !== 2) fail(`a tap on Next did not open lesson 2 (${place?.label})`);
+  seen.push("a tap on Next opens lesson 2");
+
+  // Sideways on the temperature slider: it moves.
+  const slider = await reveal(page, viewport, (i) => i.id === "##temperature");
+  if (!slider) fail("no temperature slider on screen");
+  const t0 = await ap(() => window.attentionPlayground.getScenario().temperature ?? 1);
+  const [mx, my] = [(slider.x0 + slider.x1) / 2, (slider.y0 + slider.y1) / 2];
+  await gesture(line([[mx, my]], [[mx + 60, my]], 6));
+  const t1 = await ap(() => window.attentionPlayground.getScenario().temperature ?? 1);
+  if (!(t1 > t0)) fail(`a sideways drag on the temperature slider left it at ${t1} (was ${t0})`);
+  seen.push(`sideways on the temperature slider ${t0} → ${t1.toFixed(2)}`);
+
+  // Two fingers on the step's matrix: spread, it zooms in a step per 1.25× (as Ctrl+wheel does);
+  // pinched, out again.
+  await ap(() => window.attentionPlayground.loadPreset("padded_batch"));
+  const stepTab = await reveal(page, viewport, (i) => i.label === LESSON_WORDS.en.stepTab);
+  if (!stepTab) fail("no step tab");
+  await page.touchscreen.tap((stepTab.x0 + stepTab.x1) / 2, (stepTab.y0 + stepTab.y1) / 2);
+  await ap(() => window.attentionPlayground.setStep(2));
+  await settle(page, 3, 0);
+  // The step's matrix as the last frame drew it (the tab that shows it may take a few frames).
+  const grid = async (when) => {
+    let layout = {}, frames = 0;
+    for (let t0 = Date.now(); Date.now() - t0 < 5000; await settle(page, 1, 0)) {
+      layout = await ap(() => window.attentionPlayground.layout());
+      frames = await ap(() => window.attentionPlayground.stats().frames);
+      if (layout.main && layout.main.frame >= frames - 1) return layout.main;
+    }
+    fail(`${when}: the matrix "main" is not on screen (drawn: ${Object.entries(layout).map(([id, g]) => `${id} in frame ${g.frame}`)}; frame ${frames})`);
+  };
+  const g0 = await grid("in the step tab");
+  const [cx, cy] = [(g0.x0 + g0.x1) / 2, (g0.y0 + g0.y1) / 2];
+  await gesture(line([[cx - 25, cy], [cx + 25, cy]], [[cx - 80, cy], [cx + 80, cy]], 12));
+  await settle(page, 6, 100);  // the zoom steps go out a frame apart
+  const g1 = await grid("after two fingers spread");
+  const steps = Math.log(g1.cell / g0.cell) / Math.log(1.25);
+  if (!(steps > 1.5)) fail(`two fingers spread from 50 to 160 px zoomed the matrix ×${(g1.cell / g0.cell).toFixed(2)} (cell ${g0.cell} → ${g1.cell})`);
+  // One finger on the zoomed matrix moves it (it shows part of itself now), not the panel.
+  const [fr, fc] = [g1.first_row, g1.first_col];
+  await gesture(line([[cx + 40, cy]], [[cx - 40, cy]], 8));
+  const g2 = await grid("after a one-finger drag on it");
+  if (!(g2.first_col > fc)) fail(`a one-finger drag to the left on the zoomed matrix did not move it (first column ${fc} → ${g2.first_col}, row ${fr} → ${g2.first_row})`);
+  const [zx, zy] = [(g2.x0 + g2.x1) / 2, (g2.y0 + g2.y1) / 2];
+  await gesture(line([[zx - 80, zy], [zx + 80, zy]], [[zx - 25, zy], [zx + 25, zy]], 12));
+  await settle(page, 6, 100);
+  const g3 = await grid("after two fingers pinched");
+  if (!(g3.cell < g2.cell / 1.2)) fail(`two fingers pinched from 160 to 50 px left the cells ${g2.cell} → ${g3.cell} px`);
+  seen.push(`two fingers spread 50 → 160 px zoom the matrix ×${(g1.cell / g0.cell).toFixed(2)} (${steps.toFixed(1)} steps of 1.25), ` +
+            `one finger moves the zoomed matrix (first column ${fc.toFixed(2)} → ${g2.first_col.toFixed(2)}), pinched back ×${(g3.cell / g2.cell).toFixed(2)}`);
+  if (page.problems.length) fail(page.problems.join("; "));
+  ok(`touch-gestures at 390×844: ${seen.join("; ")}`);
+  await context.close();
+}
+
 const CHECKS = {
   touch: checkTouch,
+  "touch-gestures": checkTouchGestures,
   "train-button": checkTrainButton,
   "lessons-800": (ctx) => checkLessons(ctx, [{ width: 800, height: 600 }]),
   // A laptop's frames cost the most here (SwiftShader): the lessons walked, the questions
