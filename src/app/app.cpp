@@ -270,8 +270,16 @@ void App::frame() {
   const bool tabs = state.visible(Panel::kHeads) || state.visible(Panel::kPositional) ||
                     state.visible(Panel::kPlane) || controls_tab;
   // Narrow: the tabs keep their names and scroll instead of shrinking to "Ste…".
+  // The tab the "view" control asked for is selected once; the tab drawn is remembered.
+  const auto tab = [&](const char* label, const char* id) {
+    const bool wanted = state.view_tab_wanted == id;
+    const bool open =
+        ImGui::BeginTabItem(label, nullptr, wanted ? ImGuiTabItemFlags_SetSelected : 0);
+    if (open) state.view_tab = id;
+    return open;
+  };
   if (tabs && ImGui::BeginTabBar("views", narrow ? ImGuiTabBarFlags_FittingPolicyScroll : 0)) {
-    if (ImGui::BeginTabItem(T("Step by step"))) {
+    if (tab(T("Step by step"), "steps")) {
       draw_pipeline(state, heatmaps);
       ImGui::EndTabItem();
     }
@@ -286,19 +294,20 @@ void App::frame() {
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    if (state.visible(Panel::kHeads) && ImGui::BeginTabItem(T("All heads"))) {
+    if (state.visible(Panel::kHeads) && tab(T("All heads"), "heads")) {
       draw_heads(state, heatmaps);
       ImGui::EndTabItem();
     }
-    if (state.visible(Panel::kPositional) && ImGui::BeginTabItem(T("Positional encoding"))) {
+    if (state.visible(Panel::kPositional) && tab(T("Positional encoding"), "positional")) {
       draw_positional(state, heatmaps);
       ImGui::EndTabItem();
     }
-    if (state.visible(Panel::kPlane) && ImGui::BeginTabItem(T("2-D view"))) {
+    if (state.visible(Panel::kPlane) && tab(T("2-D view"), "plane")) {
       draw_plane(state);
       ImGui::EndTabItem();
     }
     ImGui::EndTabBar();
+    state.view_tab_wanted.clear();
   } else if (!tabs) {
     draw_pipeline(state, heatmaps);
   }

@@ -131,6 +131,10 @@ struct AppState {
   Transition transition;  // the step change being drawn, if any
   double play_clock = 0.0;
   bool show[static_cast<int>(Panel::kCount)] = {true, true, true, true, true, true};
+  // The centre's tab on screen ("steps", "heads", "positional", "plane"; app.cpp sets it as it
+  // draws), and the one the "view" control asked for, selected by the next frame.
+  std::string view_tab = "steps";
+  std::string view_tab_wanted;
   std::set<std::string> hidden;  // controls hidden by an embedding page
   bool embed = false;            // chrome-less view for iframes
   bool in_page = false;        // in the web page: it picks files, and writes long exports in parts

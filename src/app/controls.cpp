@@ -9,6 +9,7 @@
 #include "app/edits.h"
 #include "app/explain.h"
 #include "app/i18n.h"
+#include "app/matrices.h"
 #include "scenario/link.h"
 #include "scenario/tasks.h"
 
@@ -80,6 +81,26 @@ std::vector<Control> make_table() {
     return std::string();
   };
   t.push_back(step);
+
+  // The centre's tabs: the step by step view, all heads, the positional encoding explorer
+  // and the 2-D view (those the page shows).
+  Control view = make("view", N_("View"), ControlKind::kSelect, "view");
+  view.available = [](const AppState& s) {
+    return s.visible(Panel::kHeads) || s.visible(Panel::kPositional) || s.visible(Panel::kPlane);
+  };
+  view.read = [](const AppState& s) { return json(s.view_tab); };
+  view.options = [](const AppState& s) {
+    std::vector<ControlOption> o{{"steps", T("Step by step")}};
+    if (s.visible(Panel::kHeads)) o.push_back({"heads", T("All heads")});
+    if (s.visible(Panel::kPositional)) o.push_back({"positional", T("Positional encoding")});
+    if (s.visible(Panel::kPlane)) o.push_back({"plane", T("2-D view")});
+    return o;
+  };
+  view.apply = [](AppState& s, const json& v) {
+    s.view_tab = s.view_tab_wanted = v.get<std::string>();
+    return std::string();
+  };
+  t.push_back(view);
 
   Control head = make("head", N_("Head"), ControlKind::kSelect, "head");
   head.available = [](const AppState& s) { return s.scenario.heads > 1; };
@@ -378,6 +399,19 @@ std::vector<Control> make_table() {
     return std::string();
   };
   t.push_back(exports);
+
+  // The step's matrix alone, as the heatmap's own menu exports it (not while it is hidden
+  // until a question is answered).
+  Control matrix = make("export_matrix", N_("This matrix"), ControlKind::kMenu, "export");
+  matrix.available = [](const AppState& s) { return !answer_hidden(s, step_matrix(s.step)); };
+  matrix.options = [](const AppState&) {
+    return std::vector<ControlOption>{{"csv", T("Copy as CSV")}, {"json", T("Copy as JSON")}};
+  };
+  matrix.apply = [](AppState& s, const json& v) {
+    s.exports_due.push_back("matrix|" + v.get<std::string>());
+    return std::string();
+  };
+  t.push_back(matrix);
 
   Control language = make("language", N_("Language"), ControlKind::kSelect, "language");
   language.read = [](const AppState& s) { return json(lang_code(s)); };

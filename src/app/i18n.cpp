@@ -158,6 +158,8 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Another seed: other sequences and other starting weights, the same task.",
      "换一个种子：同一个任务，换一批序列和初始权重。"},
     {"Language", "语言"},
+    {"View", "视图"},
+    {"This matrix", "这个矩阵"},
     {"one training step", "训练一步"},
     {"optimizer", "优化器"},
     {"reset training", "重置训练"},

@@ -84,10 +84,15 @@ void set_hover(AppState& s, const CellRef& c, const HeatmapResult& r) {
 
 void deliver_exports(AppState& s) {
   for (const std::string& what : s.exports_due) {
-    if (what == "link")
-      s.emit("copy_link");  // the page knows its address
-    else
+    if (what == "link") {
+      s.emit("copy_link");                       // the page knows its address
+    } else if (what.rfind("matrix|", 0) == 0) {  // the step's matrix: "matrix|csv"
+      deliver(s,
+              make_export(s, matrix_info(step_matrix(s.step)).id, what.substr(7), s.head, s.batch),
+              true);
+    } else {
       deliver(s, make_export(s, what, "", s.head, s.batch), true);
+    }
   }
   s.exports_due.clear();
 }

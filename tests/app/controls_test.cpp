@@ -122,11 +122,35 @@ TEST_CASE("the lesson list, the language, exports and the file picker are contro
   CHECK(app.exports_due == std::vector<std::string>{"numpy"});
   CHECK(ui::api::set_control(app, "export", "\"passwords\"").rfind("export: must be one of", 0) ==
         0);
+  // The step's matrix alone; not while a question hides it.
+  app.exports_due.clear();
+  app.set_step(6);
+  REQUIRE(app.open_question() < 0);
+  CHECK(ui::api::set_control(app, "export_matrix", "\"csv\"") == "");
+  CHECK(app.exports_due == std::vector<std::string>{"matrix|csv"});
+  ui::AppState asking;
+  asking.load_preset(0);
+  asking.set_step(asking.scenario.quiz[0].step);
+  REQUIRE(asking.open_question() == 0);
+  CHECK(ui::api::set_control(asking, "export_matrix", "\"csv\"") ==
+        "export_matrix: not there for this scenario");
   app.events.clear();
   CHECK(ui::api::set_control(app, "open", "true") == "");
   CHECK(app.events == std::vector<std::string>{"open_file"});
   app.in_page = false;  // the desktop app opens no file picker
   CHECK(ui::api::set_control(app, "open", "true") == "open: not there for this scenario");
+}
+
+TEST_CASE("the view control selects the centre's tab the page shows", "[app][controls]") {
+  ui::AppState app;
+  CHECK(ui::api::set_control(app, "view", "\"plane\"") == "");
+  CHECK(app.view_tab_wanted == "plane");
+  CHECK(app.view_tab == "plane");
+  app.show[static_cast<int>(ui::Panel::kPlane)] = false;  // panels= without the 2-D view
+  CHECK(ui::api::set_control(app, "view", "\"plane\"").rfind("view: must be one of", 0) == 0);
+  for (ui::Panel p : {ui::Panel::kHeads, ui::Panel::kPositional})
+    app.show[static_cast<int>(p)] = false;
+  CHECK(ui::api::set_control(app, "view", "\"steps\"") == "view: not there for this scenario");
 }
 
 TEST_CASE("hide= names only controls that exist; the unknown ones are named", "[app][controls]") {

@@ -533,7 +533,7 @@ async function checkLongTasks({ browser, url }) {
   await page.focus("#table-toggle");
   await page.keyboard.press("Enter");
   await page.waitForSelector("#a11y-control-train_speed");
-  await page.selectOption("#a11y-control-train_speed", { label: "fast" });
+  await page.selectOption("#a11y-control-train_speed", JSON.stringify("fast"));
   const before = await page.evaluate(() => {
     window.attentionPlayground.clearFrameTimes();
     return window.attentionPlayground.getTraining().step;

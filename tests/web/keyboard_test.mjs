@@ -372,6 +372,14 @@ async function checkEveryControl({ browser, url }) {
   const reopened = await ap(() => window.attentionPlayground.getQuiz()[0]);
   if (reopened.answered) fail(`"Ask me again" left the question answered: ${JSON.stringify(reopened).slice(0, 200)}`);
 
+  // The centre's tabs: ↓ in the view select shows all heads on the canvas, ↑ the steps again.
+  await tabTo(page, (n) => n === "#a11y-control-view", "the view");
+  await pressAndKeep(page, "ArrowDown", "#a11y-control-view", "all heads", seen);
+  const drawn = async () => JSON.stringify(await ap(() => window.attentionPlayground.layout()));
+  if (!(await drawn()).includes('"head0"')) fail("↓ in the view select did not show all heads on the canvas");
+  await pressAndKeep(page, "ArrowUp", "#a11y-control-view", "step by step", seen);
+  if ((await drawn()).includes('"head0"')) fail("↑ in the view select left all heads on the canvas");
+
   // A toy task, one training step, another, reset; the learning rate, SGD, another seed.
   await tabTo(page, (n) => n === "#a11y-control-task", "the toy task");
   await pressAndKeep(page, "ArrowDown", "#a11y-control-task", "a toy task", seen);
@@ -397,14 +405,8 @@ async function checkEveryControl({ browser, url }) {
   const seed1 = (await ap(() => window.attentionPlayground.getTraining())).seed;
   if (seed1 !== seed0 + 1) fail(`↑ in the seed gave ${seed1} (was ${seed0})`);
 
-  // The lesson list: ↓ opens another lesson.
-  await tabTo(page, (n) => n === "#a11y-control-preset", "the lesson list", { max: 4 });
-  await pressAndKeep(page, "ArrowDown", "#a11y-control-preset", "another lesson", seen);
-  const lesson = await ap(() => window.attentionPlayground.getView().lesson);
-  if (!lesson) fail("↓ in the lesson list opened no lesson");
-
   // Open a file…: Enter opens the browser's file chooser.
-  await tabTo(page, (n) => n === "#a11y-control-open", "Open a file…", { max: 3 });
+  await tabTo(page, (n) => n === "#a11y-control-open", "Open a file…", { max: 4 });
   const choosers = chosen.length;
   await page.keyboard.press("Enter");
   for (let t = 0; t < 50 && chosen.length === choosers; ++t) await page.waitForTimeout(100);
@@ -424,6 +426,17 @@ async function checkEveryControl({ browser, url }) {
   await pressAndKeep(page, "Enter", target, "Copy as NumPy code", seen);
   const clip = await ap(() => navigator.clipboard.readText());
   if (!/import numpy/.test(clip)) fail(`the clipboard holds ${JSON.stringify(clip.slice(0, 80))}, not the NumPy program`);
+  // The step's matrix alone, as CSV (the heatmap's own menu on the canvas).
+  let csv = "";
+  for (let k = 0; k < 6 && !csv; ++k) {
+    await page.keyboard.press("Tab");
+    const f = await focusedIn(page);
+    if (f.name.startsWith("#a11y-control-export_matrix-") && /CSV/.test(f.text)) csv = f.name;
+  }
+  if (!csv) fail("Tab never reached \"This matrix\": Copy as CSV");
+  await pressAndKeep(page, "Enter", csv, "this matrix as CSV", seen);
+  const table = await ap(() => navigator.clipboard.readText());
+  if (!(table.split("\n").length > 2 && table.includes(","))) fail(`the clipboard holds ${JSON.stringify(table.slice(0, 80))}, not a CSV`);
 
   // The language: ↓ is Chinese (the page says so), ↑ English again.
   await tabTo(page, (n) => n === "#a11y-control-language", "the language", { max: 8 });
@@ -432,6 +445,12 @@ async function checkEveryControl({ browser, url }) {
   if (zh !== "zh-CN") fail(`↓ in the language left the page in ${zh}`);
   await pressAndKeep(page, "ArrowUp", "#a11y-control-language", "English", seen);
   if ((await ap(() => document.documentElement.lang)) !== "en") fail("↑ in the language did not go back to English");
+  // Back to the lesson list (Shift+Tab): ↓ opens another lesson.
+  await tabTo(page, (n) => n === "#a11y-control-preset", "the lesson list", { back: true });
+  await pressAndKeep(page, "ArrowDown", "#a11y-control-preset", "another lesson", seen);
+  const lesson = await ap(() => window.attentionPlayground.getView().lesson);
+  if (!lesson) fail("↓ in the lesson list opened no lesson");
+
   checkNoProblems(page, "every-control");
   await context.close();
   ok(`every-control: from the keyboard, with the focus kept: ${seen.join(", ")}; the clipboard got ` +
