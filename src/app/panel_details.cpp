@@ -21,9 +21,11 @@ void draw_details(AppState& s) {
   ImGui::Text("%s [%d, %d]", T(info.title), c.row + 1, c.col + 1);
   const bool pair = info.rows == Axis::kQueryTokens && info.cols == Axis::kKeyTokens;
   if (pair && c.row < static_cast<int>(q.size()) && c.col < static_cast<int>(k.size())) {
-    ImGui::TextDisabled(
-        "%s \xe2\x80\x9c%s\xe2\x80\x9d  \xe2\x86\x92  %s \xe2\x80\x9c%s\xe2\x80\x9d", T("query"),
-        q[c.row].c_str(), T("key"), k[c.col].c_str());
+    // Wrapped: a key such as "his dad is 2 m tall" is not cut at the panel's edge.
+    text_wrapped(std::string(T("query")) + " \xe2\x80\x9c" + q[c.row] +
+                     "\xe2\x80\x9d  \xe2\x86\x92  " + T("key") + " \xe2\x80\x9c" + k[c.col] +
+                     "\xe2\x80\x9d",
+                 true);
   }
   if (s.scenario.heads > 1 && info.per_head) ImGui::TextDisabled("%s %d", T("head"), h + 1);
   ImGui::Separator();
