@@ -365,6 +365,38 @@ void view_projections(Ctx& c, ImVec2 avail) {
     block(c, MatrixKind::kQ, d);
     return;
   }
+  // On a phone three matrices side by side get a few pixels a cell: X, W and the projection
+  // go one under another instead, each the panel's width, with room for their numbers.
+  if (avail.x < 520.0f) {
+    const auto full = [&](MatrixKind k, const char* id, const char* caption) {
+      const attn::Matrix* m = matrix_of(s, k, c.head, c.b);
+      const float n = static_cast<float>(std::min<Eigen::Index>(16, m ? m->rows() : 1));
+      MatrixDraw d;
+      d.legend = false;
+      d.max_aspect = 2.5f;
+      d.id = id;
+      d.caption = caption;
+      d.size = ImVec2(avail.x, n * 26.0f + 4.0f * line);
+      block(c, k, d);
+    };
+    for (const Row& r : rows) {
+      ImGui::PushID(r.symbol);
+      const bool projected = projects(r);
+      full(r.in, r.x_id, T(r.x_caption));
+      char w_caption[64], out_caption[96];
+      std::snprintf(w_caption, sizeof w_caption, "\xc2\xb7 %s", matrix_info(r.w).symbol);
+      if (projected) full(r.w, r.w_id, w_caption);
+      if (s.scenario.heads > 1)
+        std::snprintf(out_caption, sizeof out_caption, "%s %s (%s %d)",
+                      projected ? "=" : "\xe2\x86\x92", r.symbol, T("head"), s.head + 1);
+      else
+        std::snprintf(out_caption, sizeof out_caption, "%s %s", projected ? "=" : "\xe2\x86\x92",
+                      r.symbol);
+      full(r.out, r.out_id, out_caption);
+      ImGui::PopID();
+    }
+    return;
+  }
   for (const Row& r : rows) {
     ImGui::PushID(r.symbol);
     const bool projected = projects(r);

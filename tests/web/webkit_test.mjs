@@ -694,9 +694,14 @@ try {
   // The workers take part (they load the module while the page starts; until then the page's
   // own thread does the work): 128 queries in 4 heads, causal, are cut into tasks; a few seeds
   // give a worker time to wake. The last one's trace is the CLI's too.
-  let seed = 11, tasks = 0, wide = null;
+  // On a loaded machine the workers may take seconds to start: runs for up to 30 s, half a
+  // second apart (10 runs back to back once saw none).
+  let seed = 11, tasks = 0, wide = null, runs = 0;
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
-  for (let i = 0; i < 10 && tasks === 0; ++i) {
+  const until = Date.now() + 30000;
+  for (let i = 0; tasks === 0 && (i < 10 || Date.now() < until); ++i) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 500));
+    runs = i + 1;
     wide = { version: 1, scoring: "scaled_dot", causal: true, heads: 4, init: { seed: i + 1, d_model: 64 },
              x: Array.from({ length: 128 }, () => Array.from({ length: 32 }, () => Number(random().toFixed(3)))) };
     const r = await wk.run((s) => {
@@ -707,7 +712,7 @@ try {
     if (r.error) fail(`webkit: setScenario(128 × 32, four heads): ${r.error}`);
     tasks = r.tasks;
   }
-  if (!(tasks > 0)) fail("webkit: the threaded build's workers took no task in 10 runs of 128 queries × 4 heads");
+  if (!(tasks > 0)) fail(`webkit: the threaded build's workers took no task in ${runs} runs of 128 queries × 4 heads (30 s)`);
   const wideFile = join(mkdtempSync(join(tmpdir(), "ap-webkit-wide-")), "wide.json");
   writeFileSync(wideFile, JSON.stringify(wide));
   const wideCmp = compareJson(await wk.run(() => window.attentionPlayground.getTrace()), cliTrace(wideFile),
