@@ -52,8 +52,8 @@ async function tabTo(page, want, what, { max = 40, back = false } = {}) {
   const passed = [];
   for (let k = 0; k < max; ++k) {
     await page.keyboard.press(back ? "Shift+Tab" : "Tab");
-    const { name } = await focusedIn(page);
-    if (want(name)) return name;
+    const { name, text } = await focusedIn(page);
+    if (want(name, text)) return name;
     passed.push(name);
   }
   fail(`${max} presses of ${back ? "Shift+Tab" : "Tab"} never reached ${what} (passed ${passed.join(" ")})`);
@@ -416,24 +416,14 @@ async function checkEveryControl({ browser, url }) {
   seen.push("Open a file…");
 
   // The Export menu: Enter on "Copy as NumPy code" puts the program on the clipboard.
-  let target = "";
-  for (let k = 0; k < 8 && !target; ++k) {
-    await page.keyboard.press("Tab");
-    const f = await focusedIn(page);
-    if (f.name.startsWith("#a11y-control-export-") && /NumPy/.test(f.text)) target = f.name;
-  }
-  if (!target) fail("Tab never reached the Export menu's \"Copy as NumPy code\"");
+  const target = await tabTo(page, (n, text) => n.startsWith("#a11y-control-export-") && /NumPy/.test(text),
+                             "the Export menu's \"Copy as NumPy code\"", { max: 8 });
   await pressAndKeep(page, "Enter", target, "Copy as NumPy code", seen);
   const clip = await ap(() => navigator.clipboard.readText());
   if (!/import numpy/.test(clip)) fail(`the clipboard holds ${JSON.stringify(clip.slice(0, 80))}, not the NumPy program`);
   // The step's matrix alone, as CSV (the heatmap's own menu on the canvas).
-  let csv = "";
-  for (let k = 0; k < 6 && !csv; ++k) {
-    await page.keyboard.press("Tab");
-    const f = await focusedIn(page);
-    if (f.name.startsWith("#a11y-control-export_matrix-") && /CSV/.test(f.text)) csv = f.name;
-  }
-  if (!csv) fail("Tab never reached \"This matrix\": Copy as CSV");
+  const csv = await tabTo(page, (n, text) => n.startsWith("#a11y-control-export_matrix-") && /CSV/.test(text),
+                          "\"This matrix\": Copy as CSV", { max: 6 });
   await pressAndKeep(page, "Enter", csv, "this matrix as CSV", seen);
   const table = await ap(() => navigator.clipboard.readText());
   if (!(table.split("\n").length > 2 && table.includes(","))) fail(`the clipboard holds ${JSON.stringify(table.slice(0, 80))}, not a CSV`);
