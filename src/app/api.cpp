@@ -284,6 +284,7 @@ std::string view(const AppState& s) {
     if (s.show[p]) panels.push_back(panel_id(static_cast<Panel>(p)));
   j["panels"] = panels;
   j["hidden"] = v.hidden;
+  j["tab"] = s.view_tab;  // the centre's tab: steps, heads, positional or plane
   return dump(j);
 }
 

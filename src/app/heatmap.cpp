@@ -153,9 +153,8 @@ Heatmaps::Layout Heatmaps::layout(const HeatmapSpec& spec) {
   if (l.labels_flat && col_label_max + 6.0f > l.fit_w) fit_cells(false);
 
   const attn::Matrix& sized = spec.layout_values ? *spec.layout_values : m;
-  if (spec.keep_numbers && l.rows <= 24 && l.cols <= 24) {
-    // Cells never smaller than the numbers at three quarters of the text's size (cells()):
-    // when the room is short (a phone), the grid scrolls instead.
+  if (spec.numbers && l.rows <= 24 && l.cols <= 24) {
+    // The widest number at three quarters of the text's size (the smaller size cells() draws).
     const float small = ImGui::GetFontSize() * 0.75f;
     float widest = 0.0f;
     for (int row = 0; row < l.rows; ++row)
@@ -164,8 +163,17 @@ Heatmaps::Layout Heatmaps::layout(const HeatmapSpec& spec) {
             widest, ImGui::GetFont()
                         ->CalcTextSizeA(small, FLT_MAX, 0.0f, cell_number(sized(row, c)).c_str())
                         .x);
-    l.fit = std::max(l.fit, small + 2.5f);
-    l.fit_w = std::max({l.fit_w, l.fit, widest + 6.0f});
+    if (spec.keep_numbers) {
+      // Cells never smaller than the numbers: when the room is short (a phone), the grid
+      // scrolls instead.
+      l.fit = std::max(l.fit, small + 2.5f);
+      l.fit_w = std::max({l.fit_w, l.fit, widest + 6.0f});
+    } else if (l.fit >= small + 2.5f && l.fit_w < widest + 6.0f &&
+               grid_w_avail / l.cols >= widest + 6.0f) {
+      // Cells the height keeps short but the width leaves room to: wide enough for their
+      // numbers, rather than square and blank beside free space.
+      l.fit_w = widest + 6.0f;
+    }
   }
   l.view = &views_[std::to_string(ImGui::GetID("view"))];
   l.cw = l.fit_w * l.view->zoom;
@@ -465,9 +473,12 @@ void Heatmaps::labels(const HeatmapSpec& spec, const Layout& l, const HeatmapRes
                                   ? (*spec.col_labels)[c]
                                   : std::to_string(c + 1);
     const ImU32 color = c == r.col ? text_col : dim_col;
-    if (l.labels_flat) {
-      const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
-      text(dl, ImVec2(l.cell_x(c) + (l.cw - ts.x) * 0.5f, l.g0.y - ts.y - 3.0f), color, label);
+    // A label of a glyph or two stays flat among turned ones: a turned "I" reads as "—".
+    const ImVec2 flat_size = ImGui::CalcTextSize(label.c_str());
+    if (l.labels_flat ||
+        (col_step == 1 && flat_size.x <= line_h * 1.2f && flat_size.x + 4.0f <= l.cw)) {
+      text(dl, ImVec2(l.cell_x(c) + (l.cw - flat_size.x) * 0.5f, l.g0.y - flat_size.y - 3.0f),
+           color, label);
     } else {
       const std::string shown = fit_label(label, l.col_label_h - 8.0f);
       const float x = l.cell_x(c) + l.cw * 0.5f;

@@ -26,19 +26,19 @@ constexpr Palette kSeq = Palette::kSequential, kDiv = Palette::kDiverging;
 constexpr RangeRule kData = RangeRule::kData, kAct = RangeRule::kActivations,
                     kSc = RangeRule::kScores;
 constexpr Axis kQTok = Axis::kQueryTokens, kKTok = Axis::kKeyTokens, kIn = Axis::kInputFeatures,
-               kVal = Axis::kValueFeatures, kModel = Axis::kModelFeatures,
-               kQK = Axis::kQKHeadFeatures, kHead = Axis::kHeadFeatures,
-               kOut = Axis::kOutputFeatures;
+               kKIn = Axis::kKeyFeatures, kVal = Axis::kValueFeatures,
+               kModel = Axis::kModelFeatures, kQK = Axis::kQKHeadFeatures,
+               kHead = Axis::kHeadFeatures, kOut = Axis::kOutputFeatures;
 
 // clang-format off
 const std::vector<MatrixInfo> kTable = {
   // kind                   id             symbol    title                       head   palette range               masked rows   cols
   {MatrixKind::kQueries,    "queries",     "X",      N_("queries"),              false, kDiv, kAct,              false, kQTok, kIn},
-  {MatrixKind::kKeys,       "keys",        "X",      N_("keys"),                 false, kDiv, kAct,              false, kKTok, kIn},
+  {MatrixKind::kKeys,       "keys",        "X",      N_("keys"),                 false, kDiv, kAct,              false, kKTok, kKIn},
   {MatrixKind::kValues,     "values",      "X",      N_("values"),               false, kDiv, kAct,              false, kKTok, kVal},
   {MatrixKind::kPositional, "positional",  "PE",     N_("positional encoding"),  false, kDiv, kData,              false, kQTok, kIn},
   {MatrixKind::kWq,         "W_q",         "W_q",    N_("W_q"),                  false, kDiv, kData,              false, kIn,   kModel},
-  {MatrixKind::kWk,         "W_k",         "W_k",    N_("W_k"),                  false, kDiv, kData,              false, kIn,   kModel},
+  {MatrixKind::kWk,         "W_k",         "W_k",    N_("W_k"),                  false, kDiv, kData,              false, kKIn,  kModel},
   {MatrixKind::kWv,         "W_v",         "W_v",    N_("W_v"),                  false, kDiv, kData,              false, kVal,  kModel},
   {MatrixKind::kWo,         "W_o",         "W_o",    N_("W_o"),                  false, kDiv, kData,              false, kHead, kOut},
   {MatrixKind::kQ,          "Q",           "Q",      N_("Q"),                    true,  kDiv, kAct,              false, kQTok, kQK},
@@ -167,6 +167,7 @@ std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, in
     case Axis::kModelFeatures:
       return numbered("d", n);
     case Axis::kInputFeatures:
+    case Axis::kKeyFeatures:
     case Axis::kValueFeatures:
     case Axis::kQKHeadFeatures:
     case Axis::kHeadFeatures:
@@ -187,15 +188,20 @@ std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, in
       switch (axis) {
         case Axis::kInputFeatures:
           return names(sc.feature_names, sc.feature_names_zh);
+        case Axis::kKeyFeatures:
+          return sc.key_feature_names.empty()
+                     ? names(sc.feature_names, sc.feature_names_zh)
+                     : names(sc.key_feature_names, sc.key_feature_names_zh);
         case Axis::kValueFeatures:
           return value_side();
         case Axis::kQKHeadFeatures:
-          return one_head && !w.W_q.size() && !w.W_k.size()
+          return one_head && !w.W_q.size() && !w.W_k.size() && sc.key_feature_names.empty()
                      ? names(sc.feature_names, sc.feature_names_zh)
                      : numbered("d", n);
         case Axis::kHeadFeatures:
           return one_head && !w.W_v.size() ? value_side() : numbered("d", n);
         default:  // the output
+          if (!sc.output_names.empty()) return names(sc.output_names, sc.output_names_zh);
           return one_head && !w.W_v.size() && !w.W_o.size() ? value_side() : numbered("d", n);
       }
     }

@@ -59,8 +59,10 @@ enum class Axis {
   kQueryTokens,  // the query tokens (or q1, q2, ...)
   kKeyTokens,    // the key tokens (or k1, k2, ...)
   // Feature axes are labelled d1, d2, ... (one way everywhere), or by the lesson's
-  // feature_names and value_names where the columns are the named ones (no projection between).
+  // feature_names, key_feature_names, value_names and output_names where the columns are the
+  // named ones (no projection between, or the output's named space).
   kInputFeatures,   // the columns of the queries and keys (x)
+  kKeyFeatures,     // the columns of the keys (the queries' unless key_feature_names)
   kValueFeatures,   // the columns of the values (x's with self-attention)
   kModelFeatures,   // the projected columns of all heads
   kQKHeadFeatures,  // one head's columns of Q and K

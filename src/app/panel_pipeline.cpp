@@ -71,22 +71,38 @@ static int columns_and_labels(Ctx& c, MatrixKind k, float total, float* label_w)
   return std::max(m ? static_cast<int>(m->cols()) : 1, 1);
 }
 
-std::vector<float> widths_in_row(Ctx& c, float total, std::initializer_list<MatrixKind> kinds) {
+std::vector<float> widths_in_row(Ctx& c, float total, std::initializer_list<MatrixKind> kinds,
+                                 float* cell_out = nullptr) {
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
   std::vector<float> label_w;
   std::vector<int> cols;
   float fixed = 0.0f;
   int all_cols = 0;
+  // Row labels measured against each matrix's share of the row, as the heatmap measures them
+  // against its own width (measured against the whole row, long labels took room the heatmap
+  // then cut them to, and the cells got less).
+  const float share = total / std::max<size_t>(kinds.size(), 1);
   for (MatrixKind k : kinds) {
     label_w.push_back(0.0f);
-    cols.push_back(columns_and_labels(c, k, total, &label_w.back()));
+    cols.push_back(columns_and_labels(c, k, share, &label_w.back()));
     fixed += label_w.back() + spacing;
     all_cols += cols.back();
   }
   const float cell = std::max(1.0f, (total - fixed) / std::max(all_cols, 1));
+  if (cell_out) *cell_out = cell;
   std::vector<float> out;
   for (size_t i = 0; i < cols.size(); ++i) out.push_back(label_w[i] + spacing + cols[i] * cell);
   return out;
+}
+
+// The narrowest cell that holds a number ("−0.00") at the smaller size the heatmap draws.
+float number_cell() {
+  return ImGui::CalcTextSize(
+             "\xe2\x88\x92"
+             "0.00")
+                 .x *
+             0.75f +
+         8.0f;
 }
 
 // The lesson's note on this step, in a tinted box with an accent bar on its left.
@@ -227,14 +243,37 @@ void view_inputs(Ctx& c, ImVec2 avail) {
     set_input(&s.scenario, which, c.b, r.edit_row, r.edit_col, r.edit_value);
     s.changed();
   };
+  // The cell a matrix of `kind` gets in a widget `w` wide.
+  const auto cell_in = [&](MatrixKind kind, float w) {
+    float label_w = 0.0f;
+    const int cols = columns_and_labels(c, kind, w, &label_w);
+    return (w - label_w - ImGui::GetStyle().ItemSpacing.x) / cols;
+  };
   // The inputs as given (editable); the table's kQueries... hold them after PE.
   if (s.scenario.self_attention) {
-    const float w = pe ? (avail.x - 80.0f) / 3.0f : std::min(avail.x, 560.0f);
+    // X + PE = X + PE side by side, or, on a phone or where the cells would be too small for
+    // their numbers, one above the other at the panel's width.
+    const bool stacked =
+        pe && (avail.x < 520.0f ||
+               cell_in(MatrixKind::kQueries, (avail.x - 80.0f) / 3.0f) < number_cell());
+    const float w = stacked ? avail.x : pe ? (avail.x - 80.0f) / 3.0f : std::min(avail.x, 560.0f);
+    const float x_rows =
+        static_cast<float>(std::min<Eigen::Index>(16, s.problem.queries[c.b].rows()));
+    const float h = stacked
+                        ? std::max(5.0f * ImGui::GetTextLineHeightWithSpacing() + x_rows * 26.0f,
+                                   avail.y / 3.0f)
+                        : avail.y;
+    const auto sign = [&](const char* text) {
+      if (!stacked) return operator_sign(text, avail.y * 0.5f);
+      if (g_fonts.title) ImGui::PushFont(g_fonts.title);
+      ImGui::TextUnformatted(text);
+      if (g_fonts.title) ImGui::PopFont();
+    };
     MatrixDraw x;
     x.id = "x";
     x.caption = pe ? T("X (drag a cell to change it)")
                    : T("X: one row per token (drag a cell to change it)");
-    x.size = ImVec2(w, avail.y);
+    x.size = ImVec2(w, h);
     x.values = &s.problem.queries[c.b];
     x.editable = true;
     // X, PE and X + PE are added: one colour scale for the three (unless each is scaled
@@ -251,15 +290,15 @@ void view_inputs(Ctx& c, ImVec2 avail) {
     }
     edit(block(c, MatrixKind::kQueries, x), 'x');
     if (pe) {
-      operator_sign("+", avail.y * 0.5f);
+      sign("+");
       MatrixDraw d;
       d.id = "pe";
       d.caption = "PE";
-      d.size = ImVec2(w, avail.y);
+      d.size = ImVec2(w, h);
       d.values = pe_m;
       d.values_range = added;
       block(c, MatrixKind::kPositional, d);
-      operator_sign("=", avail.y * 0.5f);
+      sign("=");
       d.id = "xpe";
       d.caption = "X + PE";
       d.values = sum;
@@ -267,9 +306,14 @@ void view_inputs(Ctx& c, ImVec2 avail) {
     }
     return;
   }
-  // Side by side; on a phone one above the other, so that each keeps its legend's room.
-  const bool narrow = avail.x < 420.0f;
-  const float w = narrow ? avail.x : (avail.x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.0f;
+  // Side by side; on a phone, or where the cells would be too small for their numbers (long
+  // token names, an 800 × 600 iframe), one above the other, each keeping its legend's room.
+  const float side_w = (avail.x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.0f;
+  const bool narrow =
+      avail.x < 420.0f ||
+      std::min({cell_in(MatrixKind::kQueries, side_w), cell_in(MatrixKind::kKeys, side_w),
+                cell_in(MatrixKind::kValues, side_w)}) < number_cell();
+  const float w = narrow ? avail.x : side_w;
   // One above the other: the height shared in proportion to the rows, after each block's
   // caption, column labels and legend (about five lines).
   const float fixed_h = 5.0f * ImGui::GetTextLineHeightWithSpacing();
@@ -278,7 +322,9 @@ void view_inputs(Ctx& c, ImVec2 avail) {
   const auto height_for = [&](const attn::Batch& raw) {
     if (!narrow) return avail.y;
     const float share = static_cast<float>(raw[c.b].rows()) / std::max(1.0f, rows_total);
-    return std::max(fixed_h + 24.0f, fixed_h + (avail.y - 3.0f * fixed_h) * share);
+    // Rows of at least 26 px (up to 16 rows; the panel scrolls), or the height's share.
+    const float rows = static_cast<float>(std::min<Eigen::Index>(16, raw[c.b].rows()));
+    return std::max(fixed_h + rows * 26.0f, fixed_h + (avail.y - 3.0f * fixed_h) * share);
   };
   const struct {
     const char* id;
@@ -450,8 +496,12 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
   // On a narrow screen the step's own matrix takes the whole width; Q and K stay one step back.
   const bool with_qk = avail.x >= 520.0f;
   const float q_k_cell = 34.0f;
-  float left = with_qk ? std::min(avail.x * 0.3f, 300.0f) : 0.0f;
-  if (with_qk) {
+  // Many features (why_sqrt_d's 64): beside the step's matrix Q and K would get cells of a few
+  // pixels, so they stand above it at the whole width instead.
+  const attn::Matrix* q_m = matrix_of(s, MatrixKind::kQ, c.head, c.b);
+  const bool above = with_qk && q_m && q_m->cols() > 24;
+  float left = with_qk && !above ? std::min(avail.x * 0.3f, 300.0f) : 0.0f;
+  if (with_qk && !above) {
     // No wider than Q and K need at their largest cells: the rest goes to the step's matrix.
     float need = 60.0f;
     for (MatrixKind k : {MatrixKind::kQ, MatrixKind::kK}) {
@@ -464,26 +514,21 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
     // numbers: "−0.00" at the numbers' smallest size (heatmap.cpp, cells) in every column.
     float label_w = 0.0f;
     const int cols = columns_and_labels(c, kind, avail.x, &label_w);
-    const float number_cell = ImGui::CalcTextSize(
-                                  "\xe2\x88\x92"
-                                  "0.00")
-                                      .x *
-                                  0.75f +
-                              8.0f;
     const float main_need = std::max(label_w, ImGui::CalcTextSize(T("queries")).x + 24.0f) +
-                            ImGui::GetStyle().ItemSpacing.x + cols * number_cell;
+                            ImGui::GetStyle().ItemSpacing.x + cols * number_cell();
     left = std::clamp(avail.x - 24.0f - main_need, 80.0f, left);
   }
   const CellRef* hov = hovered_on(
       s, {MatrixKind::kScores, MatrixKind::kScaled, MatrixKind::kMasked, MatrixKind::kWeights});
   if (with_qk) {
-    ImGui::BeginGroup();
+    const float top = ImGui::GetCursorScreenPos().y;
+    if (!above) ImGui::BeginGroup();
     // Q_h and K_h, with the hovered cell's query row and key row outlined.
     const bool heads = s.scenario.heads > 1;
     MatrixDraw d;
     d.legend = false;
     d.max_cell_px = q_k_cell;
-    d.size = ImVec2(left, avail.y * 0.45f);
+    d.size = above ? ImVec2(avail.x, avail.y * 0.2f) : ImVec2(left, avail.y * 0.45f);
     d.id = "qh";
     d.caption = heads ? "Q_h" : "Q";
     d.highlight_row = hov ? hov->row : -1;
@@ -492,13 +537,17 @@ HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
     d.caption = heads ? "K_h" : "K";
     d.highlight_row = hov ? hov->col : -1;
     block(c, MatrixKind::kK, d);
-    ImGui::EndGroup();
-    ImGui::SameLine(0, 24);
+    if (above) {
+      avail.y = std::max(avail.y * 0.5f, avail.y - (ImGui::GetCursorScreenPos().y - top));
+    } else {
+      ImGui::EndGroup();
+      ImGui::SameLine(0, 24);
+    }
   }
   MatrixDraw main;
   main.id = "main";
   main.caption = matrix_info(kind).symbol;
-  main.size = ImVec2(avail.x - (with_qk ? left + 24 : 0), avail.y);
+  main.size = ImVec2(avail.x - (with_qk && !above ? left + 24 : 0), avail.y);
   main.axis_names = true;
   // When the height is short (an 800×600 iframe), cells wider than tall keep the numbers.
   main.max_aspect = 2.5f;
@@ -533,6 +582,7 @@ void draw_mixing(Ctx& c, int row, float progress) {
   if (v_it == grids.end() || o_it == grids.end()) return;
   const GridInfo &v = v_it->second, &o = o_it->second;
   if (v.frame != o.frame || v.cell <= 0.0f || o.cell <= 0.0f) return;
+  if (o.wx0 < v.x1) return;  // O under V (a phone's column): no room between them for bands
   const attn::Matrix* a = matrix_of(c.s, MatrixKind::kWeights, c.head, c.b);
   if (!a || row < 0 || row >= a->rows()) return;
   const float yo = o.y0 + (static_cast<float>(row) - o.first_row + 0.5f) * o.cell;
@@ -584,14 +634,28 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
   const CellRef* mixing = hovered_on(s, {MatrixKind::kHeadOutput, MatrixKind::kWeights});
   // Room between V and O for the mixing's bands (draw_mixing).
   const float gap = std::min(80.0f, avail.x * 0.1f);
-  // A phone: A on a row of its own, then V = O below it, so that none is squeezed to a stamp.
-  const bool narrow = avail.x < 520.0f;
+  // A phone, or cells in one row too small for their numbers (many keys, long token names):
+  // A on a row of its own, then V = O below it, so that none is squeezed to a stamp.
+  float side_cell = 0.0f;
   std::vector<float> w =
-      narrow ? widths_in_row(c, avail.x - 40.0f - gap, {MatrixKind::kV, MatrixKind::kHeadOutput})
-             : widths_in_row(c, avail.x - 80.0f - gap,
-                             {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput});
-  if (narrow) w.insert(w.begin(), avail.x);
+      widths_in_row(c, avail.x - 80.0f - gap,
+                    {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput}, &side_cell);
+  const bool narrow = avail.x < 520.0f || side_cell < number_cell();
+  // And when V = O on one line still leaves cells too small (a phone, 10 keys): all three in a
+  // column, each at the panel's width and as tall as its rows need.
+  bool column = false;
+  if (narrow) {
+    float vo_cell = 0.0f;
+    w = widths_in_row(c, avail.x - 40.0f - gap, {MatrixKind::kV, MatrixKind::kHeadOutput},
+                      &vo_cell);
+    column = vo_cell < number_cell();
+    if (column) w.assign(2, avail.x);
+    w.insert(w.begin(), avail.x);
+  }
   const float h = narrow ? std::max(avail.y * 0.48f, stacked_min_height(avail)) : avail.y;
+  // What a block needs besides its rows: caption, column labels (turned ones up to 98 px) and
+  // legend.
+  const float fixed_h = 98.0f + 4.0f * ImGui::GetTextLineHeightWithSpacing();
   const bool heads = s.scenario.heads > 1;
   // W · V_h = O_h, the hovered output row's weights row and value column outlined.
   const struct {
@@ -612,6 +676,11 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
   for (size_t i = 0; i < std::size(blocks); ++i) {
     MatrixDraw d;
     d.size = ImVec2(w[i], h);
+    if (column || (narrow && blocks[i].kind == MatrixKind::kWeights)) {
+      const attn::Matrix* m = matrix_of(s, blocks[i].kind, c.head, c.b);
+      const float rows = static_cast<float>(std::min<Eigen::Index>(16, m ? m->rows() : 1));
+      d.size.y = column ? fixed_h + rows * 28.0f : std::max(h, fixed_h + rows * 28.0f);
+    }
     if (blocks[i].kind == MatrixKind::kHeadOutput && o_so_far.size() > 0) d.shown = &o_so_far;
     d.id = blocks[i].id;
     d.caption = blocks[i].caption;
@@ -619,8 +688,13 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
     d.highlight_col = blocks[i].highlight_col;
     block(c, blocks[i].kind, d);
     if (narrow && blocks[i].kind == MatrixKind::kWeights) continue;  // V = O on the next row
-    if (blocks[i].sign_after)
+    if (column && blocks[i].sign_after) {
+      if (g_fonts.title) ImGui::PushFont(g_fonts.title);
+      ImGui::TextUnformatted(blocks[i].sign_after);
+      if (g_fonts.title) ImGui::PopFont();
+    } else if (blocks[i].sign_after) {
       operator_sign(blocks[i].sign_after, h * 0.5f, blocks[i].kind == MatrixKind::kV ? gap : 0);
+    }
   }
   if (mixing)
     draw_mixing(c, mixing->row, 1.0f);
@@ -631,8 +705,13 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
 void view_output(Ctx& c, ImVec2 avail) {
   AppState& s = c.s;
   const bool wo = s.problem.weights.W_o.size() > 0;
-  // On a phone the three stand one above the other, the "·" and "=" between them.
-  const bool narrow = avail.x < 520.0f && wo;
+  // On a phone, or where cells side by side would be too small for their numbers, the three
+  // stand one above the other, the "·" and "=" between them.
+  float side_cell = 0.0f;
+  if (wo)
+    widths_in_row(c, avail.x - 80.0f, {MatrixKind::kConcat, MatrixKind::kWo, MatrixKind::kOutput},
+                  &side_cell);
+  const bool narrow = wo && (avail.x < 520.0f || side_cell < number_cell());
   const float row_h = narrow ? std::max({120.0f, stacked_min_height(avail),
                                          (avail.y - 5 * ImGui::GetTextLineHeightWithSpacing()) / 3})
                              : avail.y;
@@ -647,19 +726,26 @@ void view_output(Ctx& c, ImVec2 avail) {
     ImGui::TextUnformatted(text);
     if (g_fonts.title) ImGui::PopFont();
   };
+  // Stacked, each as tall as its rows need (W_o has as many as the model has columns).
+  const auto height_of = [&](MatrixKind k) {
+    if (!narrow) return row_h;
+    const attn::Matrix* m = matrix_of(s, k, c.head, c.b);
+    const float rows = static_cast<float>(std::min<Eigen::Index>(16, m ? m->rows() : 1));
+    return std::max(row_h, 5.0f * ImGui::GetTextLineHeightWithSpacing() + rows * 24.0f);
+  };
   MatrixDraw d;
-  d.size = ImVec2(w[0], row_h);
+  d.size = ImVec2(w[0], height_of(MatrixKind::kConcat));
   d.id = "concat";
   d.caption = s.scenario.heads > 1 ? T("concat [O_1 | ... | O_H]") : "O_1";
   block(c, MatrixKind::kConcat, d);
   if (!wo) return;
   sign("\xc2\xb7");
-  d.size = ImVec2(w[1], row_h);
+  d.size = ImVec2(w[1], height_of(MatrixKind::kWo));
   d.id = "wo";
   d.caption = "W_o";
   block(c, MatrixKind::kWo, d);
   sign("=");
-  d.size = ImVec2(w[2], row_h);
+  d.size = ImVec2(w[2], height_of(MatrixKind::kOutput));
   d.id = "out";
   d.caption = T("output");
   block(c, MatrixKind::kOutput, d);

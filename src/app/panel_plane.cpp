@@ -23,6 +23,20 @@ void arrow(ImDrawList* dl, ImVec2 from, ImVec2 to, ImU32 color, float thickness)
       ImVec2(to.x - ux * head + uy * head * 0.5f, to.y - uy * head - ux * head * 0.5f), color);
 }
 
+// Where an arrow's label goes: past its head, on the side it points to (left of the tip for an
+// arrow pointing left, above it for one pointing up), so that the text never covers the head.
+ImVec2 beyond_head(ImVec2 from, ImVec2 to, const char* text) {
+  const ImVec2 size = ImGui::CalcTextSize(text);
+  const float dx = to.x - from.x, dy = to.y - from.y;
+  const float len = std::sqrt(dx * dx + dy * dy);
+  const float ux = len < 1.0f ? 1.0f : dx / len, uy = len < 1.0f ? 0.0f : dy / len;
+  const ImVec2 at(to.x + ux * 8.0f, to.y + uy * 8.0f);
+  // Centred along the axis the arrow mostly runs across; on its own side along the other.
+  const float x = std::abs(ux) >= 0.4f ? (ux > 0 ? at.x : at.x - size.x) : at.x - size.x * 0.5f;
+  const float y = std::abs(uy) >= 0.4f ? (uy > 0 ? at.y : at.y - size.y) : at.y - size.y * 0.5f;
+  return ImVec2(x, y);
+}
+
 }  // namespace
 
 void draw_plane(AppState& s) {
@@ -126,15 +140,15 @@ void draw_plane(AppState& s) {
           1.5f + 7.0f * wt);
     char label[96];
     std::snprintf(label, sizeof label, "%s  %.2f", kl[j].c_str(), wt);
-    const ImVec2 t = to_screen(k(j, 0), k(j, 1));
-    dl->AddText(ImVec2(t.x + 6, t.y - 6), IM_COL32(40, 44, 52, 255), label);
+    dl->AddText(beyond_head(center, to_screen(k(j, 0), k(j, 1)), label), IM_COL32(40, 44, 52, 255),
+                label);
   }
   for (int i = 0; i < q.rows(); ++i) {
     const bool chosen = i == query;
     const ImU32 col = chosen ? IM_COL32(224, 90, 20, 255) : IM_COL32(224, 130, 20, 110);
     arrow(dl, center, to_screen(q(i, 0), q(i, 1)), col, chosen ? 3.5f : 2.0f);
-    const ImVec2 t = to_screen(q(i, 0), q(i, 1));
-    dl->AddText(ImVec2(t.x + 6, t.y + 2), col, ql[i].c_str());
+    dl->AddText(beyond_head(center, to_screen(q(i, 0), q(i, 1)), ql[i].c_str()), col,
+                ql[i].c_str());
   }
   // The output of the chosen query when the values are 2-D too.
   if (ht.output[b].cols() == 2) {

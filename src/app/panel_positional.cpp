@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "app/app.h"
 #include "app/edits.h"
@@ -110,8 +112,11 @@ void draw_positional(AppState& s, Heatmaps& h) {
   text_wrapped(note, true);
 
   const float avail = ImGui::GetContentRegionAvail().x;
-  const float half = avail * 0.5f - 8.0f;
-  const float height = std::min(320.0f, ImGui::GetContentRegionAvail().y * 0.5f);
+  // The matrix and the plot side by side, or one above the other in a narrow panel (an
+  // 800 × 600 iframe), each title wrapped to its own width so that neither pushes the other out.
+  const bool stacked = avail < 600.0f;
+  const float half = stacked ? avail : avail * 0.5f - 8.0f;
+  const float height = stacked ? 260.0f : std::min(320.0f, ImGui::GetContentRegionAvail().y * 0.5f);
   std::vector<std::string> rows;
   for (int p = 0; p < positions; ++p) rows.push_back(std::to_string(p));
   std::vector<std::string> cols;
@@ -131,7 +136,7 @@ void draw_positional(AppState& s, Heatmaps& h) {
   sp.max_aspect = 6.0f;  // few features, many positions: wide cells
   sp.revision = e.pe_revision;
   ImGui::BeginGroup();
-  ImGui::TextUnformatted(T("PE matrix (rows: positions, columns: features)"));
+  text_wrapped(T("PE matrix (rows: positions, columns: features)"), false, half);
   sp.export_name = "positional_encoding_" + std::to_string(positions) + "x" + std::to_string(d);
   const HeatmapResult r = h.draw(sp);
   if (r.hovered) set_hover(s, CellRef{MatrixKind::kPositional, 0, 0, r.row, r.col, d}, r);
@@ -153,11 +158,11 @@ void draw_positional(AppState& s, Heatmaps& h) {
     }
   }
   ImGui::EndGroup();
-  ImGui::SameLine(0, 16);
+  if (!stacked) ImGui::SameLine(0, 16);
 
   // Sinusoids of a few columns, plotted over the positions.
   ImGui::BeginGroup();
-  ImGui::TextUnformatted(T("Columns as functions of the position"));
+  text_wrapped(T("Columns as functions of the position"), false, half);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const ImVec2 size(half, height - ImGui::GetTextLineHeightWithSpacing());
@@ -174,7 +179,29 @@ void draw_positional(AppState& s, Heatmaps& h) {
                          .x +
                      10.0f;
   const float right = p0.x + size.x - 10.0f;
-  const float top = p0.y + lh + 12.0f, bottom = p0.y + size.y - lh - 8.0f;
+  // The columns plotted (first, second, third, middle, last: each once) and their legend, in
+  // as many lines as the plot's width needs (it was cut at the side, "colu", on a narrow one).
+  const int candidates[] = {0, 1, std::min(2, d - 1), std::min(d / 2, d - 1), d - 1};
+  std::vector<int> shown_cols;
+  for (const int c : candidates)
+    if (c >= 0 && std::find(shown_cols.begin(), shown_cols.end(), c) == shown_cols.end())
+      shown_cols.push_back(c);
+  std::vector<std::string> labels;
+  std::vector<ImVec2> label_at;
+  float legend_x = left, legend_y = p0.y + 5.0f;
+  for (const int c : shown_cols) {
+    char label[32];
+    std::snprintf(label, sizeof label, "%s %d", T("column"), c);
+    const float w = ImGui::CalcTextSize(label).x;
+    if (legend_x > left && legend_x + w > right) {
+      legend_x = left;
+      legend_y += lh + 2.0f;
+    }
+    labels.push_back(label);
+    label_at.push_back(ImVec2(legend_x, legend_y));
+    legend_x += w + 14.0f;
+  }
+  const float top = legend_y + lh + 7.0f, bottom = p0.y + size.y - lh - 8.0f;
   const float mid = (top + bottom) * 0.5f, amp = (bottom - top) * 0.5f;
   for (int v = -1; v <= 1; ++v) {
     const float y = mid - v * amp;
@@ -193,17 +220,11 @@ void draw_positional(AppState& s, Heatmaps& h) {
     std::snprintf(text, sizeof text, "%d", p);
     dl->AddText(ImVec2(x - ImGui::CalcTextSize(text).x * 0.5f, bottom + 3.0f), axis_col, text);
   }
-  const int shown_cols[] = {0, 1, std::min(2, d - 1), std::min(d / 2, d - 1), d - 1};
   const ImU32 colors[] = {IM_COL32(84, 39, 136, 255), IM_COL32(224, 130, 20, 255),
                           IM_COL32(33, 145, 140, 255), IM_COL32(179, 88, 6, 255),
                           IM_COL32(128, 115, 172, 255)};
-  float legend_x = left;
-  int drawn = 0;
-  for (int k = 0; k < 5; ++k) {
+  for (size_t k = 0; k < shown_cols.size(); ++k) {
     const int c = shown_cols[k];
-    bool repeat = false;
-    for (int j = 0; j < k; ++j) repeat = repeat || shown_cols[j] == c;
-    if (repeat || c < 0) continue;
     const double freq =
         std::pow(static_cast<double>(s.scenario.pe_base), -static_cast<double>(c - c % 2) / d);
     ImVec2 prev;
@@ -211,18 +232,14 @@ void draw_positional(AppState& s, Heatmaps& h) {
       const double pos = span * x / 200.0;
       const double v = c % 2 == 0 ? std::sin(pos * freq) : std::cos(pos * freq);
       const ImVec2 pt(left + (right - left) * x / 200.0f, mid - static_cast<float>(v) * amp);
-      if (x) dl->AddLine(prev, pt, colors[drawn], 2.0f);
+      if (x) dl->AddLine(prev, pt, colors[k], 2.0f);
       prev = pt;
     }
     for (int p = 0; p < positions && positions <= 64; ++p) {
       const ImVec2 pt(left + (right - left) * p / span, mid - pe(p, c) * amp);
-      dl->AddCircleFilled(pt, 3.0f, colors[drawn]);
+      dl->AddCircleFilled(pt, 3.0f, colors[k]);
     }
-    char label[32];
-    std::snprintf(label, sizeof label, "%s %d", T("column"), c);
-    dl->AddText(ImVec2(legend_x, p0.y + 5.0f), colors[drawn], label);
-    legend_x += ImGui::CalcTextSize(label).x + 14.0f;
-    ++drawn;
+    dl->AddText(label_at[k], colors[k], labels[k].c_str());
   }
   ImGui::Dummy(size);
   ImGui::EndGroup();

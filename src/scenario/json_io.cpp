@@ -642,13 +642,42 @@ void read_masked_cells(const json& v, Scenario* s) {
 Scenario read_scenario(const json& j) {
   if (!j.is_object()) fail("scenario", "must be a JSON object, got " + type_name(j));
   check_keys(j, "",
-             {"version",       "title",       "description",  "x",           "queries",
-              "keys",          "values",      "query_tokens", "key_tokens",  "scoring",
-              "temperature",   "heads",       "valid_lens",   "causal",      "window",
-              "masked_cells",  "mask_value",  "W_q",          "W_k",         "W_v",
-              "W_o",           "W",           "w_v",          "init",        "positional_encoding",
-              "hard",          "dropout",     "tour",         "quiz",        "read",
-              "feature_names", "value_names", "target",       "trained_from"});
+             {"version",
+              "title",
+              "description",
+              "x",
+              "queries",
+              "keys",
+              "values",
+              "query_tokens",
+              "key_tokens",
+              "scoring",
+              "temperature",
+              "heads",
+              "valid_lens",
+              "causal",
+              "window",
+              "masked_cells",
+              "mask_value",
+              "W_q",
+              "W_k",
+              "W_v",
+              "W_o",
+              "W",
+              "w_v",
+              "init",
+              "positional_encoding",
+              "hard",
+              "dropout",
+              "tour",
+              "quiz",
+              "read",
+              "feature_names",
+              "value_names",
+              "target",
+              "trained_from",
+              "key_feature_names",
+              "output_names"});
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
     fail("version", j["version"].dump() + " is not supported; this build reads version 1");
@@ -704,15 +733,22 @@ Scenario read_scenario(const json& j) {
     bool two_d = false;
     s.target = read_batch(j["target"], "target", &two_d);
   }
-  for (const char* field : {"feature_names", "value_names"}) {
+  using Names = std::vector<std::vector<std::string>>;
+  const struct {
+    const char* field;
+    Names *en, *zh;
+  } name_fields[] = {{"feature_names", &s.feature_names, &s.feature_names_zh},
+                     {"key_feature_names", &s.key_feature_names, &s.key_feature_names_zh},
+                     {"value_names", &s.value_names, &s.value_names_zh},
+                     {"output_names", &s.output_names, &s.output_names_zh}};
+  for (const auto& names : name_fields) {
+    const char* field = names.field;
     if (!j.contains(field)) continue;
     const json& v = j[field];
     if (v.is_array() && !v.empty() && v[0].is_array())
       fail(field, "must be one list of names, one per column");
     bool per_item = false;
-    const bool values = std::string(field) == "value_names";
-    (values ? s.value_names : s.feature_names) =
-        read_tokens(v, field, &per_item, values ? &s.value_names_zh : &s.feature_names_zh);
+    *names.en = read_tokens(v, field, &per_item, names.zh);
   }
 
   if (j.contains("scoring")) s.scoring = read_scoring(j["scoring"]);
@@ -985,9 +1021,17 @@ std::string to_json(const Scenario& s) {
     append_key(&o, "feature_names");
     append_tokens(&o, s.feature_names, s.feature_names_zh, false);
   }
+  if (!s.key_feature_names.empty()) {
+    append_key(&o, "key_feature_names");
+    append_tokens(&o, s.key_feature_names, s.key_feature_names_zh, false);
+  }
   if (!s.value_names.empty()) {
     append_key(&o, "value_names");
     append_tokens(&o, s.value_names, s.value_names_zh, false);
+  }
+  if (!s.output_names.empty()) {
+    append_key(&o, "output_names");
+    append_tokens(&o, s.output_names, s.output_names_zh, false);
   }
   if (!s.target.empty()) {
     append_key(&o, "target");

@@ -97,11 +97,27 @@ std::string check_quiz_shapes(const Scenario& s, const attn::Problem& p) {
 }
 
 // "" when there is no target or it is shaped like the output of problem p.
-std::string check_target_shape(const Scenario& s, const attn::Problem& p) {
-  if (s.target.empty()) return "";
+// The output's columns: W_o's, else W_v's, else the values'.
+int output_columns(const Scenario& s, const attn::Problem& p) {
   const int dv_model =
       p.weights.W_v.size() ? static_cast<int>(p.weights.W_v.cols()) : attn::batch_cols(s.values);
-  const int out_cols = p.weights.W_o.size() ? static_cast<int>(p.weights.W_o.cols()) : dv_model;
+  return p.weights.W_o.size() ? static_cast<int>(p.weights.W_o.cols()) : dv_model;
+}
+
+std::string check_output_names(const Scenario& s, const attn::Problem& p) {
+  if (s.output_names.empty()) return "";
+  const int cols = output_columns(s, p);
+  if (static_cast<int>(s.output_names[0].size()) != cols)
+    return "output_names: has " + str(static_cast<int64_t>(s.output_names[0].size())) +
+           " names, expected " + str(cols) + " (one per column of the output)";
+  if (!s.output_names_zh.empty() && s.output_names_zh[0].size() != s.output_names[0].size())
+    return "output_names: the Chinese names are not one per English name";
+  return "";
+}
+
+std::string check_target_shape(const Scenario& s, const attn::Problem& p) {
+  if (s.target.empty()) return "";
+  const int out_cols = output_columns(s, p);
   const int n_q = s.n_queries();
   if (s.target.size() == s.queries.size() && attn::batch_rows(s.target) == n_q &&
       attn::batch_cols(s.target) == out_cols)
@@ -192,13 +208,18 @@ void fit_to_shapes(Scenario* s) {
     }
   };
   fit(&s->feature_names, &s->feature_names_zh, attn::batch_cols(s->queries));
-  if (attn::batch_cols(s->queries) != attn::batch_cols(s->keys)) {
+  fit(&s->key_feature_names, &s->key_feature_names_zh, attn::batch_cols(s->keys));
+  if (s->key_feature_names.empty() && attn::batch_cols(s->queries) != attn::batch_cols(s->keys)) {
     s->feature_names.clear();
     s->feature_names_zh.clear();
   }
   fit(&s->value_names, &s->value_names_zh, attn::batch_cols(s->values));
-  if (s->quiz.empty() && s->target.empty()) return;
+  if (s->quiz.empty() && s->target.empty() && s->output_names.empty()) return;
   const attn::Problem p = to_problem(*s);
+  if (!check_output_names(*s, p).empty()) {
+    s->output_names.clear();
+    s->output_names_zh.clear();
+  }
   // A target the output no longer has the shape of (other tokens, widths or heads) goes: the
   // edited scenario is a new problem, and Train says it has no target.
   if (!check_target_shape(*s, p).empty()) s->target.clear();
@@ -303,9 +324,11 @@ Resolved resolve(const Scenario& s) {
     if (!same_shape(names, zh)) return field + ": the Chinese names are not one per English name";
     return std::string();
   };
-  if (!s.feature_names.empty() && attn::batch_cols(s.queries) != attn::batch_cols(s.keys)) {
+  if (!s.feature_names.empty() && s.key_feature_names.empty() &&
+      attn::batch_cols(s.queries) != attn::batch_cols(s.keys)) {
     e = "feature_names: queries and keys have different numbers of columns (" +
-        str(attn::batch_cols(s.queries)) + " and " + str(attn::batch_cols(s.keys)) + ")";
+        str(attn::batch_cols(s.queries)) + " and " + str(attn::batch_cols(s.keys)) +
+        "): name the keys' columns in key_feature_names";
     return r;
   }
   if (!s.value_names.empty() && s.self_attention) {
@@ -313,8 +336,18 @@ Resolved resolve(const Scenario& s) {
         "feature_names";
     return r;
   }
+  if (!s.key_feature_names.empty() && s.self_attention) {
+    e = "key_feature_names: with x (self-attention) the keys' columns are x's: name them in "
+        "feature_names";
+    return r;
+  }
   if (!(e = check_names(s.feature_names, s.feature_names_zh, "feature_names",
-                        attn::batch_cols(s.queries), "the queries and keys"))
+                        attn::batch_cols(s.queries),
+                        s.key_feature_names.empty() ? "the queries and keys" : "the queries"))
+           .empty())
+    return r;
+  if (!(e = check_names(s.key_feature_names, s.key_feature_names_zh, "key_feature_names",
+                        attn::batch_cols(s.keys), "the keys"))
            .empty())
     return r;
   if (!(e = check_names(s.value_names, s.value_names_zh, "value_names", attn::batch_cols(s.values),
@@ -337,6 +370,7 @@ Resolved resolve(const Scenario& s) {
   e = attn::validate(r.problem).error;
   if (r.ok()) e = check_quiz_shapes(s, r.problem);
   if (r.ok()) e = check_target_shape(s, r.problem);
+  if (r.ok()) e = check_output_names(s, r.problem);
   if (r.ok()) e = check_magnitudes(r.problem, s.self_attention);
   if (!r.ok()) r.problem = attn::Problem();
   return r;

@@ -111,10 +111,15 @@ struct Scenario {
   bool tokens_per_item = false;  // written as [batch][n] rather than [n]
   // Optional names of the columns, written like tokens ("height" or {"en": "height", "zh":
   // "身高"}): feature_names for the queries' and keys' columns (x's with self-attention),
-  // value_names for the values' columns (separate values only). Stored as one list ([0]),
-  // like tokens; empty: d1, d2, ...
+  // value_names for the values' columns (separate values only). key_feature_names, when the
+  // keys store their features in columns of their own (cross-attention between two languages):
+  // then feature_names names the queries' columns only. output_names for the output's columns
+  // (the space W_o, or W_v without W_o, maps into). Stored as one list ([0]), like tokens;
+  // empty: d1, d2, ...
   std::vector<std::vector<std::string>> feature_names, feature_names_zh;
+  std::vector<std::vector<std::string>> key_feature_names, key_feature_names_zh;
   std::vector<std::vector<std::string>> value_names, value_names_zh;
+  std::vector<std::vector<std::string>> output_names, output_names_zh;
 
   attn::Scoring scoring = attn::Scoring::kScaledDot;
   float temperature = 1.0f;

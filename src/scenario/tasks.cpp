@@ -49,6 +49,10 @@ Scenario sequence_task(const std::string& name, uint64_t seed) {
   s.feature_names.resize(1);
   for (int k = 0; k < kTokens; ++k) s.feature_names[0].push_back(letter(k));
   for (int i = 0; i < kPositions; ++i) s.feature_names[0].push_back("p" + std::to_string(i + 1));
+  // The output's first columns are the letter it should say; the rest are left free.
+  s.output_names.resize(1);
+  for (int k = 0; k < kModel; ++k)
+    s.output_names[0].push_back(k < kTokens ? letter(k) : "d" + std::to_string(k + 1));
   for (int b = 0; b < kItems; ++b) {
     int tokens[kPositions];
     for (int i = 0; i < kPositions; ++i) tokens[i] = draw.below(kTokens);
@@ -180,6 +184,16 @@ Scenario translate_task(uint64_t seed) {
     s.key_tokens.push_back(en);
   }
   s.values = s.keys;
+  // The columns: the French positions; the English words and positions; the French words (the
+  // output keeps each in its English word's column).
+  s.feature_names.resize(1);
+  s.key_feature_names.resize(1);
+  s.output_names.resize(1);
+  for (int k = 0; k < kSentence; ++k) s.feature_names[0].push_back("p" + std::to_string(k + 1));
+  for (int w = 0; w < kWords; ++w) s.key_feature_names[0].push_back(kEnglish[w]);
+  for (int k = 0; k < kSentence; ++k) s.key_feature_names[0].push_back("p" + std::to_string(k + 1));
+  s.value_names = s.key_feature_names;
+  for (int w = 0; w < kWords; ++w) s.output_names[0].push_back(kFrench[w]);
   return s;
 }
 

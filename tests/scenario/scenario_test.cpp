@@ -683,6 +683,40 @@ TEST_CASE("columns may be named, in both languages, one name per column", "[scen
   CHECK(edited.value_names.size() == 1);
 }
 
+TEST_CASE("keys may name their own columns, and the output its columns", "[scenario][json]") {
+  // Cross-attention between two languages: the queries' columns are not the keys'.
+  const std::string qkv = R"({"version": 1, "queries": [[1, 0]], "keys": [[1, 0, 0], [0, 1, 0]],
+      "values": [[1, 2], [4, 5]], "W_q": [[1, 0, 0], [0, 1, 0]], )";
+  const scenario::ParseResult a = scenario::parse(qkv + R"("feature_names": ["action", "gender"],
+               "key_feature_names": [{"en": "article", "zh": "冠词"}, "animal", "end"],
+               "output_names": ["one", {"en": "two", "zh": "二"}]})");
+  REQUIRE(a.error == "");
+  CHECK(a.scenario.key_feature_names ==
+        std::vector<std::vector<std::string>>{{"article", "animal", "end"}});
+  CHECK(a.scenario.output_names_zh == std::vector<std::vector<std::string>>{{"one", "二"}});
+  const scenario::ParseResult b = scenario::parse(scenario::to_json(a.scenario));
+  REQUIRE(b.error == "");
+  CHECK(scenario::to_json(b.scenario) == scenario::to_json(a.scenario));
+  // Without key_feature_names, feature_names must fit both sides.
+  CHECK(scenario::parse(qkv + R"("feature_names": ["action", "gender"]})").error ==
+        "feature_names: queries and keys have different numbers of columns (2 and 3): name the "
+        "keys' columns in key_feature_names");
+  CHECK(scenario::parse(qkv + R"("key_feature_names": ["a", "b"]})").error ==
+        "key_feature_names: has 2 names, expected 3 (one per column of the keys)");
+  CHECK(scenario::parse(qkv + R"("output_names": ["a", "b", "c"]})").error ==
+        "output_names: has 3 names, expected 2 (one per column of the output)");
+  CHECK(scenario::parse(qkv + R"("output_names": 7})").error.rfind("output_names", 0) == 0);
+  CHECK(error_of(with(R"("key_feature_names": ["a", "b", "c", "d"])")) ==
+        "key_feature_names: with x (self-attention) the keys' columns are x's: name them in "
+        "feature_names");
+  // An edit that changes the output's columns drops output_names.
+  scenario::Scenario edited = a.scenario;
+  edited.values.mut(0).conservativeResize(2, 3);
+  scenario::fit_to_shapes(&edited);
+  CHECK(edited.output_names.empty());
+  CHECK(edited.key_feature_names.size() == 1);
+}
+
 TEST_CASE("a target is shaped like the output, and round-trips", "[scenario][json]") {
   const scenario::ParseResult a =
       scenario::parse(with(R"("target": [[1, 2], [3, 4], [5, 6], [7, 8]])"));

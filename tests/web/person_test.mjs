@@ -453,10 +453,141 @@ async function checkTouchGestures({ browser, url }) {
   await context.close();
 }
 
+// Every section header, checkbox, centre tab and step button the canvas draws, clicked where
+// it is drawn (items()) at 1440×900 in English and Chinese: a header opens its section, a
+// checkbox's tick turns over (and back on a second click), a tab brings its view, a step
+// button its step. Read back from what the next frames draw and from the app's state; nothing
+// is caused through the API.
+async function checkClicks({ browser, url }) {
+  const viewport = { width: 1440, height: 900 };
+  const seen = [];
+  for (const lang of ["en", "zh"]) {
+    const page = await openPage(browser, `${url}?preset=self_attention&lang=${lang}`, viewport, 1);
+    const problems = [];
+    const inControls = (i) => /controls/.test(i.window) && !i.text;
+    // The sections: every closed header opened by a click.
+    let opened = 0;
+    for (let round = 0; round < 12; ++round) {
+      const closed = (await itemsNow(page)).find((i) => inControls(i) && i.open === false && !i.tab);
+      if (!closed) break;
+      const item = await reveal(page, viewport, (i) => i.id === closed.id && i.window === closed.window);
+      if (!item) { problems.push(`section "${closed.label}" could not be scrolled into view`); break; }
+      await clickItem(page, item);
+      const after = (await itemsNow(page)).find((i) => i.id === closed.id && i.window === closed.window);
+      if (!after?.open) { problems.push(`a click on the section "${closed.label}" did not open it`); break; }
+      ++opened;
+    }
+    // The checkboxes: each clicked twice, its tick read back after each click.
+    const boxes = (await itemsNow(page)).filter((i) => inControls(i) && typeof i.checked === "boolean");
+    let flipped = 0;
+    for (const box of boxes) {
+      const same = (i) => i.id === box.id && i.window === box.window;
+      for (const want of [!box.checked, box.checked]) {
+        const item = await reveal(page, viewport, same);
+        if (!item) { problems.push(`checkbox "${box.label}" is gone after a click on it`); break; }
+        await clickItem(page, item);
+        const now = (await itemsNow(page)).find(same);
+        if (!now || now.checked !== want) {
+          problems.push(`a click on "${box.label}" at (${Math.round(item.x0)}, ${Math.round(item.y0)}) left it ${now ? (now.checked ? "ticked" : "unticked") : "gone"}`);
+          break;
+        }
+        if (want !== box.checked) ++flipped;
+      }
+    }
+    // The centre's tabs: each brings its view (the "view" control reads it).
+    const tabs = (await itemsNow(page)).filter((i) => i.tab && !/controls/.test(i.window) && i.y0 < 120);
+    let tabbed = 0;
+    const seenTabs = new Set();
+    for (const tab of [...tabs.slice(1), tabs[0]]) {
+      const item = await reveal(page, viewport, (i) => i.tab && i.label === tab.label);
+      if (!item) { problems.push(`tab "${tab.label}" is not on screen`); continue; }
+      const before = (await page.evaluate(() => window.attentionPlayground.getView())).tab;
+      await clickItem(page, item);
+      const now = (await page.evaluate(() => window.attentionPlayground.getView())).tab;
+      // Each tab's own view, and the heatmaps it draws (the positional encoding's "pe", the
+      // step view's "main"; the 2-D view draws none).
+      const ids = Object.keys(await page.evaluate(() => window.attentionPlayground.layout()));
+      if (tabs.length > 1 && now === before) problems.push(`a click on tab "${tab.label}" left the view at "${now}"`);
+      else if (now === "steps" && !ids.includes("main")) problems.push(`tab "${tab.label}": no step matrix drawn (${ids.join(", ")})`);
+      else ++tabbed;
+      seenTabs.add(now);
+    }
+    // The step buttons: each brings its step.
+    let stepped = 0;
+    for (const k of [3, 7, 0, 5]) {
+      const item = await reveal(page, viewport, (i) => i.id.endsWith(`##step${k}`));
+      if (!item) { problems.push(`no button for step ${k + 1}`); continue; }
+      await clickItem(page, item);
+      const view = await page.evaluate(() => window.attentionPlayground.getView());
+      if (view.step !== k) problems.push(`a click on step ${k + 1} shows step ${view.step + 1}`);
+      else ++stepped;
+    }
+    if (page.problems.length) problems.push(page.problems.join("; "));
+    if (seenTabs.size !== tabs.length) problems.push(`${tabs.length} tabs clicked brought ${seenTabs.size} views (${[...seenTabs].join(", ")})`);
+    if (problems.length) fail(`${lang}: ${problems.length} problems:\n  ${problems.slice(0, 30).join("\n  ")}`);
+    if (boxes.length < 8 || tabs.length < 4) fail(`${lang}: only ${boxes.length} checkboxes and ${tabs.length} tabs found on screen`);
+    seen.push(`${lang}: ${opened} sections opened, ${flipped} checkboxes ticked and unticked, ${tabbed} tabs, ${stepped} steps`);
+    await page.context().close();
+  }
+  ok(`clicks at 1440×900: ${seen.join("; ")}`);
+}
+
+// Every matrix of every lesson's 8 steps shows its numbers where the screen has room for them,
+// at 800×600 in English and Chinese, at 1440×900 and 390×844 in English. A matrix of up
+// to 24 × 24 cells may go without only when the matrices on its line fill the centre panel's
+// width (the cells cannot be wider there), or it is one of the small Q and K beside the step's
+// scores. Seen before 2026-11-26: why_so_tall's A, V and O at 25 px cells beside 400 px of
+// empty panel, multi_head's output, learned_previous_token's output.
+async function checkNumbers({ browser, url }, sizes) {
+  const problems = [];
+  let looked = 0;
+  for (const [viewport, lang] of sizes) {
+    const where = `${viewport.width}x${viewport.height} ${lang}`;
+    const page = await openPage(browser, `${url}?preset=why_so_tall&lang=${lang}`, viewport, 1);
+    const lessons = (await page.evaluate(() => window.attentionPlayground.presets())).map((p) => p.name);
+    const narrow = viewport.width < 720;
+    if (narrow) {
+      const tab = await reveal(page, viewport, (i) => i.label === LESSON_WORDS[lang].stepTab);
+      if (tab) await clickItem(page, tab);
+    }
+    for (const lesson of lessons) {
+      await page.evaluate((name) => window.attentionPlayground.loadPreset(name), lesson);
+      // Questions answered (shown), so that no matrix is hidden behind one.
+      const quiz = await page.evaluate(() => window.attentionPlayground.getQuiz());
+      for (let q = 0; q < quiz.length; ++q) await page.evaluate((q) => window.attentionPlayground.answerQuiz(q, { show: true }), q);
+      for (let step = 0; step < 8; ++step) {
+        await page.evaluate((s) => window.attentionPlayground.setStep(s), step);
+        await settle(page, 3, 0);
+        const layout = await page.evaluate(() => window.attentionPlayground.layout());
+        const panel = (await page.evaluate(() => window.attentionPlayground.items())).find((i) => /##step0$/.test(i.id))?.clip;
+        const grids = Object.entries(layout).filter(([, g]) => g.x1 > g.x0 && g.y1 > g.y0);
+        for (const [id, g] of grids) {
+          if (g.hidden || g.numbers || g.rows > 24 || g.cols > 24 || id === "qh" || id === "kh") continue;
+          ++looked;
+          // The matrices on its line, and how much of the panel's width they take.
+          const line = grids.filter(([, o]) => o.wy0 < g.y1 && o.wy1 > g.y0);
+          const used = Math.max(...line.map(([, o]) => o.wx1)) - Math.min(...line.map(([, o]) => o.wx0));
+          const width = panel ? panel[2] - panel[0] : viewport.width;
+          if (used >= 0.85 * width) continue;
+          problems.push(`${where} ${lesson} step ${step + 1} "${id}" (${g.rows}×${g.cols}): no numbers in ${g.cell_w.toFixed(0)}×${g.cell.toFixed(0)} px cells while its line uses ${used.toFixed(0)} of ${width.toFixed(0)} px`);
+        }
+      }
+    }
+    if (page.problems.length) problems.push(`${where}: ${page.problems.join("; ")}`);
+    await page.context().close();
+  }
+  if (problems.length) fail(`${problems.length} matrices without their numbers:\n  ${problems.slice(0, 40).join("\n  ")}`);
+  ok(`numbers: every lesson's 8 steps at ${sizes.map(([v, l]) => `${v.width}x${v.height} ${l}`).join(", ")}: ` +
+     `${looked} matrices without numbers, each on a line that fills its panel`);
+}
+
 const CHECKS = {
   touch: checkTouch,
   "touch-gestures": checkTouchGestures,
   "train-button": checkTrainButton,
+  clicks: checkClicks,
+  numbers: (ctx) => checkNumbers(ctx, [[{ width: 800, height: 600 }, "en"], [{ width: 800, height: 600 }, "zh"],
+                                       [{ width: 1440, height: 900 }, "en"], [{ width: 390, height: 844 }, "en"]]),
   "lessons-800": (ctx) => checkLessons(ctx, [{ width: 800, height: 600 }]),
   // A laptop's frames cost the most here (SwiftShader): the lessons walked, the questions
   // left to the other two sizes.

@@ -2,11 +2,12 @@
 // README's picture): any size, either language, any preset and steps, a hovered cell.
 //
 //   node tests/web/shots.mjs URL OUT [--size WxH] [--dpr N] [--lang en|zh] [--preset NAME]
-//        [--steps 0,5 | all] [--hover ID:ROW,COL] [--eval JS]...
+//        [--steps 0,5 | all] [--hover ID:ROW,COL] [--click LABEL]... [--eval JS]...
 //
 // OUT is a .png file (one step) or a folder (step<K>.png per step). --hover points the mouse
 // at cell (ROW, COL), 0-based, of the heatmap ID that layout() reports ("main" is the step's
-// matrix). --eval runs JS in the page after the rest is set (repeatable).
+// matrix). --click clicks the control the canvas draws with that label (a tab, a button).
+// --eval runs JS in the page after the rest is set (repeatable).
 import { mkdirSync } from "node:fs";
 import { launchChromium } from "./browser.mjs";
 
@@ -37,6 +38,20 @@ const ap = (fn, arg) => page.evaluate(fn, arg);
 const preset = option("--preset", null);
 if (preset) await ap((p) => window.attentionPlayground.loadPreset(p), preset);
 if (lang) await ap((l) => window.attentionPlayground.setLanguage(l), lang);
+// --click LABEL (repeatable): a click where the canvas draws the control reading LABEL.
+for (const label of options("--click")) {
+  await ap(() => window.attentionPlayground.items());  // starts the record
+  await page.waitForTimeout(lang === "zh" ? 1500 : 300);  // the Chinese font, then the layout
+  const found = (await ap(() => window.attentionPlayground.items())).filter((i) => i.label === label && !i.text);
+  const item = found.find((i) => i.tab) ?? found[0];  // a tab before a word of the same name
+  if (!item) throw new Error(`--click: no control "${label}" on screen`);
+  await page.mouse.move((item.x0 + item.x1) / 2, (item.y0 + item.y1) / 2);
+  await page.waitForTimeout(150);
+  await page.mouse.down();
+  await page.waitForTimeout(150);
+  await page.mouse.up();
+  await page.waitForTimeout(300);
+}
 for (const step of steps) {
   if (step !== null) await ap((s) => window.attentionPlayground.setStep(s), step);
   await page.waitForTimeout(lang === "zh" ? 1500 : 400);
