@@ -149,6 +149,10 @@ void text_wrapped_mono(const std::string& text, float width, bool last_apart) {
   if (g_fonts.mono) ImGui::PopFont();
 }
 
+void text_wrapped_formula(const std::string& text, float width, bool last_apart) {
+  draw_wrapped(text, false, width, last_apart);
+}
+
 // Places the next tooltip beside the cell under the mouse (right, below, left or above,
 // whichever it fits in), never over it. The tooltip's size is last frame's.
 static void place_tooltip_beside(const float cell[4], ImVec2 last_size) {

@@ -61,7 +61,7 @@ void draw_step_words(AppState& s);
 // menu is made (make_export) and handed to the platform.
 struct MatrixDraw {
   const char* id = "";                   // the widget id (ap_layout reports it)
-  const char* caption = nullptr;         // drawn above in the monospaced font, if any
+  const char* caption = nullptr;         // drawn above it (in the UI font), if any
   ImVec2 size = ImVec2(0, 0);            // 0: the remaining content region
   const attn::Matrix* values = nullptr;  // instead of the table's (the raw inputs)
   ValueRange values_range;  // the range `values` are coloured over (not fixed: their own)
@@ -102,6 +102,9 @@ void text_wrapped(const std::string& text, bool disabled = false, float width = 
 // In the monospaced font; last_apart makes the last line an item of its own, so that an item
 // put on the same line (a "(?)") follows the last line, not the first.
 void text_wrapped_mono(const std::string& text, float width = 0.0f, bool last_apart = false);
+// A formula ("O = A·V"): in the UI font, whose O is round and wide, so that it does not read as
+// the monospaced font's narrow 0; wrapped as text_wrapped_mono is.
+void text_wrapped_formula(const std::string& text, float width = 0.0f, bool last_apart = false);
 // Widgets for the controls of the table (controls.h), drawn from its label, value, choices and
 // range; a change is applied as set_control applies it. Each draws nothing when the control
 // is hidden or not there, and returns true when it changed something.

@@ -51,9 +51,7 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
 
   if (d.caption) {
     ImGui::BeginGroup();
-    if (g_fonts.mono) ImGui::PushFont(g_fonts.mono);
-    ImGui::TextUnformatted(d.caption);
-    if (g_fonts.mono) ImGui::PopFont();
+    ImGui::TextUnformatted(d.caption);  // the UI font: its O is not the monospaced 0
   }
   const HeatmapResult r = h.draw(spec);
   if (d.caption) ImGui::EndGroup();

@@ -494,12 +494,14 @@ void view_projections(Ctx& c, ImVec2 avail) {
 HeatmapResult view_scores_like(Ctx& c, ImVec2 avail, MatrixKind kind) {
   AppState& s = c.s;
   // On a narrow screen the step's own matrix takes the whole width; Q and K stay one step back.
-  const bool with_qk = avail.x >= 520.0f;
-  const float q_k_cell = 34.0f;
   // Many features (why_sqrt_d's 64): beside the step's matrix Q and K would get cells of a few
-  // pixels, so they stand above it at the whole width instead.
+  // pixels, so they stand above it at the whole width instead, where the panel is tall enough
+  // (a short one keeps its height for the step's matrix).
   const attn::Matrix* q_m = matrix_of(s, MatrixKind::kQ, c.head, c.b);
-  const bool above = with_qk && q_m && q_m->cols() > 24;
+  const bool many = q_m && q_m->cols() > 24;
+  const bool with_qk = avail.x >= 520.0f && (!many || avail.y >= 480.0f);
+  const bool above = with_qk && many;
+  const float q_k_cell = 34.0f;
   float left = with_qk && !above ? std::min(avail.x * 0.3f, 300.0f) : 0.0f;
   if (with_qk && !above) {
     // No wider than Q and K need at their largest cells: the rest goes to the step's matrix.
@@ -792,8 +794,8 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   // lines leave room for it.
   const float marker_w =
       compact ? ImGui::CalcTextSize("(?)").x + 2.0f * ImGui::GetStyle().ItemSpacing.x : 0.0f;
-  text_wrapped_mono(step_formula(s.step, s.problem),
-                    std::max(40.0f, ImGui::GetContentRegionAvail().x - marker_w), compact);
+  text_wrapped_formula(step_formula(s.step, s.problem),
+                       std::max(40.0f, ImGui::GetContentRegionAvail().x - marker_w), compact);
   if (compact) {
     help_marker(step_explanation(s.step, s.problem));
   } else {

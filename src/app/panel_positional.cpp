@@ -80,7 +80,7 @@ void draw_positional(AppState& s, Heatmaps& h) {
   char text[256];
   std::snprintf(text, sizeof text,
                 "PE[p, 2i] = sin(p / %g^(2i/d)),   PE[p, 2i+1] = cos(p / %g^(2i/d))", base, base);
-  text_wrapped_mono(text);
+  text_wrapped_formula(text);
   ImGui::SetNextItemWidth(160.0f);
   ImGui::SliderInt(T("positions"), &positions, 1, 256);
   ImGui::SameLine(0, 24);
