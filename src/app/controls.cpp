@@ -36,8 +36,8 @@ Control make(const char* id, const char* label, ControlKind kind, const char* hi
 bool has_target(const AppState& s) {
   return !s.scenario.target.empty();
 }
-bool not_additive(const AppState& s) {
-  return s.scenario.scoring != attn::Scoring::kAdditive;
+bool not_additive(const AppState& s) {  // W_q and W_k project (ScoringInfo::projects)
+  return attn::scoring_info(s.scenario.scoring).projects;
 }
 const char* lang_code(const AppState& s) {
   return s.lang == Lang::kZh ? "zh" : "en";

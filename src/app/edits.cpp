@@ -73,7 +73,7 @@ int divisor_at_most(int n, int h) {
 
 int d_model(const scenario::Scenario& s) {
   if (s.has_init) return s.init_d_model;
-  if (s.W_q.size() && s.scoring != attn::Scoring::kAdditive) return static_cast<int>(s.W_q.cols());
+  if (s.W_q.size() && attn::scoring_info(s.scoring).projects) return static_cast<int>(s.W_q.cols());
   return attn::batch_cols(s.queries);
 }
 

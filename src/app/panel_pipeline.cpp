@@ -364,7 +364,8 @@ void view_inputs(Ctx& c, ImVec2 avail) {
 
 void view_projections(Ctx& c, ImVec2 avail) {
   AppState& s = c.s;
-  const bool additive = s.problem.scoring == attn::Scoring::kAdditive;
+  // W_q and W_k that are the scoring's own network (additive's) project nothing.
+  const bool additive = !attn::scoring_info(s.problem.scoring).projects;
   // A third of the height each, but never less than cells a number fits in (22 px) under a
   // caption and column labels: on a short screen the panel scrolls instead.
   const float line = ImGui::GetTextLineHeightWithSpacing();

@@ -31,20 +31,31 @@ namespace attn {
 // [SECTION] Names
 //-----------------------------------------------------------------------------
 
+namespace {
+
+using Fused = ScoringInfo::Fused;
+// clang-format off
+constexpr ScoringInfo kScoringTable[] = {
+  // scoring             name          projects one_head fused
+  {Scoring::kDot,       "dot",        true,    false,   Fused::kDot},
+  {Scoring::kScaledDot, "scaled_dot", true,    false,   Fused::kDot},
+  {Scoring::kAdditive,  "additive",   false,   true,    Fused::kNone},
+  {Scoring::kGeneral,   "general",    true,    false,   Fused::kBilinear},
+  {Scoring::kCosine,    "cosine",     true,    false,   Fused::kUnitRows},
+};
+// clang-format on
+static_assert(std::size(kScoringTable) == std::size(kScorings), "one row per scoring");
+
+}  // namespace
+
+const ScoringInfo& scoring_info(Scoring s) {
+  for (const ScoringInfo& info : kScoringTable)
+    if (info.scoring == s) return info;
+  return kScoringTable[0];  // not reached: every scoring has its row (tested)
+}
+
 const char* scoring_name(Scoring s) {
-  switch (s) {
-    case Scoring::kDot:
-      return "dot";
-    case Scoring::kScaledDot:
-      return "scaled_dot";
-    case Scoring::kAdditive:
-      return "additive";
-    case Scoring::kGeneral:
-      return "general";
-    case Scoring::kCosine:
-      return "cosine";
-  }
-  return "?";
+  return scoring_info(s).name;
 }
 
 //-----------------------------------------------------------------------------
@@ -410,6 +421,7 @@ std::string check(const Problem& p) {
   // Weights.
   const Weights& w = p.weights;
   const bool additive = p.scoring == Scoring::kAdditive;
+  const ScoringInfo& info = scoring_info(p.scoring);
   if (w.W.size() && p.scoring != Scoring::kGeneral) return "W: is only used by general scoring";
   if (w.w_v.size() && !additive) return "w_v: is only used by additive scoring";
   int dv_model = d_v;
@@ -417,8 +429,9 @@ std::string check(const Problem& p) {
     if (!(e = check_rows(w.W_v, "W_v", d_v, "the columns of values")).empty()) return e;
     dv_model = static_cast<int>(w.W_v.cols());
   }
+  if (info.one_head && p.heads != 1)
+    return std::string("heads: ") + info.name + " scoring uses one head";
   if (additive) {
-    if (p.heads != 1) return "heads: additive scoring uses one head";
     if (!w.W_q.size()) return "W_q: additive scoring needs W_q (d_q × hidden)";
     if (!w.W_k.size()) return "W_k: additive scoring needs W_k (d_k × hidden)";
     if (!w.w_v.size()) return "w_v: additive scoring needs w_v (hidden)";
@@ -538,7 +551,7 @@ void encode_inputs(const Problem& p, Trace* t) {
 HeadShape head_shape(const Problem& p) {
   const Weights& w = p.weights;
   // In additive scoring W_q and W_k belong to the scoring network, not to a projection.
-  const bool projected = p.scoring != Scoring::kAdditive;
+  const bool projected = scoring_info(p.scoring).projects;
   HeadShape s;
   s.dq = (projected && w.W_q.size() ? cols_of(w.W_q) : batch_cols(p.queries)) / p.heads;
   s.dk = (projected && w.W_k.size() ? cols_of(w.W_k) : batch_cols(p.keys)) / p.heads;
@@ -598,7 +611,8 @@ constexpr size_t kKeptLightBytes = size_t{1} << 20;
 // Whether a head's output comes from the fused kernel (softmax attention with dot-product-
 // like scores) or from row blocks of head_rows.
 bool fused_path(const Problem& p) {
-  return !(p.hard || p.dropout_p > 0.0f || p.scoring == Scoring::kAdditive);
+  return !(p.hard || p.dropout_p > 0.0f ||
+           scoring_info(p.scoring).fused == ScoringInfo::Fused::kNone);
 }
 
 // One head and batch item of the pass without n_q × n_k matrices: what every row task of it
@@ -630,16 +644,21 @@ void prepare_light(const Problem& p, float scale, LightItem* it) {
   it->out->resize(rows_of(q), it->dv);
   if (!fused_path(p)) return;
   const kernels::KernelSet& ks = kernels::best_kernels();
-  // Dot and scaled dot scale q itself, in the same pass that copies it.
-  const bool plain = p.scoring != Scoring::kGeneral && p.scoring != Scoring::kCosine;
+  // The scores' q' and k' (ScoringInfo::fused); dot and scaled dot scale q itself, in the same
+  // pass that copies it.
+  const ScoringInfo::Fused form = scoring_info(p.scoring).fused;
+  const bool plain = form == ScoringInfo::Fused::kDot;
   if (plain)
     it->qs.resize(q.rows(), q.cols());
-  else
-    it->qs = p.scoring == Scoring::kGeneral ? times(q, p.weights.W) : unit_rows(q);
+  else if (form == ScoringInfo::Fused::kBilinear)
+    it->qs = times(q, p.weights.W);
+  else  // kUnitRows (fused_path() excludes kNone)
+    it->qs = unit_rows(q);
   ks.vscale(static_cast<int>(it->qs.size()), plain ? q.data() : it->qs.data(),
             scale * kernels::kLog2e, it->qs.data());
-  const Matrix k_unit = p.scoring == Scoring::kCosine ? unit_rows(k) : Matrix();
-  const Matrix& k_scores = p.scoring == Scoring::kCosine ? k_unit : k;
+  const bool unit_keys = form == ScoringInfo::Fused::kUnitRows;
+  const Matrix k_unit = unit_keys ? unit_rows(k) : Matrix();
+  const Matrix& k_scores = unit_keys ? k_unit : k;
   const int d = cols_of(it->qs), n_q = rows_of(q), n_k = rows_of(k);
   it->packed_kt.resize(kernels::packed_size(d, n_k));
   kernels::pack_bt(d, n_k, k_scores.data(), d, it->packed_kt.data());

@@ -36,7 +36,22 @@ enum class Scoring {
 constexpr Scoring kScorings[] = {Scoring::kDot, Scoring::kScaledDot, Scoring::kAdditive,
                                  Scoring::kGeneral, Scoring::kCosine};
 
-const char* scoring_name(Scoring s);  // "dot", "scaled_dot", ... (as Scenario JSON writes it)
+// What each scoring is, decided once here (the core, the scenario, the app and the tests read
+// it rather than naming scorings):
+struct ScoringInfo {
+  Scoring scoring;
+  const char* name;  // as Scenario JSON writes it: "dot", "scaled_dot", ...
+  // W_q and W_k project the inputs into queries and keys (false: they are the scoring's own
+  // network, additive's, and the scores read the inputs as they are).
+  bool projects;
+  bool one_head;  // only one head (additive: its network has no per-head split)
+  // How the fused kernel computes the scores, q'·k'ᵀ: kDot (q' = q, k' = k), kBilinear
+  // (q' = q·W), kUnitRows (q' and k' scaled to unit length), or kNone (row blocks of the
+  // step-by-step path instead). A new scoring says which, or kNone, here.
+  enum class Fused { kNone, kDot, kBilinear, kUnitRows } fused;
+};
+const ScoringInfo& scoring_info(Scoring s);
+const char* scoring_name(Scoring s);  // scoring_info(s).name
 
 // Which (query i, key j) cells of batch item b are hidden from the softmax. A cell is masked
 // when any rule masks it.

@@ -305,7 +305,7 @@ std::string scenario_constants(const Scenario& s) {
   if (s.has_init)
     o += "# The scenario generates missing weights with init: {\"seed\": " +
          std::to_string(s.init_seed) + ", \"d_model\": " + std::to_string(s.init_d_model) + "}.\n";
-  const bool additive = s.scoring == attn::Scoring::kAdditive;
+  const bool additive = !attn::scoring_info(s.scoring).projects;  // W_q, W_k: its network
   const attn::Weights& w = p.weights;
   o += py_weight("W_q", w.W_q, !s.W_q.size(),
                  additive ? "" : "no projection: Q is the queries themselves");

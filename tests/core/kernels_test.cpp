@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -635,7 +636,10 @@ Problem projected_problem(int batch, int n, int d_model, int heads, uint64_t see
 // Every variant of the pipeline: scorings, hard, dropout, masks, positions.
 std::vector<std::pair<std::string, Problem>> pipeline_variants() {
   std::vector<std::pair<std::string, Problem>> out;
-  for (Scoring s : {Scoring::kDot, Scoring::kScaledDot, Scoring::kGeneral, Scoring::kCosine}) {
+  // Every scoring whose W_q and W_k project (additive, with its own network, is below): a new
+  // one is in attn::kScorings and so here.
+  for (Scoring s : attn::kScorings) {
+    if (!attn::scoring_info(s).projects) continue;
     Problem p = projected_problem(2, 19, 8, 2, 70);
     p.scoring = s;
     p.temperature = 0.7f;
@@ -680,6 +684,19 @@ std::vector<std::pair<std::string, Problem>> pipeline_variants() {
 }
 
 }  // namespace
+
+TEST_CASE("every scoring has one row of the scoring table", "[kernels][core]") {
+  std::set<std::string> names;
+  for (Scoring s : attn::kScorings) {
+    const attn::ScoringInfo& info = attn::scoring_info(s);
+    CHECK(info.scoring == s);
+    CHECK(names.insert(info.name).second);
+    CHECK(std::string(attn::scoring_name(s)) == info.name);
+    // A scoring without projections has a network of its own, which is one head.
+    if (!info.projects) CHECK(info.one_head);
+  }
+  CHECK(names.size() == std::size(attn::kScorings));
+}
 
 TEST_CASE("run without head matrices gives the output of run with them", "[kernels][core]") {
   for (const auto& [name, p] : pipeline_variants()) {
