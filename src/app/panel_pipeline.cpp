@@ -105,6 +105,23 @@ float number_cell() {
          8.0f;
 }
 
+// A "·", "+" or "=" on a line of its own, between matrices stacked one above another.
+void stacked_sign(const char* sign) {
+  if (g_fonts.title) ImGui::PushFont(g_fonts.title);
+  ImGui::TextUnformatted(sign);
+  if (g_fonts.title) ImGui::PopFont();
+}
+
+// The rows a stacked matrix is made tall enough for: all of them, up to 16 (longer sequences
+// are read by pointing, and the panel scrolls).
+float stacked_rows(Eigen::Index rows) {
+  return static_cast<float>(std::min<Eigen::Index>(16, rows));
+}
+float stacked_rows(Ctx& c, MatrixKind k) {
+  const attn::Matrix* m = matrix_of(c.s, k, c.head, c.b);
+  return stacked_rows(m ? m->rows() : 1);
+}
+
 // The lesson's note on this step, in a tinted box with an accent bar on its left.
 void lesson_note(const AppState& s, const std::string& text) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -257,17 +274,15 @@ void view_inputs(Ctx& c, ImVec2 avail) {
         pe && (avail.x < 520.0f ||
                cell_in(MatrixKind::kQueries, (avail.x - 80.0f) / 3.0f) < number_cell());
     const float w = stacked ? avail.x : pe ? (avail.x - 80.0f) / 3.0f : std::min(avail.x, 560.0f);
-    const float x_rows =
-        static_cast<float>(std::min<Eigen::Index>(16, s.problem.queries[c.b].rows()));
-    const float h = stacked
-                        ? std::max(5.0f * ImGui::GetTextLineHeightWithSpacing() + x_rows * 26.0f,
-                                   avail.y / 3.0f)
-                        : avail.y;
+    const float h = stacked ? std::max(5.0f * ImGui::GetTextLineHeightWithSpacing() +
+                                           stacked_rows(s.problem.queries[c.b].rows()) * 26.0f,
+                                       avail.y / 3.0f)
+                            : avail.y;
     const auto sign = [&](const char* text) {
-      if (!stacked) return operator_sign(text, avail.y * 0.5f);
-      if (g_fonts.title) ImGui::PushFont(g_fonts.title);
-      ImGui::TextUnformatted(text);
-      if (g_fonts.title) ImGui::PopFont();
+      if (stacked)
+        stacked_sign(text);
+      else
+        operator_sign(text, avail.y * 0.5f);
     };
     MatrixDraw x;
     x.id = "x";
@@ -322,9 +337,9 @@ void view_inputs(Ctx& c, ImVec2 avail) {
   const auto height_for = [&](const attn::Batch& raw) {
     if (!narrow) return avail.y;
     const float share = static_cast<float>(raw[c.b].rows()) / std::max(1.0f, rows_total);
-    // Rows of at least 26 px (up to 16 rows; the panel scrolls), or the height's share.
-    const float rows = static_cast<float>(std::min<Eigen::Index>(16, raw[c.b].rows()));
-    return std::max(fixed_h + rows * 26.0f, fixed_h + (avail.y - 3.0f * fixed_h) * share);
+    // Rows of at least 26 px, or the height's share.
+    return std::max(fixed_h + stacked_rows(raw[c.b].rows()) * 26.0f,
+                    fixed_h + (avail.y - 3.0f * fixed_h) * share);
   };
   const struct {
     const char* id;
@@ -416,8 +431,7 @@ void view_projections(Ctx& c, ImVec2 avail) {
   // go one under another instead, each the panel's width, with room for their numbers.
   if (avail.x < 520.0f) {
     const auto full = [&](MatrixKind k, const char* id, const char* caption) {
-      const attn::Matrix* m = matrix_of(s, k, c.head, c.b);
-      const float n = static_cast<float>(std::min<Eigen::Index>(16, m ? m->rows() : 1));
+      const float n = stacked_rows(c, k);
       MatrixDraw d;
       d.legend = false;
       d.max_aspect = 2.5f;
@@ -680,9 +694,8 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
     MatrixDraw d;
     d.size = ImVec2(w[i], h);
     if (column || (narrow && blocks[i].kind == MatrixKind::kWeights)) {
-      const attn::Matrix* m = matrix_of(s, blocks[i].kind, c.head, c.b);
-      const float rows = static_cast<float>(std::min<Eigen::Index>(16, m ? m->rows() : 1));
-      d.size.y = column ? fixed_h + rows * 28.0f : std::max(h, fixed_h + rows * 28.0f);
+      const float need = fixed_h + stacked_rows(c, blocks[i].kind) * 28.0f;
+      d.size.y = column ? need : std::max(h, need);
     }
     if (blocks[i].kind == MatrixKind::kHeadOutput && o_so_far.size() > 0) d.shown = &o_so_far;
     d.id = blocks[i].id;
@@ -692,9 +705,7 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
     block(c, blocks[i].kind, d);
     if (narrow && blocks[i].kind == MatrixKind::kWeights) continue;  // V = O on the next row
     if (column && blocks[i].sign_after) {
-      if (g_fonts.title) ImGui::PushFont(g_fonts.title);
-      ImGui::TextUnformatted(blocks[i].sign_after);
-      if (g_fonts.title) ImGui::PopFont();
+      stacked_sign(blocks[i].sign_after);
     } else if (blocks[i].sign_after) {
       operator_sign(blocks[i].sign_after, h * 0.5f, blocks[i].kind == MatrixKind::kV ? gap : 0);
     }
@@ -711,30 +722,26 @@ void view_output(Ctx& c, ImVec2 avail) {
   // On a phone, or where cells side by side would be too small for their numbers, the three
   // stand one above the other, the "·" and "=" between them.
   float side_cell = 0.0f;
-  if (wo)
-    widths_in_row(c, avail.x - 80.0f, {MatrixKind::kConcat, MatrixKind::kWo, MatrixKind::kOutput},
-                  &side_cell);
+  std::vector<float> w =
+      wo ? widths_in_row(c, avail.x - 80.0f,
+                         {MatrixKind::kConcat, MatrixKind::kWo, MatrixKind::kOutput}, &side_cell)
+         : std::vector<float>{std::min(avail.x * 0.6f, 600.0f)};
   const bool narrow = wo && (avail.x < 520.0f || side_cell < number_cell());
+  if (narrow) w.assign(3, avail.x);
   const float row_h = narrow ? std::max({120.0f, stacked_min_height(avail),
                                          (avail.y - 5 * ImGui::GetTextLineHeightWithSpacing()) / 3})
                              : avail.y;
-  const std::vector<float> w =
-      narrow ? std::vector<float>(3, avail.x)
-      : wo   ? widths_in_row(c, avail.x - 80.0f,
-                             {MatrixKind::kConcat, MatrixKind::kWo, MatrixKind::kOutput})
-             : std::vector<float>{std::min(avail.x * 0.6f, 600.0f)};
   const auto sign = [&](const char* text) {
-    if (!narrow) return operator_sign(text, avail.y * 0.5f);
-    if (g_fonts.title) ImGui::PushFont(g_fonts.title);
-    ImGui::TextUnformatted(text);
-    if (g_fonts.title) ImGui::PopFont();
+    if (narrow)
+      stacked_sign(text);
+    else
+      operator_sign(text, avail.y * 0.5f);
   };
   // Stacked, each as tall as its rows need (W_o has as many as the model has columns).
   const auto height_of = [&](MatrixKind k) {
     if (!narrow) return row_h;
-    const attn::Matrix* m = matrix_of(s, k, c.head, c.b);
-    const float rows = static_cast<float>(std::min<Eigen::Index>(16, m ? m->rows() : 1));
-    return std::max(row_h, 5.0f * ImGui::GetTextLineHeightWithSpacing() + rows * 24.0f);
+    return std::max(row_h,
+                    5.0f * ImGui::GetTextLineHeightWithSpacing() + stacked_rows(c, k) * 24.0f);
   };
   MatrixDraw d;
   d.size = ImVec2(w[0], height_of(MatrixKind::kConcat));

@@ -641,43 +641,17 @@ void read_masked_cells(const json& v, Scenario* s) {
 
 Scenario read_scenario(const json& j) {
   if (!j.is_object()) fail("scenario", "must be a JSON object, got " + type_name(j));
+  // clang-format off
   check_keys(j, "",
-             {"version",
-              "title",
-              "description",
-              "x",
-              "queries",
-              "keys",
-              "values",
-              "query_tokens",
-              "key_tokens",
-              "scoring",
-              "temperature",
-              "heads",
-              "valid_lens",
-              "causal",
-              "window",
-              "masked_cells",
-              "mask_value",
-              "W_q",
-              "W_k",
-              "W_v",
-              "W_o",
-              "W",
-              "w_v",
-              "init",
-              "positional_encoding",
-              "hard",
-              "dropout",
-              "tour",
-              "quiz",
-              "read",
-              "feature_names",
-              "value_names",
-              "target",
-              "trained_from",
-              "key_feature_names",
-              "output_names"});
+             {"version",       "title",       "description",  "x",           "queries",
+              "keys",          "values",      "query_tokens", "key_tokens",  "scoring",
+              "temperature",   "heads",       "valid_lens",   "causal",      "window",
+              "masked_cells",  "mask_value",  "W_q",          "W_k",         "W_v",
+              "W_o",           "W",           "w_v",          "init",        "positional_encoding",
+              "hard",          "dropout",     "tour",         "quiz",        "read",
+              "feature_names", "key_feature_names",           "value_names", "output_names",
+              "target",        "trained_from"});
+  // clang-format on
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
     fail("version", j["version"].dump() + " is not supported; this build reads version 1");

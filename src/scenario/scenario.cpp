@@ -96,7 +96,28 @@ std::string check_quiz_shapes(const Scenario& s, const attn::Problem& p) {
   return "";
 }
 
-// "" when there is no target or it is shaped like the output of problem p.
+// Whether the Chinese tokens or names `zh` (empty: none) are one per English one.
+bool same_shape(const std::vector<std::vector<std::string>>& en,
+                const std::vector<std::vector<std::string>>& zh) {
+  if (zh.empty()) return true;
+  if (zh.size() != en.size()) return false;
+  for (size_t b = 0; b < zh.size(); ++b)
+    if (zh[b].size() != en[b].size()) return false;
+  return true;
+}
+
+// "" when the column names of `field` (none, or one per column of `what`) fit its `cols`.
+std::string check_names(const std::vector<std::vector<std::string>>& names,
+                        const std::vector<std::vector<std::string>>& zh, const std::string& field,
+                        int cols, const char* what) {
+  if (names.empty()) return std::string();
+  if (static_cast<int>(names[0].size()) != cols)
+    return field + ": has " + str(static_cast<int64_t>(names[0].size())) + " names, expected " +
+           str(cols) + " (one per column of " + what + ")";
+  if (!same_shape(names, zh)) return field + ": the Chinese names are not one per English name";
+  return std::string();
+}
+
 // The output's columns: W_o's, else W_v's, else the values'.
 int output_columns(const Scenario& s, const attn::Problem& p) {
   const int dv_model =
@@ -105,16 +126,11 @@ int output_columns(const Scenario& s, const attn::Problem& p) {
 }
 
 std::string check_output_names(const Scenario& s, const attn::Problem& p) {
-  if (s.output_names.empty()) return "";
-  const int cols = output_columns(s, p);
-  if (static_cast<int>(s.output_names[0].size()) != cols)
-    return "output_names: has " + str(static_cast<int64_t>(s.output_names[0].size())) +
-           " names, expected " + str(cols) + " (one per column of the output)";
-  if (!s.output_names_zh.empty() && s.output_names_zh[0].size() != s.output_names[0].size())
-    return "output_names: the Chinese names are not one per English name";
-  return "";
+  return check_names(s.output_names, s.output_names_zh, "output_names", output_columns(s, p),
+                     "the output");
 }
 
+// "" when there is no target or it is shaped like the output of problem p.
 std::string check_target_shape(const Scenario& s, const attn::Problem& p) {
   if (s.target.empty()) return "";
   const int out_cols = output_columns(s, p);
@@ -302,28 +318,10 @@ Resolved resolve(const Scenario& s) {
   if (!(e = check_tokens(s.query_tokens, "query_tokens", B, n_q, "query")).empty()) return r;
   if (!(e = check_tokens(s.key_tokens, "key_tokens", B, n_k, "key")).empty()) return r;
   // The Chinese tokens (read with the English ones, kept in step by the app's edits).
-  const auto same_shape = [](const std::vector<std::vector<std::string>>& en,
-                             const std::vector<std::vector<std::string>>& zh) {
-    if (zh.empty()) return true;
-    if (zh.size() != en.size()) return false;
-    for (size_t b = 0; b < zh.size(); ++b)
-      if (zh[b].size() != en[b].size()) return false;
-    return true;
-  };
   if (!same_shape(s.query_tokens, s.query_tokens_zh)) {
     e = "query_tokens: the Chinese tokens are not one per English token";
     return r;
   }
-  const auto check_names = [&](const std::vector<std::vector<std::string>>& names,
-                               const std::vector<std::vector<std::string>>& zh,
-                               const std::string& field, int cols, const char* what) {
-    if (names.empty()) return std::string();
-    if (static_cast<int>(names[0].size()) != cols)
-      return field + ": has " + str(static_cast<int64_t>(names[0].size())) + " names, expected " +
-             str(cols) + " (one per column of " + what + ")";
-    if (!same_shape(names, zh)) return field + ": the Chinese names are not one per English name";
-    return std::string();
-  };
   if (!s.feature_names.empty() && s.key_feature_names.empty() &&
       attn::batch_cols(s.queries) != attn::batch_cols(s.keys)) {
     e = "feature_names: queries and keys have different numbers of columns (" +
