@@ -97,6 +97,7 @@ struct Heatmaps::Layout {
   float lo = 0.0f, hi = 1.0f;
   bool zoomable = false;  // part of the matrix is hidden, or it is zoomed
   float legend_right = 0.0f;
+  float number_w = 0.0f;  // the cell width its widest number needs at the smaller size, 0: none
 
   float cell_x(int c) const { return g0.x + (c - view->scroll.x) * cw; }
   float cell_y(int r) const { return g0.y + (r - view->scroll.y) * ch; }
@@ -163,6 +164,7 @@ Heatmaps::Layout Heatmaps::layout(const HeatmapSpec& spec) {
             widest, ImGui::GetFont()
                         ->CalcTextSizeA(small, FLT_MAX, 0.0f, cell_number(sized(row, c)).c_str())
                         .x);
+    l.number_w = widest + 6.0f;
     if (spec.keep_numbers) {
       // Cells never smaller than the numbers: when the room is short (a phone), the grid
       // scrolls instead.
@@ -716,6 +718,7 @@ HeatmapResult Heatmaps::draw(const HeatmapSpec& spec) {
                  l.cw,
                  spec.export_name.empty() ? spec.id : spec.export_name,
                  number_px,
+                 l.number_w,
                  spec.hidden,
                  {}};
   }

@@ -71,7 +71,8 @@ struct GridInfo {
   float cell_w = 0;                          // cell width (`cell` is the height)
   std::string export_name;                   // the PNG's file name stem
   float number_px = 0;                       // the size of the numbers in the cells, 0: none
-  bool hidden = false;                       // drawn as "?" (HeatmapSpec::hidden)
+  float number_w = 0;   // the cell width the widest number needs (small size), 0: too many cells
+  bool hidden = false;  // drawn as "?" (HeatmapSpec::hidden)
   // Every text and button the widget drew around its grid (labels, axis names, legend,
   // zoom and Export buttons), as rectangles, for tests that no two overlap.
   struct Box {

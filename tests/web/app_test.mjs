@@ -1139,11 +1139,12 @@ const SMALL_SIZES = [[640, 480], [800, 600]];
 
 // At every course size, in both languages, for every lesson and step: no two texts or
 // buttons drawn around the heatmaps (row and column labels, axis names, legends, zoom and
-// Export buttons) overlap, and the matrix a step is about shows its numbers.
+// Export buttons) overlap, the matrix a step is about shows its numbers, and so does every
+// other matrix where the screen has room for them.
 async function checkLabels({ browser, url, pages }, sizes = SMALL_SIZES) {
   const overlap = (a, b) =>
     Math.min(a[2], b[2]) - Math.max(a[0], b[0]) > 0.5 && Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > 0.5;
-  let states = 0, boxes = 0;
+  let states = 0, boxes = 0, bare = 0;
   for (const [width, height] of sizes) {
     for (const lang of ["en", "zh"]) {
       const p = await openPage(browser, `${url}?lang=${lang}`, { viewport: { width, height } });
@@ -1156,7 +1157,7 @@ async function checkLabels({ browser, url, pages }, sizes = SMALL_SIZES) {
           while (ap.stats().frames < start + n) await new Promise((r) => setTimeout(r, 5));
         };
         const found = [];
-        let states = 0, boxes = 0;
+        let states = 0, boxes = 0, bare = 0;
         for (const lesson of ap.presets()) {
           const name = lesson.name ?? lesson;
           const r = ap.loadPreset(name);
@@ -1193,9 +1194,28 @@ async function checkLabels({ browser, url, pages }, sizes = SMALL_SIZES) {
               found.push(`${name} step ${step + 1}: the ${main.rows}×${main.cols} matrix ` +
                          `(cells ${main.cell_w.toFixed(0)}×${main.cell.toFixed(0)} px) shows no numbers`);
             }
+            // Every other matrix of up to 24 × 24 cells shows its numbers too, unless the
+            // matrices on its line fill the step panel's width (its cells cannot be wider
+            // there), the panel's width alone is too narrow for cells as wide as its numbers
+            // need (number_w), or it is one of the small Q and K beside the scores.
+            const panel = ap.items().find((i) => /##step0$/.test(i.id))?.clip;
+            const drawn = grids.filter(([, g]) => g.x1 > g.x0 && g.y1 > g.y0);
+            for (const [id, g] of drawn) {
+              if (g.hidden || g.numbers || g.rows > 24 || g.cols > 24 || id === "qh" || id === "kh") continue;
+              ++bare;
+              const line = drawn.filter(([, o]) => o.wy0 < g.y1 && o.wy1 > g.y0);
+              const used = Math.max(...line.map(([, o]) => o.wx1)) - Math.min(...line.map(([, o]) => o.wx0));
+              const width = panel ? panel[2] - panel[0] : innerWidth;
+              const room = (width - (g.x0 - g.wx0)) / g.cols;
+              if (used < 0.85 * width && room >= g.number_w + 2) {
+                found.push(`${name} step ${step + 1} "${id}" (${g.rows}×${g.cols}): no numbers in ` +
+                           `${g.cell_w.toFixed(0)}×${g.cell.toFixed(0)} px cells while its line uses ` +
+                           `${used.toFixed(0)} of ${width.toFixed(0)} px`);
+              }
+            }
           }
         }
-        return { found, states, boxes };
+        return { found, states, boxes, bare };
       }, overlap.toString());
       // With the mouse on the step's matrix, its Export button shows: on nothing else either.
       for (const name of await p.evaluate(() => window.attentionPlayground.presets().map((l) => l.name ?? l))) {
@@ -1217,6 +1237,7 @@ async function checkLabels({ browser, url, pages }, sizes = SMALL_SIZES) {
       }
       states += problems.states;
       boxes += problems.boxes;
+      bare += problems.bare;
       if (problems.found.length > 0) {
         fail(`at ${width}×${height} (${lang}), ${problems.found.length} problems:\n  ` +
              problems.found.slice(0, 20).join("\n  "));
@@ -1225,7 +1246,8 @@ async function checkLabels({ browser, url, pages }, sizes = SMALL_SIZES) {
     }
   }
   ok(`labels: ${states} views (${sizes.map(([w, h]) => `${w}×${h}`).join(", ")}; en and zh; ` +
-     `every lesson and step): ${boxes} labels, none overlaps another, a matrix or the hovered Export button; every step's matrix shows numbers`);
+     `every lesson and step): ${boxes} labels, none overlaps another, a matrix or the hovered Export button; ` +
+     `every step's matrix shows numbers, and the ${bare} other matrices without them are on lines that fill the panel`);
 }
 
 // On screens without room for the "Behind this cell" panel the arithmetic follows the mouse in

@@ -532,62 +532,11 @@ async function checkClicks({ browser, url }) {
   ok(`clicks at 1440×900: ${seen.join("; ")}`);
 }
 
-// Every matrix of every lesson's 8 steps shows its numbers where the screen has room for them,
-// at 800×600 in English and Chinese, at 1440×900 and 390×844 in English. A matrix of up
-// to 24 × 24 cells may go without only when the matrices on its line fill the centre panel's
-// width (the cells cannot be wider there), or it is one of the small Q and K beside the step's
-// scores. Seen before 2026-11-26: why_so_tall's A, V and O at 25 px cells beside 400 px of
-// empty panel, multi_head's output, learned_previous_token's output.
-async function checkNumbers({ browser, url }, sizes) {
-  const problems = [];
-  let looked = 0;
-  for (const [viewport, lang] of sizes) {
-    const where = `${viewport.width}x${viewport.height} ${lang}`;
-    const page = await openPage(browser, `${url}?preset=why_so_tall&lang=${lang}`, viewport, 1);
-    const lessons = (await page.evaluate(() => window.attentionPlayground.presets())).map((p) => p.name);
-    const narrow = viewport.width < 720;
-    if (narrow) {
-      const tab = await reveal(page, viewport, (i) => i.label === LESSON_WORDS[lang].stepTab);
-      if (tab) await clickItem(page, tab);
-    }
-    for (const lesson of lessons) {
-      await page.evaluate((name) => window.attentionPlayground.loadPreset(name), lesson);
-      // Questions answered (shown), so that no matrix is hidden behind one.
-      const quiz = await page.evaluate(() => window.attentionPlayground.getQuiz());
-      for (let q = 0; q < quiz.length; ++q) await page.evaluate((q) => window.attentionPlayground.answerQuiz(q, { show: true }), q);
-      for (let step = 0; step < 8; ++step) {
-        await page.evaluate((s) => window.attentionPlayground.setStep(s), step);
-        await settle(page, 3, 0);
-        const layout = await page.evaluate(() => window.attentionPlayground.layout());
-        const panel = (await page.evaluate(() => window.attentionPlayground.items())).find((i) => /##step0$/.test(i.id))?.clip;
-        const grids = Object.entries(layout).filter(([, g]) => g.x1 > g.x0 && g.y1 > g.y0);
-        for (const [id, g] of grids) {
-          if (g.hidden || g.numbers || g.rows > 24 || g.cols > 24 || id === "qh" || id === "kh") continue;
-          ++looked;
-          // The matrices on its line, and how much of the panel's width they take.
-          const line = grids.filter(([, o]) => o.wy0 < g.y1 && o.wy1 > g.y0);
-          const used = Math.max(...line.map(([, o]) => o.wx1)) - Math.min(...line.map(([, o]) => o.wx0));
-          const width = panel ? panel[2] - panel[0] : viewport.width;
-          if (used >= 0.85 * width) continue;
-          problems.push(`${where} ${lesson} step ${step + 1} "${id}" (${g.rows}×${g.cols}): no numbers in ${g.cell_w.toFixed(0)}×${g.cell.toFixed(0)} px cells while its line uses ${used.toFixed(0)} of ${width.toFixed(0)} px`);
-        }
-      }
-    }
-    if (page.problems.length) problems.push(`${where}: ${page.problems.join("; ")}`);
-    await page.context().close();
-  }
-  if (problems.length) fail(`${problems.length} matrices without their numbers:\n  ${problems.slice(0, 40).join("\n  ")}`);
-  ok(`numbers: every lesson's 8 steps at ${sizes.map(([v, l]) => `${v.width}x${v.height} ${l}`).join(", ")}: ` +
-     `${looked} matrices without numbers, each on a line that fills its panel`);
-}
-
 const CHECKS = {
   touch: checkTouch,
   "touch-gestures": checkTouchGestures,
   "train-button": checkTrainButton,
   clicks: checkClicks,
-  numbers: (ctx) => checkNumbers(ctx, [[{ width: 800, height: 600 }, "en"], [{ width: 800, height: 600 }, "zh"],
-                                       [{ width: 1440, height: 900 }, "en"], [{ width: 390, height: 844 }, "en"]]),
   "lessons-800": (ctx) => checkLessons(ctx, [{ width: 800, height: 600 }]),
   // A laptop's frames cost the most here (SwiftShader): the lessons walked, the questions
   // left to the other two sizes.
