@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/i18n.h"
+#include "app/item_log.h"
 #include "app/text_wrap.h"
 #include "imgui_internal.h"
 
@@ -199,9 +200,44 @@ void batch_selector(AppState& s) {
   }
 }
 
+namespace {
+
+// While a large scenario computes in parts: its sizes and how far it is, over the whole
+// window (the panels draw from the trace, which is empty until then).
+void draw_computing(const AppState& s) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->WorkPos);
+  ImGui::SetNextWindowSize(vp->WorkSize);
+  ImGui::Begin("Attention Playground", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
+  const float width = std::min(480.0f, vp->WorkSize.x - 32.0f);
+  ImGui::SetCursorPos(ImVec2((vp->WorkSize.x - width) * 0.5f, vp->WorkSize.y * 0.4f));
+  ImGui::BeginGroup();
+  if (g_fonts.title) ImGui::PushFont(g_fonts.title);
+  ImGui::TextUnformatted(T("Computing the new scenario"));
+  item_text("computing.title", T("Computing the new scenario"));
+  if (g_fonts.title) ImGui::PopFont();
+  ImGui::Text(T("batch %d × %d queries × %d keys × %d heads"),
+              static_cast<int>(s.problem.queries.size()), attn::batch_rows(s.problem.queries),
+              attn::batch_rows(s.problem.keys), s.problem.heads);
+  char percent[16];
+  std::snprintf(percent, sizeof percent, "%.0f%%", 100.0 * s.computing_progress());
+  ImGui::ProgressBar(static_cast<float>(s.computing_progress()), ImVec2(width, 0.0f), percent);
+  item_text("computing.progress", percent);
+  ImGui::EndGroup();
+  ImGui::End();
+}
+
+}  // namespace
+
 void App::frame() {
   ImGuiIO& io = ImGui::GetIO();
-  state.recompute_if_needed();
+  state.recompute_in_parts(kComputeSliceMs);
+  if (state.computing()) {
+    draw_computing(state);
+    return;
+  }
   deliver_exports(state);
   heatmaps.begin_frame();
   state.prev_hover = state.hover;

@@ -27,15 +27,21 @@ bool small_button(const char* label);
 
 class App {
  public:
-  attn::Status init() { return heatmaps.renderer.init(); }
+  // A large scenario computes in parts of kComputeSliceMs, one a frame, while the page shows
+  // how far it is (AppState::slice_ms).
+  static constexpr double kComputeSliceMs = 30.0;
+  attn::Status init() {
+    state.slice_ms = kComputeSliceMs;
+    return heatmaps.renderer.init();
+  }
   void shutdown() { heatmaps.renderer.shutdown(); }
   // Builds this frame's UI over the whole display (ImGui::NewFrame has been called).
   void frame();
-  // True while something animates (play, a step's transition, a toast) or waits for a frame (a
-  // PNG), so the loop keeps drawing without input.
+  // True while something animates (play, a step's transition, a toast), waits for a frame (a
+  // PNG) or computes in parts, so the loop keeps drawing without input.
   bool animating() const {
     return state.playing || state.training.playing || state.transition.active ||
-           !state.toast.empty() || heatmaps.capture_pending();
+           !state.toast.empty() || heatmaps.capture_pending() || state.computing();
   }
 
   AppState state;

@@ -93,17 +93,29 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
   training = std::move(fresh);
   replies.assign(scenario.quiz.size(), QuizReply{});
   ++loads;
-  recompute(std::move(p));
+  recompute(std::move(p), slice_ms);
   return attn::Status{};
 }
 
+void AppState::recompute_in_parts(double budget_ms) {
+  if (dirty_) {
+    dirty_ = false;
+    scenario::fit_to_shapes(&scenario);  // an edit may have taken a question's cell away
+    scenario::Resolved r = scenario::resolve(scenario);
+    error = r.ok() ? within_budget(r.problem).error : r.error;
+    if (error.empty()) recompute(std::move(r.problem), budget_ms);
+  } else if (job_) {
+    go_on_computing(budget_ms);
+  }
+}
+
 void AppState::recompute_if_needed() {
-  if (!dirty_) return;
-  dirty_ = false;
-  scenario::fit_to_shapes(&scenario);  // an edit may have taken a question's cell away
-  scenario::Resolved r = scenario::resolve(scenario);
-  error = r.ok() ? within_budget(r.problem).error : r.error;
-  if (error.empty()) recompute(std::move(r.problem));
+  recompute_in_parts(0.0);
+  if (job_) go_on_computing(0.0);
+}
+
+double AppState::computing_progress() const {
+  return job_ ? job_->progress() : 1.0;
 }
 
 int64_t AppState::memory_needed(const attn::Problem& p) {
@@ -137,8 +149,8 @@ attn::Status AppState::within_budget(const attn::Problem& p) {
                       " the playground may use"};
 }
 
-void AppState::recompute(attn::Problem p) {
-  const auto t0 = std::chrono::steady_clock::now();
+void AppState::recompute(attn::Problem p, double budget_ms) {
+  job_.reset();  // reads the problem that is replaced here
   problem = std::move(p);
   batch = std::min(batch, std::max(0, scenario.batch() - 1));
   head = std::min(head, std::max(0, scenario.heads - 1));
@@ -151,12 +163,23 @@ void AppState::recompute(attn::Problem p) {
   on_demand_head_ = on_demand_item_ = -1;
   mask_.clear();
   mask_item_ = -1;
-  trace = attn::run(problem, options);
-  overflow = first_overflow(*this);
-  recompute_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   error.clear();
   dirty_ = false;
+  job_ = std::make_unique<attn::RunJob>(problem, options);
+  job_ms_ = 0.0;
+  go_on_computing(budget_ms);
+}
+
+void AppState::go_on_computing(double budget_ms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool done = job_->advance(budget_ms);
+  job_ms_ +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!done) return;
+  trace = job_->take();
+  job_.reset();
+  overflow = first_overflow(*this);
+  recompute_ms = job_ms_;
   ++revision;
   emit("scenario");
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -93,7 +94,18 @@ struct AppState {
   // A scenario already validated and resolved (scenario::ParseResult, LinkResult): only the
   // memory budget is checked.
   attn::Status set_parsed(scenario::Scenario s, attn::Problem p);
+  // Recomputes an edited scenario, and finishes a recompute still running in parts: the
+  // trace is the scenario's when it returns.
   void recompute_if_needed();
+  // > 0: a recompute runs in parts of about this many milliseconds (attn::RunJob), the first
+  // when the scenario is set and one a frame after (recompute_in_parts), so that the page
+  // keeps drawing while a large scenario computes; 0: at once. The app sets it.
+  double slice_ms = 0.0;
+  // The frame's part: starts the recompute of an edited scenario, or goes on with one.
+  void recompute_in_parts(double budget_ms);
+  // A recompute is running in parts: the trace is empty until it ends.
+  bool computing() const { return job_ != nullptr; }
+  double computing_progress() const;  // from 0 to 1
   // The scenario being edited is the one the trace was computed from (it validated).
   bool runs() const { return error.empty() && !dirty_; }
   // Head h's intermediates, valid for batch item b (and, unless lean, for every item). When
@@ -295,7 +307,10 @@ struct AppState {
   void emit(const char* event);
 
  private:
-  void recompute(attn::Problem p);
+  void recompute(attn::Problem p, double budget_ms);
+  void go_on_computing(double budget_ms);
+  std::unique_ptr<attn::RunJob> job_;
+  double job_ms_ = 0.0;  // the time spent in job_ so far
   bool dirty_ = false;
   attn::HeadTrace on_demand_;  // the one head of one batch item computed on demand when lean
   attn::Gradients grads_;      // for revision grads_revision_, when grads_ok_

@@ -178,6 +178,8 @@ const std::pair<const char*, const char*> kZh[] = {
     {"OK", "好"},
     {"Notice", "提示"},
     {"No scenario yet.", "还没有场景。"},
+    {"Computing the new scenario", "正在计算新的场景"},
+    {"batch %d × %d queries × %d keys × %d heads", "批量 %d × %d 个查询 × %d 个键 × %d 个头"},
     {"Batch item", "批量中的样本"},
 
     // Steps.

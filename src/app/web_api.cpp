@@ -103,6 +103,21 @@ void report_fatal(const std::string& message) {
 
 using ui::g_runtime;
 
+namespace ui {
+namespace {
+
+// The app state with any recompute still running in parts finished (AppState::slice_ms): for
+// the calls that read or change what was computed. The calls that replace the scenario, and
+// those about the view alone, do not wait for it.
+AppState& settled() {
+  AppState& s = g_runtime.app.state;
+  if (s.computing()) s.recompute_if_needed();
+  return s;
+}
+
+}  // namespace
+}  // namespace ui
+
 extern "C" {
 
 // The calls of window.attentionPlayground on the app state (ui::api, GL-free, which the
@@ -111,7 +126,7 @@ extern "C" {
 
 EMSCRIPTEN_KEEPALIVE const char* ap_get_scenario() {
   static std::string out;
-  out = ui::api::get_scenario(g_runtime.app.state);
+  out = ui::api::get_scenario(ui::settled());
   return out.c_str();
 }
 
@@ -152,13 +167,13 @@ EMSCRIPTEN_KEEPALIVE const char* ap_open_arrays(const char* data, int size, cons
 // scores, scaled, masked, weights, output; "" when out of range), and an item's output.
 EMSCRIPTEN_KEEPALIVE const char* ap_trace_shape() {
   static std::string out;
-  out = ui::api::trace_shape(g_runtime.app.state);
+  out = ui::api::trace_shape(ui::settled());
   return out.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_trace_item(int head, int batch) {
   static std::string out;
-  const std::array<const float*, 5> p = ui::api::trace_item(g_runtime.app.state, head, batch);
+  const std::array<const float*, 5> p = ui::api::trace_item(ui::settled(), head, batch);
   out.clear();
   if (!p[0]) return out.c_str();
   for (size_t i = 0; i < p.size(); ++i)
@@ -168,25 +183,25 @@ EMSCRIPTEN_KEEPALIVE const char* ap_trace_item(int head, int batch) {
 
 EMSCRIPTEN_KEEPALIVE double ap_trace_output(int batch) {
   return static_cast<double>(
-      reinterpret_cast<uintptr_t>(ui::api::trace_output(g_runtime.app.state, batch)));
+      reinterpret_cast<uintptr_t>(ui::api::trace_output(ui::settled(), batch)));
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_get_trace() {
   static std::string out;
-  out = ui::api::get_trace(g_runtime.app.state);
+  out = ui::api::get_trace(ui::settled());
   return out.c_str();
 }
 
 // What a head or batch index may be: {"heads": H, "batch": B}.
 EMSCRIPTEN_KEEPALIVE const char* ap_counts() {
   static std::string out;
-  out = ui::api::counts(g_runtime.app.state);
+  out = ui::api::counts(ui::settled());
   return out.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_get_view() {
   static std::string out;
-  out = ui::api::view(g_runtime.app.state);
+  out = ui::api::view(ui::settled());
   return out.c_str();
 }
 
@@ -194,7 +209,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_get_view() {
 // the mouse.
 EMSCRIPTEN_KEEPALIVE const char* ap_accessible() {
   static std::string out;
-  ui::AppState& s = g_runtime.app.state;
+  ui::AppState& s = ui::settled();
   out = ui::api::accessible(s, s.hover);
   return out.c_str();
 }
@@ -203,7 +218,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_accessible() {
 // cell cursor).
 EMSCRIPTEN_KEEPALIVE const char* ap_accessible_cell(int row, int col) {
   static std::string out;
-  ui::AppState& s = g_runtime.app.state;
+  ui::AppState& s = ui::settled();
   const int head = std::max(0, s.head), batch = std::max(0, s.batch);
   out = ui::api::accessible(s, ui::CellRef{ui::step_matrix(s.step), head, batch, row, col});
   return out.c_str();
@@ -236,26 +251,26 @@ EMSCRIPTEN_KEEPALIVE int ap_load_preset(const char* name) {
 
 EMSCRIPTEN_KEEPALIVE const char* ap_get_progress() {
   static std::string out;
-  out = ui::api::progress(g_runtime.app.state);
+  out = ui::api::progress(ui::settled());
   return out.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_set_progress(const char* json) {
   static std::string out;
-  out = ui::api::set_progress(g_runtime.app.state, json ? json : "");
+  out = ui::api::set_progress(ui::settled(), json ? json : "");
   ui::request_wake();
   return out.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_get_quiz() {
   static std::string out;
-  out = ui::api::quiz(g_runtime.app.state);
+  out = ui::api::quiz(ui::settled());
   return out.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_answer_quiz(int question, const char* answer) {
   static std::string out;
-  out = ui::api::answer_quiz(g_runtime.app.state, question, answer ? answer : "");
+  out = ui::api::answer_quiz(ui::settled(), question, answer ? answer : "");
   ui::request_wake();
   return out.c_str();
 }
@@ -263,7 +278,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_answer_quiz(int question, const char* answer
 // Training: its state, a toy task, and steps taken now.
 EMSCRIPTEN_KEEPALIVE const char* ap_training() {
   static std::string out;
-  out = ui::api::training(g_runtime.app.state);
+  out = ui::api::training(ui::settled());
   return out.c_str();
 }
 
@@ -277,8 +292,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_load_task(const char* name, double seed) {
 EMSCRIPTEN_KEEPALIVE const char* ap_set_training(double lr, const char* optimizer,
                                                  const char* speed) {
   static std::string out;
-  out = ui::api::set_training(g_runtime.app.state, lr, optimizer ? optimizer : "",
-                              speed ? speed : "");
+  out = ui::api::set_training(ui::settled(), lr, optimizer ? optimizer : "", speed ? speed : "");
   ui::request_wake();
   return out.c_str();
 }
@@ -289,14 +303,14 @@ EMSCRIPTEN_KEEPALIVE const char* ap_set_training(double lr, const char* optimize
 // {"taken", "step", "error"}.
 EMSCRIPTEN_KEEPALIVE const char* ap_train_slice(int steps, double budget_ms, double expect_step) {
   static std::string out;
-  out = ui::api::train_slice(g_runtime.app.state, steps, budget_ms, expect_step);
+  out = ui::api::train_slice(ui::settled(), steps, budget_ms, expect_step);
   ui::request_wake();
   return out.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_train_steps(int steps) {
   static std::string out;
-  out = ui::api::train_steps(g_runtime.app.state, steps);
+  out = ui::api::train_steps(ui::settled(), steps);
   ui::request_wake();
   return out.c_str();
 }
@@ -325,13 +339,13 @@ EMSCRIPTEN_KEEPALIVE void ap_end_threads() {
 // The table view's settings (api::controls) and a change to one of them.
 EMSCRIPTEN_KEEPALIVE const char* ap_controls() {
   static std::string out;
-  out = ui::api::controls(g_runtime.app.state);
+  out = ui::api::controls(ui::settled());
   return out.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE const char* ap_set_control(const char* id, const char* value) {
   static std::string out;
-  out = ui::api::set_control(g_runtime.app.state, id ? id : "", value ? value : "");
+  out = ui::api::set_control(ui::settled(), id ? id : "", value ? value : "");
   ui::deliver_exports(g_runtime.app.state);  // while the learner's click still counts (clipboard)
   ui::request_wake();
   return out.c_str();
@@ -409,7 +423,7 @@ EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
 // scenario being edited does not validate.
 EMSCRIPTEN_KEEPALIVE const char* ap_get_link() {
   static std::string out;
-  out = ui::api::get_link(g_runtime.app.state);
+  out = ui::api::get_link(ui::settled());
   return out.c_str();
 }
 
@@ -427,7 +441,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_open_link(const char* fragment) {
 EMSCRIPTEN_KEEPALIVE void ap_toast(const char* key, const char* detail) {
   static const char* const kKeys[] = {N_("Copied to the clipboard:"), N_("Downloaded"),
                                       N_("Opened"), N_("Exporting")};
-  ui::AppState& s = g_runtime.app.state;
+  ui::AppState& s = ui::settled();
   const std::string k = key ? key : "";
   std::string text = k;
   for (const char* known : kKeys)
@@ -443,8 +457,7 @@ EMSCRIPTEN_KEEPALIVE void ap_toast(const char* key, const char* detail) {
 EMSCRIPTEN_KEEPALIVE const char* ap_export(const char* what, const char* format, int head,
                                            int batch) {
   static std::string out;
-  out = ui::api::export_json(g_runtime.app.state, what ? what : "", format ? format : "", head,
-                             batch);
+  out = ui::api::export_json(ui::settled(), what ? what : "", format ? format : "", head, batch);
   return out.c_str();
 }
 
@@ -461,8 +474,8 @@ EMSCRIPTEN_KEEPALIVE const char* ap_export_start(const char* what, const char* f
                                                  int batch) {
   static std::string out;
   ++g_export_id;
-  out = ui::api::export_start(g_runtime.app.state, &g_export_job, what ? what : "",
-                              format ? format : "", head, batch);
+  out = ui::api::export_start(ui::settled(), &g_export_job, what ? what : "", format ? format : "",
+                              head, batch);
   if (g_export_job.file.ok()) out.insert(out.size() - 1, ",\"id\":" + std::to_string(g_export_id));
   return out.c_str();
 }
@@ -525,6 +538,11 @@ EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   j["warning"] = s.overflow ? ui::overflow_text(*s.overflow, s.problem) : "";
   j["notice"] = s.notice;  // the message box on screen, "" when none
   j["lean"] = s.lean;
+  // A recompute running in parts (a large scenario): the part of it done, 0 to 1; else null.
+  if (s.computing())
+    j["computing"] = s.computing_progress();
+  else
+    j["computing"] = nullptr;
   j["preferred_height"] = s.preferred_height;    // CSS pixels (the height message)
   j["center_scroll_max"] = s.center_scroll_max;  // 0: the centre panel does not scroll
   // The step change being animated: {from, to, t} (0-based steps, t eased 0…1), or null.
@@ -575,6 +593,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_layout() {
              {"cell", g.cell},
              {"cell_w", g.cell_w},
              {"numbers", g.number_px},
+             {"number_w", g.number_w},
              {"hidden", g.hidden},
              {"lo", g.lo},
              {"hi", g.hi},

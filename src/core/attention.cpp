@@ -14,8 +14,12 @@
 #include "core/attention.h"
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -605,9 +609,6 @@ constexpr int kTaskRows = 64;
 static_assert(kTaskRows % kernels::kFusedRows == 0 && kTaskRows % kRowBlock == 0,
               "tasks must cut rows where the kernels' blocks are cut");
 
-// The most a thread keeps of the light pass's packed copies between calls (fill_heads).
-constexpr size_t kKeptLightBytes = size_t{1} << 20;
-
 // Whether a head's output comes from the fused kernel (softmax attention with dot-product-
 // like scores) or from row blocks of head_rows.
 bool fused_path(const Problem& p) {
@@ -706,112 +707,298 @@ void light_rows(const Problem& p, float scale, const LightItem& it, int i0, int 
   kernels::attention_fused(kernels::best_kernels(), args, &ws);
 }
 
-// Fills heads (heads head0, head0 + 1, … of p) from their slices ht.q, ht.k, ht.v (one matrix
-// per batch item): every batch item, or only `only_item` (>= 0), the others' matrices empty. Heads,
-// batch items and blocks of kTaskRows rows are spread over the core's threads (core/parallel.h).
-void fill_heads(const Problem& p, float scale, bool keep_matrices, std::vector<HeadTrace>* heads,
-                int head0 = 0, int only_item = -1) {
-  const int H = static_cast<int>(heads->size());
-  const int B = static_cast<int>(p.queries.size());
-  std::vector<std::pair<int, int>> items;  // (head, b)
-  for (int h = 0; h < H; ++h)
-    for (int b = 0; b < B; ++b)
-      if (only_item < 0 || b == only_item) items.emplace_back(h, b);
-  // The work of it all (Q·Kᵀ and P·V), which decides whether the threads are woken.
-  double work = 0;
-  for (const auto& [h, b] : items) {
-    const HeadTrace& ht = (*heads)[h];
-    work += static_cast<double>(rows_of(ht.q[b])) * rows_of(ht.k[b]) *
-            (cols_of(ht.q[b]) + cols_of(ht.v[b]));
-  }
+// The heads of a forward pass as tasks, from their slices ht.q, ht.k, ht.v (one matrix per
+// batch item) into heads head0, head0 + 1, … of p: every batch item, or only `only_item`
+// (>= 0), the others' matrices left empty. First each (head, item) is prepared (its packed
+// copies), then its rows are computed in blocks of kTaskRows, each block by the same code
+// whatever thread runs it and whenever: run_head runs the tasks at once, RunJob in parts.
+struct HeadsWork {
+  const Problem* p = nullptr;
+  float scale = 1.0f;
+  bool keep = true;  // every intermediate (RunOptions::keep_head_matrices), or outputs only
+  int head0 = 0;
+  std::vector<LightItem> items;
+  std::vector<std::array<Matrix*, 5>> kept;  // keep: scores, scaled, masked, weights, output
+  std::vector<std::pair<int, int>> tasks;    // (item, first row)
 
-  if (keep_matrices) {
-    for (HeadTrace& ht : *heads)
-      for (Batch* m : {&ht.scores, &ht.scaled, &ht.masked, &ht.weights, &ht.output}) m->resize(B);
-    parallel_for(static_cast<int>(items.size()), work, [&](int task) {
-      const auto [h, b] = items[task];
+  void setup(std::vector<HeadTrace>* heads, int only_item) {
+    const int B = static_cast<int>(p->queries.size());
+    for (HeadTrace& ht : *heads) {
+      ht.output.resize(B);
+      if (keep)
+        for (Batch* m : {&ht.scores, &ht.scaled, &ht.masked, &ht.weights}) m->resize(B);
+    }
+    // The matrices each task writes, taken here, on one thread (Batch::mut).
+    for (int h = 0; h < static_cast<int>(heads->size()); ++h) {
       HeadTrace& ht = (*heads)[h];
-      const Matrix& v = ht.v[b];
-      const int head = head0 + h;
-      const std::vector<float> packed_v = packed_b(v, 0, cols_of(v));
-      HeadRows r;
-      head_rows(p, head, b, ht.q[b], ht.k[b], packed_v, cols_of(v), scale, 0, rows_of(ht.q[b]), &r);
-      ht.scores.mut(b) = std::move(r.scores);
-      ht.scaled.mut(b) = std::move(r.scaled);
-      ht.masked.mut(b) = std::move(r.masked);
-      ht.weights.mut(b) = std::move(r.weights);
-      ht.output.mut(b) = std::move(r.output);
-    });
-    return;
+      for (int b = 0; b < B; ++b) {
+        if (only_item >= 0 && b != only_item) continue;
+        LightItem& it = items.emplace_back();
+        it.head = head0 + h;
+        it.b = b;
+        it.q = &ht.q[b];
+        it.k = &ht.k[b];
+        it.v = &ht.v[b];
+        it.out = &ht.output.mut(b);
+        if (keep)
+          kept.push_back({&ht.scores.mut(b), &ht.scaled.mut(b), &ht.masked.mut(b),
+                          &ht.weights.mut(b), it.out});
+      }
+    }
+    for (int i = 0; i < static_cast<int>(items.size()); ++i)
+      for (int i0 = 0; i0 < rows_of(*items[i].q); i0 += kTaskRows) tasks.emplace_back(i, i0);
   }
-
-  for (HeadTrace& ht : *heads) ht.output.resize(B);
-  // The items' packed copies are kept for the next call on this thread while they are small
-  // (the page recomputes small problems at every edit): no allocation, no zero-filling.
-  // (References: a task on another thread must see this thread's, not its own.)
-  thread_local std::vector<LightItem> kept_items;
-  thread_local std::vector<std::pair<int, int>> kept_tasks;
-  std::vector<LightItem>& light = kept_items;
-  std::vector<std::pair<int, int>>& tasks = kept_tasks;  // (item, first row)
-  light.resize(items.size());
-  tasks.clear();
-  for (size_t i = 0; i < items.size(); ++i) {
-    LightItem& it = light[i];
-    HeadTrace& ht = (*heads)[items[i].first];
-    it.head = head0 + items[i].first;
-    it.b = items[i].second;
-    it.q = &ht.q[it.b];
-    it.k = &ht.k[it.b];
-    it.v = &ht.v[it.b];
-    it.out = &ht.output.mut(it.b);
-    for (int i0 = 0; i0 < rows_of(*it.q); i0 += kTaskRows)
-      tasks.emplace_back(static_cast<int>(i), i0);
+  // Multiply-adds, about: of preparing item i, and of one task.
+  double prepare_work(int i) const {
+    const LightItem& it = items[i];
+    return static_cast<double>(rows_of(*it.k)) * (cols_of(*it.k) + cols_of(*it.v)) +
+           static_cast<double>(rows_of(*it.q)) * cols_of(*it.q) *
+               (p->scoring == Scoring::kGeneral ? cols_of(*it.q) : 1);
   }
-  parallel_for(static_cast<int>(light.size()), work,
-               [&](int i) { prepare_light(p, scale, &light[i]); });
-  parallel_for(static_cast<int>(tasks.size()), work, [&](int task) {
+  double task_work(int task) const {
+    const LightItem& it = items[tasks[task].first];
+    return static_cast<double>(std::min(kTaskRows, rows_of(*it.q) - tasks[task].second)) *
+           rows_of(*it.k) * (cols_of(*it.q) + cols_of(*it.v));
+  }
+  void prepare(int i) {
+    LightItem& it = items[i];
+    if (!keep) {
+      prepare_light(*p, scale, &it);
+      return;
+    }
+    it.dv = cols_of(*it.v);
+    it.packed_v = packed_b(*it.v, 0, it.dv);
+    const int n_q = rows_of(*it.q), n_k = rows_of(*it.k);
+    if (n_q <= kTaskRows) return;  // one task, which moves its rows in
+    for (int m = 0; m < 4; ++m) kept[i][m]->resize(n_q, n_k);
+    kept[i][4]->resize(n_q, it.dv);
+  }
+  void run(int task) {
     const auto [i, i0] = tasks[task];
-    const LightItem& it = light[i];
-    light_rows(p, scale, it, i0, std::min(kTaskRows, rows_of(*it.q) - i0));
-  });
-  size_t bytes = 0;
-  for (const LightItem& it : light)
-    bytes += sizeof(float) *
-             (it.packed_v.capacity() + it.packed_kt.capacity() + static_cast<size_t>(it.qs.size()));
-  if (bytes > kKeptLightBytes) std::vector<LightItem>().swap(light);
-}
+    const LightItem& it = items[i];
+    const int rows = std::min(kTaskRows, rows_of(*it.q) - i0);
+    if (!keep) {
+      light_rows(*p, scale, it, i0, rows);
+      return;
+    }
+    HeadRows r;
+    head_rows(*p, it.head, it.b, *it.q, *it.k, it.packed_v, it.dv, scale, i0, rows, &r);
+    Matrix* parts[5] = {&r.scores, &r.scaled, &r.masked, &r.weights, &r.output};
+    for (int m = 0; m < 5; ++m) {
+      if (rows == rows_of(*it.q))
+        *kept[i][m] = std::move(*parts[m]);
+      else
+        kept[i][m]->middleRows(i0, rows) = *parts[m];
+    }
+  }
+};
+
+// x · W for every batch item as tasks of kProductRows rows (the same kernel calls as
+// times(x, W)), into `out`; x itself, shared, when W is absent.
+struct ProductWork {
+  const Batch* x = nullptr;
+  std::vector<float> packed;
+  int n = 0, k = 0;
+  std::vector<Matrix*> out;
+  std::vector<std::pair<int, int>> tasks;  // (item, first row)
+
+  void setup(const Batch& in, const Matrix& W, Batch* result) {
+    if (!W.size()) {
+      *result = in;
+      return;
+    }
+    x = &in;
+    n = cols_of(W);
+    k = rows_of(W);
+    packed = packed_b(W, 0, n);
+    *result = Batch(in.size());
+    for (size_t b = 0; b < in.size(); ++b) {
+      Matrix& m = result->mut(b);
+      m.resize(in[b].rows(), n);
+      out.push_back(&m);
+      for (int i0 = 0; i0 < rows_of(in[b]); i0 += kProductRows)
+        tasks.emplace_back(static_cast<int>(b), i0);
+    }
+  }
+  double task_work() const { return static_cast<double>(kProductRows) * n * k; }
+  void run(int task) const {
+    const auto [b, i0] = tasks[task];
+    const Matrix& in = (*x)[b];
+    kernels::gemm(kernels::best_kernels(), std::min(kProductRows, rows_of(in) - i0), n, k,
+                  in.data() + static_cast<ptrdiff_t>(i0) * k, k, packed.data(),
+                  out[b]->data() + static_cast<ptrdiff_t>(i0) * n, n);
+  }
+};
 
 }  // namespace
+
+// One stage of RunJob: `count` tasks of about `work` multiply-adds each, which `setup` (cheap:
+// slices, allocations) makes when the stage starts.
+struct RunJob::Stage {
+  std::function<void()> setup;
+  std::function<int()> count;
+  std::function<double(int)> work;
+  std::function<void(int)> task;
+};
+
+struct RunJob::State {
+  const Problem& p;
+  RunOptions options;
+  Trace t;
+  HeadShape hs;
+  ProductWork proj[3], out;
+  HeadsWork heads;
+  std::vector<Stage> stages;
+  size_t stage = 0;
+  bool started = false;
+  int next = 0;
+  double total = 0, done = 0;  // work
+  double ms_per_work = 0;      // measured on the last part
+  State(const Problem& problem, const RunOptions& o) : p(problem), options(o) {}
+};
+
+RunJob::RunJob(const Problem& p, const RunOptions& options)
+    : s_(std::make_unique<State>(p, options)) {
+  State& s = *s_;
+  s.hs = head_shape(p);
+  const bool additive = p.scoring == Scoring::kAdditive;
+  const Weights& w = p.weights;
+  // The projections.
+  s.stages.push_back(Stage{[&s, additive, &w] {
+                             encode_inputs(s.p, &s.t);
+                             s.proj[0].setup(s.t.queries, additive ? Matrix() : w.W_q, &s.t.q_proj);
+                             s.proj[1].setup(s.t.keys, additive ? Matrix() : w.W_k, &s.t.k_proj);
+                             s.proj[2].setup(s.t.values, w.W_v, &s.t.v_proj);
+                           },
+                           [&s] {
+                             return static_cast<int>(s.proj[0].tasks.size() +
+                                                     s.proj[1].tasks.size() +
+                                                     s.proj[2].tasks.size());
+                           },
+                           [&s](int task) {
+                             for (const ProductWork& pw : s.proj) {
+                               if (task < static_cast<int>(pw.tasks.size())) return pw.task_work();
+                               task -= static_cast<int>(pw.tasks.size());
+                             }
+                             return 0.0;
+                           },
+                           [&s](int task) {
+                             for (const ProductWork& pw : s.proj) {
+                               if (task < static_cast<int>(pw.tasks.size())) return pw.run(task);
+                               task -= static_cast<int>(pw.tasks.size());
+                             }
+                           }});
+  // Each head's slices and packed copies, then its rows.
+  s.stages.push_back(Stage{[&s] {
+                             const int H = s.p.heads;
+                             s.t.heads.resize(H);
+                             for (int h = 0; h < H; ++h) {
+                               HeadTrace& ht = s.t.heads[h];
+                               ht.q = slice_cols(s.t.q_proj, h * s.hs.dq, s.hs.dq);
+                               ht.k = slice_cols(s.t.k_proj, h * s.hs.dk, s.hs.dk);
+                               ht.v = slice_cols(s.t.v_proj, h * s.hs.dv, s.hs.dv);
+                             }
+                             s.heads.p = &s.p;
+                             s.heads.scale = s.hs.scale;
+                             s.heads.keep = s.options.keep_head_matrices;
+                             s.heads.setup(&s.t.heads, -1);
+                           },
+                           [&s] { return static_cast<int>(s.heads.items.size()); },
+                           [&s](int i) { return s.heads.prepare_work(i); },
+                           [&s](int i) { s.heads.prepare(i); }});
+  s.stages.push_back(Stage{[] {}, [&s] { return static_cast<int>(s.heads.tasks.size()); },
+                           [&s](int task) { return s.heads.task_work(task); },
+                           [&s](int task) { s.heads.run(task); }});
+  // The heads side by side, and times W_o.
+  s.stages.push_back(Stage{[&s, &w] {
+                             std::vector<const Batch*> outputs;
+                             for (const HeadTrace& ht : s.t.heads) outputs.push_back(&ht.output);
+                             s.t.concat = concat_heads(outputs);
+                             s.out.setup(s.t.concat, w.W_o, &s.t.output);
+                           },
+                           [&s] { return static_cast<int>(s.out.tasks.size()); },
+                           [&s](int) { return s.out.task_work(); },
+                           [&s](int task) { s.out.run(task); }});
+  // The whole work, from the sizes alone (for progress()).
+  const double B = static_cast<double>(p.queries.size()), n_q = batch_rows(p.queries),
+               n_k = batch_rows(p.keys), H = p.heads;
+  const double d_q = batch_cols(p.queries), d_k = batch_cols(p.keys), d_v = batch_cols(p.values);
+  if (!additive) s.total += B * (n_q * d_q * cols_of(w.W_q) + n_k * d_k * cols_of(w.W_k));
+  s.total += B * n_k * d_v * cols_of(w.W_v);
+  s.total += B * H * (n_q * n_k * (s.hs.dq + s.hs.dv) + n_k * (s.hs.dk + s.hs.dv));
+  s.total += B * n_q * H * s.hs.dv * cols_of(w.W_o);
+}
+
+RunJob::~RunJob() = default;
+RunJob::RunJob(RunJob&&) noexcept = default;
+RunJob& RunJob::operator=(RunJob&&) noexcept = default;
+
+bool RunJob::done() const {
+  return s_->stage >= s_->stages.size();
+}
+
+double RunJob::progress() const {
+  if (done()) return 1.0;
+  return s_->total > 0 ? std::min(0.99, s_->done / s_->total) : 0.0;
+}
+
+bool RunJob::advance(double budget_ms) {
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  const bool bounded = budget_ms > 0 && std::isfinite(budget_ms);
+  const auto t0 = Clock::now();
+  State& s = *s_;
+  while (!done()) {
+    Stage& stage = s.stages[s.stage];
+    if (!s.started) {
+      stage.setup();
+      s.started = true;
+      s.next = 0;
+    }
+    const int count = stage.count();
+    if (s.next < count) {
+      // As many tasks as the time left allows at the pace of the last part: one at least.
+      int n = count - s.next;
+      if (bounded) {
+        const double left = budget_ms - since(t0);
+        int fit = 1;
+        double work = stage.work(s.next);
+        while (fit < n && s.ms_per_work > 0 &&
+               (work + stage.work(s.next + fit)) * s.ms_per_work <= left)
+          work += stage.work(s.next + fit++);
+        n = fit;
+      }
+      const int first = s.next;
+      double work = 0;
+      for (int i = 0; i < n; ++i) work += stage.work(first + i);
+      const auto c0 = Clock::now();
+      parallel_for(n, work, [&](int i) { stage.task(first + i); });
+      if (work > 0) s.ms_per_work = since(c0) / work;
+      s.next += n;
+      s.done += work;
+    }
+    if (s.next >= count) {
+      ++s.stage;
+      s.started = false;
+    }
+    if (bounded && since(t0) >= budget_ms) break;
+  }
+  return done();
+}
+
+Trace RunJob::take() {
+  advance(0);
+  return std::move(s_->t);
+}
 
 Trace run(const Problem& p) {
   return run(p, RunOptions{});
 }
 
 Trace run(const Problem& p, const RunOptions& options) {
-  Trace t;
-  encode_inputs(p, &t);
-  const Weights& w = p.weights;
-  const bool additive = p.scoring == Scoring::kAdditive;
-  t.q_proj = additive ? t.queries : times(t.queries, w.W_q);
-  t.k_proj = additive ? t.keys : times(t.keys, w.W_k);
-  t.v_proj = times(t.values, w.W_v);
-
-  const int H = p.heads;
-  const HeadShape hs = head_shape(p);
-  t.heads.resize(H);
-  for (int h = 0; h < H; ++h) {
-    HeadTrace& ht = t.heads[h];
-    ht.q = slice_cols(t.q_proj, h * hs.dq, hs.dq);
-    ht.k = slice_cols(t.k_proj, h * hs.dk, hs.dk);
-    ht.v = slice_cols(t.v_proj, h * hs.dv, hs.dv);
-  }
-  fill_heads(p, hs.scale, options.keep_head_matrices, &t.heads);
-
-  std::vector<const Batch*> outputs;
-  for (const HeadTrace& ht : t.heads) outputs.push_back(&ht.output);
-  t.concat = concat_heads(outputs);
-  t.output = output_of(p, t.concat);
-  return t;
+  return RunJob(p, options).take();
 }
 
 Batch concat_heads(const std::vector<const Batch*>& outputs) {
@@ -846,7 +1033,17 @@ HeadTrace run_head(const Problem& p, int head, int item) {
   heads[0].q = std::move(q_h);
   heads[0].k = std::move(k_h);
   heads[0].v = std::move(v_h);
-  fill_heads(p, hs.scale, true, &heads, head, item);
+  HeadsWork work;
+  work.p = &p;
+  work.scale = hs.scale;
+  work.head0 = head;
+  work.setup(&heads, item);
+  double total = 0;
+  for (int i = 0; i < static_cast<int>(work.items.size()); ++i) total += work.prepare_work(i);
+  parallel_for(static_cast<int>(work.items.size()), total, [&](int i) { work.prepare(i); });
+  total = 0;
+  for (int t = 0; t < static_cast<int>(work.tasks.size()); ++t) total += work.task_work(t);
+  parallel_for(static_cast<int>(work.tasks.size()), total, [&](int t) { work.run(t); });
   return std::move(heads[0]);
 }
 

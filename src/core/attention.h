@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,30 @@ struct RunOptions {
 // Runs the whole pipeline. Precondition: validate(p).ok().
 Trace run(const Problem& p);
 Trace run(const Problem& p, const RunOptions& options);
+
+// run(p, options) in parts, for a caller that must keep answering while it computes (the
+// page draws its frames between them): each advance(budget_ms) computes for about that long
+// (one task at least: a block of rows of one product or of one head) and returns whether all
+// is done; advance(0) does all that is left. take() finishes and gives the trace, bit for bit
+// run(p, options)'s (run() is this job run at once). The job reads `p`, which must outlive it
+// unchanged.
+class RunJob {
+ public:
+  RunJob(const Problem& p, const RunOptions& options);
+  ~RunJob();
+  RunJob(RunJob&&) noexcept;
+  RunJob& operator=(RunJob&&) noexcept;
+
+  bool advance(double budget_ms);
+  bool done() const;
+  double progress() const;  // the part of the work done, from 0 to 1
+  Trace take();
+
+ private:
+  struct Stage;
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 // Every intermediate of one head (0 <= head < p.heads), equal to run(p).heads[head]: lets a
 // caller that ran with keep_head_matrices = false show one head. With item >= 0 only that

@@ -408,6 +408,46 @@ TEST_CASE("the masks combine lengths, window and cells, n_q × n_k per item", "[
 // [SECTION] Lean mode
 //-----------------------------------------------------------------------------
 
+TEST_CASE("a large scenario computes in parts, a frame's each, to the trace computed at once",
+          "[app][state][lean]") {
+  const Scenario big = big_scenario(700, 16, 2);
+  ui::AppState at_once;
+  REQUIRE(at_once.set_scenario(big).error == "");
+  ui::AppState app;
+  app.slice_ms = 1e-6;  // one task (a block of rows) a part
+  app.events.clear();
+  REQUIRE(app.set_scenario(big).error == "");
+  CHECK(app.computing());
+  CHECK(app.trace.heads.empty());
+  CHECK(app.computing_progress() < 1.0);
+  CHECK(std::find(app.events.begin(), app.events.end(), "scenario") == app.events.end());
+  int frames = 0;
+  double last = 0.0;
+  while (app.computing()) {
+    app.recompute_in_parts(1e-6);
+    CHECK(app.computing_progress() >= last);
+    last = app.computing_progress();
+    REQUIRE(++frames < 100000);
+  }
+  // 700 rows in blocks of 64: 11 blocks for each of 2 heads, one a frame at least.
+  CHECK(frames >= 22);
+  CHECK(std::count(app.events.begin(), app.events.end(), "scenario") == 1);
+  REQUIRE(app.trace.output.size() == 1);
+  CHECK(app.trace.output[0] == at_once.trace.output[0]);
+  CHECK(app.trace.heads[1].weights[0] == at_once.trace.heads[1].weights[0]);
+  CHECK(app.revision == at_once.revision);
+
+  // A new scenario while one computes replaces it; a call that reads the trace
+  // (recompute_if_needed) finishes it at once.
+  REQUIRE(app.set_scenario(big_scenario(650, 16, 1)).error == "");
+  CHECK(app.computing());
+  REQUIRE(app.set_scenario(big).error == "");
+  app.recompute_if_needed();
+  CHECK_FALSE(app.computing());
+  CHECK(app.trace.heads.size() == 2);
+  CHECK(app.trace.output[0] == at_once.trace.output[0]);
+}
+
 TEST_CASE("a scenario past kLeanBytes keeps outputs only and recomputes a head on demand",
           "[app][state][lean]") {
   // 4 matrices × 2 heads × 1500² cells × 4 bytes = 72,000,000 bytes > 64 MiB = 67,108,864.

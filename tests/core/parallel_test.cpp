@@ -231,6 +231,56 @@ TEST_CASE("the trace is the same bits with 1, 2 and 3 threads", "[core][threads]
   CHECK(bit_difference(head_one.output, head_three.output, "run_head output") == "");
 }
 
+TEST_CASE("a run in parts is the same bits as the run at once, and says how far it is",
+          "[core][threads]") {
+  ThreadsGuard guard;
+  const Scoring scoring =
+      GENERATE(from_range(std::begin(attn::kScorings), std::end(attn::kScorings)));
+  const int variant = GENERATE(range(0, 6));
+  const bool keep = GENERATE(true, false);
+  const int threads = GENERATE(1, 3);
+  Problem p = tall_problem(scoring, 60 + static_cast<uint64_t>(variant));
+  const std::string what = vary(&p, variant);
+  INFO(attn::scoring_name(scoring)
+       << ", " << what << (keep ? ", head matrices" : ", light") << ", " << threads << " threads");
+  REQUIRE(attn::validate(p).error == "");
+  attn::set_threads(threads);
+  attn::RunOptions options;
+  options.keep_head_matrices = keep;
+  const attn::Trace whole = attn::run(p, options);
+  // A budget too small for two tasks: one task (a block of rows) a call.
+  attn::RunJob job(p, options);
+  int calls = 0;
+  double last = 0;
+  while (!job.advance(1e-6)) {
+    ++calls;
+    CHECK(job.progress() >= last);
+    CHECK(job.progress() < 1.0);
+    last = job.progress();
+    REQUIRE(calls < 100000);
+  }
+  CHECK(job.done());
+  CHECK(job.progress() == 1.0);
+  // 2 items × 200 rows: at least the head rows' blocks (4 a head and item) came one by one.
+  CHECK(calls >= 4 * 2 * p.heads);
+  CHECK(trace_difference(job.take(), whole) == "");
+}
+
+TEST_CASE("a job's advance(0) does all that is left; take() finishes a job not yet advanced",
+          "[core][threads]") {
+  Problem p = tall_problem(Scoring::kScaledDot, 90);
+  vary(&p, 1);
+  const attn::Trace whole = attn::run(p);
+  attn::RunJob started(p, attn::RunOptions{});
+  CHECK_FALSE(started.advance(1e-6));
+  CHECK(started.advance(0));
+  CHECK(trace_difference(started.take(), whole) == "");
+  attn::RunJob fresh(p, attn::RunOptions{});
+  CHECK_FALSE(fresh.done());
+  CHECK(fresh.progress() == 0.0);
+  CHECK(trace_difference(fresh.take(), whole) == "");
+}
+
 // The first gradient that is not the same bits in a and b, or "".
 std::string gradient_difference(const attn::Gradients& a, const attn::Gradients& b) {
   const auto same = [](const auto& x, const auto& y) {

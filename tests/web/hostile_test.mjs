@@ -562,6 +562,110 @@ async function checkLongTasks({ browser, url }) {
   if (late.length) fail(late.join("; "));
 }
 
+// A scenario at the size the budget allows (4096 tokens × 1024 features, 8 heads, some 34 G
+// multiply-adds) computes in parts, one a frame: setScenario answers at once, the page draws
+// "Computing the new scenario" with its progress meanwhile (read back from what the canvas
+// drew), no task holds the page longer than LIMIT, and the trace that comes out is right (two
+// output rows against float64 sums in JS). The frame after it still computes the focused
+// head's matrices at once: held to VIEW_LIMIT for now.
+async function checkLargeScenario({ browser, url }) {
+  const LIMIT = 250, VIEW_LIMIT = 5000, N = 4096, D = 1024, H = 8;
+  const context = await browser.newContext({ viewport: { width: 640, height: 480 }, reducedMotion: "reduce" });
+  const page = await openPage(context, `${url}?preset=why_so_tall`);
+  // The inputs made before, and the output checked after, the part the long tasks are
+  // observed in.
+  await page.evaluate(([N, D]) => {
+    const data = new Float32Array(N * D);
+    for (let i = 0; i < N; ++i) for (let c = 0; c < D; ++c) data[i * D + c] = Math.sin(0.37 * i + 1.3 * c);
+    window.__large = data;
+  }, [N, D]);
+  const r = await page.evaluate(async ([N, D, H]) => {
+    const ap = window.attentionPlayground;
+    const tasks = [];
+    const observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) tasks.push({ start: e.startTime, ms: Math.round(e.duration) });
+    });
+    observer.observe({ type: "longtask", buffered: false });
+    const revision = ap.stats().revision, frames = ap.stats().frames;
+    const t0 = performance.now();
+    const set = ap.setScenario({ version: 1, x: { shape: [N, D], data: window.__large }, heads: H });
+    const setMs = performance.now() - t0;
+    const seen = [], words = new Set();
+    while (ap.stats().computing !== null && performance.now() - t0 < 120000) {
+      await new Promise((res) => requestAnimationFrame(res));
+      const c = ap.stats().computing;
+      if (c !== null) seen.push(c);
+      for (const i of ap.items()) if (i.text) words.add(i.id + ": " + i.label);
+    }
+    const computed = performance.now();
+    await new Promise((res) => setTimeout(res, 200));
+    observer.disconnect();
+    // The frame that ends the computing goes on to draw the step view, which computes the
+    // focused head's n × n matrices at once (AppState::head_trace, not yet in parts): the
+    // last task, when it is a long one.
+    tasks.sort((a, b) => a.start - b.start);
+    const last = tasks.length && tasks[tasks.length - 1].start > computed - 2000 ? tasks.pop() : null;
+    return { result: { set, setMs, ms: computed - t0, seen, words: [...words],
+                       frames: ap.stats().frames - frames, revision: ap.stats().revision - revision },
+             tasks: tasks.map((t) => t.ms), view: last ? [last.ms] : [] };
+  }, [N, D, H]);
+  // Rows 5 (head 0's columns) and 4000 (head 7's) of the output, in float64.
+  Object.assign(r.result, await page.evaluate(([N, D, H]) => {
+    const ap = window.attentionPlayground;
+    const out = ap.getTrace({ typed: true, heads: [], matrices: [] });
+    const rows = {};
+    for (const [i, h] of [[5, 0], [4000, H - 1]]) {
+      const dh = D / H, c0 = h * dh, x = (r, c) => window.__large[r * D + c];
+      const s = new Float64Array(N);
+      let max = -Infinity;
+      for (let j = 0; j < N; ++j) {
+        let dot = 0;
+        for (let c = c0; c < c0 + dh; ++c) dot += x(i, c) * x(j, c);
+        s[j] = dot / Math.sqrt(dh);
+        max = Math.max(max, s[j]);
+      }
+      let sum = 0;
+      for (let j = 0; j < N; ++j) sum += (s[j] = Math.exp(s[j] - max));
+      let worst = 0;
+      for (let c = c0; c < c0 + dh; ++c) {
+        let want = 0;
+        for (let j = 0; j < N; ++j) want += (s[j] / sum) * x(j, c);
+        worst = Math.max(worst, Math.abs(out.output.data[i * D + c] - want));
+      }
+      rows[i] = worst;
+    }
+    delete window.__large;
+    return { shape: out.output?.shape, lean: ap.stats().lean, rows };
+  }, [N, D, H]));
+  const v = r.result;
+  if (!v.set.ok) fail(`setScenario(${N} × ${D}, ${H} heads) answered ${JSON.stringify(v.set)}`);
+  if (!(v.seen.length >= 3 && v.seen.every((c, i) => c >= 0 && c < 1 && (i === 0 || c >= v.seen[i - 1])))) {
+    fail(`the progress while it computed: ${JSON.stringify(v.seen.slice(0, 40))}`);
+  }
+  if (!v.words.includes("computing.title: Computing the new scenario") ||
+      !v.words.some((w) => /^computing\.progress: \d+%$/.test(w))) {
+    fail(`the canvas did not say it was computing (texts drawn: ${JSON.stringify(v.words).slice(0, 300)})`);
+  }
+  if (v.revision !== 1) fail(`the revision went up by ${v.revision}`);
+  if (JSON.stringify(v.shape) !== JSON.stringify([1, N, D]) || !v.lean) {
+    fail(`the output is ${JSON.stringify(v.shape)} (lean: ${v.lean})`);
+  }
+  for (const [row, worst] of Object.entries(v.rows)) {
+    if (!(worst < 1e-4)) fail(`output row ${row} differs from the float64 sums by ${worst}`);
+  }
+  const worst = Math.max(0, ...r.tasks), view = Math.max(0, ...r.view);
+  ok(`large scenario: setScenario(${N} × ${D}, ${H} heads) answered in ${Math.round(v.setMs)} ms; it computed ` +
+     `in ${(v.ms / 1000).toFixed(1)} s over ${v.frames} frames, the canvas showing its progress ` +
+     `(${v.seen.length} readings); longest task meanwhile ${worst} ms (${r.tasks.length} over 50 ms); output rows ` +
+     `5 and 4000 within ${Math.max(...Object.values(v.rows)).toExponential(1)} of float64; then the step ` +
+     `view's first frame, which computes the focused head's ${N} × ${N} matrices at once: ${view} ms`);
+  if (worst > LIMIT) fail(`the large scenario held the page for ${worst} ms at once (tasks: ${r.tasks.join(", ")})`);
+  if (view > VIEW_LIMIT) fail(`the first frame after it held the page for ${view} ms`);
+  if (v.setMs > LIMIT) fail(`setScenario itself took ${Math.round(v.setMs)} ms`);
+  await stillWorks(page, "after the large scenario");
+  await context.close();
+}
+
 // -----------------------------------------------------------------------------------------
 // 8. random calls with random values of every JS type, for a bounded time
 // -----------------------------------------------------------------------------------------
@@ -674,11 +778,12 @@ const CHECKS = {
   throws: checkThrows,
   "two-tabs": checkTwoTabs,
   "long-tasks": checkLongTasks,
+  "large-scenario": checkLargeScenario,
   fuzz: checkFuzz,
 };
 
 runChecks(CHECKS, {
   options: { seconds: "20", seed: String(Date.now() % 100000) },
-  checkMs: (name) => (name === "fuzz" || name === "planted" ? 180000 : 120000),
+  checkMs: (name) => (name === "fuzz" || name === "planted" || name === "large-scenario" ? 180000 : 120000),
   run: (name, ctx) => CHECKS[name](ctx),
 });
