@@ -734,7 +734,10 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                                    {"url", s.scenario.read_url.in(lang)}};
   j["matrix"] = nullptr;
   j["cell"] = nullptr;
-  if (s.trace.heads.empty()) return j.dump();
+  // The focused head of a lean trace still computing in parts: no matrix until it is done (the
+  // "view" event then says so), rather than computing it here at once.
+  j["computing"] = s.computing() ? nlohmann::json(s.computing_progress()) : nlohmann::json(nullptr);
+  if (s.trace.heads.empty() || s.computing()) return j.dump();
   const int head = std::clamp(s.head, 0, static_cast<int>(s.trace.heads.size()) - 1);
   const int batch = std::clamp(s.batch, 0, static_cast<int>(s.trace.queries.size()) - 1);
   const MatrixKind kind = step_matrix(s.step);

@@ -202,8 +202,9 @@ void batch_selector(AppState& s) {
 
 namespace {
 
-// While a large scenario computes in parts: its sizes and how far it is, over the whole
-// window (the panels draw from the trace, which is empty until then).
+// While a large scenario computes in parts, or the focused head of a lean one: its sizes and
+// how far it is, over the whole window (the panels draw from the trace, which is empty until
+// then, and the head's matrices).
 void draw_computing(const AppState& s) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
@@ -215,8 +216,14 @@ void draw_computing(const AppState& s) {
   ImGui::SetCursorPos(ImVec2((vp->WorkSize.x - width) * 0.5f, vp->WorkSize.y * 0.4f));
   ImGui::BeginGroup();
   if (g_fonts.title) ImGui::PushFont(g_fonts.title);
-  ImGui::TextUnformatted(T("Computing the new scenario"));
-  item_text("computing.title", T("Computing the new scenario"));
+  char title[96];
+  if (s.computing_head() < 0)
+    std::snprintf(title, sizeof title, "%s", T("Computing the new scenario"));
+  else
+    std::snprintf(title, sizeof title, T("Computing head %d of batch item %d"),
+                  s.computing_head() + 1, s.batch + 1);
+  ImGui::TextUnformatted(title);
+  item_text("computing.title", title);
   if (g_fonts.title) ImGui::PopFont();
   ImGui::Text(T("batch %d × %d queries × %d keys × %d heads"),
               static_cast<int>(s.problem.queries.size()), attn::batch_rows(s.problem.queries),
@@ -233,6 +240,7 @@ void draw_computing(const AppState& s) {
 
 void App::frame() {
   ImGuiIO& io = ImGui::GetIO();
+  if (state.redraw > 0) --state.redraw;
   state.recompute_in_parts(kComputeSliceMs);
   if (state.computing()) {
     draw_computing(state);

@@ -41,7 +41,8 @@ class App {
   // PNG) or computes in parts, so the loop keeps drawing without input.
   bool animating() const {
     return state.playing || state.training.playing || state.transition.active ||
-           !state.toast.empty() || heatmaps.capture_pending() || state.computing();
+           !state.toast.empty() || heatmaps.capture_pending() || state.computing() ||
+           state.redraw > 0;
   }
 
   AppState state;

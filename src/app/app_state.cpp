@@ -98,24 +98,36 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
 }
 
 void AppState::recompute_in_parts(double budget_ms) {
-  if (dirty_) {
-    dirty_ = false;
-    scenario::fit_to_shapes(&scenario);  // an edit may have taken a question's cell away
-    scenario::Resolved r = scenario::resolve(scenario);
-    error = r.ok() ? within_budget(r.problem).error : r.error;
-    if (error.empty()) recompute(std::move(r.problem), budget_ms);
-  } else if (job_) {
+  if (dirty_)
+    recompute_edited(budget_ms);
+  else if (computing())
     go_on_computing(budget_ms);
-  }
 }
 
 void AppState::recompute_if_needed() {
-  recompute_in_parts(0.0);
-  if (job_) go_on_computing(0.0);
+  if (dirty_) recompute_edited(0.0);
+  while (job_) go_on_computing(0.0);
+}
+
+void AppState::recompute_edited(double budget_ms) {
+  dirty_ = false;
+  scenario::fit_to_shapes(&scenario);  // an edit may have taken a question's cell away
+  scenario::Resolved r = scenario::resolve(scenario);
+  error = r.ok() ? within_budget(r.problem).error : r.error;
+  if (error.empty()) recompute(std::move(r.problem), budget_ms);
 }
 
 double AppState::computing_progress() const {
-  return job_ ? job_->progress() : 1.0;
+  return job_ ? job_->progress() : head_job_ ? head_job_->progress() : 1.0;
+}
+
+void AppState::start_head_job() {
+  if (!lean || slice_ms <= 0.0 || job_ || trace.heads.empty()) return;
+  if (on_demand_head_ == head && on_demand_item_ == batch) return;
+  if (head_job_ && head_job_h_ == head && head_job_b_ == batch) return;
+  head_job_ = std::make_unique<attn::RunJob>(problem, head, batch);
+  head_job_h_ = head;
+  head_job_b_ = batch;
 }
 
 int64_t AppState::memory_needed(const attn::Problem& p) {
@@ -150,7 +162,8 @@ attn::Status AppState::within_budget(const attn::Problem& p) {
 }
 
 void AppState::recompute(attn::Problem p, double budget_ms) {
-  job_.reset();  // reads the problem that is replaced here
+  job_.reset();  // they read the problem that is replaced here
+  head_job_.reset();
   problem = std::move(p);
   batch = std::min(batch, std::max(0, scenario.batch() - 1));
   head = std::min(head, std::max(0, scenario.heads - 1));
@@ -171,6 +184,17 @@ void AppState::recompute(attn::Problem p, double budget_ms) {
 }
 
 void AppState::go_on_computing(double budget_ms) {
+  if (!job_) {
+    if (!head_job_ || !head_job_->advance(budget_ms)) return;
+    on_demand_ = attn::HeadTrace{};  // the previous head goes before the next is kept
+    on_demand_ = head_job_->take_head();
+    on_demand_head_ = head_job_h_;
+    on_demand_item_ = head_job_b_;
+    head_job_.reset();
+    redraw = 2;
+    emit("view");
+    return;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const bool done = job_->advance(budget_ms);
   job_ms_ +=
@@ -181,14 +205,21 @@ void AppState::go_on_computing(double budget_ms) {
   overflow = first_overflow(*this);
   recompute_ms = job_ms_;
   ++revision;
+  redraw = 2;
   emit("scenario");
+  start_head_job();
 }
 
 const attn::HeadTrace& AppState::head_trace(int h, int b) {
   if (!lean) return trace.heads[h];
   if (on_demand_head_ != h || on_demand_item_ != b) {  // recompute() resets them
     on_demand_ = attn::HeadTrace{};  // free the previous head before computing the next
-    on_demand_ = attn::run_head(problem, h, b);
+    if (head_job_ && head_job_h_ == h && head_job_b_ == b) {
+      on_demand_ = head_job_->take_head();
+      head_job_.reset();
+    } else {
+      on_demand_ = attn::run_head(problem, h, b);
+    }
     on_demand_head_ = h;
     on_demand_item_ = b;
   }
@@ -218,6 +249,7 @@ void AppState::set_head(int h) {
   h = std::clamp(h, 0, std::max(0, scenario.heads - 1));
   if (head == h) return;
   head = h;
+  start_head_job();
   emit("head");
 }
 
@@ -225,6 +257,7 @@ void AppState::set_batch(int b) {
   b = std::clamp(b, 0, std::max(0, scenario.batch() - 1));
   if (batch == b) return;
   batch = b;
+  start_head_job();
   emit("view");
 }
 

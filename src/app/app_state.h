@@ -95,7 +95,8 @@ struct AppState {
   // memory budget is checked.
   attn::Status set_parsed(scenario::Scenario s, attn::Problem p);
   // Recomputes an edited scenario, and finishes a recompute still running in parts: the
-  // trace is the scenario's when it returns.
+  // trace is the scenario's when it returns (a lean trace's focused head may still be
+  // computing in parts: head_trace finishes it when asked).
   void recompute_if_needed();
   // > 0: a recompute runs in parts of about this many milliseconds (attn::RunJob), the first
   // when the scenario is set and one a frame after (recompute_in_parts), so that the page
@@ -103,9 +104,14 @@ struct AppState {
   double slice_ms = 0.0;
   // The frame's part: starts the recompute of an edited scenario, or goes on with one.
   void recompute_in_parts(double budget_ms);
-  // A recompute is running in parts: the trace is empty until it ends.
-  bool computing() const { return job_ != nullptr; }
-  double computing_progress() const;  // from 0 to 1
+  // A recompute is running in parts (the trace is empty until it ends), or, when lean, the
+  // focused head's matrices are (head_trace; after a recompute, set_head or set_batch).
+  bool computing() const { return job_ != nullptr || head_job_ != nullptr; }
+  double computing_progress() const;                              // from 0 to 1
+  int computing_head() const { return job_ ? -1 : head_job_h_; }  // -1: the whole scenario
+  // Frames to draw whatever else happens: a computation ended (perhaps in a call between two
+  // frames, which would otherwise leave the progress on screen).
+  int redraw = 0;
   // The scenario being edited is the one the trace was computed from (it validated).
   bool runs() const { return error.empty() && !dirty_; }
   // Head h's intermediates, valid for batch item b (and, unless lean, for every item). When
@@ -308,9 +314,14 @@ struct AppState {
 
  private:
   void recompute(attn::Problem p, double budget_ms);
+  void recompute_edited(double budget_ms);
   void go_on_computing(double budget_ms);
   std::unique_ptr<attn::RunJob> job_;
   double job_ms_ = 0.0;  // the time spent in job_ so far
+  // Lean: the focused head of the focused item in parts, when slice_ms > 0.
+  void start_head_job();
+  std::unique_ptr<attn::RunJob> head_job_;
+  int head_job_h_ = -1, head_job_b_ = -1;
   bool dirty_ = false;
   attn::HeadTrace on_demand_;  // the one head of one batch item computed on demand when lean
   attn::Gradients grads_;      // for revision grads_revision_, when grads_ok_

@@ -179,6 +179,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Notice", "提示"},
     {"No scenario yet.", "还没有场景。"},
     {"Computing the new scenario", "正在计算新的场景"},
+    {"Computing head %d of batch item %d", "正在计算第 %d 个头（批量中的第 %d 个样本）"},
     {"batch %d × %d queries × %d keys × %d heads", "批量 %d × %d 个查询 × %d 个键 × %d 个头"},
     {"Batch item", "批量中的样本"},
 

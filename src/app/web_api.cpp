@@ -108,7 +108,8 @@ namespace {
 
 // The app state with any recompute still running in parts finished (AppState::slice_ms): for
 // the calls that read or change what was computed. The calls that replace the scenario, and
-// those about the view alone, do not wait for it.
+// those about the view alone, do not wait for it; a lean trace's focused head is finished
+// only by the calls that read it (AppState::head_trace).
 AppState& settled() {
   AppState& s = g_runtime.app.state;
   if (s.computing()) s.recompute_if_needed();

@@ -520,15 +520,6 @@ Batch slice_cols(const Batch& x, int col0, int cols) {
   return out;
 }
 
-// Columns [col0, col0 + cols) of x · W, or of x when W is absent, for every batch item.
-Batch times_cols(const Batch& x, const Matrix& W, int col0, int cols) {
-  if (!W.size()) return slice_cols(x, col0, cols);
-  const std::vector<float> packed = packed_b(W, col0, cols);
-  Batch out(x.size());
-  for (size_t b = 0; b < x.size(); ++b) out.mut(b) = times_packed(x[b], packed, cols);
-  return out;
-}
-
 Batch with_positions(const Batch& x, float base, Batch* pe_out) {
   const Matrix pe = positional_encoding(batch_rows(x), batch_cols(x), base);
   Batch out(x.size());
@@ -802,15 +793,16 @@ struct ProductWork {
   std::vector<Matrix*> out;
   std::vector<std::pair<int, int>> tasks;  // (item, first row)
 
-  void setup(const Batch& in, const Matrix& W, Batch* result) {
+  // Columns [col0, col0 + cols) of the product (cols < 0: all of them).
+  void setup(const Batch& in, const Matrix& W, Batch* result, int col0 = 0, int cols = -1) {
     if (!W.size()) {
-      *result = in;
+      *result = cols < 0 ? in : slice_cols(in, col0, cols);
       return;
     }
     x = &in;
-    n = cols_of(W);
+    n = cols < 0 ? cols_of(W) : cols;
     k = rows_of(W);
-    packed = packed_b(W, 0, n);
+    packed = packed_b(W, col0, n);
     *result = Batch(in.size());
     for (size_t b = 0; b < in.size(); ++b) {
       Matrix& m = result->mut(b);
@@ -844,6 +836,7 @@ struct RunJob::Stage {
 struct RunJob::State {
   const Problem& p;
   RunOptions options;
+  int head = -1, item = -1;  // a job of run_head's: that head (and item, if >= 0)
   Trace t;
   HeadShape hs;
   ProductWork proj[3], out;
@@ -855,41 +848,58 @@ struct RunJob::State {
   double total = 0, done = 0;  // work
   double ms_per_work = 0;      // measured on the last part
   State(const Problem& problem, const RunOptions& o) : p(problem), options(o) {}
+
+  void build();
 };
 
-RunJob::RunJob(const Problem& p, const RunOptions& options)
-    : s_(std::make_unique<State>(p, options)) {
-  State& s = *s_;
+void RunJob::State::build() {
+  State& s = *this;
   s.hs = head_shape(p);
   const bool additive = p.scoring == Scoring::kAdditive;
   const Weights& w = p.weights;
-  // The projections.
-  s.stages.push_back(Stage{[&s, additive, &w] {
-                             encode_inputs(s.p, &s.t);
-                             s.proj[0].setup(s.t.queries, additive ? Matrix() : w.W_q, &s.t.q_proj);
-                             s.proj[1].setup(s.t.keys, additive ? Matrix() : w.W_k, &s.t.k_proj);
-                             s.proj[2].setup(s.t.values, w.W_v, &s.t.v_proj);
-                           },
-                           [&s] {
-                             return static_cast<int>(s.proj[0].tasks.size() +
-                                                     s.proj[1].tasks.size() +
-                                                     s.proj[2].tasks.size());
-                           },
-                           [&s](int task) {
-                             for (const ProductWork& pw : s.proj) {
-                               if (task < static_cast<int>(pw.tasks.size())) return pw.task_work();
-                               task -= static_cast<int>(pw.tasks.size());
-                             }
-                             return 0.0;
-                           },
-                           [&s](int task) {
-                             for (const ProductWork& pw : s.proj) {
-                               if (task < static_cast<int>(pw.tasks.size())) return pw.run(task);
-                               task -= static_cast<int>(pw.tasks.size());
-                             }
-                           }});
+  const bool one = head >= 0;
+  // The projections: of one head, only its columns (the same kernel sums as of all of them).
+  s.stages.push_back(
+      Stage{[&s, additive, &w, one] {
+              encode_inputs(s.p, &s.t);
+              const int h = std::max(s.head, 0);
+              s.proj[0].setup(s.t.queries, additive ? Matrix() : w.W_q, &s.t.q_proj, h * s.hs.dq,
+                              one && !additive ? s.hs.dq : -1);
+              s.proj[1].setup(s.t.keys, additive ? Matrix() : w.W_k, &s.t.k_proj, h * s.hs.dk,
+                              one && !additive ? s.hs.dk : -1);
+              s.proj[2].setup(s.t.values, w.W_v, &s.t.v_proj, h * s.hs.dv, one ? s.hs.dv : -1);
+            },
+            [&s] {
+              return static_cast<int>(s.proj[0].tasks.size() + s.proj[1].tasks.size() +
+                                      s.proj[2].tasks.size());
+            },
+            [&s](int task) {
+              for (const ProductWork& pw : s.proj) {
+                if (task < static_cast<int>(pw.tasks.size())) return pw.task_work();
+                task -= static_cast<int>(pw.tasks.size());
+              }
+              return 0.0;
+            },
+            [&s](int task) {
+              for (const ProductWork& pw : s.proj) {
+                if (task < static_cast<int>(pw.tasks.size())) return pw.run(task);
+                task -= static_cast<int>(pw.tasks.size());
+              }
+            }});
   // Each head's slices and packed copies, then its rows.
-  s.stages.push_back(Stage{[&s] {
+  s.stages.push_back(Stage{[&s, one] {
+                             s.heads.p = &s.p;
+                             s.heads.scale = s.hs.scale;
+                             s.heads.keep = one || s.options.keep_head_matrices;
+                             if (one) {
+                               s.t.heads.resize(1);
+                               s.t.heads[0].q = s.t.q_proj;
+                               s.t.heads[0].k = s.t.k_proj;
+                               s.t.heads[0].v = s.t.v_proj;
+                               s.heads.head0 = s.head;
+                               s.heads.setup(&s.t.heads, s.item);
+                               return;
+                             }
                              const int H = s.p.heads;
                              s.t.heads.resize(H);
                              for (int h = 0; h < H; ++h) {
@@ -898,9 +908,6 @@ RunJob::RunJob(const Problem& p, const RunOptions& options)
                                ht.k = slice_cols(s.t.k_proj, h * s.hs.dk, s.hs.dk);
                                ht.v = slice_cols(s.t.v_proj, h * s.hs.dv, s.hs.dv);
                              }
-                             s.heads.p = &s.p;
-                             s.heads.scale = s.hs.scale;
-                             s.heads.keep = s.options.keep_head_matrices;
                              s.heads.setup(&s.t.heads, -1);
                            },
                            [&s] { return static_cast<int>(s.heads.items.size()); },
@@ -910,23 +917,37 @@ RunJob::RunJob(const Problem& p, const RunOptions& options)
                            [&s](int task) { return s.heads.task_work(task); },
                            [&s](int task) { s.heads.run(task); }});
   // The heads side by side, and times W_o.
-  s.stages.push_back(Stage{[&s, &w] {
-                             std::vector<const Batch*> outputs;
-                             for (const HeadTrace& ht : s.t.heads) outputs.push_back(&ht.output);
-                             s.t.concat = concat_heads(outputs);
-                             s.out.setup(s.t.concat, w.W_o, &s.t.output);
-                           },
-                           [&s] { return static_cast<int>(s.out.tasks.size()); },
-                           [&s](int) { return s.out.task_work(); },
-                           [&s](int task) { s.out.run(task); }});
+  if (!one)
+    s.stages.push_back(Stage{[&s, &w] {
+                               std::vector<const Batch*> outputs;
+                               for (const HeadTrace& ht : s.t.heads) outputs.push_back(&ht.output);
+                               s.t.concat = concat_heads(outputs);
+                               s.out.setup(s.t.concat, w.W_o, &s.t.output);
+                             },
+                             [&s] { return static_cast<int>(s.out.tasks.size()); },
+                             [&s](int) { return s.out.task_work(); },
+                             [&s](int task) { s.out.run(task); }});
   // The whole work, from the sizes alone (for progress()).
   const double B = static_cast<double>(p.queries.size()), n_q = batch_rows(p.queries),
-               n_k = batch_rows(p.keys), H = p.heads;
+               n_k = batch_rows(p.keys), H = one ? 1 : p.heads, items = one && item >= 0 ? 1 : B;
   const double d_q = batch_cols(p.queries), d_k = batch_cols(p.keys), d_v = batch_cols(p.values);
-  if (!additive) s.total += B * (n_q * d_q * cols_of(w.W_q) + n_k * d_k * cols_of(w.W_k));
-  s.total += B * n_k * d_v * cols_of(w.W_v);
-  s.total += B * H * (n_q * n_k * (s.hs.dq + s.hs.dv) + n_k * (s.hs.dk + s.hs.dv));
-  s.total += B * n_q * H * s.hs.dv * cols_of(w.W_o);
+  const double share = one ? 1.0 / p.heads : 1.0;  // of the projections' columns
+  if (!additive) s.total += B * share * (n_q * d_q * cols_of(w.W_q) + n_k * d_k * cols_of(w.W_k));
+  s.total += B * share * n_k * d_v * cols_of(w.W_v);
+  s.total += items * H * (n_q * n_k * (s.hs.dq + s.hs.dv) + n_k * (s.hs.dk + s.hs.dv));
+  if (!one) s.total += B * n_q * H * s.hs.dv * cols_of(w.W_o);
+}
+
+RunJob::RunJob(const Problem& p, const RunOptions& options)
+    : s_(std::make_unique<State>(p, options)) {
+  s_->build();
+}
+
+RunJob::RunJob(const Problem& p, int head, int item)
+    : s_(std::make_unique<State>(p, RunOptions{})) {
+  s_->head = head;
+  s_->item = item;
+  s_->build();
 }
 
 RunJob::~RunJob() = default;
@@ -993,6 +1014,11 @@ Trace RunJob::take() {
   return std::move(s_->t);
 }
 
+HeadTrace RunJob::take_head() {
+  advance(0);
+  return std::move(s_->t.heads[0]);
+}
+
 Trace run(const Problem& p) {
   return run(p, RunOptions{});
 }
@@ -1020,31 +1046,7 @@ Batch output_of(const Problem& p, const Batch& concat) {
 }
 
 HeadTrace run_head(const Problem& p, int head, int item) {
-  Trace t;
-  encode_inputs(p, &t);
-  const Weights& w = p.weights;
-  const bool additive = p.scoring == Scoring::kAdditive;
-  const HeadShape hs = head_shape(p);
-  // Only this head's columns of the projections: the same kernel sums as run() computes.
-  Batch q_h = additive ? t.queries : times_cols(t.queries, w.W_q, head * hs.dq, hs.dq);
-  Batch k_h = additive ? t.keys : times_cols(t.keys, w.W_k, head * hs.dk, hs.dk);
-  Batch v_h = times_cols(t.values, w.W_v, head * hs.dv, hs.dv);
-  std::vector<HeadTrace> heads(1);
-  heads[0].q = std::move(q_h);
-  heads[0].k = std::move(k_h);
-  heads[0].v = std::move(v_h);
-  HeadsWork work;
-  work.p = &p;
-  work.scale = hs.scale;
-  work.head0 = head;
-  work.setup(&heads, item);
-  double total = 0;
-  for (int i = 0; i < static_cast<int>(work.items.size()); ++i) total += work.prepare_work(i);
-  parallel_for(static_cast<int>(work.items.size()), total, [&](int i) { work.prepare(i); });
-  total = 0;
-  for (int t = 0; t < static_cast<int>(work.tasks.size()); ++t) total += work.task_work(t);
-  parallel_for(static_cast<int>(work.tasks.size()), total, [&](int t) { work.run(t); });
-  return std::move(heads[0]);
+  return RunJob(p, head, item).take_head();
 }
 
 namespace {

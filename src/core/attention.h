@@ -214,6 +214,9 @@ Trace run(const Problem& p, const RunOptions& options);
 class RunJob {
  public:
   RunJob(const Problem& p, const RunOptions& options);
+  // run_head(p, head, item) in parts: take_head() gives its HeadTrace (run_head is this job
+  // run at once).
+  RunJob(const Problem& p, int head, int item);
   ~RunJob();
   RunJob(RunJob&&) noexcept;
   RunJob& operator=(RunJob&&) noexcept;
@@ -222,6 +225,7 @@ class RunJob {
   bool done() const;
   double progress() const;  // the part of the work done, from 0 to 1
   Trace take();
+  HeadTrace take_head();
 
  private:
   struct Stage;

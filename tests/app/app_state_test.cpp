@@ -448,6 +448,40 @@ TEST_CASE("a large scenario computes in parts, a frame's each, to the trace comp
   CHECK(app.trace.output[0] == at_once.trace.output[0]);
 }
 
+TEST_CASE("a lean scenario computes its focused head in parts too, and the head it switches to",
+          "[app][state][lean]") {
+  const Scenario big = big_scenario(1500, 8, 2);  // lean: see the test below
+  ui::AppState app;
+  app.slice_ms = 1e-6;
+  REQUIRE(app.set_scenario(big).error == "");
+  const auto finish = [&](int head) {
+    int frames = 0;
+    while (app.computing()) {
+      CHECK(app.computing_head() == (app.trace.heads.empty() ? -1 : head));
+      app.recompute_in_parts(1e-6);
+      REQUIRE(++frames < 100000);
+    }
+    return frames;
+  };
+  // The whole scenario, then head 1 of item 1 (1500 rows: 24 blocks).
+  CHECK(finish(0) >= 24);
+  REQUIRE(app.lean);
+  const attn::HeadTrace want0 = attn::run_head(app.problem, 0, 0);
+  const attn::HeadTrace& got0 = app.head_trace(0, 0);
+  CHECK(got0.weights[0] == want0.weights[0]);
+  CHECK(got0.scores[0] == want0.scores[0]);
+  // Another head: in parts again.
+  app.set_head(1);
+  CHECK(app.computing());
+  CHECK(finish(1) >= 24);
+  CHECK(app.head_trace(1, 0).output[0] == attn::run_head(app.problem, 1, 0).output[0]);
+  // Asked for before its parts are done: finished at once.
+  app.set_head(0);
+  REQUIRE(app.computing());
+  CHECK(app.head_trace(0, 0).weights[0] == want0.weights[0]);
+  CHECK_FALSE(app.computing());
+}
+
 TEST_CASE("a scenario past kLeanBytes keeps outputs only and recomputes a head on demand",
           "[app][state][lean]") {
   // 4 matrices × 2 heads × 1500² cells × 4 bytes = 72,000,000 bytes > 64 MiB = 67,108,864.

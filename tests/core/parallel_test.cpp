@@ -13,6 +13,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "compare.h"
@@ -264,6 +265,21 @@ TEST_CASE("a run in parts is the same bits as the run at once, and says how far 
   // 2 items × 200 rows: at least the head rows' blocks (4 a head and item) came one by one.
   CHECK(calls >= 4 * 2 * p.heads);
   CHECK(trace_difference(job.take(), whole) == "");
+  // One head of one item in parts, as run_head computes it.
+  const attn::HeadTrace head = attn::run_head(p, p.heads - 1, 1);
+  attn::RunJob one(p, p.heads - 1, 1);
+  int parts = 0;
+  while (!one.advance(1e-6)) REQUIRE(++parts < 100000);
+  CHECK(parts >= 4);  // 200 rows: 4 blocks
+  const attn::HeadTrace got = one.take_head();
+  for (const auto& [a, b, name] : {std::tuple{&got.q, &head.q, "q"},
+                                   {&got.k, &head.k, "k"},
+                                   {&got.v, &head.v, "v"},
+                                   {&got.scores, &head.scores, "scores"},
+                                   {&got.weights, &head.weights, "weights"},
+                                   {&got.output, &head.output, "output"}})
+    CHECK(bit_difference(*a, *b, name) == "");
+  CHECK(got.weights[0].size() == 0);  // only item 1
 }
 
 TEST_CASE("a job's advance(0) does all that is left; take() finishes a job not yet advanced",
