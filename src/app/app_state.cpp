@@ -125,6 +125,10 @@ void AppState::start_head_job() {
   if (!lean || slice_ms <= 0.0 || job_ || trace.heads.empty()) return;
   if (on_demand_head_ == head && on_demand_item_ == batch) return;
   if (head_job_ && head_job_h_ == head && head_job_b_ == batch) return;
+  // One head's n × n matrices at a time (memory_needed counts one): the shown one goes first.
+  head_job_.reset();
+  on_demand_ = attn::HeadTrace{};
+  on_demand_head_ = on_demand_item_ = -1;
   head_job_ = std::make_unique<attn::RunJob>(problem, head, batch);
   head_job_h_ = head;
   head_job_b_ = batch;
@@ -216,10 +220,11 @@ const attn::HeadTrace& AppState::head_trace(int h, int b) {
     on_demand_ = attn::HeadTrace{};  // free the previous head before computing the next
     if (head_job_ && head_job_h_ == h && head_job_b_ == b) {
       on_demand_ = head_job_->take_head();
-      head_job_.reset();
     } else {
+      head_job_.reset();  // another head's matrices, half made: freed first
       on_demand_ = attn::run_head(problem, h, b);
     }
+    head_job_.reset();
     on_demand_head_ = h;
     on_demand_item_ = b;
   }
