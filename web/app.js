@@ -226,7 +226,7 @@
   let loadedBuild = null; // moduleBuild() of the app's script, once it is loading
   // Every string goes to the app through the heap, never through ccall's own copy onto the
   // 1 MiB WebAssembly stack: a string of some 270,000 characters there overran the stack,
-  // corrupted memory and stopped the module for good (issue 33). Callers bound their strings
+  // corrupted memory and stopped the module for good. Callers bound their strings
   // too; this is the floor under them.
   function call(name, ret, types, args) {
     if (!types.includes("string")) return M.ccall(name, ret, types, args);
@@ -511,7 +511,7 @@
       }
     }
     // Counted from 1 in the address, as the page shows them ("6. Weights", "head 2"); the JS
-    // API counts from 0. (Before 2026-11-23 the address counted from 0 too.)
+    // API counts from 0.
     for (const [name, set, count] of [["head", api.focusHead, () => counts().heads],
                                       ["step", api.setStep, () => 8]]) {
       if (param(name) === null) continue;

@@ -49,7 +49,7 @@ bool is_progress_marks(const std::string& marks);
 // [SECTION] The view: what the page shows of the scenario.
 //-----------------------------------------------------------------------------
 
-// The Train section (issue 15): a toy task (scenario/tasks.h) and how far it was trained. A
+// The Train section: a toy task (scenario/tasks.h) and how far it was trained. A
 // reader generates the task from its seed and takes the same steps again, which is
 // deterministic, so that a link shows that moment's weights, loss curve and optimizer.
 // JSON: "train": {"task": "previous_token", "seed": 3, "steps": 300, "lr": 0.05,

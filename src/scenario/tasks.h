@@ -1,4 +1,4 @@
-// Toy tasks that need attention, generated from a seed (issue 15): a scenario with inputs,
+// Toy tasks that need attention, generated from a seed: a scenario with inputs,
 // learnable weights and a target, small enough to learn in a second or two with
 // `attention-cli train` or the app's Train section. One table (task_list) holds each task's
 // name, what a learned solution looks like, its recipe (Adam, rate, steps) and the loss that

@@ -86,7 +86,7 @@ TEST_CASE("open_arrays: what names and shapes decide is decided before a number 
   };
   ui::AppState s = lesson("toy_2d");  // 2 queries, 4 keys and values of 2 numbers
   const std::string before = ui::api::get_scenario(s);
-  // A shape no scenario takes (the 64 MB keys.npy of issue 33, as an .npz entry).
+  // A shape no scenario takes (a 64 MB keys.npy, as an .npz entry).
   CHECK(ui::api::open_arrays(s, cut("keys.npy", "<f4", "(4096, 4096)", 1 << 24), "big.npz") ==
         "big.npz: keys.shape[1]: is 4096, must be at most 1024");
   // More than the memory budget in any scenario: x of 4 × 4096 × 1024 (4 × 4096 × 4096 scores).

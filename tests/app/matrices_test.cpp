@@ -370,8 +370,8 @@ TEST_CASE("every scoring of the core's list has a label and a formula", "[app][e
 
 TEST_CASE("numbers that would pass float32 are refused, naming the field",
           "[app][matrices][overflow]") {
-  // Since 2026-11-26 such a scenario is not run with a warning beside its infinite numbers: it
-  // is refused before it runs (scenario::check_magnitudes), as the CLI and the JS API refuse it.
+  // Such a scenario is not run with a warning beside its infinite numbers: it is refused
+  // before it runs (scenario::check_magnitudes), as the CLI and the JS API refuse it.
   ui::AppState app;
   const std::string tiny =
       app.set_scenario_json(R"({"version": 1, "x": [[1, 2], [3, 4]], "temperature": 1e-38})").error;

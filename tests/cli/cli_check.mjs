@@ -201,7 +201,7 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
   }
   console.log(`ok: ${file}: --only, --head and --matrices print exactly their part; bad options exit 2`);
 } else if (mode === "full-disk") {
-  // Every command, and every way out of it that prints (issue 33: task and lesson exited 0).
+  // Every command, and every way out of it that prints (task and lesson once exited 0 there).
   const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
   try {
     const task = join(dir, "task.json");

@@ -5,7 +5,7 @@
 //       every lesson asks at least one question, and every answer key in a preset's "quiz"
 //       agrees with `attention-cli eval` of that preset;
 //   node lessons_check.mjs --cli "<cmd;args>" designed PRESETS_DIR
-//       the hand-set weights do what their lessons say (issue 13, item 2);
+//       the hand-set weights do what their lessons say;
 //   node lessons_check.mjs --cli "<cmd;args>" learned PRESETS_DIR RECIPES_DIR [--other DIR]
 //       each learned lesson (assets/recipes/NAME.json) trained again by this CLI is the built
 //       PRESETS_DIR/NAME.json, byte for byte; its head puts ≥ 0.9 of every row's weight where

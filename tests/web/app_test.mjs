@@ -1792,7 +1792,7 @@ async function offlineOtherBuilds(page, base, kept) {
 // Without JavaScript (index.html's <noscript>, which loads web/noscript.css) the page is the
 // sentence that asks for it, in English and Chinese, readable and uncovered, at a course
 // iframe's 800×600 and a phone's 390×844: no loading card, no spinner turning, no empty canvas.
-// Seen before 2026-11-26: the sentence lay over the loading card, whose spinner turned for ever.
+// A regression it catches: the sentence lay over the loading card, whose spinner turned for ever.
 async function checkNoScript({ browser, url }) {
   const seen = [];
   for (const viewport of [{ width: 800, height: 600 }, { width: 390, height: 844 }]) {

@@ -89,7 +89,7 @@ async function checkIsolated(page) {
      `difference ${cmp.worst.toExponential(2)}); with its service worker, a reload and a link open new pages`);
 }
 
-// The playground from the keyboard alone (issue 28; keyboard_test.mjs's table-focus in
+// The playground from the keyboard alone (keyboard_test.mjs's table-focus in
 // Chromium): page.keyboard.press only, nothing clicked or focused by the test. The table
 // view's button, Enter opens the view, Enter answers the question (the focus on its verdict),
 // ↓ on the step, Space on the causal mask, Escape back to the canvas; no key leaves the

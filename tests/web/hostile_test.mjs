@@ -1,4 +1,4 @@
-// The playground's JavaScript edge as an attacker meets it (issue 33), in headless Chromium:
+// The playground's JavaScript edge as an attacker meets it, in headless Chromium:
 // long strings through the API, through postMessage and planted in storage; typed arrays whose
 // sizes overflow; arguments of every JS type (BigInt, cyclic objects, a Proxy that throws);
 // two tabs writing progress; storage that refuses to write; long tasks; and a bounded fuzzer of

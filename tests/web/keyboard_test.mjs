@@ -1,4 +1,4 @@
-// The playground from the keyboard alone (issue 28), in headless Chromium: the focus stays on
+// The playground from the keyboard alone, in headless Chromium: the focus stays on
 // the table view's control the learner used while the view redraws (also while a task
 // trains); Tab and Shift+Tab leave the page, and an embedded playground, at both ends, and
 // nothing takes the focus at load; the canvas shows a focus ring; the page has an h1.

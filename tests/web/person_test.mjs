@@ -48,7 +48,7 @@ async function click(page, word) {
 
 // The Train section's own button: found on screen on the line with Step and Reset (the
 // section's header also reads "Train"), clicked, and the training plays; its label reads
-// "Pause" then, and clicking that pauses it. Seen broken before 2026-11-26: the button and
+// "Pause" then, and clicking that pauses it. A regression it catches: the button and
 // the header shared one ImGui ID and the click did nothing.
 async function checkTrainButton({ browser, url }) {
   for (const [lang, train, pause, step, reset] of [["en", "Train", "Pause", "Step", "Reset"],
@@ -175,7 +175,7 @@ const LESSON_WORDS = {
 // the lesson's place and title are on screen and whole; no control is cut at its panel's side;
 // every question hides what answers it (the step's note and the matrix it asks about, drawn
 // as "?") until a key is clicked or a number typed, and then shows the verdict, the note and
-// the numbers. Seen broken before 2026-11-26: between 720 and 1000 px the lesson was drawn
+// the numbers. A regression it catches: between 720 and 1000 px the lesson was drawn
 // nowhere, and each question's answer stood beside it.
 async function checkLessons({ browser, url }, sizes, { questions = true } = {}) {
   const problems = [];
@@ -281,7 +281,7 @@ async function checkLessons({ browser, url }, sizes, { questions = true } = {}) 
 
 // On a phone's touch screen (390×844, a coarse pointer) every control the canvas draws is at
 // least 24 × 24 CSS pixels (WCAG 2.5.8), in the step view and in the lesson tab, en and zh;
-// and a tap on one of them works (Next ▶ opens the next lesson). Seen before 2026-11-26:
+// and a tap on one of them works (Next ▶ opens the next lesson). A regression it catches:
 // Next ▶ 58×13, the step buttons 22×22, checkboxes 22×20.
 async function checkTouch({ browser, url }) {
   const viewport = { width: 390, height: 844 };
@@ -331,7 +331,7 @@ async function checkTouch({ browser, url }) {
 // pressing nothing it started on, and back down; a tap presses Next; a sideways drag moves a
 // slider; two fingers spread on a matrix zoom it in step by step as Ctrl+wheel does, and pinched
 // together zoom it out; a one-finger drag on the zoomed matrix moves it (web/app.js installTouch).
-// Seen before 2026-11-26: one finger pressed what it touched and scrolled nothing, and a pinch
+// A regression it catches: one finger pressed what it touched and scrolled nothing, and a pinch
 // scrolled instead of zooming.
 async function checkTouchGestures({ browser, url }) {
   const viewport = { width: 390, height: 844 };

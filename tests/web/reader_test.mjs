@@ -1,4 +1,4 @@
-// What a screen reader hears (issue 28, items 5 and 6), in headless Chromium: every text the
+// What a screen reader hears, in headless Chromium: every text the
 // polite live region (#announce) gets is recorded with its time, while a learner drives the
 // page from the keyboard alone.
 //

@@ -456,7 +456,7 @@ async function walkLesson(wk, name) {
   return { questions: answers.length, at: [...answeredAt.values()], marks };
 }
 
-// The playground from the keyboard alone (issue 28; keyboard_test.mjs's table-focus in
+// The playground from the keyboard alone (keyboard_test.mjs's table-focus in
 // Chromium), every key a WebDriver key action, nothing clicked or focused by the test: Tab to
 // the table view's button, Enter opens the view, Enter answers the question (the focus on its
 // verdict), ↓ on the step, Space on the causal mask, Escape back to the canvas; no key leaves
