@@ -138,6 +138,14 @@ async function currentGrids(page) {
   return Object.fromEntries(Object.entries(layout).filter(([, g]) => g.frame === latest));
 }
 
+// Waits until nothing computes in parts (stats().computing: a large scenario, or a lean one's
+// focused head), then for the frames that show it.
+async function waitForComputing(page) {
+  await page.waitForFunction(() => window.attentionPlayground.stats().computing === null, null,
+                             { timeout: TIMEOUT_MS * 2, polling: 50 });
+  await waitForFrames(page);
+}
+
 async function setScenario(page, scenario, what) {
   const r = await page.evaluate((s) => window.attentionPlayground.setScenario(s), scenario);
   if (!r || r.ok !== true || r.error !== null) fail(`setScenario(${what}) returned ${JSON.stringify(r)}`);
@@ -794,7 +802,7 @@ async function checkMemory({ page }) {
   for (const [step, batch] of [[5, 3], [2, 0], [6, 1]]) {
     await page.evaluate(([s, b]) => { window.attentionPlayground.setStep(s); window.attentionPlayground.setBatch(b); },
                         [step, batch]);
-    await waitForFrames(page);
+    await waitForComputing(page);
     const grids = await currentGrids(page);
     const main = grids.main ?? grids.w;
     if (!main || main.rows !== 4096 || main.cols !== 4096) {
