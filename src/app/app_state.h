@@ -68,7 +68,35 @@ struct ControlsPanel {
   float mask_choices_w = 0.0f;           // the width of the mask-value choices as last drawn
 };
 
-struct AppState {
+// The computations in parts an AppState runs (attn::RunJob reads the state's problem, so a job
+// belongs to one state). A copy of a state, or a moved state, starts without them: when the
+// original was computing, the copy is marked edited and computes its trace again when asked
+// (recompute_if_needed, recompute_in_parts), the same trace.
+class AppStateJobs {
+ protected:
+  AppStateJobs() = default;
+  AppStateJobs(const AppStateJobs& o) : dirty_(o.dirty_ || o.job_ != nullptr) {}
+  AppStateJobs& operator=(const AppStateJobs& o) {
+    if (this != &o) {
+      job_.reset();
+      head_job_.reset();
+      job_ms_ = 0.0;
+      head_job_h_ = head_job_b_ = -1;
+      dirty_ = o.dirty_ || o.job_ != nullptr;
+    }
+    return *this;
+  }
+  ~AppStateJobs() = default;
+
+  std::unique_ptr<attn::RunJob> job_;
+  double job_ms_ = 0.0;  // the time spent in job_ so far
+  // Lean: the focused head of the focused item in parts, when slice_ms > 0.
+  std::unique_ptr<attn::RunJob> head_job_;
+  int head_job_h_ = -1, head_job_b_ = -1;
+  bool dirty_ = false;  // the scenario was edited: it is validated and computed when asked
+};
+
+struct AppState : AppStateJobs {
   AppState();
 
   // --- The scenario and what it computes -------------------------------------------------
@@ -316,13 +344,7 @@ struct AppState {
   void recompute(attn::Problem p, double budget_ms);
   void recompute_edited(double budget_ms);
   void go_on_computing(double budget_ms);
-  std::unique_ptr<attn::RunJob> job_;
-  double job_ms_ = 0.0;  // the time spent in job_ so far
-  // Lean: the focused head of the focused item in parts, when slice_ms > 0.
   void start_head_job();
-  std::unique_ptr<attn::RunJob> head_job_;
-  int head_job_h_ = -1, head_job_b_ = -1;
-  bool dirty_ = false;
   attn::HeadTrace on_demand_;  // the one head of one batch item computed on demand when lean
   attn::Gradients grads_;      // for revision grads_revision_, when grads_ok_
   uint64_t grads_revision_ = ~uint64_t{0};

@@ -448,6 +448,43 @@ TEST_CASE("a large scenario computes in parts, a frame's each, to the trace comp
   CHECK(app.trace.output[0] == at_once.trace.output[0]);
 }
 
+TEST_CASE("a copy or a move of a state that computes in parts computes the same trace itself",
+          "[app][state][lean]") {
+  const Scenario big = big_scenario(700, 16, 2);
+  ui::AppState at_once;
+  REQUIRE(at_once.set_scenario(big).error == "");
+  ui::AppState app;
+  app.slice_ms = 1e-6;
+  REQUIRE(app.set_scenario(big).error == "");
+  app.recompute_in_parts(1e-6);
+  REQUIRE(app.computing());
+  // The job reads the original's problem: a copy does not take it, it starts over.
+  ui::AppState copy = app;
+  CHECK_FALSE(copy.computing());
+  CHECK_FALSE(copy.runs());  // edited: computed when asked
+  copy.recompute_if_needed();
+  CHECK(copy.runs());
+  REQUIRE(copy.trace.output.size() == 1);
+  CHECK(copy.trace.output[0] == at_once.trace.output[0]);
+  CHECK(copy.trace.heads[1].weights[0] == at_once.trace.heads[1].weights[0]);
+  // The original goes on with its own job.
+  CHECK(app.computing());
+  app.recompute_if_needed();
+  CHECK(app.trace.output[0] == at_once.trace.output[0]);
+  // Assigned and moved while computing: the same.
+  REQUIRE(app.set_scenario(big).error == "");
+  REQUIRE(app.computing());
+  ui::AppState assigned;
+  assigned = app;
+  ui::AppState moved = std::move(app);
+  for (ui::AppState* s : {&assigned, &moved}) {
+    CHECK_FALSE(s->computing());
+    s->recompute_if_needed();
+    REQUIRE(s->trace.output.size() == 1);
+    CHECK(s->trace.output[0] == at_once.trace.output[0]);
+  }
+}
+
 TEST_CASE("a lean scenario computes its focused head in parts too, and the head it switches to",
           "[app][state][lean]") {
   const Scenario big = big_scenario(1500, 8, 2);  // lean: see the test below
