@@ -177,6 +177,26 @@ Matrix score_cosine(const Matrix& q, const Matrix& k) {
   return score_dot(unit_rows(q), unit_rows(k));
 }
 
+namespace work {
+
+Matrix scores_of(const Problem& p, const Matrix& q, const Matrix& k) {
+  const Weights& w = p.weights;
+  switch (p.scoring) {
+    case Scoring::kDot:
+    case Scoring::kScaledDot:
+      return score_dot(q, k);
+    case Scoring::kAdditive:
+      return score_additive(q, k, w.W_q, w.W_k, w.w_v);
+    case Scoring::kGeneral:
+      return score_general(q, k, w.W);
+    case Scoring::kCosine:
+      return score_cosine(q, k);
+  }
+  return Matrix();
+}
+
+}  // namespace work
+
 float score_scale(Scoring s, int key_size, float temperature) {
   double scale = 1.0 / temperature;
   if (s == Scoring::kScaledDot) scale /= std::sqrt(static_cast<double>(key_size));

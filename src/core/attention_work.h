@@ -36,6 +36,9 @@ Batch times(const Batch& x, const Matrix& W);
 // Columns [col0, col0 + cols) of every batch item: x itself (shared) when that is all of them.
 Batch slice_cols(const Batch& x, int col0, int cols);
 
+// The raw scores of queries q against keys k under p's scoring (its score_* function).
+Matrix scores_of(const Problem& p, const Matrix& q, const Matrix& k);
+
 // Sets the masked cells of rows [i0, i0 + x.rows()) of batch item b to m.mask_value.
 void mask_rows(Matrix* x, const MaskSpec& m, int b, int i0);
 // Dropout on rows [i0, i0 + w.rows()) of the n_q × n_k weights of (head, batch).

@@ -1,391 +1,479 @@
-// attn::gradients_reference, the float64 backward pass that the float32 one (gradient_fast.cpp)
-// is tested against; the checks both share; and attn::Optimizer, which steps with the float32
-// attn::gradients.
-#include "core/gradient.h"
-
+// attn::gradients: the float32 backward pass on the attention kernels (core/kernels.h), which
+// the Optimizer, the CLI and the app use. Its float64 reference is gradient_reference.cpp, its
+// checks gradient_checks.cpp.
+//
+// Over the forward trace of attn::run (head matrices kept), with best_kernels():
+//   - every product on kernels::gemm, B packed by pack_b (or pack_bt for a product with Bᵀ),
+//     a transposed A (dSᵀ·Q, Aᵀ·dO, Xᵀ·dP) as an explicit transposed copy;
+//   - each softmax row's backward on kernels::softmax_backward_row (masks: the row's visible
+//     interval plus its explicit cells, as in the forward);
+//   - the weight gradients summed over batch items (and heads, for general scoring's W) by one
+//     product over stacked rows: Σ_b X_bᵀ·dP_b = [X_0; X_1; …]ᵀ·[dP_0; dP_1; …].
+// Threads (core/parallel.h): each product is packed once, then its rows are computed in blocks
+// of kRows over the core's threads, as the forward's products are; the softmax backward, the
+// transposes and dropout's rows are split the same way. Every row is computed by the same code
+// on any thread, so the gradients are the same bits with 1, 2 or 8 threads.
+// Scalar float32 loops where the work is not the hot path: the loss (summed in float64) and
+// dY, dropout's fixed mask (one hash per weight, as the forward draws it), cosine scoring's
+// normalisation (O(n·d) per head) and additive scoring's tanh network (O(n_q·n_k·hidden), like
+// its forward, which is a scalar loop too).
+//
+// [SECTION] Helpers
+// [SECTION] The backward pass
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <limits>
-#include <utility>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/gradient.h"
+#include "core/kernels.h"
+#include "core/parallel.h"
 
 namespace attn {
 
-namespace {
-
-MatrixD d(const Matrix& m) {
-  return m.cast<double>();
-}
-
-// Whether none of the n floats at x is inf or NaN: an exponent of all ones, tested on the bits
-// (a loop the compiler vectorizes; it runs at every training step).
-bool all_finite(const float* x, size_t n) {
-  uint32_t special = 0;
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, x + i, sizeof bits);
-    special |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-  }
-  return special == 0;
-}
-
-// Whether every one of the n doubles at x is within float32's range (NaN is not), on the bits:
-// without its sign a double's bits order as its magnitude does, and inf and NaN come last.
-bool within_float(const double* x, size_t n) {
-  const double largest = std::numeric_limits<float>::max();
-  uint64_t limit;
-  std::memcpy(&limit, &largest, sizeof limit);
-  uint64_t outside = 0;
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t bits;
-    std::memcpy(&bits, x + i, sizeof bits);
-    outside |= static_cast<uint64_t>((bits & 0x7fffffffffffffffu) > limit);
-  }
-  return outside == 0;
-}
-
-}  // namespace
-
-Status check_gradient(const Problem& p) {
-  if (p.hard) return Status{"grad: hard attention picks one key by argmax, which has no gradient"};
-  return Status{};
-}
-
-Status check_gradient(const Problem& p, const Trace& t, const Batch& target) {
-  const int B = static_cast<int>(t.output.size());
-  if (static_cast<int>(target.size()) != B)
-    return Status{"target: has " + std::to_string(target.size()) + " batch items, expected " +
-                  std::to_string(B)};
-  for (int b = 0; b < B; ++b)
-    if (target[b].rows() != t.output[b].rows() || target[b].cols() != t.output[b].cols())
-      return Status{"target[" + std::to_string(b) + "]: is " + std::to_string(target[b].rows()) +
-                    " × " + std::to_string(target[b].cols()) + ", the output is " +
-                    std::to_string(t.output[b].rows()) + " × " +
-                    std::to_string(t.output[b].cols())};
-  const int H = p.heads;
-  const bool minus_inf = p.mask.mask_value == -std::numeric_limits<float>::infinity();
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h) {
-      const Matrix& masked = t.heads[h].masked[b];
-      const int n_k = static_cast<int>(masked.cols());
-      if (all_finite(masked.data(), static_cast<size_t>(masked.size()))) continue;
-      for (int i = 0; i < masked.rows(); ++i) {
-        if (all_finite(masked.data() + static_cast<ptrdiff_t>(i) * n_k, n_k)) continue;
-        // -inf where the mask put it is the mask; anything else not finite is an overflow.
-        int lo = 0, hi = 0;
-        visible_range(p.mask, b, i, n_k, &lo, &hi);
-        bool fully_masked = true;
-        for (int j = 0; j < n_k; ++j) {
-          const float v = masked(i, j);
-          if (minus_inf && v == -std::numeric_limits<float>::infinity() &&
-              (j < lo || j >= hi || is_masked(p.mask, b, i, j)))
-            continue;
-          fully_masked = false;
-          if (std::isfinite(v)) continue;
-          return Status{"grad: the score of row " + std::to_string(i + 1) + " and key " +
-                        std::to_string(j + 1) + " of batch item " + std::to_string(b + 1) +
-                        (H > 1 ? " in head " + std::to_string(h + 1) : "") +
-                        " is not finite: the numbers overflow float32"};
-        }
-        if (fully_masked)
-          return Status{"grad: row " + std::to_string(i + 1) + " of batch item " +
-                        std::to_string(b + 1) + (H > 1 ? " in head " + std::to_string(h + 1) : "") +
-                        " is fully masked under -inf: its weights are undefined (NaN), and so "
-                        "is their gradient"};
-      }
-    }
-  for (int b = 0; b < B; ++b) {
-    const Matrix& out = t.output[b];
-    if (all_finite(out.data(), static_cast<size_t>(out.size()))) continue;
-    for (int i = 0; i < out.rows(); ++i)
-      if (!all_finite(out.data() + static_cast<ptrdiff_t>(i) * out.cols(), out.cols()))
-        return Status{"grad: the output of row " + std::to_string(i + 1) + " of batch item " +
-                      std::to_string(b + 1) + " is not finite: the numbers overflow float32"};
-  }
-  return Status{};
-}
-
-Status check_finite(const Gradients& g) {
-  if (!std::isfinite(g.loss)) return Status{"grad: the loss is not finite: it overflows"};
-  // Within float32's range (NaN is not), so that the float64 reference refuses what the
-  // float32 pass overflows on.
-  const auto finite = [](const auto& m) {
-    return within_float(m.data(), static_cast<size_t>(m.size()));
-  };
-  const auto all = [&](const BatchD& b) { return std::all_of(b.begin(), b.end(), finite); };
-  const std::pair<const char*, bool> parts[] = {
-      {"the inputs", all(g.queries) && all(g.keys) && all(g.values)},
-      {"W_q", finite(g.W_q)},
-      {"W_k", finite(g.W_k)},
-      {"W_v", finite(g.W_v)},
-      {"W_o", finite(g.W_o)},
-      {"W", finite(g.W)},
-      {"w_v", finite(g.w_v)}};
-  for (const auto& [name, ok] : parts)
-    if (!ok)
-      return Status{std::string("grad: the gradient of ") + name +
-                    " is not finite: it overflows float32"};
-  return Status{};
-}
+//-----------------------------------------------------------------------------
+// [SECTION] Helpers
+//-----------------------------------------------------------------------------
 
 namespace {
 
-// One head's backward from dConcat (batch item b's gradient of the heads' concatenation) to
-// its raw scores, in float64, for gradients_reference and step_gradients: the one place these
-// steps are written in float64.
-struct HeadSteps {
-  MatrixD dO;     // the head's output
-  MatrixD Aused;  // its weights as they multiplied the values (after dropout)
-  MatrixD dS;     // the raw scores
+namespace k = kernels;
+
+// Rows per task when a product or a row loop is split over threads: even, so that the GEMM
+// micro-kernel's row pairs stay whole and every row is computed as on one thread.
+constexpr int kRows = 64;
+
+// Work (multiply-adds, or about that in other operations) below which a loop or a product is
+// not split: four times the forward's kMinParallelWork (measured: splitting n = 256's loops
+// made one head's backward 0.87x of one thread; bench/README.md).
+constexpr double kMinSplitWork = 4 * kMinParallelWork;
+
+// fn(r0, r1) for blocks [r0, r1) of kRows rows of [0, rows), over the core's threads when
+// the rows hold kMinSplitWork (row_work each) or more, else in order on this thread.
+template <class Fn>
+void row_blocks(int rows, double row_work, const Fn& fn) {
+  const int tasks = (rows + kRows - 1) / kRows;
+  parallel_for(
+      tasks, rows * row_work,
+      [&](int task) {
+        const int r0 = task * kRows;
+        fn(r0, std::min(rows, r0 + kRows));
+      },
+      kMinSplitWork);
+}
+
+// Products on the kernels, each packing its B into `pack` (reused between calls), then its
+// rows in blocks over the threads.
+struct Products {
+  const k::KernelSet& ks;
+  std::vector<float> pack;
+
+  // C (m × n, row stride ldc) = A (m × kk, lda) · B (kk × n, row-major, ldb).
+  void ab(int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c,
+          int ldc) {
+    pack.resize(k::packed_size(kk, n));
+    k::pack_b(kk, n, b, ldb, pack.data());
+    rows(m, n, kk, a, lda, c, ldc);
+  }
+  // C (m × n, ldc) = A (m × kk, lda) · Bᵀ, with B given as n × kk (row stride ldb).
+  void abt(int m, int n, int kk, const float* a, int lda, const float* b, int ldb, float* c,
+           int ldc) {
+    pack.resize(k::packed_size(kk, n));
+    k::pack_bt(kk, n, b, ldb, pack.data());
+    rows(m, n, kk, a, lda, c, ldc);
+  }
+
+ private:
+  void rows(int m, int n, int kk, const float* a, int lda, float* c, int ldc) {
+    row_blocks(m, static_cast<double>(n) * kk, [&](int r0, int r1) {
+      k::gemm(ks, r1 - r0, n, kk, a + static_cast<ptrdiff_t>(r0) * lda, lda, pack.data(),
+              c + static_cast<ptrdiff_t>(r0) * ldc, ldc);
+    });
+  }
 };
 
-HeadSteps head_steps(const Problem& p, const Trace& t, const MatrixD& dConcat, int h, int b,
-                     StepGradients* view) {
-  const HeadShape hs = head_shape(p);
-  const double scale = hs.scale;
-  const int B = static_cast<int>(t.output.size());
-  const HeadTrace& ht = t.heads[h];
-  // The weights as the softmax made them (dropout rescales a fixed set of them after).
-  const MatrixD Mk = d(ht.masked[b]);
-  MatrixD A(Mk.rows(), Mk.cols());
-  for (int i = 0; i < Mk.rows(); ++i) {
-    const double mx = Mk.row(i).maxCoeff();  // finite: check_gradient
-    // std::exp, not Eigen's vectorised exp: that clamps its argument and turns e^-1e6
-    // into a subnormal, where the core's masked weights are exactly 0.
-    for (int j = 0; j < Mk.cols(); ++j) A(i, j) = std::exp(Mk(i, j) - mx);
-    A.row(i) /= A.row(i).sum();
-  }
-  HeadSteps s;
-  s.Aused = A;
-  MatrixD keep = MatrixD::Ones(A.rows(), A.cols());
-  if (p.dropout_p > 0.0f) {
-    const double k = 1.0 / (1.0 - static_cast<double>(p.dropout_p));
-    for (int i = 0; i < A.rows(); ++i)
-      for (int j = 0; j < A.cols(); ++j)
-        keep(i, j) = dropout_draw(p.dropout_seed, h, b, i, j, B, static_cast<int>(A.rows()),
-                                  static_cast<int>(A.cols())) < p.dropout_p
-                         ? 0.0
-                         : k;
-    s.Aused = A.cwiseProduct(keep);
-  }
-  s.dO = dConcat.middleCols(h * hs.dv, hs.dv);
-  const MatrixD dAused = s.dO * d(ht.v[b]).transpose();
-  const MatrixD dA = dAused.cwiseProduct(keep);
-  // Softmax: dM = A ⊙ (dA − Σ_j dA ⊙ A); masked cells are constants, they pass nothing.
-  MatrixD dM(A.rows(), A.cols());
-  s.dS.resize(A.rows(), A.cols());
-  if (view) view->scaled.resize(A.rows(), A.cols());
-  for (int i = 0; i < A.rows(); ++i) {
-    const double dot = A.row(i).dot(dA.row(i));
-    for (int j = 0; j < A.cols(); ++j) {
-      dM(i, j) = A(i, j) * (dA(i, j) - dot);
-      const double scaled = is_masked(p.mask, b, i, j) ? 0.0 : dM(i, j);
-      s.dS(i, j) = scale * scaled;
-      if (view) view->scaled(i, j) = scaled;
+// dst (cols × rows, row stride ldd) = the transpose of src (rows × cols, row stride lds), in
+// 16 × 16 tiles: element by element, the two n × n transposes wrote one float per cache line
+// and took 28% of attn::gradients at n = 1024 (natively; 20.8 → 31.6 GFLOP/s with tiles).
+// Blocks of kRows source rows (dst's columns) over the threads.
+void transpose(int rows, int cols, const float* src, int lds, float* dst, int ldd) {
+  constexpr int kTile = 16;
+  static_assert(kRows % kTile == 0, "a thread's rows are whole tiles");
+  row_blocks(rows, cols, [&](int r0, int r1) {
+    for (int i0 = r0; i0 < r1; i0 += kTile) {
+      const int i1 = std::min(r1, i0 + kTile);
+      for (int j0 = 0; j0 < cols; j0 += kTile) {
+        const int j1 = std::min(cols, j0 + kTile);
+        for (int j = j0; j < j1; ++j) {
+          float* d = dst + static_cast<ptrdiff_t>(j) * ldd;
+          for (int i = i0; i < i1; ++i) d[i] = src[static_cast<ptrdiff_t>(i) * lds + j];
+        }
+      }
     }
-  }
-  if (view) {
-    view->output = s.dO;
-    view->weights = dAused;
-    view->masked = std::move(dM);
-    view->scores = s.dS;
-  }
-  return s;
+  });
 }
 
-// dConcat of batch item b: dY = 2·(output − target)/count, through W_o when there is one.
-MatrixD concat_gradient(const Problem& p, const Trace& t, const Batch& target, int b) {
-  double count = 0.0;
-  for (const Matrix& m : t.output) count += static_cast<double>(m.size());
-  const MatrixD dY = 2.0 * (d(t.output[b]) - d(target[b])) / count;
-  const Matrix& W_o = p.weights.W_o;
-  return W_o.size() ? MatrixD(dY * d(W_o).transpose()) : dY;
+// A row-major float matrix in a vector, for the stacked and scratch matrices.
+struct Buf {
+  int rows = 0, cols = 0;
+  std::vector<float> v;
+  void resize(int r, int c) {
+    rows = r;
+    cols = c;
+    v.assign(static_cast<size_t>(r) * c, 0.0f);
+  }
+  float* row(int i) { return v.data() + static_cast<ptrdiff_t>(i) * cols; }
+  const float* row(int i) const { return v.data() + static_cast<ptrdiff_t>(i) * cols; }
+  float* data() { return v.data(); }
+};
+
+// Rows [row0, row0 + rows) of a stacked buffer as a float64 matrix.
+MatrixD rows_of(const Buf& m, int row0, int rows) {
+  MatrixD out(rows, m.cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < m.cols; ++j) out(i, j) = m.row(row0 + i)[j];
+  return out;
+}
+
+MatrixD to_double(const Buf& m) {
+  return rows_of(m, 0, m.rows);
+}
+
+// The explicit cells of one batch item, by row: the columns masked in row i are
+// cols[start[i] .. start[i + 1]).
+struct RowCells {
+  std::vector<int> start, cols;
+  void build(const MaskSpec& m, int b, int n_q) {
+    start.assign(n_q + 1, 0);
+    cols.clear();
+    for (const auto& c : m.cells)
+      if (c[0] == b) ++start[c[1] + 1];
+    for (int i = 0; i < n_q; ++i) start[i + 1] += start[i];
+    cols.resize(start[n_q]);
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (const auto& c : m.cells)
+      if (c[0] == b) cols[fill[c[1]]++] = c[2];
+  }
+  const int* of(int i) const { return cols.data() + start[i]; }
+  int count(int i) const { return start[i + 1] - start[i]; }
+};
+
+// The rows of a head's q or k (x) scaled to unit length as the forward's cosine scoring does
+// (attn::unit_rows), and their lengths (attn::vector_length, in double: a length past float32's
+// range is kept, not taken as infinite).
+void unit_rows(const Matrix& x, Buf* unit, std::vector<double>* norms) {
+  const int rows = static_cast<int>(x.rows()), cols = static_cast<int>(x.cols());
+  unit->resize(rows, cols);
+  norms->resize(rows);
+  for (int i = 0; i < rows; ++i) {
+    const float* row = x.data() + static_cast<ptrdiff_t>(i) * cols;
+    const double n = vector_length(row, cols);
+    (*norms)[i] = n;
+    if (n > 0.0)
+      for (int c = 0; c < cols; ++c) unit->row(i)[c] = static_cast<float>(row[c] / n);
+  }
+}
+
+// The gradient through x̂ = x / |x| (row by row): dx = (dx̂ − (dx̂·x̂) x̂) / |x|, 0 where x = 0,
+// written to dst (row stride ldd). The division is in double, by the double length.
+void through_unit_rows(const Buf& dunit, const Buf& unit, const std::vector<double>& norms,
+                       float* dst, int ldd) {
+  for (int i = 0; i < unit.rows; ++i) {
+    float* out = dst + static_cast<ptrdiff_t>(i) * ldd;
+    if (norms[i] == 0.0) {
+      std::fill(out, out + unit.cols, 0.0f);
+      continue;
+    }
+    const float* du = dunit.row(i);
+    const float* u = unit.row(i);
+    float dot = 0.0f;
+    for (int c = 0; c < unit.cols; ++c) dot += du[c] * u[c];
+    for (int c = 0; c < unit.cols; ++c)
+      out[c] = static_cast<float>((du[c] - dot * u[c]) / norms[i]);
+  }
 }
 
 }  // namespace
 
-Status step_gradients(const Problem& p, const Trace& t, const Batch& target, int h, int b,
-                      StepGradients* out) {
-  Status st = check_gradient(p);
-  if (!st.ok()) return st;
-  st = check_gradient(p, t, target);
-  if (!st.ok()) return st;
-  if (h < 0 || h >= static_cast<int>(t.heads.size()))
-    return Status{"grad: head " + std::to_string(h + 1) + " does not exist"};
-  if (b < 0 || b >= static_cast<int>(t.output.size()))
-    return Status{"grad: batch item " + std::to_string(b + 1) + " does not exist"};
-  StepGradients g;
-  head_steps(p, t, concat_gradient(p, t, target, b), h, b, &g);
-  *out = std::move(g);
-  return Status{};
-}
+//-----------------------------------------------------------------------------
+// [SECTION] The backward pass
+//-----------------------------------------------------------------------------
 
-Status forward_for_gradients(const Problem& p, const Batch& target, Trace* t) {
-  Status st = check_gradient(p);
-  if (!st.ok()) return st;
-  st = validate(p);
-  if (!st.ok()) return st;
-  *t = run(p);
-  return check_gradient(p, *t, target);
-}
-
-Status gradients_reference(const Problem& p, const Batch& target, Gradients* out) {
+Status gradients(const Problem& p, const Batch& target, Gradients* out) {
   Trace t;
   const Status st = forward_for_gradients(p, target, &t);
   if (!st.ok()) return st;
-  const int B = static_cast<int>(t.output.size());
+
+  Products mul{k::best_kernels(), {}};
+  const k::KernelSet& ks = mul.ks;
   const Weights& w = p.weights;
   const HeadShape hs = head_shape(p);
-  const int H = p.heads;
+  const int B = static_cast<int>(t.output.size()), H = p.heads;
+  const int n_q = batch_rows(t.queries), n_k = batch_rows(t.keys);
+  const int d_out = batch_cols(t.output), d_cat = batch_cols(t.concat);
+  const int wq = batch_cols(t.q_proj), wk = batch_cols(t.k_proj), wv = batch_cols(t.v_proj);
+  const int Bq = B * n_q, Bk = B * n_k;  // rows of the stacked batch
+  const bool additive = p.scoring == Scoring::kAdditive;
+  const bool dropout = p.dropout_p > 0.0f;
+  const float keep_scale = 1.0f / (1.0f - p.dropout_p);  // as the forward scales the kept
 
   Gradients g;
-  double count = 0.0;
-  for (int b = 0; b < B; ++b) count += static_cast<double>(t.output[b].size());
-  const auto zeros_like = [](const Matrix& m) { return MatrixD::Zero(m.rows(), m.cols()); };
-  if (w.W_q.size()) g.W_q = zeros_like(w.W_q);
-  if (w.W_k.size()) g.W_k = zeros_like(w.W_k);
-  if (w.W_v.size()) g.W_v = zeros_like(w.W_v);
-  if (w.W_o.size()) g.W_o = zeros_like(w.W_o);
-  if (w.W.size()) g.W = zeros_like(w.W);
-  if (w.w_v.size()) g.w_v = Eigen::VectorXd::Zero(w.w_v.size());
-  const bool additive = p.scoring == Scoring::kAdditive;
+  // The loss (float64, as exact as the reference's) and dY = 2·(output − target)/count.
+  const double count = static_cast<double>(Bq) * d_out;
+  Buf dY;
+  dY.resize(Bq, d_out);
+  for (int b = 0; b < B; ++b)
+    for (int i = 0; i < n_q; ++i)
+      for (int j = 0; j < d_out; ++j) {
+        const double diff = static_cast<double>(t.output[b](i, j)) - target[b](i, j);
+        g.loss += diff * diff;
+        dY.row(b * n_q + i)[j] = static_cast<float>(2.0 * diff / count);
+      }
+  g.loss /= count;
 
-  for (int b = 0; b < B; ++b) {
-    const MatrixD diff = d(t.output[b]) - d(target[b]);
-    g.loss += diff.squaredNorm();
-    const MatrixD dY = 2.0 * diff / count;
-    MatrixD dConcat = dY;
-    if (w.W_o.size()) {
-      g.W_o += d(t.concat[b]).transpose() * dY;
-      dConcat = dY * d(w.W_o).transpose();
-    }
-    MatrixD dQp = zeros_like(t.q_proj[b]), dKp = zeros_like(t.k_proj[b]),
-            dVp = zeros_like(t.v_proj[b]);
-    for (int h = 0; h < H; ++h) {
-      const HeadTrace& ht = t.heads[h];
-      const HeadSteps steps = head_steps(p, t, dConcat, h, b, nullptr);
-      const MatrixD& dS = steps.dS;
-      dVp.middleCols(h * hs.dv, hs.dv) += steps.Aused.transpose() * steps.dO;
-      const MatrixD q = d(ht.q[b]), k = d(ht.k[b]);
-      auto dq = dQp.middleCols(h * hs.dq, hs.dq);
-      auto dk = dKp.middleCols(h * hs.dk, hs.dk);
-      switch (p.scoring) {
-        case Scoring::kDot:
-        case Scoring::kScaledDot:
-          dq += dS * k;
-          dk += dS.transpose() * q;
-          break;
-        case Scoring::kGeneral: {  // S = q W kᵀ
-          const MatrixD W = d(w.W);
-          dq += dS * k * W.transpose();
-          dk += dS.transpose() * q * W;
-          g.W += q.transpose() * dS * k;
-          break;
-        }
-        case Scoring::kCosine: {  // S = q̂ k̂ᵀ; a zero vector scores 0 whatever it meets
-          const Eigen::VectorXd nq = q.rowwise().norm(), nk = k.rowwise().norm();
-          for (int i = 0; i < q.rows(); ++i)
-            for (int j = 0; j < k.rows(); ++j) {
-              if (nq(i) == 0.0 || nk(j) == 0.0 || dS(i, j) == 0.0) continue;
-              const double s = q.row(i).dot(k.row(j)) / (nq(i) * nk(j));
-              dq.row(i) += dS(i, j) * (k.row(j) / nk(j) - s * q.row(i) / nq(i)) / nq(i);
-              dk.row(j) += dS(i, j) * (q.row(i) / nq(i) - s * k.row(j) / nk(j)) / nk(j);
-            }
-          break;
-        }
-        case Scoring::kAdditive: {  // S_ij = Σ_u w_v[u] tanh(q_i W_q[:, u] + k_j W_k[:, u])
-          const MatrixD Wq = d(w.W_q), Wk = d(w.W_k);
-          const Eigen::VectorXd wv = w.w_v.cast<double>();
-          const MatrixD qa = q * Wq, ka = k * Wk;  // n_q × hidden, n_k × hidden
-          for (int i = 0; i < q.rows(); ++i)
-            for (int j = 0; j < k.rows(); ++j) {
-              if (dS(i, j) == 0.0) continue;
-              const Eigen::RowVectorXd th = (qa.row(i) + ka.row(j)).array().tanh().matrix();
-              g.w_v += dS(i, j) * th.transpose();
-              const Eigen::RowVectorXd dz =
-                  dS(i, j) * (wv.transpose().array() * (1.0 - th.array().square())).matrix();
-              g.W_q += q.row(i).transpose() * dz;
-              g.W_k += k.row(j).transpose() * dz;
-              dq.row(i) += dz * Wq.transpose();
-              dk.row(j) += dz * Wk.transpose();
-            }
-          break;
-        }
+  // Through W_o: dW_o = Σ_b concat_bᵀ·dY_b, dConcat = dY·W_oᵀ.
+  Buf dConcat;
+  if (w.W_o.size()) {
+    Buf concat_t;
+    concat_t.resize(d_cat, Bq);
+    for (int b = 0; b < B; ++b)
+      transpose(n_q, d_cat, t.concat[b].data(), d_cat, concat_t.data() + b * n_q, Bq);
+    Buf gWo;
+    gWo.resize(d_cat, d_out);
+    mul.ab(d_cat, d_out, Bq, concat_t.data(), Bq, dY.data(), d_out, gWo.data(), d_out);
+    g.W_o = to_double(gWo);
+    dConcat.resize(Bq, d_cat);
+    mul.abt(Bq, d_cat, d_out, dY.data(), d_out, w.W_o.data(), d_out, dConcat.data(), d_cat);
+  } else {
+    dConcat = std::move(dY);
+  }
+
+  // The gradients of the projected queries, keys and values (stacked), and what general and
+  // additive scoring gather for their weights over every batch item and head.
+  Buf dQp, dKp, dVp;
+  dQp.resize(Bq, wq);
+  dKp.resize(Bk, wk);
+  dVp.resize(Bk, wv);
+  Buf general_qt, general_t1;  // general: [q_bh]ᵀ and [dS_bh·k_bh], stacked over (b, h)
+  if (p.scoring == Scoring::kGeneral) {
+    general_qt.resize(hs.dq, B * H * n_q);
+    general_t1.resize(B * H * n_q, hs.dk);
+  }
+  const int hidden = additive ? static_cast<int>(w.w_v.size()) : 0;
+  Buf dqa, dka;  // additive: ∂L/∂(q·W_q) and ∂L/∂(k·W_k), stacked over b
+  if (additive) {
+    dqa.resize(Bq, hidden);
+    dka.resize(Bk, hidden);
+  }
+
+  // One (batch item, head) at a time per thread, each with scratch of its own: a task takes a
+  // free one, so there are never more than threads run at once. Split over threads when
+  // there are several and enough work (else each product's rows are split, as above).
+  struct Scratch {
+    explicit Scratch(const k::KernelSet& set) : mul{set, {}} {}
+    Products mul;
+    Buf A, dS, At, dSt, t2, unit_q, unit_k, dunit_q, dunit_k, qa, ka;
+    std::vector<double> norm_q, norm_k;
+    std::vector<int> lo, hi;
+    RowCells cells;
+    int item = -1;  // the batch item lo, hi and cells are for
+    bool sized = false;
+  };
+  std::vector<std::unique_ptr<Scratch>> spare;
+  std::mutex spare_mutex;
+  // Additive scoring's Σ over the pairs for w_v, per batch item (summed in order below).
+  std::vector<float> gwv_items(static_cast<size_t>(B) * hidden, 0.0f);
+
+  const auto pair_backward = [&](int pair) {
+    const int b = pair / H, h = pair % H;
+    std::unique_ptr<Scratch> held;
+    {
+      std::lock_guard<std::mutex> lock(spare_mutex);
+      if (!spare.empty()) {
+        held = std::move(spare.back());
+        spare.pop_back();
       }
     }
-    const auto back = [](const MatrixD& dP, const Matrix& X, const Matrix& W, MatrixD* dW) {
-      if (!W.size()) return dP;
-      *dW += d(X).transpose() * dP;
-      return MatrixD(dP * d(W).transpose());
-    };
-    // Additive scoring's W_q and W_k belong to its scorer (done above), not to projections.
-    static const Matrix kNone;
-    g.queries.push_back(back(dQp, t.queries[b], additive ? kNone : w.W_q, &g.W_q));
-    g.keys.push_back(back(dKp, t.keys[b], additive ? kNone : w.W_k, &g.W_k));
-    g.values.push_back(back(dVp, t.values[b], w.W_v, &g.W_v));
-  }
-  g.loss /= count;
-  *out = std::move(g);
-  return Status{};
-}
+    if (!held) held = std::make_unique<Scratch>(ks);
+    Scratch& sc = *held;
+    Buf &A = sc.A, &dS = sc.dS, &At = sc.At, &dSt = sc.dSt, &t2 = sc.t2;
+    Buf &unit_q = sc.unit_q, &unit_k = sc.unit_k, &dunit_q = sc.dunit_q, &dunit_k = sc.dunit_k;
+    Buf &qa = sc.qa, &ka = sc.ka;
+    std::vector<double>&norm_q = sc.norm_q, &norm_k = sc.norm_k;
+    std::vector<int>&lo = sc.lo, &hi = sc.hi;
+    RowCells& cells = sc.cells;
+    if (sc.item != b) {
+      lo.resize(n_q);
+      hi.resize(n_q);
+      for (int i = 0; i < n_q; ++i) visible_range(p.mask, b, i, n_k, &lo[i], &hi[i]);
+      cells.build(p.mask, b, n_q);
+      sc.item = b;
+    }
+    if (!sc.sized) {
+      sc.sized = true;
+      dS.resize(n_q, n_k);
+      At.resize(n_k, n_q);
+      dSt.resize(n_k, n_q);
+      if (dropout) A.resize(n_q, n_k);
+    }
+    float* gwv = gwv_items.data() + static_cast<ptrdiff_t>(b) * hidden;
+    const HeadTrace& ht = t.heads[h];
+    const Matrix& q = ht.q[b];           // n_q × dq
+    const Matrix& kk = ht.k[b];          // n_k × dk
+    const Matrix& v = ht.v[b];           // n_k × dv
+    const Matrix& used = ht.weights[b];  // what multiplied the values (after dropout)
+    // The softmax weights before dropout: the forward's softmax of the masked scores again.
+    const float* a = used.data();
+    if (dropout) {
+      row_blocks(n_q, 8.0 * n_k, [&](int r0, int r1) {
+        for (int i = r0; i < r1; ++i) ks.softmax_row(n_k, ht.masked[b].row(i).data(), A.row(i));
+      });
+      a = A.data();
+    }
+    // dO: this head's columns of dConcat. dA = dO·vᵀ (⊙ the dropout mask), held in dS until
+    // the softmax backward turns it into dS; dV = (A after dropout)ᵀ·dO.
+    const float* dO = dConcat.row(b * n_q) + h * hs.dv;
+    sc.mul.abt(n_q, n_k, hs.dv, dO, d_cat, v.data(), hs.dv, dS.data(), n_k);
+    if (dropout) {
+      row_blocks(n_q, 8.0 * n_k, [&](int r0, int r1) {
+        for (int i = r0; i < r1; ++i)
+          for (int j = 0; j < n_k; ++j) {
+            float& da = dS.row(i)[j];
+            da = dropout_draw(p.dropout_seed, h, b, i, j, B, n_q, n_k) < p.dropout_p
+                     ? 0.0f
+                     : da * keep_scale;
+          }
+      });
+    }
+    transpose(n_q, n_k, used.data(), n_k, At.data(), n_q);
+    sc.mul.ab(n_k, hs.dv, n_q, At.data(), n_q, dO, d_cat, dVp.row(b * n_k) + h * hs.dv, wv);
+    // dS, in place over dA: the gradient of the raw scores; masked cells get exactly 0.
+    row_blocks(n_q, 4.0 * n_k, [&](int r0, int r1) {
+      for (int i = r0; i < r1; ++i)
+        ks.softmax_backward_row(n_k, a + static_cast<ptrdiff_t>(i) * n_k, dS.row(i), hs.scale,
+                                lo[i], hi[i], cells.of(i), cells.count(i), dS.row(i));
+    });
+    transpose(n_q, n_k, dS.data(), n_k, dSt.data(), n_q);
 
-Status Optimizer::step(Problem* p, const Batch& target, double* loss) {
-  Vector& wv = p->weights.w_v;
-  Matrix w_v = wv;  // a vector, stepped as a one-column matrix
-  Matrix* params[] = {&p->weights.W_q, &p->weights.W_k, &p->weights.W_v,
-                      &p->weights.W_o, &p->weights.W,   &w_v};
-  bool any = false;
-  for (Matrix* m : params) any = any || m->size() > 0;
-  if (!any)
-    return Status{"train: the scenario has no weights to learn (give \"init\" or W_q, W_k, W_v)"};
-  Gradients g;
-  const Status st = gradients(*p, target, &g);
-  if (!st.ok()) return st;
-  *loss = g.loss;
-  const MatrixD gw_v = g.w_v;
-  const MatrixD* grads[] = {&g.W_q, &g.W_k, &g.W_v, &g.W_o, &g.W, &gw_v};
-  if (m1_.empty())
-    for (Matrix* m : params) {
-      m1_.push_back(MatrixD::Zero(m->rows(), m->cols()));
-      m2_.push_back(MatrixD::Zero(m->rows(), m->cols()));
+    float* dq = dQp.row(b * n_q) + h * hs.dq;
+    float* dk = dKp.row(b * n_k) + h * hs.dk;
+    switch (p.scoring) {
+      case Scoring::kDot:
+      case Scoring::kScaledDot:  // S = q·kᵀ: dq = dS·k, dk = dSᵀ·q
+        sc.mul.ab(n_q, hs.dq, n_k, dS.data(), n_k, kk.data(), hs.dk, dq, wq);
+        sc.mul.ab(n_k, hs.dk, n_q, dSt.data(), n_q, q.data(), hs.dq, dk, wk);
+        break;
+      case Scoring::kGeneral: {  // S = q·W·kᵀ: dq = (dS·k)·Wᵀ, dk = (dSᵀ·q)·W, dW = qᵀ·dS·k
+        const int slot = (b * H + h) * n_q;
+        float* dsk = general_t1.row(slot);
+        sc.mul.ab(n_q, hs.dk, n_k, dS.data(), n_k, kk.data(), hs.dk, dsk, hs.dk);
+        sc.mul.abt(n_q, hs.dq, hs.dk, dsk, hs.dk, w.W.data(), hs.dk, dq, wq);
+        transpose(n_q, hs.dq, q.data(), hs.dq, general_qt.data() + slot, B * H * n_q);
+        t2.resize(n_k, hs.dq);
+        sc.mul.ab(n_k, hs.dq, n_q, dSt.data(), n_q, q.data(), hs.dq, t2.data(), hs.dq);
+        sc.mul.ab(n_k, hs.dk, hs.dq, t2.data(), hs.dq, w.W.data(), hs.dk, dk, wk);
+        break;
+      }
+      case Scoring::kCosine: {  // S = q̂·k̂ᵀ: dq̂ = dS·k̂, dk̂ = dSᵀ·q̂, then through x / |x|
+        unit_rows(q, &unit_q, &norm_q);
+        unit_rows(kk, &unit_k, &norm_k);
+        dunit_q.resize(n_q, hs.dq);
+        dunit_k.resize(n_k, hs.dk);
+        sc.mul.ab(n_q, hs.dq, n_k, dS.data(), n_k, unit_k.data(), hs.dk, dunit_q.data(), hs.dq);
+        sc.mul.ab(n_k, hs.dk, n_q, dSt.data(), n_q, unit_q.data(), hs.dq, dunit_k.data(), hs.dk);
+        through_unit_rows(dunit_q, unit_q, norm_q, dq, wq);
+        through_unit_rows(dunit_k, unit_k, norm_k, dk, wk);
+        break;
+      }
+      case Scoring::kAdditive: {  // S_ij = Σ_u w_v[u]·tanh(qa_iu + ka_ju), qa = q·W_q, ka = k·W_k
+        // The forward's own products (the same kernel on the same packing: the same bits).
+        qa.resize(n_q, hidden);
+        ka.resize(n_k, hidden);
+        sc.mul.ab(n_q, hidden, hs.dq, q.data(), hs.dq, w.W_q.data(), hidden, qa.data(), hidden);
+        sc.mul.ab(n_k, hidden, hs.dk, kk.data(), hs.dk, w.W_k.data(), hidden, ka.data(), hidden);
+        const float* wv_u = w.w_v.data();
+        for (int i = 0; i < n_q; ++i) {
+          float* dqa_i = dqa.row(b * n_q + i);
+          for (int j = 0; j < n_k; ++j) {
+            const float ds = dS.row(i)[j];
+            if (ds == 0.0f) continue;
+            const float* qa_i = qa.row(i);
+            const float* ka_j = ka.row(j);
+            float* dka_j = dka.row(b * n_k + j);
+            for (int u = 0; u < hidden; ++u) {
+              const float th = std::tanh(qa_i[u] + ka_j[u]);
+              gwv[u] += ds * th;
+              const float dz = ds * wv_u[u] * (1.0f - th * th);
+              dqa_i[u] += dz;
+              dka_j[u] += dz;
+            }
+          }
+        }
+        // dq = dqa·W_qᵀ, dk = dka·W_kᵀ (one head: the whole width).
+        sc.mul.abt(n_q, hs.dq, hidden, dqa.row(b * n_q), hidden, w.W_q.data(), hidden, dq, wq);
+        sc.mul.abt(n_k, hs.dk, hidden, dka.row(b * n_k), hidden, w.W_k.data(), hidden, dk, wk);
+        break;
+      }
     }
-  // The new weights are made aside, the moments only once they are taken: a step that would
-  // take a weight past float32 is refused, and changes nothing.
-  const int step = steps + 1;
-  const double c1 = 1.0 - std::pow(0.9, step), c2 = 1.0 - std::pow(0.999, step);
-  MatrixD next[6];
-  for (int k = 0; k < 6; ++k) {
-    if (!params[k]->size()) continue;
-    const MatrixD& dw = *grads[k];
-    next[k] = params[k]->cast<double>();
-    if (kind == Kind::kSgd) {
-      next[k] -= lr * dw;
-    } else {
-      next[k].array() -=
-          lr * ((0.9 * m1_[k] + 0.1 * dw).array() / c1) /
-          (((0.999 * m2_[k] + 0.001 * dw.cwiseProduct(dw)).array() / c2).sqrt() + 1e-8);
-    }
-    if (!next[k].cast<float>().allFinite()) {
-      static const char* const kNames[] = {"W_q", "W_k", "W_v", "W_o", "W", "w_v"};
-      char lr_text[32];
-      std::snprintf(lr_text, sizeof lr_text, "%g", lr);
-      return Status{"train: step " + std::to_string(step) + " would take " + kNames[k] +
-                    " past float32's range (the learning rate " + lr_text + " is too large)"};
-    }
+    std::lock_guard<std::mutex> lock(spare_mutex);
+    spare.push_back(std::move(held));
+  };
+  const int pairs = B * H;
+  // Each pair must be worth a thread of its own (kMinParallelWork, core/parallel.h), so the
+  // work given is one pair's; else the pairs go in order (as does a single one), and each
+  // product's rows are split where they are worth it.
+  const double pair_work = static_cast<double>(n_q) * n_k * (hs.dq + hs.dv);
+  parallel_for(pairs, pair_work, pair_backward);
+  std::vector<float> gwv(hidden, 0.0f);
+  for (int b = 0; b < B; ++b)
+    for (int u = 0; u < hidden; ++u) gwv[u] += gwv_items[static_cast<size_t>(b) * hidden + u];
+
+  // The weights gathered over the batch (and heads): one product each.
+  // Σ_b X_bᵀ·dP_b for inputs X (one n × d_in matrix per batch item) and dP (stacked).
+  const auto weight_grad = [&](const Batch& X, const Buf& dP) {
+    const int n = batch_rows(X), d_in = batch_cols(X), rows = dP.rows;
+    Buf xt, gw;
+    xt.resize(d_in, rows);
+    for (size_t b = 0; b < X.size(); ++b)
+      transpose(n, d_in, X[b].data(), d_in, xt.data() + b * n, rows);
+    gw.resize(d_in, dP.cols);
+    mul.ab(d_in, dP.cols, rows, xt.data(), rows, dP.v.data(), dP.cols, gw.data(), dP.cols);
+    return to_double(gw);
+  };
+  if (p.scoring == Scoring::kGeneral) {
+    Buf gW;
+    gW.resize(hs.dq, hs.dk);
+    const int rows = B * H * n_q;
+    mul.ab(hs.dq, hs.dk, rows, general_qt.data(), rows, general_t1.data(), hs.dk, gW.data(), hs.dk);
+    g.W = to_double(gW);
   }
-  ++steps;
-  for (int k = 0; k < 6; ++k) {
-    if (!params[k]->size()) continue;
-    *params[k] = next[k].cast<float>();
-    if (kind == Kind::kAdam) {
-      const MatrixD& dw = *grads[k];
-      m1_[k] = 0.9 * m1_[k] + 0.1 * dw;
-      m2_[k] = 0.999 * m2_[k] + 0.001 * dw.cwiseProduct(dw);
-    }
+  if (additive) {
+    g.W_q = weight_grad(t.queries, dqa);
+    g.W_k = weight_grad(t.keys, dka);
+    g.w_v = Eigen::Map<const Eigen::VectorXf>(gwv.data(), hidden).cast<double>();
   }
-  if (w_v.size()) wv = w_v.col(0);
+
+  // Through the projections: dW = Σ_b X_bᵀ·dP_b and dX = dP·Wᵀ, or dX = dP without one.
+  // Additive scoring's W_q and W_k belong to its scorer (done above), not to projections.
+  const auto back = [&](const Buf& dP, const Batch& X, const Matrix& W, MatrixD* dW, BatchD* dX) {
+    const int n = batch_rows(X);
+    if (!W.size()) {
+      for (int b = 0; b < B; ++b) dX->push_back(rows_of(dP, b * n, n));
+      return;
+    }
+    *dW = weight_grad(X, dP);
+    const int d_in = static_cast<int>(W.rows()), d_p = static_cast<int>(W.cols());
+    Buf dx;
+    dx.resize(dP.rows, d_in);
+    mul.abt(dP.rows, d_in, d_p, dP.v.data(), d_p, W.data(), d_p, dx.data(), d_in);
+    for (int b = 0; b < B; ++b) dX->push_back(rows_of(dx, b * n, n));
+  };
+  static const Matrix kNone;
+  back(dQp, t.queries, additive ? kNone : w.W_q, &g.W_q, &g.queries);
+  back(dKp, t.keys, additive ? kNone : w.W_k, &g.W_k, &g.keys);
+  back(dVp, t.values, w.W_v, &g.W_v, &g.values);
+  *out = std::move(g);
   return Status{};
 }
 

@@ -9,10 +9,10 @@
 // constant 0: its gradient there is taken as 0.
 //
 // Two implementations with the same coverage, refusals and messages: gradients() in float32
-// on the attention kernels (core/kernels.h, best_kernels(); gradient_fast.cpp), which the
+// on the attention kernels (core/kernels.h, best_kernels(); gradient.cpp), which the
 // Optimizer, the CLI and the app use, and gradients_reference() in float64 with Eigen
-// (gradient.cpp), which tests/core/gradient_test.cpp checks against finite differences and
-// the float32 one against.
+// (gradient_reference.cpp), which tests/core/gradient_test.cpp checks against finite differences
+// and the float32 one against.
 #pragma once
 
 #include <string>

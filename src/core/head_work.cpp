@@ -34,22 +34,6 @@ namespace {
 // head matrices: four 64 × n_k matrices at a time.
 constexpr int kRowBlock = 64;
 
-Matrix scores_of(const Problem& p, const Matrix& q, const Matrix& k) {
-  const Weights& w = p.weights;
-  switch (p.scoring) {
-    case Scoring::kDot:
-    case Scoring::kScaledDot:
-      return score_dot(q, k);
-    case Scoring::kAdditive:
-      return score_additive(q, k, w.W_q, w.W_k, w.w_v);
-    case Scoring::kGeneral:
-      return score_general(q, k, w.W);
-    case Scoring::kCosine:
-      return score_cosine(q, k);
-  }
-  return Matrix();
-}
-
 // Rows [i0, i0 + rows) of every intermediate of one head and batch item, step by step.
 struct HeadRows {
   Matrix scores, scaled, masked, weights, output;

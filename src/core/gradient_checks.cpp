@@ -1,0 +1,195 @@
+// What both backward passes check (check_gradient, check_finite, forward_for_gradients), and
+// attn::Optimizer, which steps with the float32 attn::gradients.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "core/gradient.h"
+
+namespace attn {
+
+namespace {
+
+// Whether none of the n floats at x is inf or NaN: an exponent of all ones, tested on the bits
+// (a loop the compiler vectorizes; it runs at every training step).
+bool all_finite(const float* x, size_t n) {
+  uint32_t special = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    special |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+  }
+  return special == 0;
+}
+
+// Whether every one of the n doubles at x is within float32's range (NaN is not), on the bits:
+// without its sign a double's bits order as its magnitude does, and inf and NaN come last.
+bool within_float(const double* x, size_t n) {
+  const double largest = std::numeric_limits<float>::max();
+  uint64_t limit;
+  std::memcpy(&limit, &largest, sizeof limit);
+  uint64_t outside = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    outside |= static_cast<uint64_t>((bits & 0x7fffffffffffffffu) > limit);
+  }
+  return outside == 0;
+}
+
+}  // namespace
+
+Status check_gradient(const Problem& p) {
+  if (p.hard) return Status{"grad: hard attention picks one key by argmax, which has no gradient"};
+  return Status{};
+}
+
+Status check_gradient(const Problem& p, const Trace& t, const Batch& target) {
+  const int B = static_cast<int>(t.output.size());
+  if (static_cast<int>(target.size()) != B)
+    return Status{"target: has " + std::to_string(target.size()) + " batch items, expected " +
+                  std::to_string(B)};
+  for (int b = 0; b < B; ++b)
+    if (target[b].rows() != t.output[b].rows() || target[b].cols() != t.output[b].cols())
+      return Status{"target[" + std::to_string(b) + "]: is " + std::to_string(target[b].rows()) +
+                    " × " + std::to_string(target[b].cols()) + ", the output is " +
+                    std::to_string(t.output[b].rows()) + " × " +
+                    std::to_string(t.output[b].cols())};
+  const int H = p.heads;
+  const bool minus_inf = p.mask.mask_value == -std::numeric_limits<float>::infinity();
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      const Matrix& masked = t.heads[h].masked[b];
+      const int n_k = static_cast<int>(masked.cols());
+      if (all_finite(masked.data(), static_cast<size_t>(masked.size()))) continue;
+      for (int i = 0; i < masked.rows(); ++i) {
+        if (all_finite(masked.data() + static_cast<ptrdiff_t>(i) * n_k, n_k)) continue;
+        // -inf where the mask put it is the mask; anything else not finite is an overflow.
+        int lo = 0, hi = 0;
+        visible_range(p.mask, b, i, n_k, &lo, &hi);
+        bool fully_masked = true;
+        for (int j = 0; j < n_k; ++j) {
+          const float v = masked(i, j);
+          if (minus_inf && v == -std::numeric_limits<float>::infinity() &&
+              (j < lo || j >= hi || is_masked(p.mask, b, i, j)))
+            continue;
+          fully_masked = false;
+          if (std::isfinite(v)) continue;
+          return Status{"grad: the score of row " + std::to_string(i + 1) + " and key " +
+                        std::to_string(j + 1) + " of batch item " + std::to_string(b + 1) +
+                        (H > 1 ? " in head " + std::to_string(h + 1) : "") +
+                        " is not finite: the numbers overflow float32"};
+        }
+        if (fully_masked)
+          return Status{"grad: row " + std::to_string(i + 1) + " of batch item " +
+                        std::to_string(b + 1) + (H > 1 ? " in head " + std::to_string(h + 1) : "") +
+                        " is fully masked under -inf: its weights are undefined (NaN), and so "
+                        "is their gradient"};
+      }
+    }
+  for (int b = 0; b < B; ++b) {
+    const Matrix& out = t.output[b];
+    if (all_finite(out.data(), static_cast<size_t>(out.size()))) continue;
+    for (int i = 0; i < out.rows(); ++i)
+      if (!all_finite(out.data() + static_cast<ptrdiff_t>(i) * out.cols(), out.cols()))
+        return Status{"grad: the output of row " + std::to_string(i + 1) + " of batch item " +
+                      std::to_string(b + 1) + " is not finite: the numbers overflow float32"};
+  }
+  return Status{};
+}
+
+Status check_finite(const Gradients& g) {
+  if (!std::isfinite(g.loss)) return Status{"grad: the loss is not finite: it overflows"};
+  // Within float32's range (NaN is not), so that the float64 reference refuses what the
+  // float32 pass overflows on.
+  const auto finite = [](const auto& m) {
+    return within_float(m.data(), static_cast<size_t>(m.size()));
+  };
+  const auto all = [&](const BatchD& b) { return std::all_of(b.begin(), b.end(), finite); };
+  const std::pair<const char*, bool> parts[] = {
+      {"the inputs", all(g.queries) && all(g.keys) && all(g.values)},
+      {"W_q", finite(g.W_q)},
+      {"W_k", finite(g.W_k)},
+      {"W_v", finite(g.W_v)},
+      {"W_o", finite(g.W_o)},
+      {"W", finite(g.W)},
+      {"w_v", finite(g.w_v)}};
+  for (const auto& [name, ok] : parts)
+    if (!ok)
+      return Status{std::string("grad: the gradient of ") + name +
+                    " is not finite: it overflows float32"};
+  return Status{};
+}
+
+Status forward_for_gradients(const Problem& p, const Batch& target, Trace* t) {
+  Status st = check_gradient(p);
+  if (!st.ok()) return st;
+  st = validate(p);
+  if (!st.ok()) return st;
+  *t = run(p);
+  return check_gradient(p, *t, target);
+}
+
+Status Optimizer::step(Problem* p, const Batch& target, double* loss) {
+  Vector& wv = p->weights.w_v;
+  Matrix w_v = wv;  // a vector, stepped as a one-column matrix
+  Matrix* params[] = {&p->weights.W_q, &p->weights.W_k, &p->weights.W_v,
+                      &p->weights.W_o, &p->weights.W,   &w_v};
+  bool any = false;
+  for (Matrix* m : params) any = any || m->size() > 0;
+  if (!any)
+    return Status{"train: the scenario has no weights to learn (give \"init\" or W_q, W_k, W_v)"};
+  Gradients g;
+  const Status st = gradients(*p, target, &g);
+  if (!st.ok()) return st;
+  *loss = g.loss;
+  const MatrixD gw_v = g.w_v;
+  const MatrixD* grads[] = {&g.W_q, &g.W_k, &g.W_v, &g.W_o, &g.W, &gw_v};
+  if (m1_.empty())
+    for (Matrix* m : params) {
+      m1_.push_back(MatrixD::Zero(m->rows(), m->cols()));
+      m2_.push_back(MatrixD::Zero(m->rows(), m->cols()));
+    }
+  // The new weights are made aside, the moments only once they are taken: a step that would
+  // take a weight past float32 is refused, and changes nothing.
+  const int step = steps + 1;
+  const double c1 = 1.0 - std::pow(0.9, step), c2 = 1.0 - std::pow(0.999, step);
+  MatrixD next[6];
+  for (int k = 0; k < 6; ++k) {
+    if (!params[k]->size()) continue;
+    const MatrixD& dw = *grads[k];
+    next[k] = params[k]->cast<double>();
+    if (kind == Kind::kSgd) {
+      next[k] -= lr * dw;
+    } else {
+      next[k].array() -=
+          lr * ((0.9 * m1_[k] + 0.1 * dw).array() / c1) /
+          (((0.999 * m2_[k] + 0.001 * dw.cwiseProduct(dw)).array() / c2).sqrt() + 1e-8);
+    }
+    if (!next[k].cast<float>().allFinite()) {
+      static const char* const kNames[] = {"W_q", "W_k", "W_v", "W_o", "W", "w_v"};
+      char lr_text[32];
+      std::snprintf(lr_text, sizeof lr_text, "%g", lr);
+      return Status{"train: step " + std::to_string(step) + " would take " + kNames[k] +
+                    " past float32's range (the learning rate " + lr_text + " is too large)"};
+    }
+  }
+  ++steps;
+  for (int k = 0; k < 6; ++k) {
+    if (!params[k]->size()) continue;
+    *params[k] = next[k].cast<float>();
+    if (kind == Kind::kAdam) {
+      const MatrixD& dw = *grads[k];
+      m1_[k] = 0.9 * m1_[k] + 0.1 * dw;
+      m2_[k] = 0.999 * m2_[k] + 0.001 * dw.cwiseProduct(dw);
+    }
+  }
+  if (w_v.size()) wv = w_v.col(0);
+  return Status{};
+}
+
+}  // namespace attn
