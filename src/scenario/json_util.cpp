@@ -2,12 +2,15 @@
 //
 // [SECTION] Reading with a depth limit and paths
 // [SECTION] Field errors and names
+// [SECTION] Typed fields
 // [SECTION] One-line text
 #include "scenario/json_util.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -295,6 +298,82 @@ std::string key_name(const std::string& key) {
   for (char c : key)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return quoted(key);
   return key.empty() ? "\"\"" : key;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Typed fields
+//-----------------------------------------------------------------------------
+
+std::string idx(const std::string& field, size_t i) {
+  return field + "[" + std::to_string(i) + "]";
+}
+
+float read_float(const json& v, const std::string& field) {
+  if (!v.is_number()) fail(field, "must be a number, got " + type_name(v));
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) fail(field, "is not a finite number");
+  if (std::fabs(d) > std::numeric_limits<float>::max())
+    fail(field, "is " + v.dump() + ", outside the float32 range");
+  return static_cast<float>(d);
+}
+
+// Element i of an array field, read as read_float reads it; its JSON path ("x[3][5]") is
+// only written when it is needed for an error: a large scenario has a million numbers.
+float read_float_at(const json& v, const std::string& field, size_t i) {
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && std::fabs(d) <= std::numeric_limits<float>::max())
+      return static_cast<float>(d);
+  }
+  return read_float(v, idx(field, i));
+}
+
+int64_t read_int(const json& v, const std::string& field, int64_t lo, int64_t hi) {
+  if (!v.is_number()) fail(field, "must be an integer, got " + type_name(v));
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || std::floor(d) != d) fail(field, "must be an integer, got " + v.dump());
+  if (d < static_cast<double>(lo))
+    fail(field, "is " + v.dump() + ", must be at least " + std::to_string(lo));
+  if (d > static_cast<double>(hi))
+    fail(field, "is " + v.dump() + ", must be at most " + std::to_string(hi));
+  return v.is_number_integer() ? v.get<int64_t>() : static_cast<int64_t>(d);
+}
+
+bool read_bool(const json& v, const std::string& field) {
+  if (!v.is_boolean()) fail(field, "must be true or false, got " + type_name(v));
+  return v.get<bool>();
+}
+
+std::string read_string(const json& v, const std::string& field, size_t max_bytes) {
+  if (!v.is_string()) fail(field, "must be a string, got " + type_name(v));
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.size() > max_bytes)
+    fail(field, "is " + std::to_string(s.size()) + " bytes long, more than the limit " +
+                    std::to_string(max_bytes));
+  return s;
+}
+
+const json& read_array(const json& v, const std::string& field, size_t max_size, const char* what) {
+  if (!v.is_array())
+    fail(field, std::string("must be an array of ") + what + ", got " + type_name(v));
+  if (v.empty()) fail(field, std::string("is empty, expected at least one of ") + what);
+  if (v.size() > max_size)
+    fail(field, "has " + std::to_string(v.size()) + " " + what + ", more than the limit " +
+                    std::to_string(max_size));
+  return v;
+}
+
+void check_keys(const json& obj, const std::string& field, const std::set<std::string>& known) {
+  for (const auto& [key, value] : obj.items()) {
+    (void)value;
+    if (!known.count(key))
+      fail(field.empty() ? key_name(key) : field + "." + key_name(key), "unknown field");
+  }
+}
+
+const json& read_object(const json& v, const std::string& field) {
+  if (!v.is_object()) fail(field, "must be an object, got " + type_name(v));
+  return v;
 }
 
 //-----------------------------------------------------------------------------

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "scenario/scenario.h"
@@ -73,6 +75,26 @@ std::string quoted(const std::string& s);
 // separators become spaces, other control characters and invalid UTF-8 '?'. Safe for an error
 // line, a Python comment, or a message drawn on the canvas.
 std::string one_line(const std::string& s, size_t max_bytes);
+
+// --- Typed fields: each reader returns the value or throws FieldError naming the field (its
+// JSON path) and what is wrong. Every JSON the playground reads (a scenario, a link's view, a
+// lesson recipe) is read with them.
+std::string idx(const std::string& field, size_t i);  // "x[3]"
+// A number within float32's range.
+float read_float(const json& v, const std::string& field);
+// Element i of an array field, read as read_float reads it; its JSON path ("x[3][5]") is
+// only written when it is needed for an error: a large scenario has a million numbers.
+float read_float_at(const json& v, const std::string& field, size_t i);
+// An integer in [lo, hi], range-checked on the JSON value so that 1e30 is reported as written.
+int64_t read_int(const json& v, const std::string& field, int64_t lo, int64_t hi);
+bool read_bool(const json& v, const std::string& field);
+std::string read_string(const json& v, const std::string& field, size_t max_bytes);
+// A non-empty array of at most max_size `what`s ("numbers", "rows").
+const json& read_array(const json& v, const std::string& field, size_t max_size, const char* what);
+// Fails on the first member of obj not in `known`: "<field>.<key>: unknown field".
+void check_keys(const json& obj, const std::string& field, const std::set<std::string>& known);
+// An object, or fails: "<field>: must be an object, got …".
+const json& read_object(const json& v, const std::string& field);
 
 // 10^k as a double, exact for 0 <= k <= 22.
 inline constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,

@@ -1,0 +1,478 @@
+// Scenario JSON v1 read: the scenario's fields (matrices, batches, tokens, texts, lessons)
+// with JSON-path errors, on the typed-field readers of json_util.
+//
+// [SECTION] Reading: matrices, batches, tokens and texts
+// [SECTION] Reading: the scenario
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "scenario/json_util.h"
+#include "scenario/lesson_json.h"
+#include "scenario/scenario.h"
+#include "scenario/tasks.h"
+
+namespace scenario {
+
+using json_util::check_keys;
+using json_util::fail;
+using json_util::FieldError;
+using json_util::idx;
+using json_util::JsonError;
+using json_util::read_array;
+using json_util::read_bool;
+using json_util::read_float;
+using json_util::read_float_at;
+using json_util::read_int;
+using json_util::read_string;
+using json_util::type_name;
+using lesson_json::read_quiz;
+using lesson_json::read_reading;
+using lesson_json::read_text;
+using lesson_json::read_tour;
+using nlohmann::json;
+
+//-----------------------------------------------------------------------------
+// [SECTION] Reading: matrices, batches, tokens and texts
+//-----------------------------------------------------------------------------
+
+namespace {
+
+// The float arrays of the scenario being read (parse with arrays), for "buffer" fields.
+thread_local const std::vector<FloatArray>* t_arrays = nullptr;
+
+// A matrix field given as {"shape": [...], "buffer": k}: its shape (`dims` numbers, each
+// within its limit) and numbers, checked as an array of numbers would be.
+std::vector<size_t> read_shape(const json& v, const std::string& field, size_t dims_lo,
+                               size_t dims_hi) {
+  const json& shape = v["shape"];
+  const std::string where = field + ".shape";
+  if (!shape.is_array() || shape.size() < dims_lo || shape.size() > dims_hi)
+    fail(where, dims_lo == dims_hi
+                    ? "must be [" + std::string(dims_lo == 1 ? "n" : "rows, cols") + "]"
+                    : "must be [rows, cols] or [batch, rows, cols]");
+  std::vector<size_t> out;
+  const size_t n = shape.size();
+  for (size_t i = 0; i < n; ++i) {
+    // The last dimension is columns, the one before rows, the one before that the batch.
+    const int64_t limit = i + 1 == n ? kMaxCols : i + 2 == n ? kMaxRows : kMaxBatch;
+    out.push_back(static_cast<size_t>(read_int(shape[i], idx(where, i), 1, limit)));
+  }
+  return out;
+}
+
+const float* read_buffer(const json& v, const std::string& field, size_t expected) {
+  check_keys(v, field, {"shape", "buffer"});
+  if (!v.contains("buffer")) fail(field + ".buffer", "missing");
+  const size_t count = t_arrays ? t_arrays->size() : 0;
+  const int64_t k = read_int(v["buffer"], field + ".buffer", 0, 1 << 20);
+  if (static_cast<size_t>(k) >= count)
+    fail(field + ".buffer",
+         "there is no array " + std::to_string(k) + " (" + std::to_string(count) + " given)");
+  const FloatArray& a = (*t_arrays)[static_cast<size_t>(k)];
+  if (a.size != expected)
+    fail(field + ".buffer", "has " + std::to_string(a.size) + " numbers, expected " +
+                                std::to_string(expected) + " (the product of the shape)");
+  return a.data;
+}
+
+bool is_binary(const json& v) {
+  return v.is_object() && v.contains("shape");
+}
+
+// Rows × cols numbers, row-major, into a matrix; a non-finite one is named by its indices.
+attn::Matrix binary_matrix(const float* data, size_t rows, size_t cols, const std::string& field) {
+  attn::Matrix m(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) {
+      const float x = data[r * cols + c];
+      if (!std::isfinite(x)) fail(idx(idx(field, r), c), "is not a finite number");
+      m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = x;
+    }
+  return m;
+}
+
+// A 2-D array of numbers, rows × cols, all rows the same length.
+attn::Matrix read_matrix(const json& v, const std::string& field) {
+  if (is_binary(v)) {
+    const std::vector<size_t> shape = read_shape(v, field, 2, 2);
+    return binary_matrix(read_buffer(v, field, shape[0] * shape[1]), shape[0], shape[1], field);
+  }
+  read_array(v, field, kMaxRows, "rows");
+  const json& first = v[0];
+  read_array(first, idx(field, 0), kMaxCols, "numbers");
+  const size_t cols = first.size();
+  attn::Matrix m(static_cast<Eigen::Index>(v.size()), static_cast<Eigen::Index>(cols));
+  for (size_t r = 0; r < v.size(); ++r) {
+    const std::string row_field = idx(field, r);
+    const json& row = v[r];
+    if (!row.is_array()) fail(row_field, "must be an array of numbers, got " + type_name(row));
+    if (row.size() != cols)
+      fail(row_field,
+           "has " + std::to_string(row.size()) + " columns, expected " + std::to_string(cols));
+    for (size_t c = 0; c < cols; ++c) m(r, c) = read_float_at(row[c], row_field, c);
+  }
+  return m;
+}
+
+attn::Vector read_vector(const json& v, const std::string& field) {
+  if (is_binary(v)) {
+    const size_t n = read_shape(v, field, 1, 1)[0];
+    return binary_matrix(read_buffer(v, field, n), 1, n, field).row(0).transpose();
+  }
+  read_array(v, field, kMaxCols, "numbers");
+  attn::Vector out(static_cast<Eigen::Index>(v.size()));
+  for (size_t i = 0; i < v.size(); ++i) out(i) = read_float_at(v[i], field, i);
+  return out;
+}
+
+// A 3-D [batch][rows][cols] array, or a 2-D [rows][cols] one meaning batch 1.
+attn::Batch read_batch(const json& v, const std::string& field, bool* two_d) {
+  if (is_binary(v)) {
+    const std::vector<size_t> shape = read_shape(v, field, 2, 3);
+    *two_d = shape.size() == 2;
+    const size_t batch = *two_d ? 1 : shape[0], rows = shape[shape.size() - 2], cols = shape.back();
+    const float* data = read_buffer(v, field, batch * rows * cols);
+    attn::Batch out;
+    for (size_t b = 0; b < batch; ++b)
+      out.push_back(
+          binary_matrix(data + b * rows * cols, rows, cols, *two_d ? field : idx(field, b)));
+    return out;
+  }
+  if (!v.is_array())
+    fail(field, "must be a 2-D [rows][cols] or 3-D [batch][rows][cols] array of numbers, got " +
+                    type_name(v));
+  if (v.empty()) fail(field, "is empty");
+  const bool nested = v[0].is_array() && !v[0].empty() && v[0][0].is_array();
+  *two_d = !nested;
+  if (!nested) return attn::Batch{read_matrix(v, field)};
+  read_array(v, field, kMaxBatch, "batch items");
+  attn::Batch out;
+  for (size_t b = 0; b < v.size(); ++b) {
+    const std::string item = idx(field, b);
+    if (!v[b].is_array() || v[b].empty() || !v[b][0].is_array())
+      fail(item, "must be a 2-D array [rows][cols] like " + field + "[0]");
+    out.push_back(read_matrix(v[b], item));
+    if (out[b].rows() != out[0].rows())
+      fail(item, "has " + std::to_string(out[b].rows()) + " rows, expected " +
+                     std::to_string(out[0].rows()) + " like " + field + "[0]");
+    if (out[b].cols() != out[0].cols())
+      fail(idx(item, 0), "has " + std::to_string(out[b].cols()) + " columns, expected " +
+                             std::to_string(out[0].cols()) + " like " + field + "[0]");
+  }
+  return out;
+}
+
+// A token: a string, or {"en": ..., "zh": ...} ("zh" optional). The Chinese goes to *zh (the
+// English when there is none), and *any_zh says whether some token had one.
+std::vector<std::string> read_token_list(const json& v, const std::string& field,
+                                         std::vector<std::string>* zh, bool* any_zh) {
+  read_array(v, field, kMaxRows, "tokens");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string f = idx(field, i);
+    if (v[i].is_object()) {
+      check_keys(v[i], f, {"en", "zh"});
+      if (!v[i].contains("en"))
+        fail(f + ".en", "missing (a token is \"the\" or {\"en\": \"the\", \"zh\": ...})");
+      out.push_back(read_string(v[i]["en"], f + ".en", kMaxTokenBytes));
+      zh->push_back(v[i].contains("zh") ? read_string(v[i]["zh"], f + ".zh", kMaxTokenBytes)
+                                        : out.back());
+      *any_zh = *any_zh || v[i].contains("zh");
+    } else {
+      if (!v[i].is_string())
+        fail(f, "must be a string or {\"en\": ..., \"zh\": ...}, got " + type_name(v[i]));
+      out.push_back(read_string(v[i], f, kMaxTokenBytes));
+      zh->push_back(out.back());
+    }
+  }
+  return out;
+}
+
+// [n] tokens shared by every batch item, or [batch][n]; their Chinese in *zh (empty when no
+// token has any).
+std::vector<std::vector<std::string>> read_tokens(const json& v, const std::string& field,
+                                                  bool* per_item,
+                                                  std::vector<std::vector<std::string>>* zh) {
+  read_array(v, field, kMaxRows, "tokens");
+  *per_item = v[0].is_array();
+  bool any_zh = false;
+  std::vector<std::vector<std::string>> out;
+  zh->clear();
+  if (!*per_item) {
+    zh->emplace_back();
+    out.push_back(read_token_list(v, field, &zh->back(), &any_zh));
+  } else {
+    read_array(v, field, kMaxBatch, "token lists");
+    for (size_t b = 0; b < v.size(); ++b) {
+      zh->emplace_back();
+      out.push_back(read_token_list(v[b], idx(field, b), &zh->back(), &any_zh));
+    }
+  }
+  if (!any_zh) zh->clear();
+  return out;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Reading: the scenario
+//-----------------------------------------------------------------------------
+
+attn::Scoring read_scoring(const json& v) {
+  const std::string name = read_string(v, "scoring", 64);
+  std::string names;
+  for (attn::Scoring s : attn::kScorings) {
+    if (name == attn::scoring_name(s)) return s;
+    names += (names.empty() ? "" : ", ") + std::string(attn::scoring_name(s));
+  }
+  fail("scoring", "unknown scoring " + v.dump() + ", expected one of " + names);
+}
+
+void read_valid_lens(const json& v, Scenario* s) {
+  const std::string field = "valid_lens";
+  if (v.is_number()) {
+    s->valid_lens_form = ValidLensForm::kAll;
+    s->valid_lens = {{static_cast<int>(read_int(v, field, 0, kMaxRows))}};
+    return;
+  }
+  if (!v.is_array())
+    fail(field,
+         "must be an integer, an array [batch] or an array [batch][queries], got " + type_name(v));
+  read_array(v, field, kMaxBatch, "lengths");
+  const bool per_query = v[0].is_array();
+  s->valid_lens_form = per_query ? ValidLensForm::kPerQuery : ValidLensForm::kPerSequence;
+  for (size_t b = 0; b < v.size(); ++b) {
+    const std::string item = idx(field, b);
+    if (per_query) {
+      if (!v[b].is_array())
+        fail(item, "must be an array of lengths like valid_lens[0], got " + type_name(v[b]));
+      read_array(v[b], item, kMaxRows, "lengths");
+      std::vector<int> lens;
+      for (size_t i = 0; i < v[b].size(); ++i)
+        lens.push_back(static_cast<int>(read_int(v[b][i], idx(item, i), 0, kMaxRows)));
+      s->valid_lens.push_back(lens);
+    } else {
+      s->valid_lens.push_back({static_cast<int>(read_int(v[b], item, 0, kMaxRows))});
+    }
+  }
+}
+
+void read_masked_cells(const json& v, Scenario* s) {
+  if (!v.is_array()) fail("masked_cells", "must be an array of [batch, query, key] triples");
+  if (v.size() > static_cast<size_t>(kMaxMaskedCells))
+    fail("masked_cells", "has " + std::to_string(v.size()) + " cells, more than the limit " +
+                             std::to_string(kMaxMaskedCells));
+  for (size_t c = 0; c < v.size(); ++c) {
+    const std::string item = idx("masked_cells", c);
+    if (!v[c].is_array() || v[c].size() != 3) fail(item, "must be a [batch, query, key] triple");
+    std::array<int, 3> cell{};
+    for (size_t k = 0; k < 3; ++k)
+      cell[k] = static_cast<int>(read_int(v[c][k], idx(item, k), 0, kMaxRows));
+    s->masked_cells.push_back(cell);
+  }
+}
+
+Scenario read_scenario(const json& j) {
+  if (!j.is_object()) fail("scenario", "must be a JSON object, got " + type_name(j));
+  // clang-format off
+  check_keys(j, "",
+             {"version",       "title",       "description",  "x",           "queries",
+              "keys",          "values",      "query_tokens", "key_tokens",  "scoring",
+              "temperature",   "heads",       "valid_lens",   "causal",      "window",
+              "masked_cells",  "mask_value",  "W_q",          "W_k",         "W_v",
+              "W_o",           "W",           "w_v",          "init",        "positional_encoding",
+              "hard",          "dropout",     "tour",         "quiz",        "read",
+              "feature_names", "key_feature_names",           "value_names", "output_names",
+              "target",        "trained_from"});
+  // clang-format on
+  if (!j.contains("version")) fail("version", "missing; expected 1");
+  if (read_int(j["version"], "version", 0, 1 << 30) != 1)
+    fail("version", j["version"].dump() + " is not supported; this build reads version 1");
+
+  Scenario s;
+  if (j.contains("title")) s.title = read_text(j["title"], "title");
+  if (j.contains("description")) s.description = read_text(j["description"], "description");
+  if (j.contains("tour")) s.tour = read_tour(j["tour"]);
+  if (j.contains("quiz")) s.quiz = read_quiz(j["quiz"]);
+  if (j.contains("read")) read_reading(j["read"], &s);
+  if (j.contains("trained_from")) {
+    const json& t = j["trained_from"];
+    if (!t.is_object())
+      fail("trained_from", "must be an object {\"task\": ..., \"seed\": ...}, got " + type_name(t));
+    check_keys(t, "trained_from", {"task", "seed"});
+    if (!t.contains("task") || !t["task"].is_string() || !find_task(t["task"].get<std::string>()))
+      fail("trained_from.task", "must name a toy task (attention-cli task --list)");
+    if (!t.contains("seed")) fail("trained_from.seed", "missing");
+    s.trained_from_task = t["task"].get<std::string>();
+    s.trained_from_seed =
+        static_cast<uint64_t>(read_int(t["seed"], "trained_from.seed", 0, 999999));
+  }
+
+  bool two_d = false;
+  if (j.contains("x")) {
+    for (const char* other : {"queries", "keys", "values"})
+      if (j.contains(other)) fail(other, "give either x (self-attention) or queries/keys/values");
+    s.self_attention = true;
+    s.queries = read_batch(j["x"], "x", &two_d);
+    s.keys = s.queries;
+    s.values = s.queries;
+    s.batch_of_one = two_d;
+  } else {
+    for (const char* name : {"queries", "keys", "values"})
+      if (!j.contains(name))
+        fail(name, "missing; give x (self-attention), or queries, keys and values");
+    bool q2, k2, v2;
+    s.queries = read_batch(j["queries"], "queries", &q2);
+    s.keys = read_batch(j["keys"], "keys", &k2);
+    s.values = read_batch(j["values"], "values", &v2);
+    s.batch_of_one = q2 && k2 && v2;
+  }
+  bool q_per_item = false, k_per_item = false;
+  if (j.contains("query_tokens"))
+    s.query_tokens =
+        read_tokens(j["query_tokens"], "query_tokens", &q_per_item, &s.query_tokens_zh);
+  if (j.contains("key_tokens"))
+    s.key_tokens = read_tokens(j["key_tokens"], "key_tokens", &k_per_item, &s.key_tokens_zh);
+  if (j.contains("query_tokens") && j.contains("key_tokens") && q_per_item != k_per_item)
+    fail("key_tokens", "must be [n] like query_tokens, or [batch][n] like query_tokens");
+  s.tokens_per_item = q_per_item || k_per_item;
+  if (j.contains("target")) {
+    bool two_d = false;
+    s.target = read_batch(j["target"], "target", &two_d);
+  }
+  using Names = std::vector<std::vector<std::string>>;
+  const struct {
+    const char* field;
+    Names *en, *zh;
+  } name_fields[] = {{"feature_names", &s.feature_names, &s.feature_names_zh},
+                     {"key_feature_names", &s.key_feature_names, &s.key_feature_names_zh},
+                     {"value_names", &s.value_names, &s.value_names_zh},
+                     {"output_names", &s.output_names, &s.output_names_zh}};
+  for (const auto& names : name_fields) {
+    const char* field = names.field;
+    if (!j.contains(field)) continue;
+    const json& v = j[field];
+    if (v.is_array() && !v.empty() && v[0].is_array())
+      fail(field, "must be one list of names, one per column");
+    bool per_item = false;
+    *names.en = read_tokens(v, field, &per_item, names.zh);
+  }
+
+  if (j.contains("scoring")) s.scoring = read_scoring(j["scoring"]);
+  if (j.contains("temperature")) s.temperature = read_float(j["temperature"], "temperature");
+  if (j.contains("heads")) s.heads = static_cast<int>(read_int(j["heads"], "heads", 1, kMaxHeads));
+
+  if (j.contains("valid_lens") && !j["valid_lens"].is_null()) read_valid_lens(j["valid_lens"], &s);
+  if (j.contains("causal")) s.causal = read_bool(j["causal"], "causal");
+  if (j.contains("window") && !j["window"].is_null())
+    s.window = static_cast<int>(read_int(j["window"], "window", 0, kMaxRows));
+  if (j.contains("masked_cells")) read_masked_cells(j["masked_cells"], &s);
+  if (j.contains("mask_value")) {
+    const json& mv = j["mask_value"];
+    if (mv.is_string()) {
+      if (mv.get<std::string>() != "-inf")
+        fail("mask_value", "must be a negative number or the string \"-inf\", got " + mv.dump());
+      s.mask_value = -std::numeric_limits<float>::infinity();
+    } else {
+      s.mask_value = read_float(mv, "mask_value");
+    }
+  }
+
+  if (j.contains("W_q")) s.W_q = read_matrix(j["W_q"], "W_q");
+  if (j.contains("W_k")) s.W_k = read_matrix(j["W_k"], "W_k");
+  if (j.contains("W_v")) s.W_v = read_matrix(j["W_v"], "W_v");
+  if (j.contains("W_o")) s.W_o = read_matrix(j["W_o"], "W_o");
+  if (j.contains("W")) s.W = read_matrix(j["W"], "W");
+  if (j.contains("w_v")) s.w_v = read_vector(j["w_v"], "w_v");
+  if (j.contains("init")) {
+    const json& init = j["init"];
+    if (!init.is_object()) fail("init", "must be an object {\"seed\": 42, \"d_model\": 8}");
+    check_keys(init, "init", {"seed", "d_model"});
+    if (!init.contains("seed")) fail("init.seed", "missing");
+    if (!init.contains("d_model")) fail("init.d_model", "missing");
+    s.has_init = true;
+    s.init_seed = static_cast<uint64_t>(read_int(init["seed"], "init.seed", 0, int64_t{1} << 53));
+    s.init_d_model = static_cast<int>(read_int(init["d_model"], "init.d_model", 1, kMaxCols));
+  }
+
+  if (j.contains("positional_encoding")) {
+    const json& pe = j["positional_encoding"];
+    if (pe.is_boolean()) {
+      s.positional_encoding = pe.get<bool>();
+    } else if (pe.is_object()) {
+      check_keys(pe, "positional_encoding", {"kind", "base"});
+      if (pe.contains("kind") &&
+          read_string(pe["kind"], "positional_encoding.kind", 64) != "sinusoidal")
+        fail("positional_encoding.kind",
+             "unknown kind " + pe["kind"].dump() + ", expected \"sinusoidal\"");
+      s.positional_encoding = true;
+      if (pe.contains("base")) s.pe_base = read_float(pe["base"], "positional_encoding.base");
+    } else if (!pe.is_null()) {
+      fail("positional_encoding",
+           "must be {\"kind\": \"sinusoidal\", \"base\": 10000} or a "
+           "boolean, got " +
+               type_name(pe));
+    }
+  }
+  if (j.contains("hard")) s.hard = read_bool(j["hard"], "hard");
+  if (j.contains("dropout") && !j["dropout"].is_null()) {
+    const json& d = j["dropout"];
+    if (!d.is_object()) fail("dropout", "must be an object {\"p\": 0.1, \"seed\": 1}");
+    check_keys(d, "dropout", {"p", "seed"});
+    if (!d.contains("p")) fail("dropout.p", "missing");
+    s.has_dropout = true;
+    s.dropout_p = read_float(d["p"], "dropout.p");
+    if (d.contains("seed"))
+      s.dropout_seed =
+          static_cast<uint64_t>(read_int(d["seed"], "dropout.seed", 0, int64_t{1} << 53));
+  }
+  return s;
+}
+
+}  // namespace
+
+ParseResult json_util::parse_value(const json& j, const std::vector<FloatArray>& arrays) {
+  ParseResult r;
+  t_arrays = &arrays;
+  try {
+    r.scenario = read_scenario(j);
+  } catch (const FieldError& e) {
+    t_arrays = nullptr;
+    r.error = e.message;
+    return r;
+  }
+  t_arrays = nullptr;
+  Resolved resolved = resolve(r.scenario);
+  r.problem = std::move(resolved.problem);
+  r.error = std::move(resolved.error);
+  return r;
+}
+
+ParseResult parse(const std::string& json_text) {
+  return parse(json_text, {});
+}
+
+ParseResult parse(const std::string& json_text, const std::vector<FloatArray>& arrays) {
+  json j;
+  const JsonError e = json_util::read_json(json_text, &j);
+  ParseResult r;
+  switch (e.kind) {
+    case JsonError::Kind::kNone:
+      return json_util::parse_value(j, arrays);
+    case JsonError::Kind::kValue:
+      r.error = (e.path.empty() ? "scenario" : e.path) + ": " + e.message;
+      break;
+    default:
+      r.error = "json: " + e.message;
+      break;
+  }
+  return r;
+}
+
+}  // namespace scenario

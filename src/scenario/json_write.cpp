@@ -1,0 +1,391 @@
+// Scenario JSON v1 written (to_json: every field, numbers that read back exactly) and the
+// trace JSON, whole or streamed.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "scenario/json_util.h"
+#include "scenario/scenario.h"
+
+namespace scenario {
+
+using nlohmann::json;
+
+namespace {
+
+void append_number(std::string* out, float v) {
+  char buf[48];
+  const int n = format_float_to(buf, v);
+  if (!std::isfinite(v)) *out += '"';
+  out->append(buf, static_cast<size_t>(n));
+  if (!std::isfinite(v)) *out += '"';
+}
+
+void append_matrix(std::string* out, const attn::Matrix& m) {
+  *out += '[';
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    if (r) *out += ',';
+    *out += '[';
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      if (c) *out += ',';
+      append_number(out, m(r, c));
+    }
+    *out += ']';
+  }
+  *out += ']';
+}
+
+void append_batch(std::string* out, const attn::Batch& b, bool two_d) {
+  if (two_d && b.size() == 1) return append_matrix(out, b[0]);
+  *out += '[';
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (i) *out += ',';
+    append_matrix(out, b[i]);
+  }
+  *out += ']';
+}
+
+void append_key(std::string* out, const char* key) {
+  if (out->back() != '{') *out += ',';
+  *out += '"';
+  *out += key;
+  *out += "\":";
+}
+
+void append_string(std::string* out, const std::string& s) {
+  *out += json(s).dump();
+}
+
+void append_strings(std::string* out, const std::vector<std::string>& v) {
+  *out += '[';
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) *out += ',';
+    append_string(out, v[i]);
+  }
+  *out += ']';
+}
+
+void append_text(std::string* out, const LocalText& t) {
+  if (t.zh.empty()) return append_string(out, t.en);
+  *out += "{\"en\":";
+  append_string(out, t.en);
+  *out += ",\"zh\":";
+  append_string(out, t.zh);
+  *out += '}';
+}
+
+// Tokens as read: a token with a different Chinese as {"en": ..., "zh": ...}.
+void append_tokens(std::string* out, const std::vector<std::vector<std::string>>& t,
+                   const std::vector<std::vector<std::string>>& zh, bool per_item) {
+  const auto list = [&](size_t b) {
+    if (zh.size() != t.size()) return append_strings(out, t[b]);
+    *out += '[';
+    for (size_t i = 0; i < t[b].size(); ++i) {
+      if (i) *out += ',';
+      if (i < zh[b].size() && zh[b][i] != t[b][i]) {
+        *out += "{\"en\":";
+        append_string(out, t[b][i]);
+        *out += ",\"zh\":";
+        append_string(out, zh[b][i]);
+        *out += '}';
+      } else {
+        append_string(out, t[b][i]);
+      }
+    }
+    *out += ']';
+  };
+  if (!per_item) return list(0);
+  *out += '[';
+  for (size_t b = 0; b < t.size(); ++b) {
+    if (b) *out += ',';
+    list(b);
+  }
+  *out += ']';
+}
+
+}  // namespace
+
+std::string to_json(const Scenario& s) {
+  std::string o = "{";
+  append_key(&o, "version");
+  o += "1";
+  if (!s.title.empty()) append_key(&o, "title"), append_text(&o, s.title);
+  if (!s.description.empty()) append_key(&o, "description"), append_text(&o, s.description);
+  if (!s.tour.empty()) {
+    append_key(&o, "tour");
+    o += '[';
+    for (size_t i = 0; i < s.tour.size(); ++i) {
+      o += i ? ",{" : "{";
+      append_key(&o, "step");
+      o += std::to_string(s.tour[i].step);
+      append_key(&o, "text");
+      append_text(&o, s.tour[i].text);
+      if (!s.tour[i].controls.empty()) {
+        append_key(&o, "controls");
+        append_strings(&o, s.tour[i].controls);
+      }
+      o += '}';
+    }
+    o += ']';
+  }
+  if (!s.quiz.empty()) {
+    append_key(&o, "quiz");
+    o += '[';
+    for (size_t i = 0; i < s.quiz.size(); ++i) {
+      const QuizQuestion& q = s.quiz[i];
+      o += i ? ",{" : "{";
+      append_key(&o, "step");
+      o += std::to_string(q.step);
+      append_key(&o, "ask");
+      append_text(&o, q.ask);
+      append_key(&o, "why");
+      append_text(&o, q.why);
+      append_key(&o, "answer");
+      const QuizAnswer& a = q.answer;
+      o += '{';
+      if (!a.argmax) {
+        append_key(&o, "matrix");
+        append_string(&o, a.matrix);
+      }
+      if (a.argmax || a.matrix != "output") {
+        append_key(&o, "head");
+        o += std::to_string(a.head);
+      }
+      append_key(&o, "batch");
+      o += std::to_string(a.batch);
+      if (a.argmax) {
+        append_key(&o, "row");
+        o += std::to_string(a.row);
+        append_key(&o, "key");
+        o += std::to_string(a.col);
+      } else {
+        append_key(&o, "cell");
+        o += '[' + std::to_string(a.row) + ',' + std::to_string(a.col) + ']';
+        append_key(&o, "value");
+        append_number(&o, a.value);
+        append_key(&o, "tolerance");
+        append_number(&o, a.tolerance);
+      }
+      o += "}}";
+    }
+    o += ']';
+  }
+  if (!s.feature_names.empty()) {
+    append_key(&o, "feature_names");
+    append_tokens(&o, s.feature_names, s.feature_names_zh, false);
+  }
+  if (!s.key_feature_names.empty()) {
+    append_key(&o, "key_feature_names");
+    append_tokens(&o, s.key_feature_names, s.key_feature_names_zh, false);
+  }
+  if (!s.value_names.empty()) {
+    append_key(&o, "value_names");
+    append_tokens(&o, s.value_names, s.value_names_zh, false);
+  }
+  if (!s.output_names.empty()) {
+    append_key(&o, "output_names");
+    append_tokens(&o, s.output_names, s.output_names_zh, false);
+  }
+  if (!s.target.empty()) {
+    append_key(&o, "target");
+    append_batch(&o, s.target, s.batch_of_one);
+  }
+  if (!s.trained_from_task.empty()) {
+    append_key(&o, "trained_from");
+    o += "{\"task\":\"" + s.trained_from_task +
+         "\",\"seed\":" + std::to_string(s.trained_from_seed) + "}";
+  }
+  if (!s.read_url.empty()) {
+    append_key(&o, "read");
+    o += '{';
+    append_key(&o, "title");
+    append_text(&o, s.read_title);
+    append_key(&o, "url");
+    append_text(&o, s.read_url);
+    o += '}';
+  }
+  if (s.self_attention) {
+    append_key(&o, "x");
+    append_batch(&o, s.queries, s.batch_of_one);
+  } else {
+    append_key(&o, "queries");
+    append_batch(&o, s.queries, s.batch_of_one);
+    append_key(&o, "keys");
+    append_batch(&o, s.keys, s.batch_of_one);
+    append_key(&o, "values");
+    append_batch(&o, s.values, s.batch_of_one);
+  }
+  if (!s.query_tokens.empty())
+    append_key(&o, "query_tokens"),
+        append_tokens(&o, s.query_tokens, s.query_tokens_zh, s.tokens_per_item);
+  if (!s.key_tokens.empty())
+    append_key(&o, "key_tokens"),
+        append_tokens(&o, s.key_tokens, s.key_tokens_zh, s.tokens_per_item);
+  append_key(&o, "scoring");
+  o += std::string("\"") + attn::scoring_name(s.scoring) + "\"";
+  if (s.temperature != 1.0f) append_key(&o, "temperature"), o += format_float(s.temperature);
+  if (s.heads != 1) append_key(&o, "heads"), o += std::to_string(s.heads);
+  switch (s.valid_lens_form) {
+    case ValidLensForm::kNone:
+      break;
+    case ValidLensForm::kAll:
+      append_key(&o, "valid_lens");
+      o += std::to_string(s.valid_lens[0][0]);
+      break;
+    case ValidLensForm::kPerSequence:
+    case ValidLensForm::kPerQuery: {
+      append_key(&o, "valid_lens");
+      o += '[';
+      for (size_t b = 0; b < s.valid_lens.size(); ++b) {
+        if (b) o += ',';
+        if (s.valid_lens_form == ValidLensForm::kPerSequence) {
+          o += std::to_string(s.valid_lens[b][0]);
+          continue;
+        }
+        o += '[';
+        for (size_t i = 0; i < s.valid_lens[b].size(); ++i)
+          o += (i ? "," : "") + std::to_string(s.valid_lens[b][i]);
+        o += ']';
+      }
+      o += ']';
+      break;
+    }
+  }
+  if (s.causal) append_key(&o, "causal"), o += "true";
+  if (s.window >= 0) append_key(&o, "window"), o += std::to_string(s.window);
+  if (!s.masked_cells.empty()) {
+    append_key(&o, "masked_cells");
+    o += '[';
+    for (size_t c = 0; c < s.masked_cells.size(); ++c) {
+      const auto& m = s.masked_cells[c];
+      o += (c ? ",[" : "[") + std::to_string(m[0]) + "," + std::to_string(m[1]) + "," +
+           std::to_string(m[2]) + "]";
+    }
+    o += ']';
+  }
+  if (s.mask_value != -1e6f) append_key(&o, "mask_value"), append_number(&o, s.mask_value);
+  const std::pair<const char*, const attn::Matrix*> mats[] = {
+      {"W_q", &s.W_q}, {"W_k", &s.W_k}, {"W_v", &s.W_v}, {"W_o", &s.W_o}, {"W", &s.W}};
+  for (const auto& [name, m] : mats)
+    if (m->size()) append_key(&o, name), append_matrix(&o, *m);
+  if (s.w_v.size()) {
+    append_key(&o, "w_v");
+    o += '[';
+    for (Eigen::Index i = 0; i < s.w_v.size(); ++i) {
+      if (i) o += ',';
+      append_number(&o, s.w_v(i));
+    }
+    o += ']';
+  }
+  if (s.has_init) {
+    append_key(&o, "init");
+    o += "{\"seed\":" + std::to_string(s.init_seed) +
+         ",\"d_model\":" + std::to_string(s.init_d_model) + "}";
+  }
+  if (s.positional_encoding) {
+    append_key(&o, "positional_encoding");
+    o += "{\"kind\":\"sinusoidal\",\"base\":" + format_float(s.pe_base) + "}";
+  }
+  if (s.hard) append_key(&o, "hard"), o += "true";
+  if (s.has_dropout) {
+    append_key(&o, "dropout");
+    o +=
+        "{\"p\":" + format_float(s.dropout_p) + ",\"seed\":" + std::to_string(s.dropout_seed) + "}";
+  }
+  o += '}';
+  return o;
+}
+
+TraceJsonWriter::TraceJsonWriter(Sink sink) : sink_(std::move(sink)) {
+  buffer_ = "{\"version\":1";
+}
+
+void TraceJsonWriter::flush_if_full() {
+  if (buffer_.size() < (size_t{1} << 16)) return;
+  sink_(buffer_);
+  buffer_.clear();
+}
+
+void TraceJsonWriter::matrix(const attn::Matrix& m) {
+  buffer_ += '[';
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    buffer_ += r ? ",[" : "[";
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      if (c) buffer_ += ',';
+      // Runs of one value (uniform weights, masks, zeros) are formatted once.
+      const float v = m(r, c);
+      if (std::memcmp(&v, &last_value_, sizeof v) != 0) {
+        last_value_ = v;
+        last_text_.clear();
+        append_number(&last_text_, v);
+      }
+      buffer_ += last_text_;
+    }
+    buffer_ += ']';
+    flush_if_full();
+  }
+  buffer_ += ']';
+}
+
+void TraceJsonWriter::batch(const attn::Batch& b) {
+  buffer_ += '[';
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (i) buffer_ += ',';
+    matrix(b[i]);
+  }
+  buffer_ += ']';
+}
+
+void TraceJsonWriter::head(const attn::HeadTrace& h, const std::vector<std::string>& names,
+                           int index) {
+  buffer_ += heads_++ ? ",{" : ",\"heads\":[{";
+  bool first = true;
+  if (index >= 0) {
+    buffer_ += "\"head\":" + std::to_string(index);
+    first = false;
+  }
+  const std::pair<const char*, const attn::Batch*> parts[] = {{"scores", &h.scores},
+                                                              {"scaled", &h.scaled},
+                                                              {"masked", &h.masked},
+                                                              {"weights", &h.weights},
+                                                              {"output", &h.output}};
+  for (const auto& [name, b] : parts) {
+    if (!names.empty() && std::find(names.begin(), names.end(), name) == names.end()) continue;
+    buffer_ += first ? "\"" : ",\"";
+    buffer_ += name;
+    buffer_ += "\":";
+    batch(*b);
+    first = false;
+  }
+  buffer_ += '}';
+}
+
+void TraceJsonWriter::output(const attn::Batch& out) {
+  if (heads_ && !heads_closed_) buffer_ += ']', heads_closed_ = true;
+  buffer_ += ",\"output\":";
+  batch(out);
+}
+
+void TraceJsonWriter::finish() {
+  if (heads_ && !heads_closed_) buffer_ += ']', heads_closed_ = true;
+  buffer_ += '}';
+  sink_(buffer_);
+  buffer_.clear();
+}
+
+std::string trace_to_json(const attn::Trace& t) {
+  std::string text;
+  TraceJsonWriter w([&text](const std::string& piece) { text += piece; });
+  for (const attn::HeadTrace& h : t.heads) w.head(h);
+  w.output(t.output);
+  w.finish();
+  return text;
+}
+
+}  // namespace scenario
