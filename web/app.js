@@ -9,17 +9,13 @@
 
 (() => {
   const MESSAGE_PREFIX = "attention-playground:";
-  const MAX_SCENARIO_CHARS = 1 << 20; // the same bound as a link (scenario::kMaxLinkChars)
   const MAX_PARAM_CHARS = 512;
   const EXPORT_PART_NUMBERS = 1 << 14; // per part of exportFile: some 200 KB of text, a few ms
   const EXPORT_SLICE_MS = 20; // exportFile writes parts for this long between two frames
-  // An opened .npy/.npz: scenario::kMaxArrayNumbers as float32, and room for headers (a .npy of
-  // 2^24 float32 numbers is 64 MiB and 128 bytes).
-  const MAX_FILE_BYTES = (64 << 20) + (1 << 20);
-  // The app's limits (src/scenario/scenario.h, AppState::kMemoryBudget), checked here before
-  // typed arrays are copied into its memory.
-  const MAX_BATCH = 64, MAX_ROWS = 4096, MAX_COLS = 1024;
-  const MEMORY_BUDGET = 384 << 20;
+  // The app's limits, read once it is ready (ap_limits, ui::api::limits: the scenario's shapes,
+  // the memory budget, a scenario's and a file's size, a task's seed and training), checked here
+  // before anything is copied into its memory.
+  let limits = null;
   const NAME = /^[a-z0-9_]{1,32}$/;
   const MAX_NAME_CHARS = 64; // a lesson's, task's or control's name: longer ones are no name
   const ORIGIN = /^https?:\/\/[^/\s]+$/; // an entry of ?allow=
@@ -306,10 +302,10 @@
                         `(the product of the shape [${shape.sizes.join(", ")}])` };
       }
       total += v.data.length;
-      if (total * 4 > MEMORY_BUDGET) {
+      if (total * 4 > limits.memory_budget_bytes) {
         return { error: `${field}.data: the typed arrays hold ${total} numbers ` +
                         `(${Math.ceil((total * 4) / 2 ** 20)} MB), more than the ` +
-                        `${MEMORY_BUDGET / 2 ** 20} MB the playground may use` };
+                        `${limits.memory_budget_bytes / 2 ** 20} MB the playground may use` };
       }
       if (json === scenario) json = { ...scenario };
       json[field] = { shape: shape.sizes, buffer: arrays.length };
@@ -331,7 +327,8 @@
     let numbers = 1;
     for (let i = 0; i < shape.length; ++i) {
       const last = shape.length - 1 - i; // 0: columns, 1: rows, 2: batch
-      const [limit, what] = [[MAX_COLS, "columns"], [MAX_ROWS, "rows"], [MAX_BATCH, "batch items"]][last];
+      const [limit, what] = [[limits.max_cols, "columns"], [limits.max_rows, "rows"],
+                             [limits.max_batch, "batch items"]][last];
       const n = shape[i];
       if (!Number.isInteger(n) || n < 1 || n > limit) {
         return { error: `${field}.shape[${i}]: must be a whole number of ${what} from 1 to ${limit}` };
@@ -473,15 +470,15 @@
       const options = {};
       if (param("lr") !== null) options.lr = Number(param("lr"));
       if (param("optimizer") !== null) options.optimizer = param("optimizer");
-      const loaded = /^\d{1,6}$/.test(seedText)
+      const loaded = /^\d{1,15}$/.test(seedText) && Number(seedText) <= limits.max_task_seed
         ? api.loadTask(task.slice(0, 40), Number(seedText), options)
-        : failure("seed: must be a whole number from 0 to 999999");
+        : failure(`seed: must be a whole number from 0 to ${limits.max_task_seed}`);
       if (!loaded.ok) {
         notes.push(loaded.error.startsWith("task:") ? loaded.error : `task: ${loaded.error}`);
       } else if (param("train") !== null) {
         const steps = /^\d{1,5}$/.test(param("train")) ? Number(param("train")) : 0;
-        if (steps >= 1 && steps <= 3000) training = api.train(steps);
-        else notes.push("train: must be a whole number from 1 to 3000");
+        if (steps >= 1 && steps <= limits.max_train_steps) training = api.train(steps);
+        else notes.push(`train: must be a whole number from 1 to ${limits.max_train_steps}`);
       }
     }
     const lang = param("lang");
@@ -593,11 +590,12 @@
   // The training options {lr, optimizer, speed}, checked: {lr, optimizer, speed} or {error}.
   function checkTraining(options) {
     const { lr, optimizer, speed } = options;
-    if (lr !== undefined && !(typeof lr === "number" && lr > 0 && lr <= 10)) {
-      return { error: "lr: must be a number above 0 and at most 10" };
+    const maxLr = limits.max_learning_rate;
+    if (lr !== undefined && !(typeof lr === "number" && lr > 0 && lr <= maxLr)) {
+      return { error: `lr: must be a number above 0 and at most ${maxLr}` };
     }
-    if (optimizer !== undefined && optimizer !== "adam" && optimizer !== "sgd") {
-      return { error: 'optimizer: must be "adam" or "sgd"' };
+    if (optimizer !== undefined && !limits.optimizers.includes(optimizer)) {
+      return { error: `optimizer: must be ${limits.optimizers.map((o) => `"${o}"`).join(" or ")}` };
     }
     if (speed !== undefined && speed !== "slow" && speed !== "steady" && speed !== "fast") {
       return { error: 'speed: must be "slow", "steady" or "fast"' };
@@ -693,8 +691,8 @@
         return failure(`scenario: cannot be written as JSON (${e.message})`);
       }
       if (typeof text !== "string") return failure("scenario: must be an object");
-      if (text.length > MAX_SCENARIO_CHARS) {
-        return failure(`scenario: is ${text.length} characters, at most ${MAX_SCENARIO_CHARS} ` +
+      if (text.length > limits.max_scenario_chars) {
+        return failure(`scenario: is ${text.length} characters, at most ${limits.max_scenario_chars} ` +
                        "(give large matrices as {shape, data: Float32Array})");
       }
       const error = typed?.arrays.length ? setScenarioBinary(text, typed.arrays)
@@ -714,8 +712,8 @@
           : null;
       if (!bytes) return failure("data: must be an ArrayBuffer or a typed array");
       if (typeof name !== "string" || name.length === 0) return failure("name: must be the file's name");
-      if (bytes.length > MAX_FILE_BYTES) {
-        return failure(`data: is ${bytes.length} bytes, at most ${MAX_FILE_BYTES}`);
+      if (bytes.length > limits.max_file_bytes) {
+        return failure(`data: is ${bytes.length} bytes, at most ${limits.max_file_bytes}`);
       }
       const error = openArrays(bytes, name);
       return error ? failure(error) : success();
@@ -758,8 +756,8 @@
       if (!ready) return failure(NOT_READY);
       if (typeof name !== "string") return failure("name: must be a string");
       if (name.length > MAX_NAME_CHARS) return failure(`task: there is no toy task named "${name.slice(0, 40)}…"`);
-      if (!Number.isInteger(seed) || seed < 0 || seed > 999999) {
-        return failure("seed: must be a whole number from 0 to 999999");
+      if (!Number.isInteger(seed) || seed < 0 || seed > limits.max_task_seed) {
+        return failure(`seed: must be a whole number from 0 to ${limits.max_task_seed}`);
       }
       if (options !== undefined && options !== null && (typeof options !== "object" || Array.isArray(options))) {
         return failure("options: must be {lr, optimizer, speed}");
@@ -821,8 +819,8 @@
         if (again !== true) return failure("answer.again: must be true");
         given.again = true;
       } else if (key !== undefined) {
-        if (!Number.isInteger(key) || key < 0 || key >= MAX_ROWS) {
-          return failure(`answer.key: must be a whole number from 0 to ${MAX_ROWS - 1}`);
+        if (!Number.isInteger(key) || key < 0 || key >= limits.max_rows) {
+          return failure(`answer.key: must be a whole number from 0 to ${limits.max_rows - 1}`);
         }
         given.key = key;
       } else if (value !== undefined) {
@@ -956,6 +954,10 @@
     },
     // For tests and tools: the last recompute, frames drawn, heap size; where heatmaps are.
     stats() { return ready ? getJson("ap_stats") : failure(NOT_READY); },
+    // The limits every input is held to: {max_batch, max_rows, max_cols, memory_budget_bytes,
+    // max_scenario_chars, max_file_bytes, max_task_seed, max_train_steps, max_learning_rate,
+    // optimizers}.
+    limits() { return ready ? { ...limits, optimizers: [...limits.optimizers] } : failure(NOT_READY); },
     layout() { return ready ? getJson("ap_layout") : failure(NOT_READY); },
     // Every labelled control the canvas drew in its last frame, where and how much of it shows
     // ([{label, id, window, x0, y0, x1, y1, clip, checked?, open?, text?}]); the first call
@@ -1073,7 +1075,7 @@
   async function openFile(file) {
     if (!ready) return;
     const json = /\.json$/i.test(file.name);
-    const limit = json ? MAX_SCENARIO_CHARS * 4 : MAX_FILE_BYTES;
+    const limit = json ? limits.max_scenario_chars * 4 : limits.max_file_bytes;
     let answer;
     if (file.size > limit) {
       answer = failure(`is ${file.size} bytes, at most ${limit}`);
@@ -1174,6 +1176,7 @@
     export: ["string", "object|undefined"],
     exportFile: ["string", "object|undefined"],
     stats: [],
+    limits: [],
     subscribe: [],
   };
 
@@ -1190,7 +1193,10 @@
       const type = args[i] === null ? "null" : typeof args[i];
       if (!expected[i].split("|").includes(type)) return `args[${i}]: must be ${expected[i].replace("|", " or ")}`;
       if (type === "number" && !Number.isInteger(args[i])) return `args[${i}]: must be a whole number`;
-      if (type === "string" && args[i].length > MAX_SCENARIO_CHARS) return `args[${i}]: is too long`;
+      // (Before the app is ready no call is made: "not ready yet" answers.)
+      if (type === "string" && args[i].length > (limits?.max_scenario_chars ?? Infinity)) {
+        return `args[${i}]: is too long`;
+      }
     }
     return "";
   }
@@ -1659,6 +1665,7 @@
     M = window.Module;
     timing.readyMs = performance.now();
     ready = true; // the C entry points can be called from here on
+    limits = getJson("ap_limits");
     if (location.hash.length > 1) {
       atStart("the link", () => openLink(location.hash, true));
     }

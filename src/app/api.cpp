@@ -19,8 +19,27 @@
 #include "scenario/json_util.h"
 #include "scenario/link.h"
 #include "scenario/npz.h"
+#include "scenario/tasks.h"
 
 namespace ui::api {
+
+std::string limits() {
+  nlohmann::json j;
+  j["max_batch"] = scenario::kMaxBatch;
+  j["max_rows"] = scenario::kMaxRows;
+  j["max_cols"] = scenario::kMaxCols;
+  j["memory_budget_bytes"] = AppState::kMemoryBudget;
+  // A scenario's JSON text is held to a link's length.
+  j["max_scenario_chars"] = scenario::kMaxLinkChars;
+  // A .npy/.npz: kMaxArrayNumbers float32 numbers, and room for headers.
+  j["max_file_bytes"] = scenario::kMaxArrayNumbers * sizeof(float) + (size_t{1} << 20);
+  j["max_task_seed"] = scenario::kMaxTaskSeed;
+  j["max_train_steps"] = scenario::kMaxViewTrainSteps;
+  j["max_learning_rate"] = scenario::kMaxLearningRate;
+  j["optimizers"] = nlohmann::json::array();
+  for (const char* o : scenario::kOptimizerNames) j["optimizers"].push_back(o);
+  return j.dump();
+}
 
 namespace {
 
@@ -505,9 +524,10 @@ std::string load_task(AppState& s, const std::string& name, double seed) {
 
 std::string set_training(AppState& s, double lr, const std::string& optimizer,
                          const std::string& speed) {
-  if (!std::isnan(lr) && !(lr > 0.0 && lr <= 10.0)) return "lr: must be above 0 and at most 10";
-  if (!optimizer.empty() && optimizer != "adam" && optimizer != "sgd")
-    return "optimizer: must be \"adam\" or \"sgd\"";
+  if (!std::isnan(lr) && !scenario::is_learning_rate(lr))
+    return std::string("lr: must be ") + scenario::kLearningRateRule;
+  if (!optimizer.empty() && !scenario::is_optimizer(optimizer))
+    return std::string("optimizer: must be ") + scenario::kOptimizerChoice;
   int steps_a_second = s.training.speed;
   if (!speed.empty() && !AppState::speed_from_name(speed, &steps_a_second))
     return "speed: must be \"slow\", \"steady\" or \"fast\"";

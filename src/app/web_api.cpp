@@ -522,6 +522,12 @@ EMSCRIPTEN_KEEPALIVE void ap_fonts_changed() {
   ui::request_wake();
 }
 
+// ui::api::limits(): what the page checks its inputs against before copying them in.
+EMSCRIPTEN_KEEPALIVE const char* ap_limits() {
+  static const std::string out = ui::api::limits();
+  return out.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* ap_stats() {
   static std::string out;
   const ui::AppState& s = g_runtime.app.state;

@@ -174,7 +174,7 @@ std::string read_options(int argc, char** argv, int first, bool eval, EvalOption
         return "--steps: is \"" + v + "\", expected a whole number from 0 to 1000000";
       o->steps = static_cast<int>(n);
     } else if (a == "--optimizer") {
-      if (v != "sgd" && v != "adam") return "--optimizer: is \"" + v + "\", expected sgd or adam";
+      if (!scenario::is_optimizer(v)) return "--optimizer: is \"" + v + "\", expected sgd or adam";
       o->optimizer = v;
     } else if (a == "--lr") {
       char* end = nullptr;

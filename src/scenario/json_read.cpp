@@ -311,7 +311,7 @@ Scenario read_scenario(const json& j) {
     if (!t.contains("seed")) fail("trained_from.seed", "missing");
     s.trained_from_task = t["task"].get<std::string>();
     s.trained_from_seed =
-        static_cast<uint64_t>(read_int(t["seed"], "trained_from.seed", 0, 999999));
+        static_cast<uint64_t>(read_int(t["seed"], "trained_from.seed", 0, kMaxTaskSeed));
   }
 
   bool two_d = false;

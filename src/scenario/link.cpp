@@ -20,11 +20,17 @@
 
 namespace scenario {
 
+using json_util::check_keys;
 using json_util::fail;
 using json_util::FieldError;
 using json_util::JsonError;
 using json_util::key_name;
 using json_util::quoted;
+using json_util::read_bool;
+using json_util::read_float;
+using json_util::read_int;
+using json_util::read_object;
+using json_util::read_string;
 using json_util::type_name;
 using nlohmann::json;
 
@@ -228,8 +234,8 @@ std::string check_view(const ViewState& v, const Scenario& s) {
     }
     if (!(e = check_range(t.seed, 0, kMaxViewTrainSeed, "view.train.seed")).empty()) return e;
     if (!(e = check_range(t.steps, 0, kMaxViewTrainSteps, "view.train.steps")).empty()) return e;
-    if (!(t.lr > 0.0f && t.lr <= 10.0f))
-      return "view.train.lr: is " + json(t.lr).dump() + ", must be above 0 and at most 10";
+    if (!is_learning_rate(t.lr))
+      return "view.train.lr: is " + json(t.lr).dump() + ", must be " + kLearningRateRule;
   }
   return "";
 }
@@ -247,19 +253,16 @@ attn::Status validate_view(const ViewState& v, const Scenario& s) {
 
 namespace {
 
-// Integers are range-checked on the JSON value, so that 1e30 is reported as written.
-int read_view_int(const json& v, const std::string& field, int lo, int hi) {
-  if (!v.is_number()) fail(field, "must be an integer, got " + type_name(v));
-  const double d = v.get<double>();
-  if (std::floor(d) != d) fail(field, "must be an integer, got " + v.dump());
-  if (d < lo) fail(field, "is " + v.dump() + ", must be at least " + str(lo));
-  if (d > hi) fail(field, "is " + v.dump() + ", must be at most " + str(hi));
-  return static_cast<int>(d);
-}
+// The longest string a view's field reads (names, marks, a language, a task are far shorter:
+// validate_view says what each must be).
+constexpr size_t kMaxViewString = 256;
 
 std::string read_view_string(const json& v, const std::string& field) {
-  if (!v.is_string()) fail(field, "must be a string, got " + type_name(v));
-  return v.get<std::string>();
+  return read_string(v, field, kMaxViewString);
+}
+
+int read_view_int(const json& v, const std::string& field, int lo, int hi) {
+  return static_cast<int>(read_int(v, field, lo, hi));
 }
 
 std::vector<std::string> read_view_names(const json& v, const std::string& field) {
@@ -274,14 +277,10 @@ std::vector<std::string> read_view_names(const json& v, const std::string& field
 
 // Reads the JSON fields; validate_view then checks values against each other and the scenario.
 ViewState read_view(const json& j) {
-  const std::string field = "view";
-  if (!j.is_object()) fail(field, "must be an object, got " + type_name(j));
-  for (const auto& item : j.items())
-    if (item.key() != "step" && item.key() != "head" && item.key() != "batch" &&
-        item.key() != "lang" && item.key() != "panels" && item.key() != "hidden" &&
-        item.key() != "embed" && item.key() != "lesson" && item.key() != "progress" &&
-        item.key() != "train")
-      fail(field + "." + key_name(item.key()), "unknown field");
+  read_object(j, "view");
+  check_keys(j, "view",
+             {"step", "head", "batch", "lang", "panels", "hidden", "embed", "lesson", "progress",
+              "train"});
   ViewState v;
   if (j.contains("step")) v.step = read_view_int(j["step"], "view.step", 0, kMaxViewStep);
   if (j.contains("head")) v.head = read_view_int(j["head"], "view.head", 0, kMaxViewIndex);
@@ -289,11 +288,7 @@ ViewState read_view(const json& j) {
   if (j.contains("lang")) v.lang = read_view_string(j["lang"], "view.lang");
   if (j.contains("panels")) v.panels = read_view_names(j["panels"], "view.panels");
   if (j.contains("hidden")) v.hidden = read_view_names(j["hidden"], "view.hidden");
-  if (j.contains("embed")) {
-    if (!j["embed"].is_boolean())
-      fail("view.embed", "must be true or false, got " + type_name(j["embed"]));
-    v.embed = j["embed"].get<bool>();
-  }
+  if (j.contains("embed")) v.embed = read_bool(j["embed"], "view.embed");
   if (j.contains("lesson")) v.lesson = read_view_string(j["lesson"], "view.lesson");
   if (j.contains("progress")) {
     const json& p = j["progress"];
@@ -313,25 +308,18 @@ ViewState read_view(const json& j) {
            "must be an object {\"task\", \"seed\", \"steps\", \"lr\", "
            "\"optimizer\"}, got " +
                type_name(t));
-    for (const auto& item : t.items())
-      if (item.key() != "task" && item.key() != "seed" && item.key() != "steps" &&
-          item.key() != "lr" && item.key() != "optimizer")
-        fail("view.train." + key_name(item.key()), "unknown field");
+    check_keys(t, "view.train", {"task", "seed", "steps", "lr", "optimizer"});
     if (!t.contains("task")) fail("view.train.task", "is missing");
     v.train.task = read_view_string(t["task"], "view.train.task");
     if (t.contains("seed"))
       v.train.seed = read_view_int(t["seed"], "view.train.seed", 0, kMaxViewTrainSeed);
     if (t.contains("steps"))
       v.train.steps = read_view_int(t["steps"], "view.train.steps", 0, kMaxViewTrainSteps);
-    if (t.contains("lr")) {
-      if (!t["lr"].is_number())
-        fail("view.train.lr", "must be a number, got " + type_name(t["lr"]));
-      v.train.lr = t["lr"].get<float>();
-    }
+    if (t.contains("lr")) v.train.lr = read_float(t["lr"], "view.train.lr");
     if (t.contains("optimizer")) {
       const std::string o = read_view_string(t["optimizer"], "view.train.optimizer");
-      if (o != "adam" && o != "sgd")
-        fail("view.train.optimizer", "is " + quoted(o) + ", expected \"adam\" or \"sgd\"");
+      if (!is_optimizer(o))
+        fail("view.train.optimizer", "is " + quoted(o) + ", expected " + kOptimizerChoice);
       v.train.adam = o == "adam";
     }
   }

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "scenario/scenario.h"
+#include "scenario/tasks.h"
 
 namespace scenario {
 
@@ -55,7 +56,7 @@ bool is_progress_marks(const std::string& marks);
 // JSON: "train": {"task": "previous_token", "seed": 3, "steps": 300, "lr": 0.05,
 // "optimizer": "adam"}; written when task is not "".
 constexpr int kMaxViewTrainSteps = 3000;  // about 1.5 s to train again in a browser
-constexpr int kMaxViewTrainSeed = 999999;
+constexpr int kMaxViewTrainSeed = kMaxTaskSeed;
 struct TrainState {
   std::string task;  // "" = none
   int seed = 1;      // 0..kMaxViewTrainSeed

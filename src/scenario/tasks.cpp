@@ -8,6 +8,7 @@
 
 #include "core/gradient.h"
 #include "core/random.h"
+#include "scenario/json_util.h"
 
 namespace scenario {
 
@@ -424,53 +425,60 @@ TaskCheck check_task(const TaskInfo& task, const Scenario& s, const attn::Trace&
 }
 
 LessonResult build_lesson(const std::string& recipe_json) {
+  using json_util::check_keys;
+  using json_util::read_int;
+  using json_util::read_object;
+  using json_util::read_string;
   using nlohmann::json;
   LessonResult r;
-  const json j = json::parse(recipe_json, nullptr, false);
+  json j;
+  const json_util::JsonError e = json_util::read_json(recipe_json, &j);
+  if (!e.ok()) {
+    r.error = "recipe" + (e.path.empty() ? "" : "." + e.path) + ": " + e.message;
+    return r;
+  }
+  const TaskInfo* info = nullptr;
+  int64_t seed = 1, steps = 0, keep = kMaxBatch;
+  attn::Optimizer opt;
+  try {
+    read_object(j, "recipe");
+    check_keys(j, "recipe", {"version", "train", "lesson"});
+    if (!j.contains("version") || j["version"] != 1) json_util::fail("recipe.version", "must be 1");
+    if (!j.contains("train")) json_util::fail("recipe.train", "missing");
+    const json& t = read_object(j["train"], "recipe.train");
+    check_keys(t, "recipe.train", {"task", "seed", "steps", "optimizer", "lr", "keep"});
+    if (!t.contains("task")) json_util::fail("recipe.train.task", "missing");
+    info = find_task(read_string(t["task"], "recipe.train.task", 64));
+    if (!info)
+      json_util::fail("recipe.train.task", "must name a toy task (attention-cli task --list)");
+    steps = info->steps;
+    if (t.contains("seed")) seed = read_int(t["seed"], "recipe.train.seed", 0, kMaxTaskSeed);
+    if (t.contains("steps")) steps = read_int(t["steps"], "recipe.train.steps", 0, kMaxRecipeSteps);
+    if (t.contains("keep")) keep = read_int(t["keep"], "recipe.train.keep", 1, kMaxBatch);
+    opt.kind = attn::Optimizer::Kind::kAdam;
+    opt.lr = info->lr;
+    if (t.contains("optimizer")) {
+      const std::string o = read_string(t["optimizer"], "recipe.train.optimizer", 64);
+      if (!is_optimizer(o))
+        json_util::fail("recipe.train.optimizer", std::string("must be ") + kOptimizerChoice);
+      if (o == "sgd") opt.kind = attn::Optimizer::Kind::kSgd;
+    }
+    if (t.contains("lr")) {
+      opt.lr = json_util::read_float(t["lr"], "recipe.train.lr");
+      if (!is_learning_rate(opt.lr))
+        json_util::fail("recipe.train.lr", std::string("must be ") + kLearningRateRule);
+    }
+    if (j.contains("lesson")) read_object(j["lesson"], "recipe.lesson");
+  } catch (const json_util::FieldError& fe) {
+    r.error = fe.message;
+    return r;
+  }
   const auto failed = [&r](const std::string& field, const std::string& problem) {
     r.error = "recipe" + (field.empty() ? "" : "." + field) + ": " + problem;
     return r;
   };
-  if (j.is_discarded() || !j.is_object()) return failed("", "is not a JSON object");
-  for (const auto& item : j.items())
-    if (item.key() != "version" && item.key() != "train" && item.key() != "lesson")
-      return failed(item.key(), "unknown field (expected version, train, lesson)");
-  if (!j.contains("version") || j["version"] != 1) return failed("version", "must be 1");
-  if (!j.contains("train") || !j["train"].is_object()) return failed("train", "must be an object");
-  const json& t = j["train"];
-  for (const auto& item : t.items())
-    if (item.key() != "task" && item.key() != "seed" && item.key() != "steps" &&
-        item.key() != "optimizer" && item.key() != "lr" && item.key() != "keep")
-      return failed("train." + item.key(), "unknown field");
-  const auto whole = [&t](const char* key, int64_t lo, int64_t hi, int64_t* out) {
-    if (!t.contains(key)) return true;
-    if (!t[key].is_number_integer() || t[key].get<int64_t>() < lo || t[key].get<int64_t>() > hi)
-      return false;
-    *out = t[key].get<int64_t>();
-    return true;
-  };
-  if (!t.contains("task") || !t["task"].is_string() || !find_task(t["task"].get<std::string>()))
-    return failed("train.task", "must name a toy task (attention-cli task --list)");
-  const TaskInfo& info = *find_task(t["task"].get<std::string>());
-  int64_t seed = 1, steps = info.steps, keep = kMaxBatch;
-  if (!whole("seed", 0, 999999, &seed)) return failed("train.seed", "must be 0 to 999999");
-  if (!whole("steps", 0, 100000, &steps)) return failed("train.steps", "must be 0 to 100000");
-  if (!whole("keep", 1, kMaxBatch, &keep)) return failed("train.keep", "must be 1 to 64");
-  attn::Optimizer opt;
-  opt.kind = attn::Optimizer::Kind::kAdam;
-  opt.lr = info.lr;
-  if (t.contains("optimizer")) {
-    if (t["optimizer"] != "adam" && t["optimizer"] != "sgd")
-      return failed("train.optimizer", "must be \"adam\" or \"sgd\"");
-    if (t["optimizer"] == "sgd") opt.kind = attn::Optimizer::Kind::kSgd;
-  }
-  if (t.contains("lr")) {
-    if (!t["lr"].is_number() || !(t["lr"].get<double>() > 0.0 && t["lr"].get<double>() <= 10.0))
-      return failed("train.lr", "must be a number above 0 and at most 10");
-    opt.lr = t["lr"].get<double>();
-  }
 
-  Scenario s = make_task(info.name, static_cast<uint64_t>(seed)).scenario;
+  Scenario s = make_task(info->name, static_cast<uint64_t>(seed)).scenario;
   const Resolved resolved = resolve(s);
   if (!resolved.ok()) return failed("train", resolved.error);
   attn::Problem p = resolved.problem;
@@ -480,7 +488,7 @@ LessonResult build_lesson(const std::string& recipe_json) {
     if (!st.ok()) return failed("train", st.error);
   }
   set_weights(&s, p.weights);
-  s.trained_from_task = info.name;
+  s.trained_from_task = info->name;
   s.trained_from_seed = static_cast<uint64_t>(seed);
   if (keep < s.batch()) {
     const size_t n = static_cast<size_t>(keep);
@@ -492,11 +500,10 @@ LessonResult build_lesson(const std::string& recipe_json) {
   // The lesson's texts, read as a scenario's own fields.
   json doc = json::parse(to_json(s));
   if (j.contains("lesson")) {
-    if (!j["lesson"].is_object()) return failed("lesson", "must be an object");
     for (const auto& item : j["lesson"].items()) {
       const std::string& k = item.key();
       if (k != "title" && k != "description" && k != "read" && k != "tour" && k != "quiz")
-        return failed("lesson." + k,
+        return failed("lesson." + json_util::key_name(k),
                       "is not a lesson field (title, description, read, tour, quiz)");
       doc[k] = item.value();
     }

@@ -31,6 +31,24 @@
 
 namespace scenario {
 
+// The limits of training a task, wherever it is asked for (a link, the JS API, the CLI, a
+// lesson recipe): a task's seeds, the learning rate, the optimizers.
+constexpr int kMaxTaskSeed = 999999;
+constexpr double kMaxLearningRate = 10.0;  // (0, kMaxLearningRate]
+inline bool is_learning_rate(double lr) {
+  return lr > 0.0 && lr <= kMaxLearningRate;
+}
+constexpr const char* kLearningRateRule = "above 0 and at most 10";
+constexpr const char* kOptimizerNames[] = {"adam", "sgd"};  // attn::Optimizer's kinds
+inline bool is_optimizer(const std::string& name) {
+  for (const char* o : kOptimizerNames)
+    if (name == o) return true;
+  return false;
+}
+constexpr const char* kOptimizerChoice = "\"adam\" or \"sgd\"";
+// A lesson recipe's steps, trained at build time (a link's are kMaxViewTrainSteps).
+constexpr int kMaxRecipeSteps = 100000;
+
 struct TaskInfo {
   std::string name;
   LocalText title;  // for menus

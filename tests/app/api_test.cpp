@@ -195,3 +195,40 @@ TEST_CASE("accessible: a large matrix is cut to its first rows and columns", "[a
   CHECK(j["matrix"]["cells"][0].size() == ui::api::kAccessibleCols);
   CHECK(j["matrix"]["truncated"] == true);
 }
+
+TEST_CASE("limits: the numbers the page checks are the ones the app enforces", "[app][api]") {
+  const nlohmann::json l = nlohmann::json::parse(ui::api::limits());
+  ui::AppState s;
+  // A batch one past max_batch is refused, naming the field; max_batch items are read.
+  const auto batch_of = [](int items) {
+    nlohmann::json x = nlohmann::json::array();
+    for (int b = 0; b < items; ++b) x.push_back({{1.0, 0.0}, {0.0, 1.0}});
+    return nlohmann::json{{"version", 1}, {"x", x}}.dump();
+  };
+  const int max_batch = l.at("max_batch").get<int>();
+  CHECK(ui::api::set_scenario(s, batch_of(max_batch)) == "");
+  CHECK(ui::api::set_scenario(s, batch_of(max_batch + 1)).rfind("x: ", 0) == 0);
+  // Columns: one past max_cols is refused.
+  const auto cols_of = [](int cols) {
+    return nlohmann::json{{"version", 1},
+                          {"x", {std::vector<double>(static_cast<size_t>(cols), 0.5)}}}
+        .dump();
+  };
+  const int max_cols = l.at("max_cols").get<int>();
+  CHECK(ui::api::set_scenario(s, cols_of(max_cols)) == "");
+  CHECK(ui::api::set_scenario(s, cols_of(max_cols + 1)).rfind("x[0]: ", 0) == 0);
+  // A task's seed, the learning rate and the optimizers.
+  const double max_seed = l.at("max_task_seed").get<double>();
+  CHECK(ui::api::load_task(s, "sort", max_seed) == "");
+  CHECK(ui::api::load_task(s, "sort", max_seed + 1).rfind("seed: ", 0) == 0);
+  const double max_lr = l.at("max_learning_rate").get<double>();
+  CHECK(ui::api::set_training(s, max_lr, "", "") == "");
+  CHECK(ui::api::set_training(s, max_lr * 1.001, "", "").rfind("lr: ", 0) == 0);
+  for (const auto& o : l.at("optimizers"))
+    CHECK(ui::api::set_training(s, NAN, o.get<std::string>(), "") == "");
+  CHECK(ui::api::set_training(s, NAN, "rmsprop", "") == "optimizer: must be \"adam\" or \"sgd\"");
+  CHECK(l.at("max_train_steps").get<int>() > 0);
+  CHECK(l.at("memory_budget_bytes").get<int64_t>() == ui::AppState::kMemoryBudget);
+  CHECK(l.at("max_file_bytes").get<int64_t>() > l.at("memory_budget_bytes").get<int64_t>() / 8);
+  CHECK(l.at("max_scenario_chars").get<int64_t>() >= 1 << 20);
+}

@@ -391,6 +391,13 @@ TEST_CASE("malformed links: view fields", "[link][bad]") {
         "link.view.train.optimizer: is \"rmsprop\", expected \"adam\" or \"sgd\"");
   CHECK(in_view(R"({"train": {"task": "sort", "epochs": 3}})") ==
         "link.view.train.epochs: unknown field");
+  // Hostile sizes and numbers: refused by the shared field readers, naming the field.
+  CHECK(in_view("{\"lang\": \"" + std::string(100000, 'z') + "\"}") ==
+        "link.view.lang: is 100000 bytes long, more than the limit 256");
+  CHECK(in_view(R"({"train": {"task": "sort", "lr": 1e300}})") ==
+        "link.view.train.lr: is 1e+300, outside the float32 range");
+  CHECK(in_view(R"({"train": {"task": "sort", "lr": "0.1"}})") ==
+        "link.view.train.lr: must be a number, got a string");
   CHECK(in_view(R"({"train": {"task": "sort", "seed": 7, "steps": 300, "lr": 0.1,
                               "optimizer": "sgd"}})") == "");
   CHECK(in_view(R"({"step": 2, "head": 0, "batch": 0, "lang": "en", "lesson": ""})") == "");

@@ -832,16 +832,28 @@ TEST_CASE("a learned lesson is its recipe trained again, exactly as the build ma
         0);
   CHECK(parse_error(R"({"task": "sort", "seed": 7})") == "");
   const auto error = [](const std::string& recipe) { return scenario::build_lesson(recipe).error; };
-  CHECK(error("[]") == "recipe: is not a JSON object");
+  CHECK(error("[]") == "recipe: must be an object, got an array");
+  CHECK(error("{").rfind("recipe: parse error at line 1, column 2", 0) == 0);
   CHECK(error(R"({"version": 2, "train": {}})") == "recipe.version: must be 1");
   CHECK(error(R"({"version": 1, "train": {"task": "parity"}})") ==
         "recipe.train.task: must name a toy task (attention-cli task --list)");
   CHECK(error(R"({"version": 1, "train": {"task": "sort", "steps": -1}})") ==
-        "recipe.train.steps: must be 0 to 100000");
+        "recipe.train.steps: is -1, must be at least 0");
+  CHECK(error(R"({"version": 1, "train": {"task": "sort", "seed": 1e300}})") ==
+        "recipe.train.seed: is 1e+300, must be at most 999999");
   CHECK(error(R"({"version": 1, "train": {"task": "sort", "lr": 0}})") ==
-        "recipe.train.lr: must be a number above 0 and at most 10");
+        "recipe.train.lr: must be above 0 and at most 10");
   CHECK(error(R"({"version": 1, "train": {"task": "sort", "batch": 2}})") ==
         "recipe.train.batch: unknown field");
+  // Hostile recipes: nesting past the reader's limit, a long name, a key that breaks lines.
+  CHECK(error(R"({"version": 1, "train": {"task": "sort"}, "lesson": )" + std::string(40, '[') +
+              std::string(40, ']') + "}")
+            .rfind("recipe", 0) == 0);
+  CHECK(error(R"({"version": 1, "train": {"task": ")" + std::string(5000, 'a') + "\"}}") ==
+        "recipe.train.task: is 5000 bytes long, more than the limit 64");
+  CHECK(error(R"({"version": 1, "train": {"task": "sort", "steps": 0},
+                  "lesson": {"a\nb": 1}})") ==
+        "recipe.lesson.\"a\\nb\": is not a lesson field (title, description, read, tour, quiz)");
   CHECK(error(R"({"version": 1, "train": {"task": "sort", "steps": 0},
                   "lesson": {"scoring": "dot"}})") ==
         "recipe.lesson.scoring: is not a lesson field (title, description, read, tour, quiz)");
