@@ -344,14 +344,12 @@ void AppState::apply_view(const scenario::ViewState& v) {
 int AppState::quiz_truth_key(int q) {
   const scenario::QuizAnswer& a = scenario.quiz[q].answer;
   return scenario::argmax_in_row(
-      scenario::quiz_matrix(a, head_trace(a.head, a.batch), lean ? 0 : a.batch, trace.output),
-      a.row);
+      scenario::quiz_matrix(a, head_trace(a.head, a.batch), a.batch, trace.output), a.row);
 }
 
 float AppState::quiz_truth_value(int q) {
   const scenario::QuizAnswer& a = scenario.quiz[q].answer;
-  return scenario::quiz_matrix(a, head_trace(a.head, a.batch), lean ? 0 : a.batch, trace.output)(
-      a.row, a.col);
+  return scenario::quiz_matrix(a, head_trace(a.head, a.batch), a.batch, trace.output)(a.row, a.col);
 }
 
 std::string AppState::quiz_verdict(int q) {
@@ -360,13 +358,13 @@ std::string AppState::quiz_verdict(int q) {
   if (a.argmax) {
     const std::vector<std::string> keys = key_labels(scenario, a.batch);
     const int truth = quiz_truth_key(q);
-    const float w = head_trace(a.head, a.batch).weights[lean ? 0 : a.batch](a.row, truth);
+    const float w = head_trace(a.head, a.batch).weights[a.batch](a.row, truth);
     std::snprintf(verdict, sizeof verdict, T("The largest weight is on \"%s\" (%.2f)."),
                   truth < static_cast<int>(keys.size()) ? keys[truth].c_str() : "?",
                   static_cast<double>(w));
     // A wrong key: what the learner chose, its weight and its place among the row's weights.
     const int given = q < static_cast<int>(replies.size()) ? replies[q].key : -1;
-    const attn::Matrix& row_of = head_trace(a.head, a.batch).weights[lean ? 0 : a.batch];
+    const attn::Matrix& row_of = head_trace(a.head, a.batch).weights[a.batch];
     if (given >= 0 && given != truth && given < static_cast<int>(row_of.cols()) &&
         given < static_cast<int>(keys.size())) {
       const float mine = row_of(a.row, given);

@@ -257,9 +257,10 @@ attn::Problem to_problem(const Scenario& s);
 // question, the key with the largest weight in the row (the first of equal ones); for a value
 // question, the cell. Precondition: resolve(s) is ok and `t` is its full trace.
 bool is_quiz_matrix(const std::string& name);
-// The matrix question `a` reads, for batch item `item` of `head` (a lean trace holds one item:
-// pass 0) or of the final output; and the key with the largest weight in a row (the first of
-// equal ones). quiz_argmax and quiz_value below are these on a full trace.
+// The matrix question `a` reads, for batch item `item` of `head` (a lean trace's head holds
+// that item alone, at its own index) or of the final output; and the key with the largest
+// weight in a row (the first of equal ones). quiz_argmax and quiz_value below are these on a full
+// trace.
 const attn::Matrix& quiz_matrix(const QuizAnswer& a, const attn::HeadTrace& head, int item,
                                 const attn::Batch& output);
 int argmax_in_row(const attn::Matrix& m, int row);

@@ -519,6 +519,33 @@ TEST_CASE("a lean scenario computes its focused head in parts too, and the head 
   CHECK_FALSE(app.computing());
 }
 
+TEST_CASE("a lean scenario's quiz on batch item 2 reads that item's weights",
+          "[app][state][lean]") {
+  // 4 matrices × 1 head × 2 items × 1500² cells × 4 bytes = 72,000,000 bytes: lean.
+  Scenario big = big_scenario(1500, 8, 1);
+  Matrix other = big.queries[0];
+  for (int i = 0; i < other.rows(); ++i) other.row(i) *= (i % 3 == 0 ? -1.0f : 0.5f);
+  big.queries = {big.queries[0], other};
+  big.keys = big.values = big.queries;
+  scenario::QuizQuestion q;
+  q.step = 5;
+  q.ask.en = "Which key?";
+  q.why.en = "Because.";
+  q.answer.batch = 1;
+  q.answer.row = 3;
+  big.quiz = {q};
+  ui::AppState app;
+  REQUIRE(app.set_scenario(big).error == "");
+  REQUIRE(app.lean);
+  // The truth is the argmax of item 2's row 3, computed apart.
+  const attn::HeadTrace want = attn::run_head(app.problem, 0, 1);
+  Eigen::Index truth = 0;
+  want.weights[1].row(3).maxCoeff(&truth);
+  CHECK(app.quiz_truth_key(0) == static_cast<int>(truth));
+  CHECK(app.answer_quiz(0, static_cast<int>(truth), 0.0f));
+  CHECK(app.quiz_verdict(0).find("The largest weight is on") != std::string::npos);
+}
+
 TEST_CASE("a scenario past kLeanBytes keeps outputs only and recomputes a head on demand",
           "[app][state][lean]") {
   // 4 matrices × 2 heads × 1500² cells × 4 bytes = 72,000,000 bytes > 64 MiB = 67,108,864.
