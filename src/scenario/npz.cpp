@@ -939,7 +939,7 @@ std::string check_array_field(const std::string& name, const std::vector<size_t>
   if (std::find(std::begin(kFields), std::end(kFields), name) == std::end(kFields))
     return json_util::key_name(name) +
            ": is not a matrix field (x, queries, keys, values, W_q, W_k, W_v, W_o, W, w_v)";
-  // As the scenario reads {"shape": [...]} (json_io.cpp, read_shape): inputs are 2-D or
+  // As the scenario reads {"shape": [...]} (json_read.cpp, read_shape): inputs are 2-D or
   // [batch, rows, cols], weights 2-D, w_v 1-D; the last size is columns, the one before
   // rows, the one before that the batch.
   const bool input = name == "x" || name == "queries" || name == "keys" || name == "values";

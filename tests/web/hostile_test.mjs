@@ -293,14 +293,39 @@ async function checkTypedSizes({ browser, url }) {
       bigintShape: ap.setScenario({ version: 1, x: { shape: [2n, 2n], data: new Float32Array(4) } }),
       vectorAsMatrix: ap.setScenario({ version: 1, x: [[1, 0], [0, 1]], w_v: { shape: [2, 2], data: new Float32Array(4) } }),
     };
-    return { cases, before, after: ap.stats().heap_bytes, presets: ap.presets().length };
+    // At the limits the page reads from the app (limits()), and one past them. Changing the
+    // object limits() returned changes nothing.
+    const l = ap.limits();
+    const maxRows = l.max_rows;
+    l.max_rows = 1e9;
+    l.optimizers.push("rmsprop");
+    Object.assign(cases, {
+      rowsPast: ap.setScenario({ version: 1, x: { shape: [maxRows + 1, 2], data: new Float32Array((maxRows + 1) * 2) } }),
+      seedPast: ap.loadTask("sort", l.max_task_seed + 1),
+      lrPast: ap.setTraining({ lr: l.max_learning_rate * 2 }),
+      optimizerAdded: ap.setTraining({ optimizer: "rmsprop" }),
+    });
+    const atLimits = {
+      cols: ap.setScenario({ version: 1, x: { shape: [2, l.max_cols], data: new Float32Array(2 * l.max_cols).fill(0.1) } }),
+      seed: ap.loadTask("sort", l.max_task_seed),
+      lr: ap.setTraining({ lr: l.max_learning_rate }),
+    };
+    return { cases, atLimits, limitsAfter: ap.limits(), before, after: ap.stats().heap_bytes,
+             presets: ap.presets().length };
   });
   const want = { wraps: "queries.data", oneGiB: "x.data", shortData: "x.data", longData: "x.data",
                  hugeShape: "x.shape[0]", fractional: "x.shape[0]", bigintShape: "x.shape[0]",
-                 vectorAsMatrix: "w_v.shape" };
+                 vectorAsMatrix: "w_v.shape", rowsPast: "x.shape[0]", seedPast: "seed",
+                 lrPast: "lr", optimizerAdded: "optimizer" };
   for (const [name, field] of Object.entries(want)) {
     const v = r.cases[name];
     if (v.ok !== false || !v.error.startsWith(`${field}: `)) fail(`${name}: answered ${JSON.stringify(v)}, expected an error on ${field}`);
+  }
+  for (const [name, v] of Object.entries(r.atLimits)) {
+    if (v.ok !== true) fail(`at the limit, ${name} was refused: ${JSON.stringify(v)}`);
+  }
+  if (r.limitsAfter.max_rows === 1e9 || r.limitsAfter.optimizers.includes("rmsprop")) {
+    fail(`limits() gave the page's own object: ${JSON.stringify(r.limitsAfter)}`);
   }
   if (r.after > r.before + (64 << 20)) fail(`the heap grew from ${r.before} to ${r.after} bytes on refusals`);
   if (r.presets < 10) fail(`presets() lists ${r.presets} lessons afterwards`);
