@@ -510,7 +510,7 @@
     // Counted from 1 in the address, as the page shows them ("6. Weights", "head 2"); the JS
     // API counts from 0.
     for (const [name, set, count] of [["head", api.focusHead, () => counts().heads],
-                                      ["step", api.setStep, () => 8]]) {
+                                      ["step", api.setStep, () => limits.max_step + 1]]) {
       if (param(name) === null) continue;
       const n = smallInt(param(name), 999), max = count();
       if (n === null || n < 1 || n > max) {
@@ -831,10 +831,10 @@
                                 [question, JSON.stringify(given)]));
       return r.error ? failure(r.error) : success(r);
     },
-    // The step to show, 0 (inputs) to 7 (output).
+    // The step to show, 0 (inputs) to limits().max_step (7, the output).
     setStep(step) {
       if (!ready) return failure(NOT_READY);
-      const bad = whole(step, "step", 7);
+      const bad = whole(step, "step", limits.max_step);
       if (bad) return failure(bad);
       return success({ step: call("ap_set_step", "number", ["number"], [step]) });
     },
@@ -956,7 +956,7 @@
     stats() { return ready ? getJson("ap_stats") : failure(NOT_READY); },
     // The limits every input is held to: {max_batch, max_rows, max_cols, memory_budget_bytes,
     // max_scenario_chars, max_file_bytes, max_task_seed, max_train_steps, max_learning_rate,
-    // optimizers}.
+    // optimizers, max_step}.
     limits() { return ready ? { ...limits, optimizers: [...limits.optimizers] } : failure(NOT_READY); },
     layout() { return ready ? getJson("ap_layout") : failure(NOT_READY); },
     // Every labelled control the canvas drew in its last frame, where and how much of it shows

@@ -25,6 +25,7 @@ namespace ui::api {
 
 std::string limits() {
   nlohmann::json j;
+  j["max_step"] = scenario::kStepCount - 1;
   j["max_batch"] = scenario::kMaxBatch;
   j["max_rows"] = scenario::kMaxRows;
   j["max_cols"] = scenario::kMaxCols;

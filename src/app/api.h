@@ -19,7 +19,8 @@ namespace ui::api {
 // The limits every input is held to, for the page to check before it copies anything into
 // the module (web/app.js reads them once at start; the JS API's limits()):
 // {"max_batch", "max_rows", "max_cols", "memory_budget_bytes", "max_scenario_chars",
-//  "max_file_bytes", "max_task_seed", "max_train_steps", "max_learning_rate", "optimizers"}.
+//  "max_file_bytes", "max_task_seed", "max_train_steps", "max_learning_rate", "optimizers",
+//  "max_step"} (the steps are 0 to max_step).
 std::string limits();
 
 std::string get_scenario(const AppState& s);                     // Scenario JSON

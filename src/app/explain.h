@@ -8,6 +8,7 @@
 
 #include "app/matrices.h"
 #include "core/attention.h"
+#include "scenario/scenario.h"
 
 namespace ui {
 
@@ -21,7 +22,8 @@ enum class Step : int {
   kWeightedValues,  // O_h = W·V_h, each head's weighted sum of the value rows
   kOutput,          // [O_1 | … | O_H] · W_o, the final output
 };
-constexpr int kStepCount = 8;
+constexpr int kStepCount = scenario::kStepCount;
+static_assert(static_cast<int>(Step::kOutput) == kStepCount - 1, "one step count: scenario.h");
 
 const char* step_name(Step s);  // English; the UI translates it with T()
 // The matrix a step is about: the one the all-heads grid shows for it.

@@ -81,7 +81,10 @@ struct QuizQuestion {
 };
 constexpr int kMaxQuizQuestions = 8;
 constexpr int kMaxTourStops = 16;
-constexpr int kTourLastStep = 7;
+// The pipeline's steps, inputs (0) to output (kStepCount − 1): what a tour note or a question
+// is placed on (the app's ui::Step names them).
+constexpr int kStepCount = 8;
+constexpr int kTourLastStep = kStepCount - 1;
 
 struct Scenario {
   LocalText title, description;    // optional, shown by the app

@@ -228,6 +228,10 @@ TEST_CASE("limits: the numbers the page checks are the ones the app enforces", "
     CHECK(ui::api::set_training(s, NAN, o.get<std::string>(), "") == "");
   CHECK(ui::api::set_training(s, NAN, "rmsprop", "") == "optimizer: must be \"adam\" or \"sgd\"");
   CHECK(l.at("max_train_steps").get<int>() > 0);
+  // The steps: 0 to max_step, the last the output.
+  CHECK(l.at("max_step").get<int>() == static_cast<int>(ui::Step::kOutput));
+  ui::api::set_step(s, l.at("max_step").get<int>());
+  CHECK(s.step == ui::Step::kOutput);
   CHECK(l.at("memory_budget_bytes").get<int64_t>() == ui::AppState::kMemoryBudget);
   CHECK(l.at("max_file_bytes").get<int64_t>() > l.at("memory_budget_bytes").get<int64_t>() / 8);
   CHECK(l.at("max_scenario_chars").get<int64_t>() >= 1 << 20);

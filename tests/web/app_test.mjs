@@ -416,7 +416,12 @@ async function checkHeatmap({ page, opts }) {
 async function checkSteps({ page, opts }) {
   await setScenario(page, JSON.parse(readFileSync(presetPath(opts, "multi_head"), "utf8")), "multi_head");
   const shots = {}, grids = {};
-  for (let step = 0; step < 8; ++step) {
+  // The app's steps (limits().max_step) are the ones this check expects to see drawn.
+  const maxStep = await page.evaluate(() => window.attentionPlayground.limits().max_step);
+  if (maxStep !== STEP_IDS.length - 1) fail(`limits().max_step is ${maxStep}, this check knows ${STEP_IDS.length} steps`);
+  const beyond = await page.evaluate((s) => window.attentionPlayground.setStep(s), maxStep + 1);
+  if (beyond.ok !== false || !beyond.error.startsWith("step: ")) fail(`setStep(${maxStep + 1}) answered ${JSON.stringify(beyond)}`);
+  for (let step = 0; step <= maxStep; ++step) {
     const got = await page.evaluate((s) => window.attentionPlayground.setStep(s), step);
     if (!got.ok || got.step !== step) fail(`setStep(${step}) returned ${JSON.stringify(got)}`);
     await waitForFrames(page);
