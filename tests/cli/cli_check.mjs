@@ -259,7 +259,7 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
     rmSync(dir, { recursive: true, force: true });
   }
 } else if (mode === "seed") {
-  // Issue 33: --seed 99999999999999999999 was taken as 2^64 − 1, whose scenario validate refused.
+  // --seed 99999999999999999999 must not be taken as 2^64 − 1 (a scenario validate refuses).
   for (const seed of ["99999999999999999999", "1000000", "-1", "1e3", "", "0x10"]) {
     const r = run(opts.cli, ["task", "recall", "--seed", seed]);
     const want = `error: --seed: is "${seed}", expected a whole number from 0 to 999999\n`;
@@ -275,8 +275,8 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
   }
   console.log("ok: task --seed takes 0 to 999999, and its scenarios validate; others exit 2");
 } else if (mode === "diverge") {
-  // Issue 33: train at --lr 100 printed "loss": inf (not JSON) and blamed a -inf masked row that
-  // does not exist. It stops at the step that overflows, with that reason; every line is JSON.
+  // train at --lr 100 overflows: "loss": inf is not JSON, and no -inf masked row is to blame.
+  // It stops at the step that overflows, with that reason; every line is JSON.
   const task = run(opts.cli, ["task", "recall", "--seed", "2"]).stdout;
   for (const [optimizer, steps] of [["sgd", 300], ["adam", 3000]]) {
     const r = run(opts.cli, ["train", "-", "--steps", String(steps), "--lr", "100", "--optimizer", optimizer], task);
@@ -304,8 +304,8 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
   const fine = run(opts.cli, ["train", "-", "--steps", "5", "--lr", "0.05"], task);
   if (fine.status !== 0) fail(`--lr 0.05: exit ${fine.status}: ${fine.stderr}`);
 } else if (mode === "arrays-budget") {
-  // Issue 33: each --arrays file was read in full, so a small .npz that inflates to 32 MB,
-  // given 12 times, took a GB. All of them share one budget: as many numbers as one .npz may
+  // Each --arrays file read in full, a small .npz that inflates to 32 MB, given 12 times,
+  // would take a GB. All of them share one budget: as many numbers as one .npz may
   // hold (2^25).
   const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
   try {
@@ -321,7 +321,7 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
     rmSync(dir, { recursive: true, force: true });
   }
 } else if (mode === "json-bomb") {
-  // Issue 33: 45 MB of [{},{},…] (within the 96 MB the CLI reads) took 1.24 GB to refuse.
+  // 45 MB of [{},{},…] (within the 96 MB the CLI reads) must be refused without 1.24 GB.
   const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
   try {
     const bomb = join(dir, "bomb.json");

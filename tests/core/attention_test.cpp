@@ -371,7 +371,7 @@ TEST_CASE("cosine scores lie in [-1, 1] and a zero vector scores 0", "[core][pro
 
 TEST_CASE("cosine scores of huge and tiny vectors: their lengths neither overflow nor underflow",
           "[core][property]") {
-  // Issue 33: |(1e20, 1e20)|² is 2e40, past float32: the lengths were infinite, the scores 0.
+  // |(1e20, 1e20)|² is 2e40, past float32: lengths computed naively are infinite, scores 0.
   for (const float m : {1e20f, 3e38f, 1e-25f, 1e-40f}) {
     INFO("magnitude " << m);
     Matrix x(2, 2);

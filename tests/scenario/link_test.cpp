@@ -113,7 +113,7 @@ TEST_CASE("a link is v1., base64url of compact JSON with the non-default view, a
 }
 
 TEST_CASE("every one-character change of a written link is refused as damaged", "[link][bad]") {
-  // Issue 33: 4 of 8 single-character flips opened silently (as another state, or the same
+  // Without a checksum, single-character flips open silently (as another state, or the same
   // one by chance). Every position of links of three sizes, each changed to characters that
   // keep it base64url, to the separators and to others: refused, or (never, with the
   // checksum) the identical state.

@@ -65,7 +65,7 @@ def arrays(rng, n, d, dv):
 
 
 def write_bench_files(root, rng):
-    """The files of issue 33, for bench/npz_bench.cpp (about 400 MB in all; not committed)."""
+    """Large and hostile files for bench/npz_bench.cpp (about 400 MB in all; not committed)."""
     def save(sub, name, **named):
         os.makedirs(os.path.join(root, sub), exist_ok=True)
         path = os.path.join(root, sub, name)
