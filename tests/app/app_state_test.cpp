@@ -713,6 +713,10 @@ TEST_CASE("a lesson's questions are checked against the core, and progress is ke
   CHECK(app.progress["why_so_tall"] == "r");
   CHECK(app.progress.count("no_such") == 0);
   CHECK(app.progress.count("toy_2d") == 0);
+  // why_so_tall asks two questions: one answer is not the lesson done; the second adds to it.
+  CHECK_FALSE(app.lesson_done("why_so_tall"));
+  app.merge_progress({{"why_so_tall", "ww"}});
+  CHECK(app.progress["why_so_tall"] == "rw");
   CHECK(app.lesson_done("why_so_tall"));
 
   // A new scenario clears what this screen shows, not the progress.
@@ -828,7 +832,7 @@ TEST_CASE("a lesson's column names label the columns that are the named ones",
   REQUIRE(app.lesson_id() == "why_so_tall");
   using ui::Axis;
   const std::vector<std::string> features = {"height", "school", "food", "games"};
-  const std::vector<std::string> values = {"inherited", "nutrition", "exercise", "unrelated"};
+  const std::vector<std::string> values = {"inherited", "nutrition", "habits", "unrelated"};
   CHECK(ui::axis_labels(app, Axis::kInputFeatures, 0, 4) == features);
   CHECK(ui::axis_labels(app, Axis::kQKHeadFeatures, 0, 4) == features);  // Q = X
   CHECK(ui::axis_labels(app, Axis::kValueFeatures, 0, 4) == values);

@@ -94,8 +94,8 @@ TEST_CASE("more than 2^23 numbers are refused as too large, before anything is b
 }
 
 TEST_CASE("text that would build a costly tree is refused before it is built", "[scenario][bad]") {
-  // Issue 33: 45 MB of [{},{},…] passed every check and took 1.3 GB to build, then was refused
-  // as not a scenario. The tree's size is counted as it is read: 3.4 M empty objects (80
+  // 45 MB of [{},{},…] would pass every check and take 1.3 GB to build, then be refused as
+  // not a scenario. The tree's size is counted as it is read: 3.4 M empty objects (80
   // bytes each) are over the 256 MB, in 10 MB of text.
   std::string row = "[{}";
   for (int i = 1; i < 65536; ++i) row += ",{}";
@@ -129,7 +129,7 @@ TEST_CASE("text that would build a costly tree is refused before it is built", "
 
 TEST_CASE("results past float32 are refused with the field named; a -inf row stays NaN",
           "[scenario][bad][overflow]") {
-  // Issue 33: 1e30 · 1e30 overflowed float32 and the CLI printed an all-NaN trace, exit 0.
+  // 1e30 · 1e30 overflows float32: taken, it would give an all-NaN trace with exit 0.
   CHECK(error_of(R"({"version": 1, "x": [[1e30, 1e30], [1e30, -1e30]]})") ==
         "x: values too large: the score of query 0 and key 0 (|q|·|k|) can overflow float32 (up "
         "to 2e+60; at most 1.7e+38 is safe)");
@@ -946,6 +946,36 @@ TEST_CASE("in 'why is he so tall?' the question attends to the tall father",
   CHECK(w(0, 0) > 0.8f);
 }
 
+TEST_CASE(
+    "in 'why is he so tall?' the second question weights the same facts otherwise: truancy and "
+    "games, and its answer is habits",
+    "[scenario][presets]") {
+  const scenario::ParseResult r =
+      scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/why_so_tall.json"));
+  REQUIRE(r.error == "");
+  REQUIRE(r.scenario.query_tokens.size() == 1);
+  REQUIRE(r.scenario.query_tokens[0].size() == 2);
+  CHECK(r.scenario.query_tokens[0][1] == "why is his maths poor?");
+  CHECK(r.scenario.query_tokens_zh[0][1] == "他为什么数学不好？");
+  const attn::Trace t = attn::run(scenario::to_problem(r.scenario));
+  const attn::Matrix& w = t.heads[0].weights[0];
+  Eigen::Index best;
+  w.row(1).maxCoeff(&best);
+  CHECK(best == 1);                 // "he skips maths class"
+  CHECK(w(1, 1) + w(1, 4) > 0.8f);  // and "he plays adventure games"
+  CHECK(w(1, 0) < 0.1f);            // the dad fact, which the first question chose
+  Eigen::Index answer0, answer1;
+  t.output[0].row(0).maxCoeff(&answer0);
+  t.output[0].row(1).maxCoeff(&answer1);
+  CHECK(answer0 == 0);  // inherited
+  CHECK(answer1 == 2);  // habits
+  // Both questions are asked, each on its own row.
+  REQUIRE(r.scenario.quiz.size() == 2);
+  CHECK(r.scenario.quiz[0].answer.row == 0);
+  CHECK(r.scenario.quiz[1].answer.row == 1);
+  CHECK(r.scenario.quiz[1].answer.col == 1);
+}
+
 TEST_CASE("in 'I saw a saw' positions tell the two saws apart", "[scenario][presets]") {
   scenario::ParseResult r =
       scenario::parse(read_file(std::string(AP_ASSETS_DIR) + "/presets/i_saw_a_saw.json"));
@@ -992,16 +1022,27 @@ TEST_CASE("the tour notes' numbers are the presets' numbers", "[scenario][preset
     REQUIRE(r.error == "");
     return attn::run(scenario::to_problem(r.scenario));
   };
-  // why_so_tall: scores 7.82, scaled 3.91 (others at most 0.56), weight 0.90, output 1.72
-  // inherited, 0.16 unrelated.
+  // why_so_tall, the first question: scores 7.82, scaled 3.91 (others at most 0.56), weight
+  // 0.90, output 1.72 inherited. The second: scores 4.54, 4.18 and 0.58 (scaled 2.27 and 2.09),
+  // weights 0.46, 0.38 and 0.06, output 1.19 habits.
   const attn::Trace tall = trace_of("why_so_tall");
-  CHECK(tall.heads[0].scores[0](0, 0) == Approx(7.82f).margin(0.005));
+  const attn::Matrix& s = tall.heads[0].scores[0];
+  const attn::Matrix& w = tall.heads[0].weights[0];
+  CHECK(s(0, 0) == Approx(7.82f).margin(0.005));
   CHECK(tall.heads[0].scaled[0](0, 0) == Approx(3.91f).margin(0.005));
   CHECK(tall.heads[0].scaled[0].row(0).tail(4).maxCoeff() <= 0.56f);
-  CHECK(tall.heads[0].scores[0].row(0).tail(4).maxCoeff() < 1.2f);
-  CHECK(tall.heads[0].weights[0](0, 0) == Approx(0.90f).margin(0.005));
+  CHECK(s.row(0).tail(4).maxCoeff() < 1.2f);
+  CHECK(w(0, 0) == Approx(0.90f).margin(0.005));
   CHECK(tall.output[0](0, 0) == Approx(1.72f).margin(0.005));
-  CHECK(tall.output[0](0, 3) == Approx(0.16f).margin(0.005));
+  CHECK(s(1, 1) == Approx(4.54f).margin(0.005));
+  CHECK(s(1, 4) == Approx(4.18f).margin(0.005));
+  CHECK(s(1, 0) == Approx(0.58f).margin(0.005));
+  CHECK(tall.heads[0].scaled[0](1, 1) == Approx(2.27f).margin(0.005));
+  CHECK(tall.heads[0].scaled[0](1, 4) == Approx(2.09f).margin(0.005));
+  CHECK(w(1, 1) == Approx(0.46f).margin(0.005));
+  CHECK(w(1, 4) == Approx(0.38f).margin(0.005));
+  CHECK(w(1, 0) == Approx(0.06f).margin(0.005));
+  CHECK(tall.output[0](1, 2) == Approx(1.19f).margin(0.005));
   // causal_decoder: the first row sees only itself.
   CHECK(trace_of("causal_decoder").heads[0].weights[0](0, 0) == 1.0f);
   // padded_batch: the <pad> columns of sentence 1 weigh exactly 0; sentence 2 keeps 5 keys.
