@@ -79,6 +79,14 @@ struct Weights {
   Vector w_v;
 };
 
+// How the backward passes (core/gradient.h) go through hard attention's argmax, which has no
+// gradient of its own.
+enum class HardGradient {
+  kNone,             // none: gradients() refuses, saying why
+  kStraightThrough,  // the forward keeps its one-hot weights; the backward takes the gradient
+                     // of the softmax of the masked scores in their place
+};
+
 struct Problem {
   Batch queries, keys, values;  // [batch][n_q][d_q], [batch][n_k][d_k], [batch][n_k][d_v]
   Scoring scoring = Scoring::kScaledDot;
@@ -88,7 +96,8 @@ struct Problem {
   MaskSpec mask;
   bool positional_encoding = false;  // add sinusoidal PE to queries, keys and values
   float pe_base = 10000.0f;
-  bool hard = false;       // one-hot argmax weights instead of softmax
+  bool hard = false;                                 // one-hot argmax weights instead of softmax
+  HardGradient hard_gradient = HardGradient::kNone;  // with hard: its gradient, if any
   float dropout_p = 0.0f;  // > 0: train mode, weights dropped with probability p
   uint64_t dropout_seed = 0;
 };

@@ -216,6 +216,10 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
   const int Bq = B * n_q, Bk = B * n_k;  // rows of the stacked batch
   const bool additive = p.scoring == Scoring::kAdditive;
   const bool dropout = p.dropout_p > 0.0f;
+  // Where the weights that multiplied the values are not the softmax the backward goes through
+  // (dropout rescaled some; hard attention, straight through, made them one-hot), it computes
+  // that softmax again.
+  const bool softmax_again = dropout || p.hard;
   const float keep_scale = 1.0f / (1.0f - p.dropout_p);  // as the forward scales the kept
 
   Gradients g;
@@ -315,17 +319,18 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
       dS.resize(n_q, n_k);
       At.resize(n_k, n_q);
       dSt.resize(n_k, n_q);
-      if (dropout) A.resize(n_q, n_k);
+      if (softmax_again) A.resize(n_q, n_k);
     }
     float* gwv = gwv_items.data() + static_cast<ptrdiff_t>(b) * hidden;
     const HeadTrace& ht = t.heads[h];
     const Matrix& q = ht.q[b];           // n_q × dq
     const Matrix& kk = ht.k[b];          // n_k × dk
     const Matrix& v = ht.v[b];           // n_k × dv
-    const Matrix& used = ht.weights[b];  // what multiplied the values (after dropout)
-    // The softmax weights before dropout: the forward's softmax of the masked scores again.
+    const Matrix& used = ht.weights[b];  // what multiplied the values (one-hot, after dropout)
+    // The softmax weights before dropout (or instead of the one-hot ones): the forward's softmax
+    // of the masked scores again.
     const float* a = used.data();
-    if (dropout) {
+    if (softmax_again) {
       row_blocks(n_q, 8.0 * n_k, [&](int r0, int r1) {
         for (int i = r0; i < r1; ++i) ks.softmax_row(n_k, ht.masked[b].row(i).data(), A.row(i));
       });

@@ -4,9 +4,12 @@
 // scaled dot, additive with its W_q, W_k, w_v, general with its W, cosine), temperature, every
 // mask (masked cells pass no gradient), dropout with its fixed mask, heads, the projections
 // W_q, W_k, W_v, W_o and the inputs (positional encoding adds a constant, so it passes the
-// input's gradient through). Refused with a reason (check_gradient): hard attention (argmax
-// has no gradient) and a row fully masked under -inf. Cosine scoring of a zero vector is the
-// constant 0: its gradient there is taken as 0.
+// input's gradient through), and hard attention with the straight-through estimator
+// (HardGradient::kStraightThrough: the forward's one-hot weights multiply the values, and the
+// backward goes through the softmax of the masked scores as if they had been its weights).
+// Refused with a reason (check_gradient): hard attention without an estimator (argmax has no
+// gradient) and a row fully masked under -inf. Cosine scoring of a zero vector is the constant
+// 0: its gradient there is taken as 0.
 //
 // Two implementations with the same coverage, refusals and messages: gradients() in float32
 // on the attention kernels (core/kernels.h, best_kernels(); gradient.cpp), which the
@@ -36,7 +39,7 @@ struct Gradients {
 };
 
 // "" when gradients() can differentiate p, else why not ("grad: hard attention picks one key
-// by argmax, which has no gradient").
+// by argmax, which has no gradient (…)" when it has no estimator).
 Status check_gradient(const Problem& p);
 
 // The loss and every gradient. `target` has the output's shape. Fails (without NaN) when a

@@ -44,7 +44,11 @@ bool within_float(const double* x, size_t n) {
 }  // namespace
 
 Status check_gradient(const Problem& p) {
-  if (p.hard) return Status{"grad: hard attention picks one key by argmax, which has no gradient"};
+  if (p.hard && p.hard_gradient == HardGradient::kNone)
+    return Status{
+        "grad: hard attention picks one key by argmax, which has no gradient (the "
+        "straight-through estimator gives it one: \"hard\": {\"estimator\": "
+        "\"straight_through\"})"};
   return Status{};
 }
 

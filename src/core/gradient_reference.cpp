@@ -47,7 +47,8 @@ HeadSteps head_steps(const Problem& p, const Trace& t, const MatrixD& dConcat, i
     A.row(i) /= A.row(i).sum();
   }
   HeadSteps s;
-  s.Aused = A;
+  // Straight through: the one-hot weights multiplied the values; A stands in for them below.
+  s.Aused = p.hard ? d(ht.weights[b]) : A;
   MatrixD keep = MatrixD::Ones(A.rows(), A.cols());
   if (p.dropout_p > 0.0f) {
     const double k = 1.0 / (1.0 - static_cast<double>(p.dropout_p));
@@ -57,7 +58,7 @@ HeadSteps head_steps(const Problem& p, const Trace& t, const MatrixD& dConcat, i
                                   static_cast<int>(A.cols())) < p.dropout_p
                          ? 0.0
                          : k;
-    s.Aused = A.cwiseProduct(keep);
+    if (!p.hard) s.Aused = A.cwiseProduct(keep);  // hard: the trace's weights are after dropout
   }
   s.dO = dConcat.middleCols(h * hs.dv, hs.dv);
   const MatrixD dAused = s.dO * d(ht.v[b]).transpose();

@@ -293,6 +293,10 @@ std::string scenario_constants(const Scenario& s) {
   o += "PE_BASE = " + py_number(s.pe_base) + "\n";
   o += std::string("HARD = ") + (s.hard ? "True" : "False") +
        "  # one-hot weights at the first maximum instead of softmax\n";
+  o += std::string("HARD_ESTIMATOR = ") +
+       (s.hard && s.hard_gradient == attn::HardGradient::kStraightThrough ? "\"straight_through\""
+                                                                          : "None") +
+       "  # with HARD: backward() passes through the softmax of the masked scores\n";
   const float p_drop = s.has_dropout ? s.dropout_p : 0.0f;
   o += "DROPOUT_P = " + py_exact(p_drop) +
        "  # > 0: train-mode dropout, drawn as the playground does";

@@ -420,7 +420,24 @@ Scenario read_scenario(const json& j) {
                type_name(pe));
     }
   }
-  if (j.contains("hard")) s.hard = read_bool(j["hard"], "hard");
+  if (j.contains("hard")) {
+    const json& hard = j["hard"];
+    if (hard.is_boolean()) {
+      s.hard = hard.get<bool>();
+    } else if (hard.is_object()) {  // hard attention with an estimator of its gradient
+      check_keys(hard, "hard", {"estimator"});
+      if (!hard.contains("estimator")) fail("hard.estimator", "missing (\"straight_through\")");
+      const std::string estimator = read_string(hard["estimator"], "hard.estimator", 64);
+      if (estimator != "straight_through")
+        fail("hard.estimator", "unknown estimator " + json_util::quoted(estimator) +
+                                   ", expected \"straight_through\"");
+      s.hard = true;
+      s.hard_gradient = attn::HardGradient::kStraightThrough;
+    } else {
+      fail("hard",
+           "must be true, false or {\"estimator\": \"straight_through\"}, got " + type_name(hard));
+    }
+  }
   if (j.contains("dropout") && !j["dropout"].is_null()) {
     const json& d = j["dropout"];
     if (!d.is_object()) fail("dropout", "must be an object {\"p\": 0.1, \"seed\": 1}");

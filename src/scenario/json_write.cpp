@@ -292,7 +292,12 @@ std::string to_json(const Scenario& s) {
     append_key(&o, "positional_encoding");
     o += "{\"kind\":\"sinusoidal\",\"base\":" + format_float(s.pe_base) + "}";
   }
-  if (s.hard) append_key(&o, "hard"), o += "true";
+  if (s.hard) {
+    append_key(&o, "hard");
+    o += s.hard_gradient == attn::HardGradient::kStraightThrough
+             ? "{\"estimator\":\"straight_through\"}"
+             : "true";
+  }
   if (s.has_dropout) {
     append_key(&o, "dropout");
     o +=

@@ -522,6 +522,7 @@ attn::Problem to_problem(const Scenario& s) {
   p.positional_encoding = s.positional_encoding;
   p.pe_base = s.pe_base;
   p.hard = s.hard;
+  p.hard_gradient = s.hard ? s.hard_gradient : attn::HardGradient::kNone;
   if (s.has_dropout) {
     p.dropout_p = s.dropout_p;
     p.dropout_seed = s.dropout_seed;

@@ -144,7 +144,10 @@ struct Scenario {
 
   bool positional_encoding = false;
   float pe_base = 10000.0f;
+  // "hard": true, or {"estimator": "straight_through"} (also hard): how grad and train pass a
+  // gradient through the argmax (attn::HardGradient).
   bool hard = false;
+  attn::HardGradient hard_gradient = attn::HardGradient::kNone;
   bool has_dropout = false;
   float dropout_p = 0.0f;
   uint64_t dropout_seed = 0;

@@ -96,6 +96,43 @@ if (Object.keys(ga.grads).sort().join(",") !== "W_k,W_q,keys,queries,values,w_v"
 differences(additive, ga.grads);
 console.log(`ok: grad's ${checked} numbers agree with central differences of eval's loss (largest gap ${worst.toExponential(2)})`);
 
+// Hard attention, straight through: the loss is eval's (one-hot weights); W_v and W_o, which
+// do not move the argmax, get the loss's own gradient; W_q and W_k get the estimator's, not
+// zero, although the loss is flat in them. Every scoring and mask kind is accepted.
+{
+  const hard = { ...structuredClone(scenario), hard: { estimator: "straight_through" } };
+  const gh = ok(run(cli, "grad", hard), "grad (hard, straight through)");
+  if (Math.abs(gh.loss - loss(hard)) > 1e-6 * Math.max(1, gh.loss))
+    fail(`grad's loss ${gh.loss} under hard attention differs from eval's ${loss(hard)}`);
+  const before = checked;
+  differences(hard, { W_v: gh.grads.W_v, W_o: gh.grads.W_o });
+  const largest = (m) => Math.max(...m.flat().map(Math.abs));
+  if (!(largest(gh.grads.W_q) > 1e-6 && largest(gh.grads.W_k) > 1e-6))
+    fail(`straight through: W_q and W_k got no gradient (${largest(gh.grads.W_q)}, ${largest(gh.grads.W_k)})`);
+  const flat = structuredClone(hard);
+  flat.W_q[0][0] += 1e-3;
+  if (loss(flat) !== loss(hard)) fail("hard attention's loss moved with W_q by 1e-3: the test's premise fails");
+  const kinds = [
+    { scoring: "dot", valid_lens: [2] }, { scoring: "general", W: mat(2, 2), window: 1 },
+    { scoring: "cosine", mask_value: "-inf", causal: true },
+    { scoring: "additive" },
+  ];
+  for (const k of kinds) {
+    const base = k.scoring === "additive" ? additive : scenario;
+    const sc = { ...structuredClone(base), ...k, hard: { estimator: "straight_through" } };
+    const gk = ok(run(cli, "grad", sc), `grad (hard, straight through, ${k.scoring})`);
+    if (!Number.isFinite(gk.loss)) fail(`grad (hard, ${k.scoring}) printed loss ${gk.loss}`);
+  }
+  const adamHard = spawnSync(cli[0], [...cli.slice(1), "train", "-", "--steps", "100", "--optimizer", "adam", "--lr", "0.05"],
+                             { input: JSON.stringify(hard), encoding: "utf8", maxBuffer: 1 << 28 });
+  if (adamHard.status !== 0) fail(`train (hard, straight through): exit ${adamHard.status}: ${adamHard.stderr}`);
+  const hl = adamHard.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  if (!(hl[99].loss < 0.5 * hl[0].loss)) fail(`100 Adam steps through hard attention took the loss from ${hl[0].loss} to ${hl[99].loss} only`);
+  console.log(`ok: hard attention, straight through: loss as eval's, W_v and W_o match ${checked - before} central ` +
+              `differences, W_q and W_k get the estimator's gradient; ${kinds.length} more scorings and masks; ` +
+              `100 Adam steps take the loss ${hl[0].loss.toPrecision(3)} → ${hl[99].loss.toPrecision(3)}`);
+}
+
 // train: one SGD step is exactly w ← w − lr·∂L/∂w for every weight; Adam lowers the loss; the
 // same run twice prints the same lines.
 const trainLines = (extra) => {
@@ -160,7 +197,11 @@ for (const name of Object.keys(keyOf)) {
 const errors = [
   [{ ...scenario, target: undefined }, "error: target: missing (the output the loss compares with)"],
   [{ ...scenario, target: mat(3, 2) }, "error: target: is 1 × 3 × 2, the output is 1 × 3 × 3 (batch × queries × columns)"],
-  [{ ...scenario, hard: true }, "error: grad: hard attention picks one key by argmax, which has no gradient"],
+  [{ ...scenario, hard: true }, "error: grad: hard attention picks one key by argmax, which has no gradient (the " +
+   "straight-through estimator gives it one: \"hard\": {\"estimator\": \"straight_through\"})"],
+  [{ ...scenario, hard: { estimator: "gumbel" } }, "error: hard.estimator: unknown estimator \"gumbel\", expected \"straight_through\""],
+  [{ ...scenario, hard: {} }, "error: hard.estimator: missing (\"straight_through\")"],
+  [{ ...scenario, hard: "yes" }, "error: hard: must be true, false or {\"estimator\": \"straight_through\"}, got a string"],
 ];
 const noWeights = { version: 1, x: [[1, 0], [0, 1]], target: [[0, 0], [1, 1]] };
 const t1 = spawnSync(cli[0], [...cli.slice(1), "train", "-", "--steps", "3"], { input: JSON.stringify(noWeights), encoding: "utf8" });

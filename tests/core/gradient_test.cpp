@@ -33,8 +33,10 @@ attn::Batch seeded_batch(int B, int rows, int cols, uint64_t seed) {
   return out;
 }
 
-double loss_of(const attn::Problem& p, const attn::Batch& target) {
-  const ref::Trace t = ref::run(p);
+// The loss of the float64 forward (with soft0: the straight-through surrogate, ref::run).
+double loss_of(const attn::Problem& p, const attn::Batch& target,
+               const std::vector<ref::Bat>* soft0 = nullptr) {
+  const ref::Trace t = ref::run(p, soft0);
   double sum = 0.0, count = 0.0;
   for (size_t b = 0; b < t.output.size(); ++b)
     for (size_t i = 0; i < t.output[b].size(); ++i)
@@ -49,7 +51,8 @@ double loss_of(const attn::Problem& p, const attn::Batch& target) {
 // Every element of `param` (a float matrix inside p): the analytic gradient against a central
 // difference of the float64 reference, the step measured as stored in float32.
 void check_all(const attn::Problem& p, const attn::Batch& target, attn::Matrix* param,
-               const attn::MatrixD& grad, const std::string& name) {
+               const attn::MatrixD& grad, const std::string& name,
+               const std::vector<ref::Bat>* soft0 = nullptr) {
   REQUIRE(grad.rows() == param->rows());
   REQUIRE(grad.cols() == param->cols());
   for (int i = 0; i < param->rows(); ++i)
@@ -57,9 +60,9 @@ void check_all(const attn::Problem& p, const attn::Batch& target, attn::Matrix* 
       const float x = (*param)(i, j);
       const float up = x + 1e-3f, down = x - 1e-3f;
       (*param)(i, j) = up;
-      const double l_up = loss_of(p, target);
+      const double l_up = loss_of(p, target, soft0);
       (*param)(i, j) = down;
-      const double l_down = loss_of(p, target);
+      const double l_down = loss_of(p, target, soft0);
       (*param)(i, j) = x;
       const double fd = (l_up - l_down) / (static_cast<double>(up) - static_cast<double>(down));
       INFO(name << "(" << i << ", " << j << "): analytic " << grad(i, j) << ", finite difference "
@@ -210,7 +213,9 @@ TEST_CASE("what has no gradient yet is refused with its reason, never NaN", "[co
     p.mask = attn::MaskSpec{};
     p.hard = true;
     CHECK(backward.run(p, target, &g).error ==
-          "grad: hard attention picks one key by argmax, which has no gradient");
+          "grad: hard attention picks one key by argmax, which has no gradient (the "
+          "straight-through estimator gives it one: \"hard\": {\"estimator\": "
+          "\"straight_through\"})");
     p.hard = false;
     CHECK(backward.run(p, seeded_batch(1, 2, 2, 23), &g).error ==
           "target[0]: is 2 × 2, the output is 3 × 2");
@@ -233,10 +238,125 @@ TEST_CASE("what has no gradient yet is refused with its reason, never NaN", "[co
   }
 }
 
+TEST_CASE(
+    "hard attention, straight through: the one-hot forward, and the gradient of the softmax in "
+    "its place, for every scoring and mask",
+    "[core][grad]") {
+  // The estimator's definition, checked by central differences: the surrogate forward whose
+  // weights are one-hot + softmax − (the softmax at the point) equals the hard forward there,
+  // and its derivative is what the straight-through backward must give, for every weight and
+  // input. (The hard forward's own derivative is 0 or undefined in the scores, so it cannot be.)
+  struct Case {
+    const char* name;
+    attn::Scoring scoring;
+    int heads;
+    bool projections, causal, valid_lens, window, cells, pe;
+    float dropout, mask_value;
+  };
+  // clang-format off
+  const Case cases[] = {
+      {"scaled dot, 2 heads, projections, causal, PE", attn::Scoring::kScaledDot, 2, true, true, false, false, false, true, 0.0f, -1e6f},
+      {"dot, valid lengths under -inf", attn::Scoring::kDot, 1, false, false, true, false, false, false, 0.0f, -INFINITY},
+      {"general, a window", attn::Scoring::kGeneral, 1, true, false, false, true, false, false, 0.0f, -1e6f},
+      {"cosine, masked cells", attn::Scoring::kCosine, 1, false, false, false, false, true, false, 0.0f, -1e6f},
+      {"additive, valid lengths", attn::Scoring::kAdditive, 1, false, false, true, false, false, false, 0.0f, -1e6f},
+      {"scaled dot with dropout 0.25", attn::Scoring::kScaledDot, 1, true, false, false, false, false, false, 0.25f, -1e6f},
+  };
+  // clang-format on
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const int B = 2, n = 4, d = 4, d_model = 4;
+    attn::Problem p;
+    p.queries = p.keys = p.values = seeded_batch(B, n, d, 31);
+    p.scoring = c.scoring;
+    p.heads = c.heads;
+    p.temperature = 0.8f;
+    p.positional_encoding = c.pe;
+    p.hard = true;
+    p.hard_gradient = attn::HardGradient::kStraightThrough;
+    p.mask.causal = c.causal;
+    p.mask.mask_value = c.mask_value;
+    if (c.valid_lens) p.mask.valid_lens = {{3}, {2}};
+    if (c.window) p.mask.window = 1;
+    if (c.cells) p.mask.cells = {{0, 1, 2}, {1, 3, 0}};
+    if (c.dropout > 0.0f) p.dropout_p = c.dropout, p.dropout_seed = 3;
+    if (c.projections) {
+      p.weights.W_q = seeded(d, d_model, 32);
+      p.weights.W_k = seeded(d, d_model, 33);
+      p.weights.W_v = seeded(d, d_model, 34);
+      p.weights.W_o = seeded(d_model, d_model, 35);
+    }
+    const int head_d = (c.projections ? d_model : d) / c.heads;
+    if (p.scoring == attn::Scoring::kGeneral) p.weights.W = seeded(head_d, head_d, 36);
+    if (p.scoring == attn::Scoring::kAdditive) {
+      p.weights.W_q = seeded(d, 5, 37);
+      p.weights.W_k = seeded(d, 5, 38);
+      p.weights.w_v = seeded(5, 1, 39).col(0);
+    }
+    REQUIRE(attn::validate(p).ok());
+    const attn::Trace t = attn::run(p);
+    // The forward is hard: every row's weights are one-hot (times dropout's factor).
+    for (const attn::HeadTrace& ht : t.heads)
+      for (const attn::Matrix& w : ht.weights)
+        for (int i = 0; i < w.rows(); ++i) CHECK((w.row(i).array() != 0.0f).count() <= 1);
+    attn::Batch target;
+    for (size_t b = 0; b < t.output.size(); ++b)
+      target.push_back(seeded(static_cast<int>(t.output[b].rows()),
+                              static_cast<int>(t.output[b].cols()), 40 + b));
+    // The softmax at the point, which the surrogate subtracts.
+    const ref::Trace at = ref::run(p);
+    std::vector<ref::Bat> soft0;
+    for (const ref::Head& h : at.heads) soft0.push_back(h.soft);
+    CHECK(loss_of(p, target, &soft0) == Approx(loss_of(p, target)).epsilon(1e-12));
+    for (const Backward& backward : kBackwards) {
+      INFO(backward.name);
+      attn::Gradients g;
+      REQUIRE(backward.run(p, target, &g).error == "");
+      CHECK(g.loss == Approx(loss_of(p, target)).epsilon(1e-5));
+      // Self-attention: queries, keys and values are one x, so its gradient is their sum.
+      for (int b = 0; b < B; ++b) {
+        attn::Problem moved = p;
+        const attn::MatrixD gx = g.queries[b] + g.keys[b] + g.values[b];
+        attn::Matrix x = p.queries[b];
+        for (int i = 0; i < x.rows(); ++i)
+          for (int j = 0; j < x.cols(); ++j) {
+            const float x0 = x(i, j), up = x0 + 1e-3f, down = x0 - 1e-3f;
+            const auto at_x = [&](float v) {
+              attn::Matrix m = x;
+              m(i, j) = v;
+              moved.queries.mut(b) = moved.keys.mut(b) = moved.values.mut(b) = m;
+              return loss_of(moved, target, &soft0);
+            };
+            const double fd =
+                (at_x(up) - at_x(down)) / (static_cast<double>(up) - static_cast<double>(down));
+            INFO("x[" << b << "](" << i << ", " << j << "): analytic " << gx(i, j)
+                      << ", finite difference " << fd);
+            CHECK(std::fabs(gx(i, j) - fd) <= 2e-6 + 2e-4 * std::fabs(fd));
+          }
+      }
+      attn::Problem q = p;
+      if (c.projections) {
+        check_all(q, target, &q.weights.W_q, g.W_q, "W_q", &soft0);
+        check_all(q, target, &q.weights.W_k, g.W_k, "W_k", &soft0);
+        check_all(q, target, &q.weights.W_v, g.W_v, "W_v", &soft0);
+        check_all(q, target, &q.weights.W_o, g.W_o, "W_o", &soft0);
+      }
+      if (p.scoring == attn::Scoring::kGeneral)
+        check_all(q, target, &q.weights.W, g.W, "W", &soft0);
+      if (p.scoring == attn::Scoring::kAdditive) {
+        check_all(q, target, &q.weights.W_q, g.W_q, "the scorer's W_q", &soft0);
+        check_all(q, target, &q.weights.W_k, g.W_k, "the scorer's W_k", &soft0);
+      }
+      // The scores' side is not zero: the estimator passes a gradient the argmax does not.
+      if (c.projections) CHECK(g.W_q.cwiseAbs().maxCoeff() > 1e-6);
+    }
+  }
+}
+
 TEST_CASE("numbers past float32 are refused as overflows, not blamed on a -inf mask",
           "[core][grad]") {
-  // Issue 33: scores of 1e30 × 1e30 overflow. The gradient said a row was fully masked under
-  // -inf, which it was not; it says what happened, and a real -inf row still says that.
+  // Scores of 1e30 × 1e30 overflow. No row is fully masked under -inf here, so the gradient
+  // must not say so; it says what happened, and a real -inf row still says that.
   attn::Problem p;
   attn::Matrix x(2, 2);
   x << 1e30f, 1e30f, 1e30f, -1e30f;

@@ -66,6 +66,7 @@ inline Mat pe(size_t rows, size_t d, double base) {
 
 struct Head {
   Bat scores, scaled, masked, weights, output;
+  Bat soft;  // the softmax of the masked scores (before dropout), also under hard attention
 };
 
 struct Trace {
@@ -86,7 +87,11 @@ inline bool masked(const attn::MaskSpec& m, int b, int i, int j) {
   return false;
 }
 
-inline Trace run(const attn::Problem& p) {
+// The forward pass in float64. With `soft0` (one batch per head) and hard attention, the
+// straight-through estimator's surrogate: each row's one-hot weights plus its softmax minus
+// soft0's, which at soft0 = the softmax there equals the hard forward, and whose derivative is
+// what the straight-through backward computes.
+inline Trace run(const attn::Problem& p, const std::vector<Bat>* soft0 = nullptr) {
   Bat Q = from(p.queries), K = from(p.keys), V = from(p.values);
   const size_t B = Q.size();
   if (p.positional_encoding) {
@@ -164,6 +169,7 @@ inline Trace run(const attn::Problem& p) {
         for (size_t j = 0; j < nk; ++j)
           if (masked(p.mask, b, i, j)) mk[i][j] = p.mask.mask_value;
       Mat wt(nq, std::vector<double>(nk, 0.0));
+      Mat soft(nq, std::vector<double>(nk, 0.0));
       for (size_t i = 0; i < nq; ++i) {
         double mx = -std::numeric_limits<double>::infinity();
         size_t arg = 0;
@@ -171,12 +177,17 @@ inline Trace run(const attn::Problem& p) {
           if (mk[i][j] > mx) mx = mk[i][j], arg = j;
         if (mx == -std::numeric_limits<double>::infinity()) {
           for (double& x : wt[i]) x = std::numeric_limits<double>::quiet_NaN();
-        } else if (p.hard) {
-          wt[i][arg] = 1.0;
         } else {
           double sum = 0.0;
-          for (size_t j = 0; j < nk; ++j) sum += wt[i][j] = std::exp(mk[i][j] - mx);
-          for (double& x : wt[i]) x /= sum;
+          for (size_t j = 0; j < nk; ++j) sum += soft[i][j] = std::exp(mk[i][j] - mx);
+          for (double& x : soft[i]) x /= sum;
+          if (!p.hard) {
+            wt[i] = soft[i];
+          } else {
+            wt[i][arg] = 1.0;
+            if (soft0)
+              for (size_t j = 0; j < nk; ++j) wt[i][j] += soft[i][j] - (*soft0)[h][b][i][j];
+          }
         }
         if (p.dropout_p > 0) {
           for (size_t j = 0; j < nk; ++j) {
@@ -193,6 +204,7 @@ inline Trace run(const attn::Problem& p) {
       hd.scaled.push_back(sc);
       hd.masked.push_back(mk);
       hd.weights.push_back(wt);
+      hd.soft.push_back(soft);
       hd.output.push_back(out);
     }
   }

@@ -934,6 +934,42 @@ TEST_CASE("the textbook presets give [2,3,4,5] and [10,11,12,13]", "[scenario][p
   }
 }
 
+TEST_CASE("hard attention with its estimator: read, written back, and hostile versions named",
+          "[scenario][json]") {
+  const scenario::ParseResult r =
+      scenario::parse(with(R"("hard": {"estimator": "straight_through"})"));
+  REQUIRE(r.error == "");
+  CHECK(r.scenario.hard);
+  CHECK(r.scenario.hard_gradient == attn::HardGradient::kStraightThrough);
+  CHECK(scenario::to_problem(r.scenario).hard_gradient == attn::HardGradient::kStraightThrough);
+  const std::string written = scenario::to_json(r.scenario);
+  CHECK(written.find(R"("hard":{"estimator":"straight_through"})") != std::string::npos);
+  const scenario::ParseResult again = scenario::parse(written);
+  REQUIRE(again.error == "");
+  CHECK(again.scenario.hard_gradient == attn::HardGradient::kStraightThrough);
+  CHECK(scenario::to_json(again.scenario) == written);
+  // true and false as before: hard without an estimator, written as true.
+  const scenario::ParseResult plain = scenario::parse(with(R"("hard": true)"));
+  REQUIRE(plain.error == "");
+  CHECK(plain.scenario.hard_gradient == attn::HardGradient::kNone);
+  CHECK(scenario::to_json(plain.scenario).find(R"("hard":true)") != std::string::npos);
+  CHECK(error_of(with(R"("hard": {"estimator": "gumbel"})")) ==
+        R"(hard.estimator: unknown estimator "gumbel", expected "straight_through")");
+  CHECK(error_of(with(R"("hard": {"estimator": "a\nb"})")) ==
+        R"(hard.estimator: unknown estimator "a\nb", expected "straight_through")");
+  CHECK(error_of(with(R"("hard": {"estimator": 1})")) ==
+        "hard.estimator: must be a string, got a number");
+  CHECK(error_of(with(R"("hard": {"estimator": ")" + std::string(100000, 'x') + R"("})")) ==
+        "hard.estimator: is 100000 bytes long, more than the limit 64");
+  CHECK(error_of(with(R"("hard": {})")) == R"(hard.estimator: missing ("straight_through"))");
+  CHECK(error_of(with(R"("hard": {"estimator": "straight_through", "tau": 1})")) ==
+        "hard.tau: unknown field");
+  CHECK(error_of(with(R"("hard": "yes")")) ==
+        R"(hard: must be true, false or {"estimator": "straight_through"}, got a string)");
+  CHECK(error_of(with(R"("hard": null)")) ==
+        R"(hard: must be true, false or {"estimator": "straight_through"}, got null)");
+}
+
 TEST_CASE("in 'why is he so tall?' the question attends to the tall father",
           "[scenario][presets]") {
   const scenario::ParseResult r =
