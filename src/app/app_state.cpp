@@ -562,6 +562,13 @@ int AppState::train(int steps, double budget_ms, bool stop_when_converged) {
     training.playing = false;
     return 0;
   }
+  if (scenario.hard && scenario.hard_gradient == attn::HardGradient::kNone) {
+    training.error =
+        T("hard: the argmax has no gradient. Tick \"train it straight through\" under "
+          "\"hard attention\" to train through it.");
+    training.playing = false;
+    return 0;
+  }
   attn::Optimizer& opt = training.optimizer;
   opt.kind = training.adam ? attn::Optimizer::Kind::kAdam : attn::Optimizer::Kind::kSgd;
   opt.lr = training.lr;

@@ -246,6 +246,23 @@ std::vector<Control> make_table() {
   t.push_back(scenario_flag("positional_encoding", N_("positional encoding"),
                             &scenario::Scenario::positional_encoding));
   t.push_back(scenario_flag("hard", N_("hard attention (argmax)"), &scenario::Scenario::hard));
+  Control straight = make("hard_straight_through", N_("train it straight through"),
+                          ControlKind::kCheckbox, "hard");
+  straight.available = [](const AppState& s) { return s.scenario.hard; };
+  straight.read = [](const AppState& s) {
+    return json(s.scenario.hard_gradient == attn::HardGradient::kStraightThrough);
+  };
+  straight.apply = [](AppState& s, const json& v) {
+    s.scenario.hard_gradient =
+        v.get<bool>() ? attn::HardGradient::kStraightThrough : attn::HardGradient::kNone;
+    s.changed();
+    return std::string();
+  };
+  straight.help =
+      N_("The argmax has no gradient, so Train cannot learn through it. Straight through, the "
+         "forward keeps its one-hot weights and the backward takes the gradient of the softmax "
+         "of the same scores in their place.");
+  t.push_back(straight);
 
   Control numbers =
       checkbox("numbers", N_("numbers in the cells"), "numbers", &AppState::show_numbers);

@@ -233,6 +233,11 @@ const char* step_explanation(Step s, const attn::Problem& p) {
                       "a "
                       "valid length, the causal mask or a window.");
     case Step::kWeights:
+      if (p.hard && p.hard_gradient == attn::HardGradient::kStraightThrough)
+        return N_(
+            "Hard attention puts all the weight on the single best key of each row (the "
+            "first one if several tie). Trained straight through: the backward pass treats "
+            "these one-hot rows as if they were the softmax of the same scores.");
       if (p.hard)
         return N_(
             "Hard attention puts all the weight on the single best key of each row (the "

@@ -265,6 +265,11 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Hard attention puts all the weight on the single best key of each row (the first one if "
      "several tie).",
      "硬注意力把每一行的全部权重放在分数最高的那个键上（并列时取第一个）。"},
+    {"Hard attention puts all the weight on the single best key of each row (the first one if "
+     "several tie). Trained straight through: the backward pass treats these one-hot rows as if "
+     "they were the softmax of the same scores.",
+     "硬注意力把每一行的全部权重放在分数最高的那个键上（并列时取第一个）。用直通估计训练时，"
+     "反向传播把这些独热的行当作同一组分数的 softmax 来求梯度。"},
     {"The softmax turns each row of scores into weights that are positive and sum to 1. In train "
      "mode dropout then zeroes some weights at random and scales up the rest.",
      "softmax 把每一行分数变成为正且和为 1 的权重。训练模式下，dropout "
@@ -476,6 +481,16 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Adds sin/cos patterns of the position to every input row (base %g).",
      "给每个输入行加上由位置决定的正弦/余弦图案（底数 %g）。"},
     {"hard attention (argmax)", "硬注意力（argmax）"},
+    {"train it straight through", "用直通估计训练"},
+    {"hard: the argmax has no gradient. Tick \"train it straight through\" under "
+     "\"hard attention\" to train through it.",
+     "hard：argmax 没有梯度。勾选“硬注意力”下面的“用直通估计训练”，才能穿过它训练。"},
+    {"The argmax has no gradient, so Train cannot learn through it. Straight through, the "
+     "forward keeps its one-hot weights and the backward takes the gradient of the softmax "
+     "of the same scores in their place.",
+     "argmax "
+     "没有梯度，所以“训练”无法穿过它学习。直通估计（straight-through）让前向计算保留独热权重，"
+     "反向传播则用同一组分数的 softmax 的梯度代替它。"},
     {"dropout (train mode)", "dropout（暂退法，训练模式）"},
     {"dropout seed", "dropout 种子"},
     {"last recompute", "上次重算耗时"},

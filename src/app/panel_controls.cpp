@@ -291,6 +291,11 @@ void section_extras(AppState& s) {
     help_marker(help);
   }
   control_checkbox(s, "hard");
+  if (sc.hard) {
+    ImGui::Indent();
+    control_checkbox(s, "hard_straight_through");
+    ImGui::Unindent();
+  }
   if (shown(s, "scale")) {
     ImGui::Checkbox(T("scale each matrix alone"), &s.scale_alone);
     help_marker(

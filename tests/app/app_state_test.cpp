@@ -18,6 +18,7 @@
 
 #include "app/api.h"
 #include "app/app_state.h"
+#include "app/controls.h"
 #include "app/edits.h"
 #include "app/glossary.h"
 #include "app/matrices.h"
@@ -1106,4 +1107,35 @@ TEST_CASE("with a target, a hovered cell has its gradient", "[app][state][train]
     REQUIRE(app.cell_gradient(c, &g));
     CHECK(g == Approx(fd / std::sqrt(12.0)).margin(1e-9));
   }
+}
+
+TEST_CASE("hard attention trains only straight through, a control the table view and Train share",
+          "[app][state][controls][train]") {
+  ui::AppState app;
+  REQUIRE(app.load_task("previous_token", 1).ok());
+  CHECK_FALSE(ui::control_shown(app, "hard_straight_through"));  // soft attention: not there
+  REQUIRE(ui::api::set_control(app, "hard", "true") == "");
+  app.recompute_if_needed();
+  REQUIRE(ui::control_shown(app, "hard_straight_through"));
+  // Without the estimator Train says what to tick, and takes no step.
+  CHECK(app.train(3, 1e9) == 0);
+  CHECK(app.training.error.find("train it straight through") != std::string::npos);
+  CHECK(app.training.losses.empty());
+  REQUIRE(ui::api::set_control(app, "hard_straight_through", "true") == "");
+  CHECK(app.scenario.hard_gradient == attn::HardGradient::kStraightThrough);
+  app.recompute_if_needed();
+  CHECK(app.problem.hard_gradient == attn::HardGradient::kStraightThrough);
+  // It trains: the forward stays one-hot, and the loss falls.
+  CHECK(app.train(200, 1e9) == 200);
+  CHECK(app.training.error == "");
+  REQUIRE(app.training.losses.size() == 200);
+  CHECK(app.training.losses.back() < app.training.losses.front());
+  app.recompute_if_needed();
+  for (const attn::Matrix& w : app.trace.heads[0].weights)
+    for (int i = 0; i < w.rows(); ++i) CHECK((w.row(i).array() == 1.0f).count() == 1);
+  // The link keeps it.
+  const std::string json = scenario::to_json(app.scenario);
+  CHECK(json.find(R"("hard":{"estimator":"straight_through"})") != std::string::npos);
+  CHECK(ui::api::set_control(app, "hard_straight_through", "1") ==
+        "hard_straight_through: must be true or false");
 }
