@@ -110,6 +110,72 @@ async function checkTrainButton({ browser, url }) {
   }
 }
 
+// Hard attention trained from the page as a person does it, in both languages: "More"
+// opened, "hard attention (argmax)" ticked and Train clicked: the screen (read back by OCR)
+// says to tick "train it straight through", and nothing trains; that box ticked and Train
+// clicked: the training plays, the loss falls, and every row's weights stay one-hot. The
+// boxes are found where items() says the canvas drew them and clicked there.
+async function checkHardTrain({ browser, url }) {
+  const WORDS = {
+    en: { more: "More", hard: "hard attention (argmax)", straight: "train it straight through",
+          train: "Train", said: "straight" },
+    zh: { more: "更多", hard: "硬注意力（argmax）", straight: "用直通估计训练", train: "训练", said: "直通估计" },
+  };
+  const viewport = { width: 1280, height: 800 };
+  for (const lang of ["en", "zh"]) {
+    const w = WORDS[lang];
+    const page = await openPage(browser, `${url}?task=previous_token&seed=1&lang=${lang}`, viewport);
+    const ap = (fn) => page.evaluate(fn);
+    await ap(() => window.attentionPlayground.setTraining({ speed: "fast" }));
+    // The panel lists what it draws: scrolled with the wheel, as a person scrolls it, until
+    // the control is there.
+    const press = async (what, match) => {
+      let item = await reveal(page, viewport, match);
+      for (let tries = 0; tries < 6 && !item; ++tries) {
+        await page.mouse.move(150, 500);
+        await page.mouse.wheel(0, 400);
+        await settle(page);
+        item = await reveal(page, viewport, match);
+      }
+      if (!item) fail(`${lang}: no "${what}" on screen (items: ${(await itemsNow(page)).map((i) => i.label).join(" | ").slice(0, 600)})`);
+      await clickItem(page, item);
+      return item;
+    };
+    await press(w.more, (i) => i.label === w.more);
+    const hardBox = await press(w.hard, (i) => i.label === w.hard);
+    if (!(await ap(() => window.attentionPlayground.getScenario().hard))) {
+      fail(`${lang}: clicking "${w.hard}" at (${Math.round(hardBox.x0)}, ${Math.round(hardBox.y0)}) did not turn it on`);
+    }
+    const trainButton = (i) => i.label === w.train && i.id.endsWith("###train_play");
+    await press(w.train, trainButton);
+    await settle(page);
+    const refused = await ap(() => window.attentionPlayground.getTraining());
+    if (refused.step !== 0 || refused.playing) fail(`${lang}: Train under hard attention without an estimator trained: ${JSON.stringify(refused).slice(0, 200)}`);
+    const panel = { x: 0, y: 0, width: 320, height: viewport.height };
+    const read = await find(page, w.said, lang, panel);
+    if (!read.hits.length) fail(`${lang}: after Train the panel does not say "${w.said}" (read: ${read.all.map((x) => x.text).join(" ").slice(0, 500)})`);
+    await press(w.straight, (i) => i.label === w.straight);
+    const scenario = await ap(() => window.attentionPlayground.getScenario());
+    if (JSON.stringify(scenario.hard) !== JSON.stringify({ estimator: "straight_through" })) {
+      fail(`${lang}: after the click the scenario's hard is ${JSON.stringify(scenario.hard)}`);
+    }
+    await press(w.train, trainButton);
+    await page.waitForTimeout(1500);
+    await settle(page);
+    const t = await ap(() => window.attentionPlayground.getTraining());
+    if (t.step < 20) fail(`${lang}: Train straight through took ${t.step} steps in 1.5 s (${JSON.stringify(t).slice(0, 200)})`);
+    const weights = await ap(() => window.attentionPlayground.getTrace().heads[0].weights);
+    const notOneHot = weights.flat().filter((row) => row.filter((v) => v === 1).length !== 1 || row.some((v) => v !== 0 && v !== 1));
+    if (notOneHot.length) fail(`${lang}: after training ${notOneHot.length} rows are not one-hot: ${JSON.stringify(notOneHot[0])}`);
+    // From the random start's loss (about 0.13) to a trained one: it learned through the argmax.
+    if (!(t.loss < 0.01)) fail(`${lang}: after ${t.step} straight-through steps the loss is ${t.loss}`);
+    if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
+    ok(`hard-train (${lang}): "${w.hard}" and Train clicked: nothing trained, the panel says "${w.said}"; ` +
+       `"${w.straight}" clicked, Train: ${t.step} steps in 1.5 s, loss ${t.loss.toExponential(2)}, every row one-hot`);
+    await page.context().close();
+  }
+}
+
 // --- What the canvas draws, as the app reports it (items(): every labelled control and the
 // lesson's marked texts, with the rectangle its panel shows), found and clicked like a person.
 
@@ -536,6 +602,7 @@ const CHECKS = {
   touch: checkTouch,
   "touch-gestures": checkTouchGestures,
   "train-button": checkTrainButton,
+  "hard-train": checkHardTrain,
   clicks: checkClicks,
   "lessons-800": (ctx) => checkLessons(ctx, [{ width: 800, height: 600 }]),
   // A laptop's frames cost the most here (SwiftShader): the lessons walked, the questions
