@@ -526,7 +526,7 @@ std::string load_task(AppState& s, const std::string& name, double seed) {
 std::string set_training(AppState& s, double lr, const std::string& optimizer,
                          const std::string& speed) {
   if (!std::isnan(lr) && !scenario::is_learning_rate(lr))
-    return std::string("lr: must be ") + scenario::kLearningRateRule;
+    return "lr: must be " + scenario::learning_rate_rule();
   if (!optimizer.empty() && !scenario::is_optimizer(optimizer))
     return std::string("optimizer: must be ") + scenario::kOptimizerChoice;
   int steps_a_second = s.training.speed;

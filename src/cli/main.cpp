@@ -48,9 +48,9 @@ const char kUsage[] =
     "                           and its gradient for every input and weight the scenario\n"
     "                           has or generates: {\"version\": 1, \"loss\", \"grads\": {...}}\n"
     "       attention-cli task NAME [--seed S]    print a toy task as a scenario to train:\n"
-    "                           previous_token, reverse, sort, recall, translate or\n"
-    "                           kernel_regression (see src/scenario/tasks.h); S is a\n"
-    "                           whole number from 0 to 999999 (1 unless given)\n"
+    "@TASKS@\n"
+    "                           (see src/scenario/tasks.h); S is a whole number from 0 to\n"
+    "                           @MAX_SEED@ (1 unless given)\n"
     "       attention-cli lesson RECIPE [--out FILE]  a lesson with learned weights: the\n"
     "                           recipe's task trained as it says, with the lesson's texts\n"
     "                           (assets/recipes/, see src/scenario/tasks.h)\n"
@@ -66,14 +66,43 @@ const char kUsage[] =
     "  --arrays DATA.npz|NAME.npy  NumPy arrays as matrix fields (x, queries, keys, values,\n"
     "                           W_q, W_k, W_v, W_o, W, w_v), named by entry or file name;\n"
     "                           the option may be repeated (all files together: at most\n"
-    "                           33554432 numbers); --npz is the same. With arrays,\n"
+    "                           @MAX_FILE_NUMBERS@ numbers); --npz is the same. With arrays,\n"
     "                           FILE may be left out: the arrays alone are the scenario\n"
     "eval prints everything, or only:\n"
     "  --only heads|output      the heads' matrices, or the final output\n"
     "  --head H                 head H (0-based) of the heads, with \"head\": H in it\n"
     "  --matrices NAME,...      of scores, scaled, masked, weights, output (each head's)\n"
-    "and refuses to print more than 33554432 numbers. Bad input exits with 2 and one line\n"
+    "and refuses to print more than @MAX_OUTPUT@ numbers. Bad input exits with 2 and one line\n"
     "\"error: <field>: <problem>\" on standard error; an output that cannot be written with 1.\n";
+
+// kUsage with its limits and the task names filled in from where they are defined.
+std::string usage() {
+  // The task names, wrapped at 80 columns under the commands' descriptions.
+  const std::string indent(27, ' ');
+  std::string tasks = indent, line = indent;
+  const std::vector<scenario::TaskInfo>& list = scenario::task_list();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string word = list[i].name + (i + 2 < list.size()    ? ","
+                                             : i + 2 == list.size() ? " or"
+                                                                    : "");
+    if (line.size() > indent.size() && line.size() + 1 + word.size() > 80) {
+      tasks += "\n" + indent;
+      line = indent;
+    }
+    if (line.size() > indent.size()) tasks += " ", line += " ";
+    tasks += word;
+    line += word;
+  }
+  const std::pair<const char*, std::string> fills[] = {
+      {"@TASKS@", tasks},
+      {"@MAX_SEED@", std::to_string(scenario::kMaxTaskSeed)},
+      {"@MAX_FILE_NUMBERS@", std::to_string(kMaxArraysNumbers)},
+      {"@MAX_OUTPUT@", std::to_string(kMaxOutputNumbers)},
+  };
+  std::string text = kUsage;
+  for (const auto& [mark, value] : fills) text.replace(text.find(mark), std::strlen(mark), value);
+  return text;
+}
 
 int fail(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
@@ -405,11 +434,12 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (EPIPE): exit 1, said so
 #endif
   if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
-    out(kUsage, std::strlen(kUsage));
+    const std::string text = usage();
+    out(text.data(), text.size());
     return finish(0);
   }
   if (argc < 3) {
-    std::fputs(kUsage, stderr);
+    std::fputs(usage().c_str(), stderr);
     return 2;
   }
   const std::string command = argv[1];

@@ -235,7 +235,7 @@ std::string check_view(const ViewState& v, const Scenario& s) {
     if (!(e = check_range(t.seed, 0, kMaxViewTrainSeed, "view.train.seed")).empty()) return e;
     if (!(e = check_range(t.steps, 0, kMaxViewTrainSteps, "view.train.steps")).empty()) return e;
     if (!is_learning_rate(t.lr))
-      return "view.train.lr: is " + json(t.lr).dump() + ", must be " + kLearningRateRule;
+      return "view.train.lr: is " + json(t.lr).dump() + ", must be " + learning_rate_rule();
   }
   return "";
 }

@@ -309,6 +309,12 @@ const std::vector<TaskInfo>& task_list() {
   return tasks;
 }
 
+std::string learning_rate_rule() {
+  char bound[32];
+  std::snprintf(bound, sizeof bound, "%g", kMaxLearningRate);
+  return std::string("above 0 and at most ") + bound;
+}
+
 const TaskInfo* find_task(const std::string& name) {
   for (const TaskInfo& t : task_list())
     if (t.name == name) return &t;
@@ -466,7 +472,7 @@ LessonResult build_lesson(const std::string& recipe_json) {
     if (t.contains("lr")) {
       opt.lr = json_util::read_float(t["lr"], "recipe.train.lr");
       if (!is_learning_rate(opt.lr))
-        json_util::fail("recipe.train.lr", std::string("must be ") + kLearningRateRule);
+        json_util::fail("recipe.train.lr", "must be " + learning_rate_rule());
     }
     if (j.contains("lesson")) read_object(j["lesson"], "recipe.lesson");
   } catch (const json_util::FieldError& fe) {

@@ -38,7 +38,8 @@ constexpr double kMaxLearningRate = 10.0;  // (0, kMaxLearningRate]
 inline bool is_learning_rate(double lr) {
   return lr > 0.0 && lr <= kMaxLearningRate;
 }
-constexpr const char* kLearningRateRule = "above 0 and at most 10";
+// "above 0 and at most 10": what an error says the learning rate must be.
+std::string learning_rate_rule();
 constexpr const char* kOptimizerNames[] = {"adam", "sgd"};  // attn::Optimizer's kinds
 inline bool is_optimizer(const std::string& name) {
   for (const char* o : kOptimizerNames)
