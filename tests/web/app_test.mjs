@@ -1234,7 +1234,15 @@ async function checkLabels({ browser, url, pages }, sizes = SMALL_SIZES) {
       for (const name of await p.evaluate(() => window.attentionPlayground.presets().map((l) => l.name ?? l))) {
         await p.evaluate((n) => { window.attentionPlayground.loadPreset(n); window.attentionPlayground.setStep(5); }, name);
         await waitForFrames(p);
-        const main = (await currentGrids(p)).main;
+        let main = (await currentGrids(p)).main;
+        // Below the fold (a lesson's note above it, a short window): the panel scrolled to it,
+        // as a person scrolls it, with the wheel over the panel.
+        for (let k = 0; k < 4 && (main.y0 + main.y1) / 2 > height - 40; ++k) {
+          await p.mouse.move((main.x0 + main.x1) / 2, height / 2);
+          await p.mouse.wheel(0, (main.y0 + main.y1) / 2 - height / 2);
+          await waitForFrames(p);
+          main = (await currentGrids(p)).main;
+        }
         await p.mouse.move((main.x0 + main.x1) / 2, (main.y0 + main.y1) / 2);
         await waitForFrames(p);
         const grids = Object.entries(await currentGrids(p));

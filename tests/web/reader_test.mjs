@@ -227,15 +227,20 @@ async function checkQuizReadout({ browser, url }) {
     fail(`at step 3 the live region said "${asked}", without "${d.texts.predict}: ${q.ask}"`);
   }
 
-  // Answered from the keyboard: the verdict is read out, and the note appears.
-  await tabTo(page, "[q0 key 0]", { back: true, max: 40 });
-  const before = (await heard(page)).length;
-  await press(page, "Enter", "[q0 verdict]");
-  const a = await ap(() => window.attentionPlayground.getAccessible());
-  if (!a.quiz[0]?.answered) fail(`Enter on the first answer left the question open: ${JSON.stringify(a.quiz)}`);
-  const verdict = (await heard(page)).slice(before).map((h) => h.text).find((text) => text.includes(a.quiz[0].verdict));
-  if (!verdict) fail(`the verdict "${a.quiz[0].verdict}" was not announced: ${JSON.stringify((await heard(page)).slice(before))}`);
-  if (!a.note) fail("after the answer step 3 has no note");
+  // Answered from the keyboard, each question of the step in turn: each verdict is read out;
+  // the note, which answers them all, stays hidden until the last is answered.
+  let a = d, verdict = "";
+  for (let i = 0; i < d.quiz.length; ++i) {
+    await tabTo(page, `[q${i} key 0]`, { back: true, max: 40 });
+    const before = (await heard(page)).length;
+    await press(page, "Enter", `[q${i} verdict]`);
+    a = await ap(() => window.attentionPlayground.getAccessible());
+    if (!a.quiz[i]?.answered) fail(`Enter on question ${i + 1}'s first answer left it open: ${JSON.stringify(a.quiz)}`);
+    verdict = (await heard(page)).slice(before).map((h) => h.text).find((text) => text.includes(a.quiz[i].verdict));
+    if (!verdict) fail(`the verdict "${a.quiz[i].verdict}" was not announced: ${JSON.stringify((await heard(page)).slice(before))}`);
+    if (i + 1 < d.quiz.length && a.note) fail(`with question ${i + 2} still open, step 3's note is shown: "${a.note}"`);
+  }
+  if (!a.note) fail(`after its ${d.quiz.length} answers step 3 has no note`);
   if (asked.includes(a.note)) fail(`the step's announcement gave away the note: "${asked}"`);
   const shown = await ap(() => document.querySelector("#a11y-body p.note")?.textContent ?? null);
   if (shown !== a.note) fail(`after the answer the table view's note is ${JSON.stringify(shown)}, not "${a.note}"`);
@@ -250,7 +255,7 @@ async function checkQuizReadout({ browser, url }) {
   checkNoProblems(page, "quiz-readout");
   await page.close();
   ok(`quiz-readout: step 3 announced "…${asked.slice(asked.indexOf(d.texts.predict), asked.indexOf(d.texts.predict) + 60)}…" ` +
-     `(no note); the answer "${verdict.slice(0, 50)}…", then the note in the table view; step 4 its note`);
+     `(no note); ${d.quiz.length} answers, the last "${verdict.slice(0, 50)}…", then the note in the table view; step 4 its note`);
 }
 
 const CHECKS = {
