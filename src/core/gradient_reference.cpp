@@ -46,9 +46,6 @@ HeadSteps head_steps(const Problem& p, const Trace& t, const MatrixD& dConcat, i
     for (int j = 0; j < Mk.cols(); ++j) A(i, j) = std::exp(Mk(i, j) - mx);
     A.row(i) /= A.row(i).sum();
   }
-  HeadSteps s;
-  // Straight through: the one-hot weights multiplied the values; A stands in for them below.
-  s.Aused = p.hard ? d(ht.weights[b]) : A;
   MatrixD keep = MatrixD::Ones(A.rows(), A.cols());
   if (p.dropout_p > 0.0f) {
     const double k = 1.0 / (1.0 - static_cast<double>(p.dropout_p));
@@ -58,8 +55,11 @@ HeadSteps head_steps(const Problem& p, const Trace& t, const MatrixD& dConcat, i
                                   static_cast<int>(A.cols())) < p.dropout_p
                          ? 0.0
                          : k;
-    if (!p.hard) s.Aused = A.cwiseProduct(keep);  // hard: the trace's weights are after dropout
   }
+  HeadSteps s;
+  // Straight through: the trace's one-hot weights (after dropout) multiplied the values; A
+  // stands in for them below.
+  s.Aused = p.hard ? d(ht.weights[b]) : A.cwiseProduct(keep);
   s.dO = dConcat.middleCols(h * hs.dv, hs.dv);
   const MatrixD dAused = s.dO * d(ht.v[b]).transpose();
   const MatrixD dA = dAused.cwiseProduct(keep);
