@@ -562,7 +562,8 @@ int AppState::train(int steps, double budget_ms, bool stop_when_converged) {
     training.playing = false;
     return 0;
   }
-  if (scenario.hard && scenario.hard_gradient == attn::HardGradient::kNone) {
+  // The core's refusal, in the page's words: they name the box that lifts it.
+  if (attn::gradient_refusal(problem) == attn::GradientRefusal::kHardWithoutEstimator) {
     training.error =
         T("hard: the argmax has no gradient. Tick \"train it straight through\" under "
           "\"hard attention\" to train through it.");

@@ -38,6 +38,14 @@ struct Gradients {
   Eigen::VectorXd w_v;         // additive scoring's w_v
 };
 
+// Why gradients() cannot differentiate a problem, whatever its numbers: the rule, kept here
+// once, that a caller with words of its own (the page's, in its language) maps to them.
+enum class GradientRefusal {
+  kNone,
+  kHardWithoutEstimator,  // hard attention's argmax, with no estimator to pass through it
+};
+GradientRefusal gradient_refusal(const Problem& p);
+
 // "" when gradients() can differentiate p, else why not ("grad: hard attention picks one key
 // by argmax, which has no gradient (…)" when it has no estimator).
 Status check_gradient(const Problem& p);

@@ -43,8 +43,14 @@ bool within_float(const double* x, size_t n) {
 
 }  // namespace
 
-Status check_gradient(const Problem& p) {
+GradientRefusal gradient_refusal(const Problem& p) {
   if (p.hard && p.hard_gradient == HardGradient::kNone)
+    return GradientRefusal::kHardWithoutEstimator;
+  return GradientRefusal::kNone;
+}
+
+Status check_gradient(const Problem& p) {
+  if (gradient_refusal(p) == GradientRefusal::kHardWithoutEstimator)
     return Status{
         "grad: hard attention picks one key by argmax, which has no gradient (the "
         "straight-through estimator gives it one: \"hard\": {\"estimator\": "

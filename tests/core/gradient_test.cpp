@@ -216,7 +216,13 @@ TEST_CASE("what has no gradient yet is refused with its reason, never NaN", "[co
           "grad: hard attention picks one key by argmax, which has no gradient (the "
           "straight-through estimator gives it one: \"hard\": {\"estimator\": "
           "\"straight_through\"})");
+    CHECK(attn::gradient_refusal(p) == attn::GradientRefusal::kHardWithoutEstimator);
+    p.hard_gradient = attn::HardGradient::kStraightThrough;
+    CHECK(attn::gradient_refusal(p) == attn::GradientRefusal::kNone);
+    CHECK(backward.run(p, target, &g).ok());
+    p.hard_gradient = attn::HardGradient::kNone;
     p.hard = false;
+    CHECK(attn::gradient_refusal(p) == attn::GradientRefusal::kNone);
     CHECK(backward.run(p, seeded_batch(1, 2, 2, 23), &g).error ==
           "target[0]: is 2 × 2, the output is 3 × 2");
     CHECK(backward.run(p, seeded_batch(2, 3, 2, 23), &g).error ==
