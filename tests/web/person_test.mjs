@@ -63,18 +63,13 @@ async function checkTrainButton({ browser, url }) {
     // The button: a "Train" with "Step" on its line, to its right. The controls panel scrolls
     // to it as a person scrolls it: the wheel over the panel.
     const panel = { x: 0, y: 0, width: 320, height: 800 };  // the controls, on the left
-    let button = null, all = [];
-    for (let tries = 0; tries < 4 && !button; ++tries) {
-      if (tries > 0) {
-        await page.mouse.move(150, 500);
-        await page.mouse.wheel(0, 400);
-        await settle(page);
-      }
+    let all = [];
+    const button = await scrollPanelUntil(page, 3, async () => {
       let hits;
       ({ all, hits } = await find(page, train, lang, panel));
       const beside = [...findText(all, step), ...findText(all, reset)];
-      button = hits.find((w) => beside.some((s) => Math.abs(s.y0 - w.y0) < 8 && s.x0 > w.x1));
-    }
+      return hits.find((w) => beside.some((s) => Math.abs(s.y0 - w.y0) < 8 && s.x0 > w.x1));
+    });
     if (!button) {
       fail(`${lang}: no "${train}" button beside "${step}" or "${reset}" on screen (read: ${all.map((w) => w.text).join(" ").slice(0, 400)})`);
     }
@@ -127,16 +122,9 @@ async function checkHardTrain({ browser, url }) {
     const page = await openPage(browser, `${url}?task=previous_token&seed=1&lang=${lang}`, viewport);
     const ap = (fn) => page.evaluate(fn);
     await ap(() => window.attentionPlayground.setTraining({ speed: "fast" }));
-    // The panel lists what it draws: scrolled with the wheel, as a person scrolls it, until
-    // the control is there.
+    // The panel lists what it draws: scrolled until the control is there.
     const press = async (what, match) => {
-      let item = await reveal(page, viewport, match);
-      for (let tries = 0; tries < 6 && !item; ++tries) {
-        await page.mouse.move(150, 500);
-        await page.mouse.wheel(0, 400);
-        await settle(page);
-        item = await reveal(page, viewport, match);
-      }
+      const item = await scrollPanelUntil(page, 6, () => reveal(page, viewport, match));
       if (!item) fail(`${lang}: no "${what}" on screen (items: ${(await itemsNow(page)).map((i) => i.label).join(" | ").slice(0, 600)})`);
       await clickItem(page, item);
       return item;
@@ -218,6 +206,20 @@ async function reveal(page, viewport, match) {
     await page.mouse.wheel(0, Math.max(-600, Math.min(600, target - cy)));
   }
   return null;
+}
+
+// Asks look() what it seeks, and while it finds nothing scrolls the controls panel (on the
+// left) with the wheel, as a person scrolls it, and asks again: `scrolls` times at most.
+// Returns what look() found last (null or undefined when nothing).
+async function scrollPanelUntil(page, scrolls, look) {
+  let found = await look();
+  for (let i = 0; i < scrolls && !found; ++i) {
+    await page.mouse.move(150, 500);
+    await page.mouse.wheel(0, 400);
+    await settle(page);
+    found = await look();
+  }
+  return found;
 }
 
 // A click at the middle of an item: ImGui presses what was under the mouse the frame before,
