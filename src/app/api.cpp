@@ -90,15 +90,10 @@ nlohmann::json lesson_json(const scenario::Scenario& lesson,
       light.queries = light.keys = light.values = attn::Batch{one};
     } else if (input) {
       (f == "queries" ? light.queries : f == "keys" ? light.keys : light.values) = attn::Batch{one};
-    } else if (f == "w_v") {
-      light.w_v = attn::Vector::Zero(1);
-    } else if (attn::Matrix* w = f == "W_q"   ? &light.W_q
-                                 : f == "W_k" ? &light.W_k
-                                 : f == "W_v" ? &light.W_v
-                                 : f == "W_o" ? &light.W_o
-                                 : f == "W"   ? &light.W
-                                              : nullptr) {
-      *w = one;
+    } else {
+      attn::for_each_weight(light, [&f](const char* name, auto& m) {
+        if (f == name) m.setZero(1, 1);  // a matrix 1 × 1; w_v one number
+      });
     }
   }
   return nlohmann::json::parse(scenario::to_json(light));
@@ -622,9 +617,7 @@ std::string get_link(const AppState& s) {
   int64_t cells = 0;  // the numbers the link would spell out
   for (const attn::Batch* x : {&s.scenario.queries, &s.scenario.keys, &s.scenario.values})
     if (!s.scenario.self_attention || x == &s.scenario.queries) cells += attn::batch_cells(*x);
-  for (const attn::Matrix* w :
-       {&s.scenario.W_q, &s.scenario.W_k, &s.scenario.W_v, &s.scenario.W_o, &s.scenario.W})
-    cells += w->size();
+  attn::for_each_weight(s.scenario, [&cells](const char*, const auto& w) { cells += w.size(); });
   if (cells > kMaxLinkCells) return "";
   return scenario::encode_link(s.scenario, v);
 }
@@ -788,8 +781,7 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
              : a == Axis::kKeyTokens ? T("keys")
                                      : T("features");
     };
-    const bool input =
-        kind == MatrixKind::kQueries || kind == MatrixKind::kKeys || kind == MatrixKind::kValues;
+    const bool input = info.role == MatrixRole::kInput;
     j["matrix"] = {{"symbol", info.symbol},
                    {"id", info.id},
                    {"editable", input && !s.scenario.positional_encoding},  // the raw inputs

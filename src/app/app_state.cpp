@@ -640,6 +640,10 @@ bool AppState::cell_gradient(const CellRef& c, double* out) {
       sum = g.queries[c.batch] + g.keys[c.batch] + g.values[c.batch];
     return at(sum);
   };
+  if (matrix_info(c.kind).role == MatrixRole::kWeight) {
+    const attn::MatrixD* w = attn::weight_matrix(g, matrix_info(c.kind).id);
+    return w && at(*w);
+  }
   switch (c.kind) {
     case MatrixKind::kQueries:
       return input(g.queries);
@@ -647,14 +651,6 @@ bool AppState::cell_gradient(const CellRef& c, double* out) {
       return input(g.keys);
     case MatrixKind::kValues:
       return input(g.values);
-    case MatrixKind::kWq:
-      return at(g.W_q);
-    case MatrixKind::kWk:
-      return at(g.W_k);
-    case MatrixKind::kWv:
-      return at(g.W_v);
-    case MatrixKind::kWo:
-      return at(g.W_o);
     case MatrixKind::kOutput: {  // L = mean((y − t)²): ∂L/∂y = 2(y − t)/N
       if (c.batch >= static_cast<int>(trace.output.size())) return false;
       const attn::Matrix& y = trace.output[c.batch];
@@ -665,19 +661,15 @@ bool AppState::cell_gradient(const CellRef& c, double* out) {
              count;
       return true;
     }
-    case MatrixKind::kHeadOutput:
-    case MatrixKind::kWeights:
-    case MatrixKind::kMasked:
-    case MatrixKind::kScaled:
-    case MatrixKind::kScores:
+    default:  // the steps between, or false for those with no gradient shown
       return step_gradient(c, out);
-    default:
-      return false;
   }
 }
 
 // The steps between (attn::step_gradients, float64), for the head and batch item shown.
 bool AppState::step_gradient(const CellRef& c, double* out) {
+  const char* step = matrix_info(c.kind).step;
+  if (!step) return false;
   const int h = c.head, b = c.batch;
   if (steps_revision_ != revision || steps_head_ != h || steps_batch_ != b) {
     steps_revision_ = revision;
@@ -687,11 +679,7 @@ bool AppState::step_gradient(const CellRef& c, double* out) {
   }
   if (!steps_ok_) return false;
   const attn::StepGradients& g = steps_;
-  const attn::MatrixD* m = c.kind == MatrixKind::kHeadOutput ? &g.output
-                           : c.kind == MatrixKind::kWeights  ? &g.weights
-                           : c.kind == MatrixKind::kMasked   ? &g.masked
-                           : c.kind == MatrixKind::kScaled   ? &g.scaled
-                                                             : &g.scores;
+  const attn::MatrixD* m = attn::head_matrix(g, step);
   if (c.row >= m->rows() || c.col >= m->cols()) return false;
   *out = (*m)(c.row, c.col);
   return std::isfinite(*out);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <type_traits>
 
 #include "app/i18n.h"
 #include "core/random.h"
@@ -54,12 +55,13 @@ void use_init_weights(scenario::Scenario* s, int d_model) {
   if (!s->has_init) s->init_seed = 1;
   s->has_init = true;
   s->init_d_model = std::clamp(d_model, 1, scenario::kMaxCols);
-  s->W_q = s->W_k = s->W_v = s->W_o = s->W = attn::Matrix();
-  s->w_v = attn::Vector();
+  attn::for_each_weight(*s, [](const char*, auto& m) { m = std::decay_t<decltype(m)>(); });
 }
 
 bool has_explicit_weights(const scenario::Scenario& s) {
-  return s.W_q.size() || s.W_k.size() || s.W_v.size() || s.W_o.size() || s.W.size() || s.w_v.size();
+  bool any = false;
+  attn::for_each_weight(s, [&any](const char*, const auto& m) { any = any || m.size(); });
+  return any;
 }
 
 // The largest divisor of n that is at most h.

@@ -491,16 +491,10 @@ std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
     case MatrixKind::kWk:
     case MatrixKind::kWv:
     case MatrixKind::kWo: {
-      const attn::Matrix& W = c.kind == MatrixKind::kWq   ? p.weights.W_q
-                              : c.kind == MatrixKind::kWk ? p.weights.W_k
-                              : c.kind == MatrixKind::kWv ? p.weights.W_v
-                                                          : p.weights.W_o;
-      const char* name = c.kind == MatrixKind::kWq   ? "W_q"
-                         : c.kind == MatrixKind::kWk ? "W_k"
-                         : c.kind == MatrixKind::kWv ? "W_v"
-                                                     : "W_o";
-      if (W.size())
-        lines.push_back(fmt("%s[%d, %d] = %s", name, i + 1, j + 1, num(W(i, j)).c_str()));
+      const char* name = matrix_info(c.kind).id;
+      const attn::Matrix* W = attn::weight_matrix(p.weights, name);
+      if (W && W->size())
+        lines.push_back(fmt("%s[%d, %d] = %s", name, i + 1, j + 1, num((*W)(i, j)).c_str()));
       lines.push_back(T("a learned weight (here given or generated from the seed)"));
       break;
     }

@@ -30,27 +30,30 @@ constexpr Axis kQTok = Axis::kQueryTokens, kKTok = Axis::kKeyTokens, kIn = Axis:
                kModel = Axis::kModelFeatures, kQK = Axis::kQKHeadFeatures,
                kHead = Axis::kHeadFeatures, kOut = Axis::kOutputFeatures;
 
+constexpr MatrixRole kX = MatrixRole::kInput, kPE = MatrixRole::kAdded, kW = MatrixRole::kWeight,
+                     kStep = MatrixRole::kStep, kY = MatrixRole::kOutput;
+
 // clang-format off
 const std::vector<MatrixInfo> kTable = {
-  // kind                   id             symbol    title                       head   palette range               masked rows   cols
-  {MatrixKind::kQueries,    "queries",     "X",      N_("queries"),              false, kDiv, kAct,              false, kQTok, kIn},
-  {MatrixKind::kKeys,       "keys",        "X",      N_("keys"),                 false, kDiv, kAct,              false, kKTok, kKIn},
-  {MatrixKind::kValues,     "values",      "X",      N_("values"),               false, kDiv, kAct,              false, kKTok, kVal},
-  {MatrixKind::kPositional, "positional",  "PE",     N_("positional encoding"),  false, kDiv, kData,              false, kQTok, kIn},
-  {MatrixKind::kWq,         "W_q",         "W_q",    N_("W_q"),                  false, kDiv, kData,              false, kIn,   kModel},
-  {MatrixKind::kWk,         "W_k",         "W_k",    N_("W_k"),                  false, kDiv, kData,              false, kKIn,  kModel},
-  {MatrixKind::kWv,         "W_v",         "W_v",    N_("W_v"),                  false, kDiv, kData,              false, kVal,  kModel},
-  {MatrixKind::kWo,         "W_o",         "W_o",    N_("W_o"),                  false, kDiv, kData,              false, kHead, kOut},
-  {MatrixKind::kQ,          "Q",           "Q",      N_("Q"),                    true,  kDiv, kAct,              false, kQTok, kQK},
-  {MatrixKind::kK,          "K",           "K",      N_("K"),                    true,  kDiv, kAct,              false, kKTok, kQK},
-  {MatrixKind::kV,          "V",           "V",      N_("V"),                    true,  kDiv, kAct,              false, kKTok, kHead},
-  {MatrixKind::kScores,     "scores",      "S",      N_("scores"),               true,  kDiv, kSc,               false, kQTok, kKTok},
-  {MatrixKind::kScaled,     "scaled",      "S'",     N_("scaled scores"),        true,  kDiv, kSc,               false, kQTok, kKTok},
-  {MatrixKind::kMasked,     "masked",      "M",      N_("masked scores"),        true,  kDiv, kSc,               true,  kQTok, kKTok},
-  {MatrixKind::kWeights,    "weights",     "A",      N_("weights"),              true,  kSeq, RangeRule::kWeights, true,  kQTok, kKTok},
-  {MatrixKind::kHeadOutput, "head_output", "O",      N_("weighted values"),      true,  kDiv, kAct,              false, kQTok, kHead},
-  {MatrixKind::kConcat,     "concat",      "concat", N_("concatenated heads"),   false, kDiv, kAct,              false, kQTok, kHead},
-  {MatrixKind::kOutput,     "output",      "output", N_("output"),               false, kDiv, kAct,              false, kQTok, kOut},
+  // kind                   id             role   step       symbol    title                       head   palette range               masked rows   cols
+  {MatrixKind::kQueries,    "queries",     kX,    nullptr,   "X",      N_("queries"),              false, kDiv, kAct,              false, kQTok, kIn},
+  {MatrixKind::kKeys,       "keys",        kX,    nullptr,   "X",      N_("keys"),                 false, kDiv, kAct,              false, kKTok, kKIn},
+  {MatrixKind::kValues,     "values",      kX,    nullptr,   "X",      N_("values"),               false, kDiv, kAct,              false, kKTok, kVal},
+  {MatrixKind::kPositional, "positional",  kPE,   nullptr,   "PE",     N_("positional encoding"),  false, kDiv, kData,              false, kQTok, kIn},
+  {MatrixKind::kWq,         "W_q",         kW,    nullptr,   "W_q",    N_("W_q"),                  false, kDiv, kData,              false, kIn,   kModel},
+  {MatrixKind::kWk,         "W_k",         kW,    nullptr,   "W_k",    N_("W_k"),                  false, kDiv, kData,              false, kKIn,  kModel},
+  {MatrixKind::kWv,         "W_v",         kW,    nullptr,   "W_v",    N_("W_v"),                  false, kDiv, kData,              false, kVal,  kModel},
+  {MatrixKind::kWo,         "W_o",         kW,    nullptr,   "W_o",    N_("W_o"),                  false, kDiv, kData,              false, kHead, kOut},
+  {MatrixKind::kQ,          "Q",           kStep, nullptr,   "Q",      N_("Q"),                    true,  kDiv, kAct,              false, kQTok, kQK},
+  {MatrixKind::kK,          "K",           kStep, nullptr,   "K",      N_("K"),                    true,  kDiv, kAct,              false, kKTok, kQK},
+  {MatrixKind::kV,          "V",           kStep, nullptr,   "V",      N_("V"),                    true,  kDiv, kAct,              false, kKTok, kHead},
+  {MatrixKind::kScores,     "scores",      kStep, "scores",  "S",      N_("scores"),               true,  kDiv, kSc,               false, kQTok, kKTok},
+  {MatrixKind::kScaled,     "scaled",      kStep, "scaled",  "S'",     N_("scaled scores"),        true,  kDiv, kSc,               false, kQTok, kKTok},
+  {MatrixKind::kMasked,     "masked",      kStep, "masked",  "M",      N_("masked scores"),        true,  kDiv, kSc,               true,  kQTok, kKTok},
+  {MatrixKind::kWeights,    "weights",     kStep, "weights", "A",      N_("weights"),              true,  kSeq, RangeRule::kWeights, true,  kQTok, kKTok},
+  {MatrixKind::kHeadOutput, "head_output", kStep, "output",  "O",      N_("weighted values"),      true,  kDiv, kAct,              false, kQTok, kHead},
+  {MatrixKind::kConcat,     "concat",      kStep, nullptr,   "concat", N_("concatenated heads"),   false, kDiv, kAct,              false, kQTok, kHead},
+  {MatrixKind::kOutput,     "output",      kY,    nullptr,   "output", N_("output"),               false, kDiv, kAct,              false, kQTok, kOut},
 };
 // clang-format on
 
@@ -95,14 +98,10 @@ const attn::Batch* batch_of(AppState& s, MatrixKind k, int head, int batch) {
       return &t.concat;
     case MatrixKind::kOutput:
       return &t.output;
-    case MatrixKind::kWq:
-    case MatrixKind::kWk:
-    case MatrixKind::kWv:
-    case MatrixKind::kWo:
-      return nullptr;
     default:
       break;
   }
+  if (!matrix_info(k).per_head) return nullptr;  // the weights
   const attn::HeadTrace& ht = s.head_trace(head, batch);
   switch (k) {
     case MatrixKind::kQ:
@@ -111,35 +110,15 @@ const attn::Batch* batch_of(AppState& s, MatrixKind k, int head, int batch) {
       return &ht.k;
     case MatrixKind::kV:
       return &ht.v;
-    case MatrixKind::kScores:
-      return &ht.scores;
-    case MatrixKind::kScaled:
-      return &ht.scaled;
-    case MatrixKind::kMasked:
-      return &ht.masked;
-    case MatrixKind::kWeights:
-      return &ht.weights;
-    case MatrixKind::kHeadOutput:
-      return &ht.output;
-    default:
-      return nullptr;
+    default:  // the steps
+      return matrix_info(k).step ? attn::head_matrix(ht, matrix_info(k).step) : nullptr;
   }
 }
 
 const attn::Matrix* matrix_of(AppState& s, MatrixKind k, int head, int batch) {
-  const attn::Weights& w = s.problem.weights;
-  auto weight = [](const attn::Matrix& m) { return m.size() ? &m : nullptr; };
-  switch (k) {
-    case MatrixKind::kWq:
-      return weight(w.W_q);
-    case MatrixKind::kWk:
-      return weight(w.W_k);
-    case MatrixKind::kWv:
-      return weight(w.W_v);
-    case MatrixKind::kWo:
-      return weight(w.W_o);
-    default:
-      break;
+  if (matrix_info(k).role == MatrixRole::kWeight) {
+    const attn::Matrix* w = attn::weight_matrix(s.problem.weights, matrix_info(k).id);
+    return w && w->size() ? w : nullptr;
   }
   const attn::Batch* b = batch_of(s, k, head, batch);
   return b ? &(*b)[batch] : nullptr;

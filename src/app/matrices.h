@@ -41,6 +41,10 @@ enum class MatrixKind {
   kOutput,      // the final output
 };
 
+// What a matrix is to the computation: what the scenario gives (the inputs), what the
+// positional encoding adds, what is learned, a step computed from those, or the result.
+enum class MatrixRole { kInput, kAdded, kWeight, kStep, kOutput };
+
 // How values map to colours: viridis for weights, purple–orange around 0 for signed values.
 enum class Palette { kSequential, kDiverging };
 
@@ -79,7 +83,11 @@ struct CellRef {
 
 struct MatrixInfo {
   MatrixKind kind;
-  const char* id;      // in exports and the JS API: "weights", "W_q", "head_output", ...
+  // In exports and the JS API: "weights", "W_q", "head_output", ... (a weight's is its name
+  // in attn::kWeightNames).
+  const char* id;
+  MatrixRole role;
+  const char* step;    // its name among a head's steps (attn::kHeadMatrixNames), or null
   const char* symbol;  // on screen, as in the formulas: "S'", "W_q", "Q"
   const char* title;   // what it is, in English (translated with T()): "scaled scores"
   bool per_head;       // one per head: Q, K, V and the steps from scores to weighted values

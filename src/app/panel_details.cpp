@@ -40,8 +40,7 @@ void draw_details(AppState& s) {
     std::snprintf(line, sizeof line, "\xe2\x88\x82L/\xe2\x88\x82(%s [%d, %d]) = %s", info.symbol,
                   c.row + 1, c.col + 1, num(static_cast<float>(g)).c_str());
     text_wrapped_mono(line);
-    const bool weight = c.kind == MatrixKind::kWq || c.kind == MatrixKind::kWk ||
-                        c.kind == MatrixKind::kWv || c.kind == MatrixKind::kWo;
+    const bool weight = info.role == MatrixRole::kWeight;
     if (c.kind == MatrixKind::kOutput) {
       std::snprintf(line, sizeof line,
                     T("L = mean((output \xe2\x88\x92 target)\xc2\xb2); here the target is %s, so "

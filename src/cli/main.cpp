@@ -19,6 +19,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/attention.h"
@@ -225,10 +226,14 @@ std::string read_options(int argc, char** argv, int first, bool eval, EvalOption
       std::stringstream names(v);
       std::string name;
       while (std::getline(names, name, ',')) {
-        const auto& known = scenario::TraceJsonWriter::kHeadMatrices;
-        if (std::find(std::begin(known), std::end(known), name) == std::end(known))
-          return "--matrices: unknown \"" + name +
-                 "\", expected scores, scaled, masked, weights or output";
+        const auto& known = attn::kHeadMatrixNames;
+        if (std::find(std::begin(known), std::end(known), name) == std::end(known)) {
+          std::string expected;
+          const size_t n = std::size(known);
+          for (size_t i = 0; i < n; ++i)
+            expected += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + known[i];
+          return "--matrices: unknown \"" + name + "\", expected " + expected;
+        }
         o->matrices.push_back(name);
       }
       if (o->matrices.empty()) return "--matrices: names no matrix";
@@ -249,7 +254,7 @@ int eval(const attn::Problem& p, const EvalOptions& o) {
                 std::to_string(H) + (H == 1 ? " head" : " heads"));
   // How much would be printed.
   int64_t per_head = 0;
-  for (const char* m : scenario::TraceJsonWriter::kHeadMatrices)
+  for (const char* m : attn::kHeadMatrixNames)
     if (o.matrices.empty() ||
         std::find(o.matrices.begin(), o.matrices.end(), m) != o.matrices.end())
       per_head += B * n_q * (std::string(m) == "output" ? hs.dv : n_k);
@@ -345,20 +350,20 @@ int grad(const scenario::Scenario& s, const attn::Problem& p) {
     batch("keys", g.keys);
     batch("values", g.values);
   }
-  const std::pair<const char*, const attn::MatrixD*> weights[] = {
-      {"W_q", &g.W_q}, {"W_k", &g.W_k}, {"W_v", &g.W_v}, {"W_o", &g.W_o}};
-  for (const auto& [name, m] : weights)
-    if (m->size()) entry(name), matrix(*m);
-  if (g.W.size()) entry("W"), matrix(g.W);
-  if (g.w_v.size()) {
-    entry("w_v");
-    o += '[';
-    for (Eigen::Index u = 0; u < g.w_v.size(); ++u) {
-      if (u) o += ',';
-      number(g.w_v(u));
+  attn::for_each_weight(g, [&](const char* name, const auto& m) {
+    if (!m.size()) return;
+    entry(name);
+    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, attn::MatrixD>) {
+      matrix(m);
+    } else {  // w_v, one row
+      o += '[';
+      for (Eigen::Index u = 0; u < m.size(); ++u) {
+        if (u) o += ',';
+        number(m(u));
+      }
+      o += ']';
     }
-    o += ']';
-  }
+  });
   o += "}}";
   out_line(o);
   return 0;

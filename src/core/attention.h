@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "core/status.h"
@@ -79,6 +81,46 @@ struct Weights {
   Vector w_v;
 };
 
+// The learnable weights by name, the one list: scenario JSON, its NumPy fields, the CLI's
+// gradients and the copies between a scenario and its problem walk it, so that a weight added
+// to Weights is named here once. for_each_weight(t, f) calls f(name, t.<weight>) for each, in
+// this order, on anything with these members (Weights, Gradients, scenario::Scenario);
+// for_each_weight(a, b, f) calls f(name, a.<weight>, b.<weight>). w_v is a vector, the others
+// matrices: f takes both (a generic lambda).
+inline constexpr const char* kWeightNames[] = {"W_q", "W_k", "W_v", "W_o", "W", "w_v"};
+
+template <class T, class F>
+void for_each_weight(T& t, F&& f) {
+  f(kWeightNames[0], t.W_q);
+  f(kWeightNames[1], t.W_k);
+  f(kWeightNames[2], t.W_v);
+  f(kWeightNames[3], t.W_o);
+  f(kWeightNames[4], t.W);
+  f(kWeightNames[5], t.w_v);
+}
+
+// The weight matrix of that name in t (Weights or Gradients, as t is const or not), or null
+// for w_v (a vector) and for a name that is not a weight's.
+template <class T>
+auto weight_matrix(T& t, std::string_view name) -> decltype(&t.W_q) {
+  decltype(&t.W_q) found = nullptr;
+  for_each_weight(t, [&](const char* n, auto& m) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, std::decay_t<decltype(t.W_q)>>)
+      if (name == n) found = &m;
+  });
+  return found;
+}
+
+template <class A, class B, class F>
+void for_each_weight(A& a, B& b, F&& f) {
+  f(kWeightNames[0], a.W_q, b.W_q);
+  f(kWeightNames[1], a.W_k, b.W_k);
+  f(kWeightNames[2], a.W_v, b.W_v);
+  f(kWeightNames[3], a.W_o, b.W_o);
+  f(kWeightNames[4], a.W, b.W);
+  f(kWeightNames[5], a.w_v, b.w_v);
+}
+
 // How the backward passes (core/gradient.h) go through hard attention's argmax, which has no
 // gradient of its own.
 enum class HardGradient {
@@ -114,6 +156,31 @@ struct HeadTrace {
   Batch weights;  // softmax (or one-hot) of masked, after dropout in train mode
   Batch output;   // weights · v
 };
+
+// A head's steps by name, the one list: trace JSON's head members (in this order), the CLI's
+// --matrices, lesson questions and the page's step matrices. for_each_head_matrix(h, f) calls
+// f(name, h.<matrix>) for each, on anything with these members (HeadTrace, StepGradients).
+inline constexpr const char* kHeadMatrixNames[] = {"scores", "scaled", "masked", "weights",
+                                                   "output"};
+
+template <class T, class F>
+void for_each_head_matrix(T& h, F&& f) {
+  f(kHeadMatrixNames[0], h.scores);
+  f(kHeadMatrixNames[1], h.scaled);
+  f(kHeadMatrixNames[2], h.masked);
+  f(kHeadMatrixNames[3], h.weights);
+  f(kHeadMatrixNames[4], h.output);
+}
+
+// The step of that name in h, or null.
+template <class T>
+auto head_matrix(T& h, std::string_view name) -> decltype(&h.scores) {
+  decltype(&h.scores) found = nullptr;
+  for_each_head_matrix(h, [&](const char* n, auto& m) {
+    if (name == n) found = &m;
+  });
+  return found;
+}
 
 struct Trace {
   Batch queries, keys, values;   // inputs after positional encoding (if any)

@@ -133,6 +133,14 @@ attn::Vector read_vector(const json& v, const std::string& field) {
   return out;
 }
 
+// A weight as scenario JSON gives it: a matrix, or w_v's vector.
+void read_weight(const json& v, const std::string& field, attn::Matrix* m) {
+  *m = read_matrix(v, field);
+}
+void read_weight(const json& v, const std::string& field, attn::Vector* w) {
+  *w = read_vector(v, field);
+}
+
 // A 3-D [batch][rows][cols] array, or a 2-D [rows][cols] one meaning batch 1.
 attn::Batch read_batch(const json& v, const std::string& field, bool* two_d) {
   if (is_binary(v)) {
@@ -384,12 +392,9 @@ Scenario read_scenario(const json& j) {
     }
   }
 
-  if (j.contains("W_q")) s.W_q = read_matrix(j["W_q"], "W_q");
-  if (j.contains("W_k")) s.W_k = read_matrix(j["W_k"], "W_k");
-  if (j.contains("W_v")) s.W_v = read_matrix(j["W_v"], "W_v");
-  if (j.contains("W_o")) s.W_o = read_matrix(j["W_o"], "W_o");
-  if (j.contains("W")) s.W = read_matrix(j["W"], "W");
-  if (j.contains("w_v")) s.w_v = read_vector(j["w_v"], "w_v");
+  attn::for_each_weight(s, [&j](const char* name, auto& m) {
+    if (j.contains(name)) read_weight(j[name], name, &m);
+  });
   if (j.contains("init")) {
     const json& init = j["init"];
     if (!init.is_object()) fail("init", "must be an object {\"seed\": 42, \"d_model\": 8}");

@@ -41,6 +41,19 @@ void append_matrix(std::string* out, const attn::Matrix& m) {
   *out += ']';
 }
 
+// A weight as scenario JSON writes it: a matrix as rows, w_v as one row.
+void append_weight(std::string* out, const attn::Matrix& m) {
+  append_matrix(out, m);
+}
+void append_weight(std::string* out, const attn::Vector& v) {
+  *out += '[';
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    if (i) *out += ',';
+    append_number(out, v(i));
+  }
+  *out += ']';
+}
+
 void append_batch(std::string* out, const attn::Batch& b, bool two_d) {
   if (two_d && b.size() == 1) return append_matrix(out, b[0]);
   *out += '[';
@@ -270,19 +283,9 @@ std::string to_json(const Scenario& s) {
     o += ']';
   }
   if (s.mask_value != -1e6f) append_key(&o, "mask_value"), append_number(&o, s.mask_value);
-  const std::pair<const char*, const attn::Matrix*> mats[] = {
-      {"W_q", &s.W_q}, {"W_k", &s.W_k}, {"W_v", &s.W_v}, {"W_o", &s.W_o}, {"W", &s.W}};
-  for (const auto& [name, m] : mats)
-    if (m->size()) append_key(&o, name), append_matrix(&o, *m);
-  if (s.w_v.size()) {
-    append_key(&o, "w_v");
-    o += '[';
-    for (Eigen::Index i = 0; i < s.w_v.size(); ++i) {
-      if (i) o += ',';
-      append_number(&o, s.w_v(i));
-    }
-    o += ']';
-  }
+  attn::for_each_weight(s, [&o](const char* name, const auto& m) {
+    if (m.size()) append_key(&o, name), append_weight(&o, m);
+  });
   if (s.has_init) {
     append_key(&o, "init");
     o += "{\"seed\":" + std::to_string(s.init_seed) +
@@ -355,19 +358,14 @@ void TraceJsonWriter::head(const attn::HeadTrace& h, const std::vector<std::stri
     buffer_ += "\"head\":" + std::to_string(index);
     first = false;
   }
-  const std::pair<const char*, const attn::Batch*> parts[] = {{"scores", &h.scores},
-                                                              {"scaled", &h.scaled},
-                                                              {"masked", &h.masked},
-                                                              {"weights", &h.weights},
-                                                              {"output", &h.output}};
-  for (const auto& [name, b] : parts) {
-    if (!names.empty() && std::find(names.begin(), names.end(), name) == names.end()) continue;
+  attn::for_each_head_matrix(h, [&](const char* name, const attn::Batch& b) {
+    if (!names.empty() && std::find(names.begin(), names.end(), name) == names.end()) return;
     buffer_ += first ? "\"" : ",\"";
     buffer_ += name;
     buffer_ += "\":";
-    batch(*b);
+    batch(b);
     first = false;
-  }
+  });
   buffer_ += '}';
 }
 

@@ -930,19 +930,31 @@ ArraysResult read_arrays(const std::string& bytes, const std::string& file_name)
 
 namespace {
 
-const char* const kFields[] = {"x",   "queries", "keys", "values", "W_q",
-                               "W_k", "W_v",     "W_o",  "W",      "w_v"};
+const char* const kInputs[] = {"x", "queries", "keys", "values"};
+
+bool is_input(const std::string& name) {
+  return std::find(std::begin(kInputs), std::end(kInputs), name) != std::end(kInputs);
+}
+
+bool is_array_field(const std::string& name) {
+  const auto& weights = attn::kWeightNames;
+  return is_input(name) ||
+         std::find(std::begin(weights), std::end(weights), name) != std::end(weights);
+}
 
 }  // namespace
 
 std::string check_array_field(const std::string& name, const std::vector<size_t>& shape) {
-  if (std::find(std::begin(kFields), std::end(kFields), name) == std::end(kFields))
-    return json_util::key_name(name) +
-           ": is not a matrix field (x, queries, keys, values, W_q, W_k, W_v, W_o, W, w_v)";
+  if (!is_array_field(name)) {
+    std::string known;
+    for (const char* f : kInputs) known += std::string(known.empty() ? "" : ", ") + f;
+    for (const char* f : attn::kWeightNames) known += std::string(", ") + f;
+    return json_util::key_name(name) + ": is not a matrix field (" + known + ")";
+  }
   // As the scenario reads {"shape": [...]} (json_read.cpp, read_shape): inputs are 2-D or
   // [batch, rows, cols], weights 2-D, w_v 1-D; the last size is columns, the one before
   // rows, the one before that the batch.
-  const bool input = name == "x" || name == "queries" || name == "keys" || name == "values";
+  const bool input = is_input(name);
   const size_t lo = input ? 2 : name == "w_v" ? 1 : 2, hi = input ? 3 : lo;
   const std::string where = name + ".shape";
   if (shape.size() < lo || shape.size() > hi)
@@ -978,7 +990,7 @@ ParseResult parse_fields(const std::string& json_text, size_t n, NameOf name, Sh
   std::vector<FloatArray> buffers;
   for (size_t k = 0; k < n; ++k) {
     const std::string& a = name(k);
-    if (std::find(std::begin(kFields), std::end(kFields), a) == std::end(kFields)) {
+    if (!is_array_field(a)) {
       r.error = check_array_field(a, shape(k));
       return r;
     }

@@ -245,22 +245,20 @@ void fit_to_shapes(Scenario* s) {
   s->quiz = std::move(kept);
 }
 
+// A question names the head's steps as the trace does, but "output" is the layer's output and
+// "head_output" the head's.
 bool is_quiz_matrix(const std::string& name) {
-  for (const char* m : {"scores", "scaled", "masked", "weights", "head_output", "output"})
-    if (name == m) return true;
-  return false;
+  const auto& steps = attn::kHeadMatrixNames;
+  return name == "head_output" ||
+         std::find(std::begin(steps), std::end(steps), name) != std::end(steps);
 }
 
 const attn::Matrix& quiz_matrix(const QuizAnswer& a, const attn::HeadTrace& h, int item,
                                 const attn::Batch& output) {
   if (a.argmax) return h.weights[item];
-  const attn::Batch& m = a.matrix == "scores"        ? h.scores
-                         : a.matrix == "scaled"      ? h.scaled
-                         : a.matrix == "masked"      ? h.masked
-                         : a.matrix == "head_output" ? h.output
-                         : a.matrix == "output"      ? output
-                                                     : h.weights;
-  return m[&m == &output ? a.batch : item];
+  if (a.matrix == "output") return output[a.batch];
+  const attn::Batch* m = attn::head_matrix(h, a.matrix == "head_output" ? "output" : a.matrix);
+  return (m ? *m : h.weights)[item];
 }
 
 int argmax_in_row(const attn::Matrix& m, int row) {
@@ -290,12 +288,7 @@ std::string check_quiz_answer(const QuizAnswer& a, const attn::Trace& t) {
 
 void set_weights(Scenario* s, const attn::Weights& w) {
   s->has_init = false;
-  s->W_q = w.W_q;
-  s->W_k = w.W_k;
-  s->W_v = w.W_v;
-  s->W_o = w.W_o;
-  s->W = w.W;
-  s->w_v = w.w_v;
+  attn::for_each_weight(*s, w, [](const char*, auto& to, const auto& from) { to = from; });
 }
 
 attn::Matrix generated_matrix(int rows, int cols, uint64_t seed, WeightStream stream) {
@@ -529,12 +522,7 @@ attn::Problem to_problem(const Scenario& s) {
   }
 
   attn::Weights& w = p.weights;
-  w.W_q = s.W_q;
-  w.W_k = s.W_k;
-  w.W_v = s.W_v;
-  w.W_o = s.W_o;
-  w.W = s.W;
-  w.w_v = s.w_v;
+  attn::for_each_weight(w, s, [](const char*, auto& to, const auto& from) { to = from; });
   if (s.has_init) {
     const int D = s.init_d_model;
     const int d_q = attn::batch_cols(s.queries), d_k = attn::batch_cols(s.keys);

@@ -201,10 +201,9 @@ std::string trace_to_json(const attn::Trace& t);
 class TraceJsonWriter {
  public:
   using Sink = std::function<void(const std::string&)>;
-  static constexpr const char* kHeadMatrices[] = {"scores", "scaled", "masked", "weights",
-                                                  "output"};
   explicit TraceJsonWriter(Sink sink);
-  // One head object with the named matrices (all five when `names` is empty); index >= 0
+  // One head object with the named matrices (attn::kHeadMatrixNames; all when `names` is
+  // empty); index >= 0
   // adds "head": index, for output that holds only some heads.
   void head(const attn::HeadTrace& h, const std::vector<std::string>& names = {}, int index = -1);
   void output(const attn::Batch& out);

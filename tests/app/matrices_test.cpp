@@ -72,6 +72,35 @@ TEST_CASE("the table's rules: weights on viridis 0..1, masks on M and W only", "
   }
 }
 
+TEST_CASE("the table's weights and steps are the core's, each named once", "[app][matrices]") {
+  // Every weight matrix the core lists is a row whose id is its name (w_v, a vector, is not
+  // drawn), and every head step the trace writes is the `step` of exactly one row.
+  std::multiset<std::string> weights, steps;
+  for (const ui::MatrixInfo& m : ui::matrix_table()) {
+    INFO(m.id);
+    if (m.role == ui::MatrixRole::kWeight) weights.insert(m.id);
+    if (m.step) {
+      steps.insert(m.step);
+      CHECK(m.per_head);
+      CHECK(m.role == ui::MatrixRole::kStep);
+    }
+  }
+  for (const char* name : attn::kWeightNames) {
+    INFO(name);
+    CHECK(weights.count(name) == (std::string(name) == "w_v" || std::string(name) == "W" ? 0 : 1));
+  }
+  for (const char* name : attn::kHeadMatrixNames) {
+    INFO(name);
+    CHECK(steps.count(name) == 1);
+  }
+  CHECK(weights.size() == 4);
+  CHECK(steps.size() == std::size(attn::kHeadMatrixNames));
+  // What the roles decide: the inputs are the editable rows, the weights have gradients.
+  CHECK(ui::matrix_info(MatrixKind::kKeys).role == ui::MatrixRole::kInput);
+  CHECK(ui::matrix_info(MatrixKind::kPositional).role == ui::MatrixRole::kAdded);
+  CHECK(ui::matrix_info(MatrixKind::kOutput).role == ui::MatrixRole::kOutput);
+}
+
 //-----------------------------------------------------------------------------
 // [SECTION] Where each matrix is
 //-----------------------------------------------------------------------------
@@ -81,6 +110,11 @@ TEST_CASE("matrix_of finds each kind in the trace for a head and batch item", "[
   const attn::Trace& t = app.trace;
   CHECK(ui::matrix_of(app, MatrixKind::kQueries, 0, 1) == &t.queries[1]);
   CHECK(ui::matrix_of(app, MatrixKind::kWq, 0, 0) == &app.problem.weights.W_q);
+  CHECK(ui::matrix_of(app, MatrixKind::kWk, 0, 0) == &app.problem.weights.W_k);
+  CHECK(ui::matrix_of(app, MatrixKind::kWv, 0, 0) == &app.problem.weights.W_v);
+  CHECK(ui::matrix_of(app, MatrixKind::kWo, 0, 0) == &app.problem.weights.W_o);
+  CHECK(ui::matrix_of(app, MatrixKind::kScores, 0, 1) == &t.heads[0].scores[1]);
+  CHECK(ui::matrix_of(app, MatrixKind::kMasked, 1, 0) == &t.heads[1].masked[0]);
   CHECK(ui::matrix_of(app, MatrixKind::kQ, 1, 0) == &t.heads[1].q[0]);
   CHECK(ui::matrix_of(app, MatrixKind::kScaled, 1, 1) == &t.heads[1].scaled[1]);
   CHECK(ui::matrix_of(app, MatrixKind::kWeights, 0, 1) == &t.heads[0].weights[1]);

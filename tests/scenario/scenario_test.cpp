@@ -585,6 +585,38 @@ TEST_CASE("to_json and parse round-trip every field exactly", "[scenario][json]"
   CHECK(b.scenario.tour[1].text.en == "Mix");
 }
 
+TEST_CASE("each weight is read and written under its name in attn::kWeightNames",
+          "[scenario][json]") {
+  // A 2 × 2 matrix, or two numbers for w_v; the weights a scoring needs with it (W: general;
+  // w_v: additive, with its own W_q and W_k) are written before it.
+  for (const char* name : attn::kWeightNames) {
+    INFO(name);
+    const std::string n = name;
+    const bool vector = n == "w_v";
+    const std::string with = n == "W"     ? R"("scoring": "general", )"
+                             : n == "w_v" ? R"("scoring": "additive", "W_q": [[1, 0], [0, 1]],
+                                               "W_k": [[1, 0], [0, 1]], )"
+                                          : "";
+    const std::string text = R"({"version": 1, "x": [[1, 0], [0, 1]], )" + with + "\"" + n +
+                             "\": " + (vector ? "[0.5, -2]" : "[[0.5, -2], [3, 0.25]]") + "}";
+    const scenario::ParseResult r = scenario::parse(text);
+    REQUIRE(r.error == "");
+    int given = 0;
+    attn::for_each_weight(r.scenario, [&](const char* m_name, const auto& m) {
+      if (m_name != n) return;
+      ++given;
+      CHECK(m.size() == (vector ? 2 : 4));
+      CHECK(m.sum() == (vector ? -1.5f : 1.75f));
+    });
+    CHECK(given == 1);
+    CHECK(scenario::to_json(r.scenario).find("\"" + n + "\":") != std::string::npos);
+    // The problem has it under the same name.
+    const attn::Problem p = scenario::to_problem(r.scenario);
+    const attn::Matrix* m = attn::weight_matrix(p.weights, n);
+    CHECK((vector ? p.weights.w_v.sum() : m ? m->sum() : 0.0f) == (vector ? -1.5f : 1.75f));
+  }
+}
+
 TEST_CASE(
     "a quiz round-trips, its answer keys are checked against the core, and an edit that "
     "takes a question's cell away drops the question",
