@@ -39,6 +39,12 @@ std::string limits() {
   j["max_learning_rate"] = scenario::kMaxLearningRate;
   j["optimizers"] = nlohmann::json::array();
   for (const char* o : scenario::kOptimizerNames) j["optimizers"].push_back(o);
+  // The fields that may come as typed arrays, and a head's matrices in getTrace's order.
+  j["array_fields"] = nlohmann::json::array();
+  for (const char* f : scenario::kInputNames) j["array_fields"].push_back(f);
+  for (const char* f : attn::kWeightNames) j["array_fields"].push_back(f);
+  j["head_matrices"] = nlohmann::json::array();
+  for (const char* m : attn::kHeadMatrixNames) j["head_matrices"].push_back(m);
   return j.dump();
 }
 
@@ -268,14 +274,17 @@ std::string trace_shape(AppState& s) {
   return dump(j);
 }
 
-std::array<const float*, 5> trace_item(AppState& s, int head, int batch) {
+TraceItem trace_item(AppState& s, int head, int batch) {
   s.recompute_if_needed();
   if (head < 0 || head >= static_cast<int>(s.trace.heads.size()) || batch < 0 ||
       batch >= static_cast<int>(s.trace.output.size()))
     return {};
-  const attn::HeadTrace& h = s.head_trace(head, batch);
-  return {h.scores[batch].data(), h.scaled[batch].data(), h.masked[batch].data(),
-          h.weights[batch].data(), h.output[batch].data()};
+  TraceItem out{};
+  size_t i = 0;
+  attn::for_each_head_matrix(s.head_trace(head, batch), [&](const char*, const attn::Batch& m) {
+    out[i++] = m[batch].data();
+  });
+  return out;
 }
 
 const float* trace_output(AppState& s, int batch) {

@@ -44,7 +44,8 @@ std::string counts(const AppState& s);  // {"heads": H, "batch": B}
 // (queries × head_columns) are, row-major (computed on demand when the trace is lean, and
 // valid until the next call); and where the final output of an item is.
 std::string trace_shape(AppState& s);
-std::array<const float*, 5> trace_item(AppState& s, int head, int batch);
+using TraceItem = std::array<const float*, std::size(attn::kHeadMatrixNames)>;
+TraceItem trace_item(AppState& s, int head, int batch);
 const float* trace_output(AppState& s, int batch);
 std::string view(const AppState& s);  // getView(): every field, "preset" = "lesson"
 

@@ -164,8 +164,9 @@ EMSCRIPTEN_KEEPALIVE const char* ap_open_arrays(const char* data, int size, cons
   return out.c_str();
 }
 
-// getTrace({typed: true}): the sizes, then where one head of one item is ("p0,p1,p2,p3,p4":
-// scores, scaled, masked, weights, output; "" when out of range), and an item's output.
+// getTrace({typed: true}): the sizes, then where one head of one item is ("p0,p1,...": its
+// matrices in attn::kHeadMatrixNames's order, which limits() lists; "" when out of range), and
+// an item's output.
 EMSCRIPTEN_KEEPALIVE const char* ap_trace_shape() {
   static std::string out;
   out = ui::api::trace_shape(ui::settled());
@@ -174,7 +175,7 @@ EMSCRIPTEN_KEEPALIVE const char* ap_trace_shape() {
 
 EMSCRIPTEN_KEEPALIVE const char* ap_trace_item(int head, int batch) {
   static std::string out;
-  const std::array<const float*, 5> p = ui::api::trace_item(ui::settled(), head, batch);
+  const ui::api::TraceItem p = ui::api::trace_item(ui::settled(), head, batch);
   out.clear();
   if (!p[0]) return out.c_str();
   for (size_t i = 0; i < p.size(); ++i)

@@ -930,10 +930,8 @@ ArraysResult read_arrays(const std::string& bytes, const std::string& file_name)
 
 namespace {
 
-const char* const kInputs[] = {"x", "queries", "keys", "values"};
-
 bool is_input(const std::string& name) {
-  return std::find(std::begin(kInputs), std::end(kInputs), name) != std::end(kInputs);
+  return std::find(std::begin(kInputNames), std::end(kInputNames), name) != std::end(kInputNames);
 }
 
 bool is_array_field(const std::string& name) {
@@ -947,7 +945,7 @@ bool is_array_field(const std::string& name) {
 std::string check_array_field(const std::string& name, const std::vector<size_t>& shape) {
   if (!is_array_field(name)) {
     std::string known;
-    for (const char* f : kInputs) known += std::string(known.empty() ? "" : ", ") + f;
+    for (const char* f : kInputNames) known += std::string(known.empty() ? "" : ", ") + f;
     for (const char* f : attn::kWeightNames) known += std::string(", ") + f;
     return json_util::key_name(name) + ": is not a matrix field (" + known + ")";
   }

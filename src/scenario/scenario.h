@@ -175,8 +175,12 @@ struct ParseResult {
 // nested deeper than 16 levels is refused before it is built.
 ParseResult parse(const std::string& json_text);
 
+// The input fields, given as numbers (x, or queries, keys and values): with the weights
+// (attn::kWeightNames) they are the fields that may come as arrays, typed or from files.
+inline constexpr const char* kInputNames[] = {"x", "queries", "keys", "values"};
+
 // Numbers handed over beside the JSON, as the JS API's typed arrays are: any matrix field
-// (x, queries, keys, values, W_q, W_k, W_v, W_o, W; w_v as a vector) may then be
+// (kInputNames and attn::kWeightNames; w_v as a vector) may then be
 //   {"shape": [rows, cols] | [batch, rows, cols], "buffer": k}    (w_v: {"shape": [n], ...})
 // whose numbers, row-major, are arrays[k]. The same limits and errors apply as to arrays of
 // numbers; no text is made of them.
