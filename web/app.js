@@ -5,20 +5,22 @@
 // Nothing from a link, a URL parameter or a message ever reaches the DOM as HTML: the only
 // DOM text this file writes goes through textContent, and everything else goes to the app,
 // which draws it on the canvas.
-"use strict";
+//
+// An ES module: the rules that need no page (the address's parameters, the postMessage rules,
+// printf's numbers) are modules of their own in web/js/, tested under node.
+import { allowList, NAME, nameList, readParams, smallInt } from "./js/params.js";
+import { answer, checkMessage, MESSAGE_PREFIX, originAllowed, parentOriginOf } from "./js/messages.js";
+import { printf } from "./js/format.js";
+import { typedFields } from "./js/typed.js";
 
 (() => {
-  const MESSAGE_PREFIX = "attention-playground:";
-  const MAX_PARAM_CHARS = 512;
   const EXPORT_PART_NUMBERS = 1 << 14; // per part of exportFile: some 200 KB of text, a few ms
   const EXPORT_SLICE_MS = 20; // exportFile writes parts for this long between two frames
   // The app's limits, read once it is ready (ap_limits, ui::api::limits: the scenario's shapes,
   // the memory budget, a scenario's and a file's size, a task's seed and training), checked here
   // before anything is copied into its memory.
   let limits = null;
-  const NAME = /^[a-z0-9_]{1,32}$/;
   const MAX_NAME_CHARS = 64; // a lesson's, task's or control's name: longer ones are no name
-  const ORIGIN = /^https?:\/\/[^/\s]+$/; // an entry of ?allow=
 
   const canvas = document.getElementById("canvas");
   const overlay = document.getElementById("overlay");
@@ -280,65 +282,6 @@
   // Typed arrays in and out: numbers that never become text
   // ---------------------------------------------------------------------------------------
 
-  const MATRIX_FIELDS = ["x", "queries", "keys", "values", "W_q", "W_k", "W_v", "W_o", "W", "w_v"];
-  const HEAD_MATRICES = ["scores", "scaled", "masked", "weights", "output"];
-
-  // The scenario with each {shape, data: Float32Array} field replaced by {shape, buffer: k},
-  // and the arrays; or {error}.
-  function typedFields(scenario) {
-    if (scenario === null || typeof scenario !== "object" || Array.isArray(scenario)) {
-      return { json: scenario, arrays: [] };
-    }
-    const arrays = [];
-    let json = scenario, total = 0;
-    for (const field of MATRIX_FIELDS) {
-      const v = scenario[field];
-      if (v === null || typeof v !== "object" || Array.isArray(v) || !("data" in v)) continue;
-      if (!(v.data instanceof Float32Array)) return { error: `${field}.data: must be a Float32Array` };
-      const shape = checkShape(field, v.shape);
-      if (shape.error) return shape;
-      if (v.data.length !== shape.numbers) {
-        return { error: `${field}.data: has ${v.data.length} numbers, expected ${shape.numbers} ` +
-                        `(the product of the shape [${shape.sizes.join(", ")}])` };
-      }
-      total += v.data.length;
-      if (total * 4 > limits.memory_budget_bytes) {
-        return { error: `${field}.data: the typed arrays hold ${total} numbers ` +
-                        `(${Math.ceil((total * 4) / 2 ** 20)} MB), more than the ` +
-                        `${limits.memory_budget_bytes / 2 ** 20} MB the playground may use` };
-      }
-      if (json === scenario) json = { ...scenario };
-      json[field] = { shape: shape.sizes, buffer: arrays.length };
-      arrays.push(v.data);
-    }
-    return { json, arrays };
-  }
-
-  // A typed field's shape, checked against the app's limits (src/scenario/scenario.h) before
-  // anything is allocated: {sizes, numbers} or {error}. w_v is [n], the others [rows, cols] or
-  // [batch, rows, cols].
-  function checkShape(field, shape) {
-    const vector = field === "w_v";
-    const form = vector ? "[n]" : "[rows, cols] or [batch, rows, cols]";
-    if (!Array.isArray(shape) || shape.length < (vector ? 1 : 2) || shape.length > (vector ? 1 : 3)) {
-      return { error: `${field}.shape: must be ${form}` };
-    }
-    const sizes = [];
-    let numbers = 1;
-    for (let i = 0; i < shape.length; ++i) {
-      const last = shape.length - 1 - i; // 0: columns, 1: rows, 2: batch
-      const [limit, what] = [[limits.max_cols, "columns"], [limits.max_rows, "rows"],
-                             [limits.max_batch, "batch items"]][last];
-      const n = shape[i];
-      if (!Number.isInteger(n) || n < 1 || n > limit) {
-        return { error: `${field}.shape[${i}]: must be a whole number of ${what} from 1 to ${limit}` };
-      }
-      sizes.push(n);
-      numbers *= n;
-    }
-    return { sizes, numbers };
-  }
-
   // Views of the WASM heap, current: in the threaded build the core's threads may have grown
   // the memory since JS last looked, leaving M.HEAP* views of the old buffer.
   function heap() {
@@ -398,14 +341,15 @@
   function typedTrace(options) {
     const shape = getJson("ap_trace_shape");
     const heads = options.heads ?? [...Array(shape.heads).keys()];
-    const matrices = options.matrices ?? HEAD_MATRICES;
+    const names = limits.head_matrices;  // in the order ap_trace_item gives them
+    const matrices = options.matrices ?? names;
     if (!Array.isArray(heads) || heads.length > shape.heads || new Set(heads).size !== heads.length ||
         !heads.every((h) => Number.isInteger(h) && h >= 0 && h < shape.heads)) {
       return failure(`heads: must be an array of different heads from 0 to ${shape.heads - 1}`);
     }
-    if (!Array.isArray(matrices) || matrices.length > HEAD_MATRICES.length ||
-        !matrices.every((m) => HEAD_MATRICES.includes(m))) {
-      return failure(`matrices: must name some of ${HEAD_MATRICES.join(", ")}`);
+    if (!Array.isArray(matrices) || matrices.length > names.length ||
+        !matrices.every((m) => names.includes(m))) {
+      return failure(`matrices: must name some of ${names.join(", ")}`);
     }
     const B = shape.batch, nq = shape.queries, nk = shape.keys, dv = shape.head_columns;
     const cells = (m) => (m === "output" ? nq * dv : nq * nk);
@@ -420,7 +364,7 @@
       }
       for (let b = 0; b < B; ++b) {
         const ptrs = call("ap_trace_item", "string", ["number", "number"], [h, b]).split(",").map(Number);
-        HEAD_MATRICES.forEach((m, i) => {
+        names.forEach((m, i) => {
           if (head[m]) copy(ptrs[i], cells(m), head[m].data, b * cells(m));
         });
       }
@@ -438,17 +382,7 @@
   // (step and head counted from 1)
   // ---------------------------------------------------------------------------------------
 
-  const params = new URLSearchParams(location.search.slice(0, 4 * MAX_PARAM_CHARS));
-  const param = (name) => {
-    const v = params.get(name);
-    return v === null || v.length > MAX_PARAM_CHARS ? null : v;
-  };
-  const nameList = (v) => (v ?? "").split(",").filter((s) => NAME.test(s)).slice(0, 64);
-  const smallInt = (v, max) => {
-    if (v === null || !/^\d{1,3}$/.test(v)) return null;
-    const n = Number(v);
-    return n <= max ? n : null;
-  };
+  const param = readParams(location.search);
   const embedded = param("embed") === "1" || param("embed") === "true";
 
   // Applies the address's parameters: {notes: what was ignored, training: the promise of
@@ -502,11 +436,7 @@
     animate();
     reduced?.addEventListener?.("change", animate);
     if (param("numbers") === "off") call("ap_set_numbers", null, ["number"], [0]);
-    for (const origin of (param("allow") ?? "").split(",").map((s) => s.trim())) {
-      if (origin && !ORIGIN.test(origin)) {
-        notes.push(`allow: "${origin.slice(0, 40)}" is not an origin such as https://example.org`);
-      }
-    }
+    notes.push(...allowList(param("allow")).notes);
     // Counted from 1 in the address, as the page shows them ("6. Weights", "head 2"); the JS
     // API counts from 0.
     for (const [name, set, count] of [["head", api.focusHead, () => counts().heads],
@@ -682,7 +612,7 @@
     // text in between and no limit on the text's length (the size limits still apply).
     setScenario(scenario) {
       if (!ready) return failure(NOT_READY);
-      const typed = typeof scenario === "string" ? null : typedFields(scenario);
+      const typed = typeof scenario === "string" ? null : typedFields(scenario, limits);
       if (typed?.error) return failure(typed.error);
       let text;
       try {
@@ -1126,92 +1056,13 @@
 
   // Who may drive this playground: the embedding parent (by default), plus an explicit
   // allow-list ?allow=https://a.example,https://b.example.
-  const parentOrigin = (() => {
-    if (window.parent === window) return null;
-    // Firefox gives ["null"] when the iframe has referrerpolicy="no-referrer": unknown, as
-    // is a referrer's "null" origin.
-    const known = (origin) => (origin && origin !== "null" ? origin : null);
-    const ancestors = location.ancestorOrigins;
-    if (ancestors && ancestors.length > 0 && known(ancestors[0])) return ancestors[0];
-    try {
-      return known(new URL(document.referrer).origin);
-    } catch {
-      return null;
-    }
-  })();
+  const parentOrigin = parentOriginOf({ embedded: window.parent !== window, referrer: document.referrer,
+                                        ancestorOrigins: location.ancestorOrigins });
   // "ready" and "height" carry nothing private: when the parent's origin is unknown they go
   // to whichever page embeds us. Replies to calls always go to the caller's origin.
   const notifyOrigin = parentOrigin ?? "*";
-  const allowed = new Set((param("allow") ?? "").split(",").map((s) => s.trim())
-    .filter((s) => ORIGIN.test(s)));
+  const allowed = allowList(param("allow")).origins;
   const subscribers = new Map(); // window → origin, for events
-
-  function originAllowed(event) {
-    if (allowed.has(event.origin)) return true;
-    return event.source === window.parent && window.parent !== window &&
-           (parentOrigin === null || event.origin === parentOrigin);
-  }
-
-  const METHODS = {
-    getScenario: [],
-    setScenario: ["object|string"],
-    loadArrays: ["object", "string"],
-    getTrace: ["object|undefined"],
-    getView: [],
-    getProgress: [],
-    getTraining: [],
-    loadTask: ["string", "number|undefined", "object|undefined"],
-    setTraining: ["object"],
-    train: ["number"],
-    setProgress: ["object"],
-    getQuiz: [],
-    answerQuiz: ["number", "object"],
-    getLink: [],
-    setStep: ["number"],
-    focusHead: ["number"],
-    setBatch: ["number"],
-    setLanguage: ["string"],
-    loadPreset: ["string"],
-    presets: [],
-    export: ["string", "object|undefined"],
-    exportFile: ["string", "object|undefined"],
-    stats: [],
-    limits: [],
-    subscribe: [],
-  };
-
-  function checkMessage(data) {
-    if (typeof data.id !== "string" && typeof data.id !== "number") return "id: must be a string or a number";
-    if (typeof data.method !== "string" || !Object.hasOwn(METHODS, data.method)) {
-      return `method: must be one of ${Object.keys(METHODS).join(", ")}`;
-    }
-    const args = data.args ?? [];
-    if (!Array.isArray(args)) return "args: must be an array";
-    const expected = METHODS[data.method];
-    if (args.length > expected.length) return `args: ${data.method} takes ${expected.length} argument(s)`;
-    for (let i = 0; i < expected.length; ++i) {
-      const type = args[i] === null ? "null" : typeof args[i];
-      if (!expected[i].split("|").includes(type)) return `args[${i}]: must be ${expected[i].replace("|", " or ")}`;
-      if (type === "number" && !Number.isInteger(args[i])) return `args[${i}]: must be a whole number`;
-      // (Before the app is ready no call is made: "not ready yet" answers.)
-      if (type === "string" && args[i].length > (limits?.max_scenario_chars ?? Infinity)) {
-        return `args[${i}]: is too long`;
-      }
-    }
-    return "";
-  }
-
-  // A method's return value as a reply: {ok, error} of an action, with its one value (the
-  // step, the head...) or its fields as `result`; a getter's data as `result`.
-  function answer(value) {
-    const isAnswer = value !== null && typeof value === "object" && !Array.isArray(value) &&
-                     typeof value.ok === "boolean" && "error" in value;
-    if (!isAnswer) return { ok: true, result: value };
-    if (!value.ok) return { ok: false, error: value.error };
-    const { ok, error, ...rest } = value;
-    const keys = Object.keys(rest);
-    return { ok, result: keys.length === 0 ? null : keys.length === 1 ? rest[keys[0]] : rest };
-  }
 
   function onMessage(event) {
     const data = event.data;
@@ -1219,7 +1070,10 @@
         !data.type.startsWith(MESSAGE_PREFIX)) {
       return; // not for us
     }
-    if (!originAllowed(event)) return; // foreign origins are ignored, without a reply
+    const fromParent = event.source === window.parent && window.parent !== window;
+    if (!originAllowed({ origin: event.origin, fromParent }, { allowed, parentOrigin })) {
+      return; // foreign origins are ignored, without a reply
+    }
     // A caller with an opaque origin ("null": a sandboxed or data: page) can only be
     // answered with "*"; the answer still goes to that one window, event.source.
     const to = event.origin === "null" ? "*" : event.origin;
@@ -1229,7 +1083,8 @@
       reply({ ok: false, error: `type: unknown message type "${String(data.type).slice(0, 60)}"` });
       return;
     }
-    const problem = checkMessage(data);
+    // (Before the app is ready no call is made: "not ready yet" answers.)
+    const problem = checkMessage(data, limits?.max_scenario_chars ?? Infinity);
     if (problem) {
       reply({ ok: false, error: problem });
       return;
@@ -1881,26 +1736,7 @@
   }
 
   // Training, as the Train section shows it: "step 600, loss 0.0031" (the canvas's printf
-  // formats, %.3g too), in a sentence of the view's texts.
-  function printf(format, ...values) {
-    return format.replace(/%(\.\d+)?([dsg])/g, (all, precision, kind) => {
-      if (!values.length) return all;
-      const v = values.shift();
-      if (kind === "d") return String(Math.trunc(v));
-      if (kind === "g") return formatG(v, precision ? Number(precision.slice(1)) : 6);
-      return String(v);
-    });
-  }
-  function formatG(x, precision) {
-    if (!Number.isFinite(x)) return String(x);
-    if (x === 0) return "0";
-    const p = Math.max(1, precision);
-    const trim = (text) => (text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text);
-    const [mantissa, exponent] = x.toExponential(p - 1).split("e");
-    const e = Number(exponent);
-    if (e < -4 || e >= p) return `${trim(mantissa)}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
-    return trim(x.toFixed(p - 1 - e));
-  }
+  // formats, %.3g too: js/format.js), in a sentence of the view's texts.
   function trainingWhere(t, texts) {
     return typeof t.loss === "number" ? printf(texts.step_loss, t.step, t.loss) : printf(texts.step_only, t.step);
   }

@@ -1,0 +1,256 @@
+// The page's pure modules (web/js/*.js) under node, without a browser: the address's
+// parameters, the postMessage rules and printf's numbers, each with the hostile version of
+// its input (long strings, wrong types, names that are Object's own, origins that are not).
+// formatG is compared with C's printf through python3's % operator on 3,000 numbers.
+//
+//   node tests/web/unit_test.mjs
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { allowList, MAX_PARAM_CHARS, nameList, readParams, smallInt } from "../../web/js/params.js";
+import { answer, checkMessage, METHODS, originAllowed, parentOriginOf } from "../../web/js/messages.js";
+import { formatG, printf } from "../../web/js/format.js";
+import { checkShape, typedFields } from "../../web/js/typed.js";
+
+const checks = [];
+const check = (name, fn) => checks.push([name, fn]);
+const huge = "x".repeat(300000);
+
+// A call that must finish quickly (no pattern backtracking on a long string).
+function fast(what, fn) {
+  const t0 = performance.now();
+  const out = fn();
+  const ms = performance.now() - t0;
+  assert.ok(ms < 200, `${what} took ${ms.toFixed(0)} ms`);
+  return out;
+}
+
+check("params: values, missing ones and values over the length limit", () => {
+  const param = readParams(`?a=1&b=${"y".repeat(MAX_PARAM_CHARS + 1)}&c=${"z".repeat(MAX_PARAM_CHARS)}&d=`);
+  assert.equal(param("a"), "1");
+  assert.equal(param("b"), null);  // too long: no value
+  assert.equal(param("c"), "z".repeat(MAX_PARAM_CHARS));
+  assert.equal(param("d"), "");
+  assert.equal(param("nope"), null);
+  assert.equal(param("__proto__"), null);
+  // Only the first 4 · MAX_PARAM_CHARS characters of the address are read.
+  const late = readParams(`?x=${"1".repeat(4 * MAX_PARAM_CHARS)}&late=1`);
+  assert.equal(late("late"), null);
+  // Hostile addresses: long, undefined, not a string.
+  assert.equal(fast("a 300,000-character address", () => readParams(`?a=${huge}`))("a"), null);
+  assert.equal(readParams(undefined)("a"), null);
+  assert.equal(readParams({ toString: () => "?a=2" })("a"), "2");
+});
+
+check("params: name lists keep names only, at most 64", () => {
+  assert.deepEqual(nameList("a,B,c_d,,x-y,<b>,é,ok9"), ["a", "c_d", "ok9"]);
+  assert.deepEqual(nameList(null), []);
+  assert.deepEqual(nameList(""), []);
+  assert.equal(nameList(Array.from({ length: 100 }, (_, i) => `n${i}`).join(",")).length, 64);
+  assert.deepEqual(nameList("a".repeat(33)), []);  // longer than a name
+  assert.deepEqual(fast("a 300,000-character list", () => nameList(`${huge},ok`)), ["ok"]);
+  assert.deepEqual(fast("300,000 commas", () => nameList(",".repeat(300000))), []);
+});
+
+check("params: small whole numbers only", () => {
+  assert.equal(smallInt("7", 10), 7);
+  assert.equal(smallInt("10", 10), 10);
+  assert.equal(smallInt("11", 10), null);
+  assert.equal(smallInt("007", 10), 7);
+  for (const bad of ["", "-1", " 1", "1 ", "1e2", "0x1", "1.5", "1000", "٣", null, undefined, 5, huge]) {
+    assert.equal(smallInt(bad, 999), null, `smallInt(${String(bad).slice(0, 20)})`);
+  }
+});
+
+check("params: ?allow= keeps origins and names what is not one", () => {
+  const { origins, notes } = allowList(" https://a.example, http://b.example:8080 ,javascript:alert(1)," +
+                                       "https://c.example/path,,https://d.example ");
+  assert.deepEqual([...origins], ["https://a.example", "http://b.example:8080", "https://d.example"]);
+  assert.equal(notes.length, 2);
+  assert.match(notes[0], /^allow: "javascript:alert\(1\)" is not an origin/);
+  assert.match(notes[1], /^allow: "https:\/\/c\.example\/path" is not an origin/);
+  assert.deepEqual(allowList(null), { origins: new Set(), notes: [] });
+  const long = fast("a 300,000-character entry", () => allowList(`https://${huge}/`));
+  assert.equal(long.origins.size, 0);
+  assert.ok(long.notes[0].length < 120, "the note quotes 40 characters of the entry");
+  assert.equal(allowList(`https://${"a".repeat(5000)}`).origins.size, 1);  // long but an origin
+});
+
+check("messages: the parent's origin from ancestorOrigins, else the referrer, else unknown", () => {
+  assert.equal(parentOriginOf({ embedded: false, ancestorOrigins: ["https://p.example"] }), null);
+  assert.equal(parentOriginOf({ embedded: true, ancestorOrigins: ["https://p.example"], referrer: "https://r.example/x" }),
+               "https://p.example");
+  // Firefox's ["null"] (no-referrer): unknown, the referrer is tried.
+  assert.equal(parentOriginOf({ embedded: true, ancestorOrigins: ["null"], referrer: "https://r.example/a/b?c" }),
+               "https://r.example");
+  assert.equal(parentOriginOf({ embedded: true, ancestorOrigins: [], referrer: "" }), null);
+  assert.equal(parentOriginOf({ embedded: true, referrer: "null" }), null);
+  assert.equal(parentOriginOf({ embedded: true, referrer: "data:text/html,hi" }), null);  // an opaque origin
+  assert.equal(parentOriginOf({ embedded: true, referrer: `https://${huge}` }), `https://${huge}`);
+  assert.equal(parentOriginOf({ embedded: true }), null);
+});
+
+check("messages: who may call", () => {
+  const allowed = new Set(["https://ok.example"]);
+  const rule = (origin, fromParent, parentOrigin) => originAllowed({ origin, fromParent }, { allowed, parentOrigin });
+  assert.equal(rule("https://ok.example", false, null), true);  // listed: from any window
+  assert.equal(rule("https://ok.example", false, "https://p.example"), true);
+  assert.equal(rule("https://p.example", true, "https://p.example"), true);  // the parent
+  assert.equal(rule("https://evil.example", true, "https://p.example"), false);  // the parent navigated away
+  assert.equal(rule("https://any.example", true, null), true);  // the parent, its origin unknown
+  assert.equal(rule("https://p.example", false, "https://p.example"), false);  // not the parent window
+  assert.equal(rule("null", false, null), false);
+  assert.equal(rule(huge, false, null), false);
+});
+
+check("messages: a call's id, method and arguments, each refused naming the field", () => {
+  const call = (fields) => checkMessage({ id: 1, ...fields }, 1000);
+  assert.equal(call({ method: "getView" }), "");
+  assert.equal(call({ method: "setStep", args: [3] }), "");
+  assert.equal(call({ method: "loadTask", args: ["sort"] }), "");  // the optional ones left out
+  assert.equal(checkMessage({ method: "getView" }), "id: must be a string or a number");
+  assert.equal(checkMessage({ id: {}, method: "getView" }), "id: must be a string or a number");
+  for (const method of ["nope", "__proto__", "constructor", "toString", "hasOwnProperty", 7, null, huge]) {
+    assert.match(call({ method }), /^method: must be one of getScenario, /, String(method).slice(0, 20));
+  }
+  assert.equal(call({ method: "getView", args: "x" }), "args: must be an array");
+  assert.equal(call({ method: "getView", args: [1] }), "args: getView takes 0 argument(s)");
+  assert.equal(call({ method: "setStep", args: ["3"] }), "args[0]: must be number");
+  assert.equal(call({ method: "setStep", args: [1.5] }), "args[0]: must be a whole number");
+  assert.equal(call({ method: "setStep", args: [NaN] }), "args[0]: must be a whole number");
+  assert.equal(call({ method: "setStep", args: [10n] }), "args[0]: must be number");
+  assert.equal(call({ method: "setStep", args: [null] }), "args[0]: must be number");
+  assert.equal(call({ method: "setScenario", args: [null] }), "args[0]: must be object or string");
+  assert.equal(call({ method: "setScenario", args: ["x".repeat(1001)] }), "args[0]: is too long");
+  assert.equal(call({ method: "setScenario", args: ["x".repeat(1000)] }), "");
+  assert.equal(call({ method: "loadTask", args: ["sort", 1.5] }), "args[1]: must be a whole number");
+  // Every method's types are ones typeof gives.
+  const types = new Set(["object", "string", "number", "undefined"]);
+  for (const [name, args] of Object.entries(METHODS)) {
+    for (const a of args) for (const t of a.split("|")) assert.ok(types.has(t), `${name}: ${t}`);
+  }
+});
+
+check("messages: a method's value as a reply", () => {
+  assert.deepEqual(answer({ ok: true, error: null, step: 3 }), { ok: true, result: 3 });
+  assert.deepEqual(answer({ ok: true, error: null }), { ok: true, result: null });
+  assert.deepEqual(answer({ ok: true, error: null, a: 1, b: 2 }), { ok: true, result: { a: 1, b: 2 } });
+  assert.deepEqual(answer({ ok: false, error: "step: no", step: 3 }), { ok: false, error: "step: no" });
+  assert.deepEqual(answer([1, 2]), { ok: true, result: [1, 2] });
+  assert.deepEqual(answer(null), { ok: true, result: null });
+  assert.deepEqual(answer("text"), { ok: true, result: "text" });
+  assert.deepEqual(answer({ ok: "yes", error: null }), { ok: true, result: { ok: "yes", error: null } });  // a getter's data
+});
+
+check("format: printf fills the app's conversions", () => {
+  assert.equal(printf("step %d, loss %.3g", 600, 0.0031234), "step 600, loss 0.00312");
+  assert.equal(printf("%s of %d", "a", 7.9), "a of 7");
+  assert.equal(printf("%s %s", "a"), "a %s");  // no value left: as written
+  assert.equal(printf("100%", 1), "100%");
+  assert.equal(printf("%g", 1e21), "1e+21");
+  assert.equal(fast("a 300,000-character format", () => printf(`${"%".repeat(300000)}d`, 1)).length, 300000);
+  assert.equal(printf(undefined), "undefined");
+});
+
+check("format: formatG is C's %.Ng on 3,000 numbers (python3's % operator)", () => {
+  let seed = 12345;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const cases = [];
+  for (let i = 0; i < 3000; ++i) {
+    const x = (random() < 0.5 ? -1 : 1) * random() * 10 ** Math.floor(random() * 24 - 12);
+    cases.push([x, 1 + Math.floor(random() * 9)]);
+  }
+  // Ties (exact binary fractions), carries (9.99…) and the ends of the double range.
+  cases.push([0.0001, 3], [0.00001, 3], [999999.5, 6], [123456.5, 6], [1, 1], [9.5, 1], [0.5, 1],
+             [0.125, 2], [0.375, 2], [2.5, 1], [3.5, 1], [0.0625, 2], [99.95, 3], [9.999, 3],
+             [1e-300, 4], [1.7976931348623157e308, 17], [5e-324, 3], [-0.0001234, 2]);
+  const ours = cases.map(([x, p]) => formatG(x, p));
+  const theirs = JSON.parse(execFileSync("python3", ["-c",
+    "import json,sys; print(json.dumps(['%.*g' % (p, x) for x, p in json.load(sys.stdin)]))"],
+    { input: JSON.stringify(cases) }).toString());
+  const wrong = cases.map((c, i) => [c, ours[i], theirs[i]]).filter(([, a, b]) => a !== b);
+  assert.deepEqual(wrong.slice(0, 5), [], `${wrong.length} of ${cases.length} differ`);
+  assert.equal(formatG(NaN, 3), "NaN");
+  assert.equal(formatG(-Infinity, 3), "-Infinity");
+  assert.equal(formatG(0, 3), "0");
+  assert.equal(formatG(1 / 3, 1000), formatG(1 / 3, 17));  // precision held to 17, no RangeError
+  assert.equal(formatG(2.5, -5), "2");  // at least one digit; the tie to even, as C
+  assert.equal(formatG(0.125, 2), "0.12");  // toPrecision would say 0.13
+  assert.equal(formatG(-0, 3), "-0");
+});
+
+// Limits of the form limits() gives (typedFields takes them as an argument: these are test
+// numbers, the same as today's; the page's own are used by app_test.mjs "typed").
+const LIMITS = { max_batch: 64, max_rows: 4096, max_cols: 1024, memory_budget_bytes: 384 * 2 ** 20,
+                 array_fields: ["x", "queries", "keys", "values", "W_q", "W_k", "W_v", "W_o", "W", "w_v"] };
+
+check("typed: shapes are checked against the limits before anything is allocated", () => {
+  assert.deepEqual(checkShape("x", [2, 3], LIMITS), { sizes: [2, 3], numbers: 6 });
+  assert.deepEqual(checkShape("keys", [64, 4096, 1], LIMITS), { sizes: [64, 4096, 1], numbers: 262144 });
+  assert.deepEqual(checkShape("w_v", [5], LIMITS), { sizes: [5], numbers: 5 });
+  const bad = [
+    ["x", [2], "x.shape: must be [rows, cols] or [batch, rows, cols]"],
+    ["x", [1, 2, 3, 4], "x.shape: must be [rows, cols] or [batch, rows, cols]"],
+    ["w_v", [2, 2], "w_v.shape: must be [n]"],
+    ["x", "2,3", "x.shape: must be [rows, cols] or [batch, rows, cols]"],
+    ["x", null, "x.shape: must be [rows, cols] or [batch, rows, cols]"],
+    ["x", [2, 1025], "x.shape[1]: must be a whole number of columns from 1 to 1024"],
+    ["x", [4097, 2], "x.shape[0]: must be a whole number of rows from 1 to 4096"],
+    ["x", [65, 2, 2], "x.shape[0]: must be a whole number of batch items from 1 to 64"],
+    ["x", [2 ** 32, 2], "x.shape[0]: must be a whole number of rows from 1 to 4096"],
+    ["x", [0, 2], "x.shape[0]: must be a whole number of rows from 1 to 4096"],
+    ["x", [-1, 2], "x.shape[0]: must be a whole number of rows from 1 to 4096"],
+    ["x", [1.5, 2], "x.shape[0]: must be a whole number of rows from 1 to 4096"],
+    ["x", [NaN, 2], "x.shape[0]: must be a whole number of rows from 1 to 4096"],
+    ["x", ["2", 2], "x.shape[0]: must be a whole number of rows from 1 to 4096"],
+    ["x", [2n, 2], "x.shape[0]: must be a whole number of rows from 1 to 4096"],
+    ["x", [Infinity, 2], "x.shape[0]: must be a whole number of rows from 1 to 4096"],
+  ];
+  for (const [field, shape, error] of bad) assert.deepEqual(checkShape(field, shape, LIMITS), { error });
+});
+
+check("typed: fields become buffers; wrong data, sizes and totals are named", () => {
+  const x = { shape: [2, 2], data: new Float32Array([1, 2, 3, 4]) };
+  const w = { shape: [2, 3], data: new Float32Array(6) };
+  const r = typedFields({ version: 1, x, W_q: w, title: "t" }, LIMITS);
+  assert.deepEqual(r.json, { version: 1, x: { shape: [2, 2], buffer: 0 }, W_q: { shape: [2, 3], buffer: 1 }, title: "t" });
+  assert.equal(r.arrays[0], x.data);
+  assert.equal(r.arrays[1], w.data);
+  // Not typed: handed on untouched, the same object.
+  const plain = { version: 1, x: [[1, 2]] };
+  assert.equal(typedFields(plain, LIMITS).json, plain);
+  assert.equal(typedFields(null, LIMITS).json, null);
+  assert.equal(typedFields("text", LIMITS).json, "text");
+  // Only the listed fields: data under another name is left for the app to refuse.
+  const other = { version: 1, target: { shape: [1, 1], data: new Float32Array(1) } };
+  assert.equal(typedFields(other, LIMITS).json, other);
+  const errors = [
+    [{ x: { shape: [2, 2], data: [1, 2, 3, 4] } }, "x.data: must be a Float32Array"],
+    [{ x: { shape: [2, 2], data: new Float64Array(4) } }, "x.data: must be a Float32Array"],
+    [{ x: { shape: [2, 2], data: new Float32Array(5) } },
+     "x.data: has 5 numbers, expected 4 (the product of the shape [2, 2])"],
+    [{ x: { shape: [2 ** 31, 2], data: new Float32Array(4) } },
+     "x.shape[0]: must be a whole number of rows from 1 to 4096"],
+  ];
+  for (const [scenario, error] of errors) assert.deepEqual(typedFields(scenario, LIMITS), { error });
+  // Each array within the limits, together over the memory budget: refused before a copy.
+  const small = { ...LIMITS, memory_budget_bytes: 64 };
+  assert.match(typedFields({ queries: { shape: [4, 4], data: new Float32Array(16) },
+                             keys: { shape: [2, 2], data: new Float32Array(4) } }, small).error,
+               /^keys\.data: the typed arrays hold 20 numbers \(1 MB\), more than the /);
+  // A getter that throws is the caller's error: typedFields does not catch it (setScenario
+  // answers {ok: false}, hostile_test.mjs "throws").
+  assert.throws(() => typedFields({ get x() { throw new Error("boom"); } }, LIMITS), /boom/);
+});
+
+let failed = 0;
+for (const [name, fn] of checks) {
+  try {
+    fn();
+    console.log(`ok - ${name}`);
+  } catch (e) {
+    ++failed;
+    console.error(`FAIL: ${name}: ${e.message}`);
+  }
+}
+console.log(`# ${checks.length - failed} of ${checks.length} passed`);
+process.exit(failed ? 1 : 0);
