@@ -889,7 +889,7 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
     // The limits every input is held to: {max_batch, max_rows, max_cols, memory_budget_bytes,
     // max_scenario_chars, max_file_bytes, max_task_seed, max_train_steps, max_learning_rate,
     // optimizers, max_step}.
-    limits() { return ready ? { ...limits, optimizers: [...limits.optimizers] } : failure(NOT_READY); },
+    limits() { return ready ? structuredClone(limits) : failure(NOT_READY); },
     layout() { return ready ? getJson("ap_layout") : failure(NOT_READY); },
     // Every labelled control the canvas drew in its last frame, where and how much of it shows
     // ([{label, id, window, x0, y0, x1, y1, clip, checked?, open?, text?}]); the first call

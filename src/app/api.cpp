@@ -14,6 +14,7 @@
 
 #include "app/controls.h"
 #include "app/edits.h"
+#include "app/explain.h"
 #include "app/glossary.h"
 #include "app/matrices.h"
 #include "scenario/json_util.h"
@@ -45,6 +46,10 @@ std::string limits() {
   for (const char* f : attn::kWeightNames) j["array_fields"].push_back(f);
   j["head_matrices"] = nlohmann::json::array();
   for (const char* m : attn::kHeadMatrixNames) j["head_matrices"].push_back(m);
+  // The steps in order, by their English names (step_name).
+  j["steps"] = nlohmann::json::array();
+  for (int s = 0; s < scenario::kStepCount; ++s)
+    j["steps"].push_back(step_name(static_cast<Step>(s)));
   return j.dump();
 }
 

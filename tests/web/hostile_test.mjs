@@ -393,17 +393,35 @@ async function checkThrows({ browser, url }) {
     // null options are the defaults: this one is done, not refused.
     const file = await ap.exportFile("weights", null);
     out.exportFileNullDone = { ok: file.ok === true && file.blob instanceof Blob, error: file.error };
+    // What limits() gives is the caller's copy: changing it changes no later call.
+    const mine = ap.limits();
+    mine.head_matrices.splice(0, 9, "evil");
+    mine.optimizers.length = 0;
+    mine.steps.length = 0;
+    mine.max_rows = 1;
+    const after = ap.limits();
+    const typed = ap.getTrace({ typed: true });
+    out.limitsCopy = {
+      ok: after.head_matrices.join() === "scores,scaled,masked,weights,output" &&
+          after.optimizers.length === 2 && after.steps.length === after.max_step + 1 &&
+          after.max_rows > 1 && typed.heads?.[0]?.weights?.shape?.length === 3 &&
+          ap.setTraining({ optimizer: "adam" }).ok === true,
+      error: JSON.stringify([after.head_matrices, after.optimizers, after.steps, Object.keys(typed.heads?.[0] ?? {})]),
+    };
     return out;
   });
   if (!r.exportFileNullDone.ok) fail(`exportFile("weights", null) answered ${JSON.stringify(r.exportFileNullDone)}`);
   delete r.exportFileNullDone;
+  if (!r.limitsCopy.ok) fail(`after the caller changed what limits() gave: ${r.limitsCopy.error}`);
+  delete r.limitsCopy;
   const bad = Object.entries(r).filter(([, v]) => v.ok !== false || typeof v.error !== "string" || !v.error.includes(": "));
   if (bad.length) fail(`these answered otherwise than {ok: false, error: "field: …"}: ${JSON.stringify(bad).slice(0, 800)}`);
   const head = r.headTooBig.error;
   if (!head.startsWith("head: ")) fail(`export with head 2^32 said "${head}", not a head error`);
   await stillWorks(page, "after calls with BigInts, cycles and traps");
   ok(`every JS type: ${Object.keys(r).length} calls with BigInts, cyclic objects, throwing Proxies and ` +
-     `getters, null options and head 2^32 answer ok: false naming the field ("${head}")`);
+     `getters, null options and head 2^32 answer ok: false naming the field ("${head}"); changing what ` +
+     `limits() gave changes no later call`);
 }
 
 // -----------------------------------------------------------------------------------------
