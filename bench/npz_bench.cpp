@@ -36,8 +36,8 @@
 #include <malloc.h>
 #endif
 
-#include "app/api.h"
-#include "app/app_state.h"
+#include "app/model/api.h"
+#include "app/model/app_state.h"
 #include "scenario/npz.h"
 
 namespace {

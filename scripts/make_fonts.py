@@ -82,7 +82,7 @@ def main():
         sys.exit("make_fonts.py: no glyph for " + ", ".join(
             "U+%04X %s (in %s)" % (ord(c), c, where) for c, where in sorted(missing.items())))
     # The fonts' id, which a font atlas the page keeps from an earlier start is checked against
-    # (src/app/font_cache.h): another set of fonts, another id.
+    # (src/app/widgets/font_cache.h): another set of fonts, another id.
     digest = hashlib.sha256()
     for name in ("ui", "bold", "mono", "cjk", "lang"):
         with open(os.path.join(out, name + ".ttf"), "rb") as f:

@@ -1,7 +1,7 @@
 // Heatmap cells: one float per cell from an R32F texture, mapped to colour by a palette of
 // evenly spaced stops. Masked cells (R8 mask texture) are hatched grey so they never look
 // like a merely small weight; NaN cells get a cross-hatch. Every colour comes from the C++
-// side (src/app/heatmap_renderer.cpp), which also #defines AP_MAX_STOPS.
+// side (src/app/widgets/heatmap_renderer.cpp), which also #defines AP_MAX_STOPS.
 
 uniform sampler2D u_values;  // R32F, columns × rows
 uniform sampler2D u_mask;    // R8, byte 1 (reads as 1/255) where masked; 1×1 zero when none

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include "app/api.h"
-#include "app/app_state.h"
-#include "app/explain.h"
+#include "app/model/api.h"
+#include "app/model/app_state.h"
+#include "app/text/explain.h"
 #include "scenario/npy_bytes.h"
 #include "scenario/scenario.h"
 

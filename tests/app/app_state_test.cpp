@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "app/api.h"
-#include "app/app_state.h"
-#include "app/controls.h"
-#include "app/edits.h"
-#include "app/glossary.h"
-#include "app/matrices.h"
+#include "app/model/api.h"
+#include "app/model/app_state.h"
+#include "app/model/controls.h"
+#include "app/model/edits.h"
+#include "app/model/matrices.h"
+#include "app/text/glossary.h"
 #include "core/attention.h"
 #include "scenario/scenario.h"
 #include "scenario/tasks.h"

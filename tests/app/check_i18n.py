@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks that every UI text in src/app has a Chinese translation in src/app/i18n.cpp.
+"""Checks that every UI text in src/app has a Chinese translation in src/app/text/i18n.cpp.
 
     check_i18n.py SRC_APP_DIR [--list]
 
@@ -44,7 +44,8 @@ def decode(group):
 def main():
     src = sys.argv[1]
     texts = {}
-    for path in sorted(glob.glob(os.path.join(src, '*.cpp')) + glob.glob(os.path.join(src, '*.h'))):
+    for path in sorted(glob.glob(os.path.join(src, '**', '*.cpp'), recursive=True) +
+                       glob.glob(os.path.join(src, '**', '*.h'), recursive=True)):
         if path.endswith('i18n.cpp'):
             continue
         code = open(path, encoding='utf-8').read()
@@ -56,7 +57,7 @@ def main():
         return 0
     table = {}
     problems = []
-    code = open(os.path.join(src, 'i18n.cpp'), encoding='utf-8').read()
+    code = open(os.path.join(src, 'text', 'i18n.cpp'), encoding='utf-8').read()
     for m in PAIR.finditer(code):
         key = decode(m.group(1))
         if key in table:

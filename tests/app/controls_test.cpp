@@ -1,13 +1,13 @@
-// The controls' table (src/app/controls.h): every control listed is applied by set_control,
+// The controls' table (src/app/model/controls.h): every control listed is applied by set_control,
 // wrong values are refused naming the control, hide= and lesson notes are checked against it.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
-#include "app/api.h"
-#include "app/app_state.h"
-#include "app/controls.h"
+#include "app/model/api.h"
+#include "app/model/app_state.h"
+#include "app/model/controls.h"
 
 namespace {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "app/app_state.h"
-#include "app/edits.h"
+#include "app/model/app_state.h"
+#include "app/model/edits.h"
 #include "core/attention.h"
 #include "scenario/scenario.h"
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "app/explain.h"
-#include "app/i18n.h"
+#include "app/text/explain.h"
+#include "app/text/i18n.h"
 #include "core/attention.h"
 
 using attn::Matrix;

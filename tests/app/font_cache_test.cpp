@@ -1,13 +1,13 @@
-// The font atlas kept between starts (src/app/font_cache.h): an atlas restored from its blob is
-// the atlas Build() made (texture, glyphs, lookup tables, text sizes), with no font file read;
-// a blob under another key, cut short or damaged is refused and leaves the atlas alone.
+// The font atlas kept between starts (src/app/widgets/font_cache.h): an atlas restored from its
+// blob is the atlas Build() made (texture, glyphs, lookup tables, text sizes), with no font file
+// read; a blob under another key, cut short or damaged is refused and leaves the atlas alone.
 // Native only: it needs Dear ImGui and the subset fonts of the build (AP_FONT_DIR).
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
 #include <string>
 
-#include "app/font_cache.h"
+#include "app/widgets/font_cache.h"
 #include "imgui.h"
 
 namespace {

@@ -11,9 +11,9 @@
 #include <set>
 #include <string>
 
-#include "app/app_state.h"
-#include "app/explain.h"
-#include "app/matrices.h"
+#include "app/model/app_state.h"
+#include "app/model/matrices.h"
+#include "app/text/explain.h"
 #include "scenario/export.h"
 #include "scenario/link.h"
 

@@ -1,6 +1,6 @@
 // Line breaking of English and Chinese UI texts, with a measure that makes widths easy to
 // count: an ASCII character is 1 wide, any other character 2.
-#include "app/text_wrap.h"
+#include "app/text/text_wrap.h"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -1,12 +1,12 @@
 // Step changes drawn as animations: which ones animate, the clock, and the values drawn on
 // the way from one step's matrix to the next.
-#include "app/transition.h"
+#include "app/model/transition.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 
-#include "app/app_state.h"
+#include "app/model/app_state.h"
 
 using attn::Matrix;
 using ui::Step;

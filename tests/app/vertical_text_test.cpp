@@ -1,12 +1,12 @@
-// Column labels turned on their side (src/app/vertical_text.h): every glyph is drawn, however
-// close to the clip rectangle's right edge the column is, inside the rectangle the turned text
-// covers. Native only: it needs Dear ImGui (its own font; no file is read).
+// Column labels turned on their side (src/app/widgets/vertical_text.h): every glyph is drawn,
+// however close to the clip rectangle's right edge the column is, inside the rectangle the turned
+// text covers. Native only: it needs Dear ImGui (its own font; no file is read).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "app/vertical_text.h"
+#include "app/widgets/vertical_text.h"
 #include "imgui.h"
 
 namespace {

@@ -16,7 +16,7 @@ import zlib
 
 CHANNELS = {0: 1, 2: 3, 4: 2, 6: 4}  # samples per pixel, by colour type
 
-# viridis stops (src/app/heatmap.cpp, palette_stops) that a weights view must show.
+# viridis stops (src/app/widgets/heatmap.cpp, palette_stops) that a weights view must show.
 VIRIDIS_DARK = (0x44, 0x01, 0x54)  # 0: the legend's left end
 VIRIDIS_TEAL = [(0x2A, 0x78, 0x8E), (0x21, 0x91, 0x8C), (0x22, 0xA8, 0x84)]  # about 0.4 .. 0.6
 VIRIDIS_YELLOW = (0xFD, 0xE7, 0x25)  # 1: the legend's right end

@@ -1,17 +1,17 @@
 // libFuzzer target: any bytes as a sequence of JavaScript API calls on the app state, the
-// calls the page makes through web_api.cpp's ap_* functions (ui::api). Each line of the input
-// is one call: its first byte picks the call (modulo 12), the rest is its argument (a text,
-// or a number; for call 0, JSON or the bytes of a .npy/.npz file).
-// Nothing may crash; every error is one line naming a field; a link the state gives must
-// reopen the same scenario; an export either succeeds or says why.
+// calls the page makes through the ap_* functions of web_api_state.cpp (ui::api). Each line
+// of the input is one call: its first byte picks the call (modulo 12), the rest is its argument (a
+// text, or a number; for call 0, JSON or the bytes of a .npy/.npz file). Nothing may crash; every
+// error is one line naming a field; a link the state gives must reopen the same scenario; an export
+// either succeeds or says why.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "app/api.h"
-#include "app/app_state.h"
+#include "app/model/api.h"
+#include "app/model/app_state.h"
 #include "scenario/scenario.h"
 
 namespace {

@@ -1,7 +1,7 @@
 // The font atlases the app builds (50–170 ms of rasterising), kept in IndexedDB for the next
 // start. Kept by name, at most KEPT_ATLASES of them (zooming changes the ratio), the least
 // recently kept dropped first. The app checks each against what it would build
-// (src/app/font_cache.h) and rebuilds, then keeps the new one, when it does not match.
+// (src/app/widgets/font_cache.h) and rebuilds, then keeps the new one, when it does not match.
 // Without IndexedDB nothing is kept.
 
 const KEPT_ATLASES = 4;

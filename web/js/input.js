@@ -14,8 +14,9 @@
 
 const TOUCH_SLOP = 8;  // CSS px
 const PX_PER_NOTCH = 75;  // a wheel notch scrolls a panel 5 lines of its 15 px font (imgui.cpp)
-const ZOOM_STEP = 1.25;  // a matrix's zoom per Ctrl+wheel notch (src/app/heatmap.cpp)
-// The matrices a drag edits (view_inputs in src/app/panel_pipeline.cpp), unless layout() says.
+const ZOOM_STEP = 1.25;  // a matrix's zoom per Ctrl+wheel notch (src/app/widgets/heatmap.cpp)
+// The matrices a drag edits (view_inputs in src/app/views/panel_pipeline_inputs.cpp), unless
+// layout() says.
 const EDITABLE_GRIDS = new Set(["x", "q", "k", "v"]);
 
 export function installTouch({ canvas, call, getJson, isReady }) {
@@ -59,7 +60,7 @@ export function installTouch({ canvas, call, getJson, isReady }) {
     if (dx || dy) call("ap_wheel", null, ["number", "number"], [clamp(dx), clamp(dy)]);
   };
   // Ctrl held for the frame of one wheel notch: pressed and let go at once, the app holds it
-  // down for that frame (src/app/main.cpp, hold_quick_keys). GLFW reads keyCode, which a made-up
+  // down for that frame (src/app/platform/main.cpp, hold_quick_keys). GLFW reads keyCode, which a made-up
   // event has only when given.
   const control = (type) => {
     const e = new KeyboardEvent(type, { key: "Control", code: "ControlLeft", ctrlKey: type === "keydown",

@@ -1,0 +1,173 @@
+// The JavaScript API's table view: what the canvas shows as text, for assistive technology.
+#include "app/model/api.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
+
+#include "app/model/edits.h"
+#include "app/model/matrices.h"
+#include "app/text/explain.h"
+#include "app/text/glossary.h"
+
+namespace ui::api {
+
+std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
+  nlohmann::json j;
+  const std::string lang = language_code();
+  j["lang"] = lang;
+  j["lesson"] = s.scenario.title.in(lang);
+  // The lesson's place on the path (0-based; -1 when the scenario is not a lesson's) and the
+  // names of the ones before and after ("" at the ends).
+  const int count = static_cast<int>(s.presets.size());
+  const int at = s.preset >= 0 && s.preset < count ? s.preset : -1;
+  j["lesson_index"] = at;
+  j["lesson_count"] = count;
+  j["previous"] = at > 0 ? s.presets[at - 1].name : "";
+  j["next"] = at >= 0 && at + 1 < count ? s.presets[at + 1].name : "";
+  char where[64];
+  std::snprintf(where, sizeof where, T("Lesson %d of %d"), at + 1, count);
+  j["lesson_place"] = at >= 0 ? where : "";
+  j["step"] = static_cast<int>(s.step) + 1;
+  j["steps"] = kStepCount;
+  j["title"] = T(step_name(s.step));
+  char heading[256];
+  std::snprintf(heading, sizeof heading, T("Step %d of %d: %s"), static_cast<int>(s.step) + 1,
+                kStepCount, T(step_name(s.step)));
+  j["heading"] = heading;
+  j["texts"] = {{"table_view", T("Table view")},
+                {"close", T("Close")},
+                {"head", T("head")},
+                {"previous", T("Previous lesson")},
+                {"next", T("Next lesson")},
+                {"predict", T("Predict, then check")},
+                {"settings", T("Settings")},
+                {"words", T("Words in this step")},
+                {"read", T("Read: %s")},
+                {"check", T("Check")},
+                {"show", T("Show me the answer")},
+                {"again", T("Ask me again")},
+                {"rows_cols", T("rows: %s, columns: %s")},
+                {"truncated", T("The first %d of %d rows and %d of %d columns.")},
+                // Training, read out and shown in the table view (web/app.js): the step and
+                // loss as the Train section writes them, in the sentences around them.
+                {"step_loss", T("step %d, loss %.3g")},
+                {"step_only", T("step %d")},
+                {"training_started", T("Training started: %s.")},
+                {"training_progress", T("Training: %s.")},
+                {"training_paused", T("Training paused: %s.")},
+                {"training_converged", T("Training converged and paused by itself: %s.")}};
+  j["formula"] = s.trace.heads.empty() ? "" : step_formula(s.step, s.problem);
+  j["explanation"] = s.trace.heads.empty() ? "" : T(step_explanation(s.step, s.problem));
+  std::string note;
+  for (const scenario::TourStop& stop : s.scenario.tour)
+    if (stop.step == static_cast<int>(s.step) && s.note_shown(stop)) note = stop.text.in(lang);
+  // As on the canvas: the note waits for the step's question to be answered.
+  s.recompute_if_needed();
+  j["note"] = s.runs() && s.open_question() >= 0 ? "" : note;
+  // The step's questions, answerable from the table view.
+  nlohmann::json quiz = nlohmann::json::array();
+  for (size_t q = 0; q < s.scenario.quiz.size() && s.runs(); ++q) {
+    const scenario::QuizQuestion& qq = s.scenario.quiz[q];
+    if (qq.step != static_cast<int>(s.step)) continue;
+    nlohmann::json e = {
+        {"question", q}, {"ask", qq.ask.in(lang)}, {"kind", qq.answer.argmax ? "key" : "value"}};
+    if (qq.answer.argmax) e["keys"] = key_labels(s.scenario, qq.answer.batch);
+    const bool answered = q < s.replies.size() && s.replies[q].answered;
+    e["answered"] = answered;
+    if (answered) {
+      e["correct"] = s.replies[q].correct;
+      e["verdict"] = std::string(s.replies[q].correct ? T("Right.")
+                                 : s.replies[q].shown ? T("Here it is.")
+                                                      : T("Not quite.")) +
+                     " " + s.quiz_verdict(static_cast<int>(q));
+      e["why"] = s.quiz_key_holds(static_cast<int>(q))
+                     ? qq.why.in(lang)
+                     : std::string(T("You have changed the lesson, so its own explanation no "
+                                     "longer fits these numbers."));
+    }
+    quiz.push_back(e);
+  }
+  j["quiz"] = quiz;
+  nlohmann::json words = nlohmann::json::array();
+  for (const GlossaryEntry* e : glossary_for_step(s.step))
+    words.push_back({{"id", e->id}, {"term", T(e->term)}, {"text", T(e->text)}});
+  j["glossary"] = words;
+  j["read"] = s.scenario.read_url.empty()
+                  ? nlohmann::json(nullptr)
+                  : nlohmann::json{{"title", s.scenario.read_title.in(lang)},
+                                   {"url", s.scenario.read_url.in(lang)}};
+  j["matrix"] = nullptr;
+  j["cell"] = nullptr;
+  // The focused head of a lean trace still computing in parts: no matrix until it is done (the
+  // "view" event then says so), rather than computing it here at once.
+  j["computing"] = s.computing() ? nlohmann::json(s.computing_progress()) : nlohmann::json(nullptr);
+  if (s.trace.heads.empty() || s.computing()) return j.dump();
+  const int head = std::clamp(s.head, 0, static_cast<int>(s.trace.heads.size()) - 1);
+  const int batch = std::clamp(s.batch, 0, static_cast<int>(s.trace.queries.size()) - 1);
+  const MatrixKind kind = step_matrix(s.step);
+  const MatrixInfo& info = matrix_info(kind);
+  if (const attn::Matrix* m = matrix_of(s, kind, head, batch)) {
+    const int rows = static_cast<int>(m->rows()), cols = static_cast<int>(m->cols());
+    const int shown_rows = std::min(rows, kAccessibleRows),
+              shown_cols = std::min(cols, kAccessibleCols);
+    const std::vector<uint8_t>* mask = matrix_mask(s, kind, batch);
+    std::vector<std::string> row_labels = axis_labels(s, info.rows, batch, rows);
+    std::vector<std::string> col_labels = axis_labels(s, info.cols, batch, cols);
+    row_labels.resize(shown_rows);
+    col_labels.resize(shown_cols);
+    nlohmann::json cells = nlohmann::json::array();
+    const bool hidden = answer_hidden(s, kind);  // "?" until the step's question is answered
+    for (int i = 0; i < shown_rows; ++i) {
+      nlohmann::json row = nlohmann::json::array();
+      for (int c = 0; c < shown_cols; ++c) {
+        const bool masked = mask && (*mask)[static_cast<size_t>(i) * cols + c];
+        row.push_back((hidden ? std::string("?") : cell_number((*m)(i, c))) +
+                      (masked ? std::string(" ") + T("masked") : ""));
+      }
+      cells.push_back(std::move(row));
+    }
+    const auto axis_name = [](Axis a) {
+      return a == Axis::kQueryTokens ? T("queries")
+             : a == Axis::kKeyTokens ? T("keys")
+                                     : T("features");
+    };
+    const bool input = info.role == MatrixRole::kInput;
+    j["matrix"] = {{"symbol", info.symbol},
+                   {"id", info.id},
+                   {"editable", input && !s.scenario.positional_encoding},  // the raw inputs
+                   {"row_axis", axis_name(info.rows)},
+                   {"col_axis", axis_name(info.cols)},
+                   {"name", T(info.title)},
+                   {"head", info.per_head && s.scenario.heads > 1 ? head + 1 : 0},
+                   {"batch", batch + 1},
+                   {"rows", rows},
+                   {"cols", cols},
+                   {"row_labels", row_labels},
+                   {"col_labels", col_labels},
+                   {"cells", std::move(cells)},
+                   {"truncated", rows > shown_rows || cols > shown_cols}};
+    if (hidden) j["matrix"]["hidden"] = T("Hidden until you answer the question above");
+  }
+  // A cell outside its matrix (a stale cursor) has no arithmetic.
+  const attn::Matrix* of_cell =
+      cell ? matrix_of(s, cell->kind,
+                       std::clamp(cell->head, 0, static_cast<int>(s.trace.heads.size()) - 1),
+                       std::clamp(cell->batch, 0, static_cast<int>(s.trace.queries.size()) - 1))
+           : nullptr;
+  if (cell && of_cell && !answer_hidden(s, cell->kind) && cell->row >= 0 && cell->col >= 0 &&
+      cell->row < of_cell->rows() && cell->col < of_cell->cols() && cell->batch >= 0 &&
+      cell->batch < static_cast<int>(s.trace.queries.size())) {
+    const int h = std::clamp(cell->head, 0, static_cast<int>(s.trace.heads.size()) - 1);
+    j["cell"] = {{"row", cell->row + 1},
+                 {"col", cell->col + 1},
+                 {"name", T(matrix_info(cell->kind).title)},
+                 {"lines", explain_cell(CellRef{cell->kind, h, cell->batch, cell->row, cell->col},
+                                        s.problem, s.trace, s.head_trace(h, cell->batch))}};
+  }
+  return j.dump();
+}
+
+}  // namespace ui::api

@@ -1,0 +1,134 @@
+// The playground's state: the lessons' questions, the learner's answers and progress.
+#include "app/model/app_state.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "app/model/edits.h"
+
+namespace ui {
+
+int AppState::quiz_truth_key(int q) {
+  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  return scenario::argmax_in_row(
+      scenario::quiz_matrix(a, head_trace(a.head, a.batch), a.batch, trace.output), a.row);
+}
+
+float AppState::quiz_truth_value(int q) {
+  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  return scenario::quiz_matrix(a, head_trace(a.head, a.batch), a.batch, trace.output)(a.row, a.col);
+}
+
+std::string AppState::quiz_verdict(int q) {
+  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  char verdict[200];
+  if (a.argmax) {
+    const std::vector<std::string> keys = key_labels(scenario, a.batch);
+    const int truth = quiz_truth_key(q);
+    const float w = head_trace(a.head, a.batch).weights[a.batch](a.row, truth);
+    std::snprintf(verdict, sizeof verdict, T("The largest weight is on \"%s\" (%.2f)."),
+                  truth < static_cast<int>(keys.size()) ? keys[truth].c_str() : "?",
+                  static_cast<double>(w));
+    // A wrong key: what the learner chose, its weight and its place among the row's weights.
+    const int given = q < static_cast<int>(replies.size()) ? replies[q].key : -1;
+    const attn::Matrix& row_of = head_trace(a.head, a.batch).weights[a.batch];
+    if (given >= 0 && given != truth && given < static_cast<int>(row_of.cols()) &&
+        given < static_cast<int>(keys.size())) {
+      const float mine = row_of(a.row, given);
+      int place = 1;
+      for (int j = 0; j < static_cast<int>(row_of.cols()); ++j)
+        if (row_of(a.row, j) > mine) ++place;
+      char chose[200];
+      std::snprintf(chose, sizeof chose,
+                    T(" You chose \"%s\": its weight is %.2f, number %d of %d from the top."),
+                    keys[given].c_str(), static_cast<double>(mine), place,
+                    static_cast<int>(row_of.cols()));
+      return std::string(verdict) + chose;
+    }
+  } else {
+    const float given = q < static_cast<int>(replies.size()) ? replies[q].value : 0.0f;
+    if (q < static_cast<int>(replies.size()) && replies[q].shown)
+      std::snprintf(verdict, sizeof verdict, T("The answer is %.3f."),
+                    static_cast<double>(quiz_truth_value(q)));
+    else
+      std::snprintf(verdict, sizeof verdict, T("The answer is %.3f; you said %.3g."),
+                    static_cast<double>(quiz_truth_value(q)), static_cast<double>(given));
+  }
+  return verdict;
+}
+
+bool AppState::quiz_key_holds(int q) {
+  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  return a.argmax ? quiz_truth_key(q) == a.col
+                  : std::fabs(quiz_truth_value(q) - a.value) <= a.tolerance;
+}
+
+bool AppState::answer_quiz(int q, int key, float value) {
+  recompute_if_needed();
+  if (q < 0 || q >= static_cast<int>(scenario.quiz.size()) || !runs()) return false;
+  replies.resize(scenario.quiz.size());
+  QuizReply& r = replies[q];
+  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  r.answered = true;
+  if (a.argmax) {
+    r.key = key;
+    r.correct = key == quiz_truth_key(q);
+  } else {
+    r.value = value;
+    // At least the precision of the two decimals a learner types.
+    const float tolerance = std::max(a.tolerance, 0.005f);
+    r.correct = std::isfinite(value) && std::fabs(value - quiz_truth_value(q)) <= tolerance;
+  }
+  const std::string id = lesson_id();
+  if (!id.empty()) {
+    const bool was_done = lesson_done(id);
+    std::string& marks = progress[id];
+    if (marks.size() != scenario.quiz.size()) marks.resize(scenario.quiz.size(), '-');
+    if (marks[q] == '-') marks[q] = r.correct ? 'r' : 'w';
+    if (!was_done && lesson_done(id)) emit("lesson");
+  }
+  events.push_back("quiz|" + std::to_string(q) + "|" + (r.correct ? "1" : "0"));
+  emit("view");  // the link carries the progress
+  return true;
+}
+
+bool AppState::show_quiz_answer(int q) {
+  if (!answer_quiz(q, -1, std::numeric_limits<float>::quiet_NaN())) return false;
+  replies[q].shown = true;
+  return true;
+}
+
+int AppState::open_question() const {
+  for (size_t q = 0; q < scenario.quiz.size(); ++q)
+    if (scenario.quiz[q].step == static_cast<int>(step) &&
+        (q >= replies.size() || !replies[q].answered))
+      return static_cast<int>(q);
+  return -1;
+}
+
+bool AppState::lesson_done(const std::string& id) const {
+  const auto it = progress.find(id);
+  if (it == progress.end() || it->second.empty()) return false;
+  for (const Preset& p : presets)
+    if (p.name == id && it->second.size() < p.scenario.quiz.size()) return false;
+  return it->second.find('-') == std::string::npos;
+}
+
+void AppState::merge_progress(const std::map<std::string, std::string>& marks) {
+  for (const auto& entry : marks) {
+    const std::string& id = entry.first;
+    const std::string& given = entry.second;
+    // Only this playground's lessons, so that what the link carries stays valid.
+    const bool known = std::any_of(presets.begin(), presets.end(),
+                                   [&id](const Preset& p) { return p.name == id; });
+    if (!known || !scenario::is_progress_marks(given)) continue;
+    std::string& mine = progress[id];
+    if (mine.size() < given.size()) mine.resize(given.size(), '-');
+    for (size_t i = 0; i < given.size(); ++i)
+      if (mine[i] == '-') mine[i] = given[i];
+  }
+}
+
+}  // namespace ui

@@ -1,0 +1,130 @@
+// The playground app: one AppState, the heatmap renderer, and the panels that draw it. The
+// same code runs in the browser (WebGL2) and natively (OpenGL 3.3); main.cpp owns the loop.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "app/model/app_state.h"
+#include "app/model/matrices.h"
+#include "app/widgets/font_cache.h"
+#include "app/widgets/heatmap.h"
+#include "imgui.h"
+
+namespace ui {
+
+// The fonts main.cpp loaded (add_app_fonts): UI, monospaced for formulas and numbers, titles.
+extern Fonts g_fonts;
+
+// Light theme tuned for projectors and course pages.
+void apply_style(float scale);
+// Touch screens (the page says so, from "(pointer: coarse)"): every control at least 24 × 24
+// CSS pixels (WCAG 2.5.8), small buttons included; the style is applied again.
+void set_touch_targets(bool touch);
+bool touch_targets();
+// ImGui::SmallButton, or a full-height button on a touch screen.
+bool small_button(const char* label);
+
+class App {
+ public:
+  // A large scenario computes in parts of kComputeSliceMs, one a frame, while the page shows
+  // how far it is (AppState::slice_ms).
+  static constexpr double kComputeSliceMs = 30.0;
+  attn::Status init() {
+    state.slice_ms = kComputeSliceMs;
+    return heatmaps.renderer.init();
+  }
+  void shutdown() { heatmaps.renderer.shutdown(); }
+  // Builds this frame's UI over the whole display (ImGui::NewFrame has been called).
+  void frame();
+  // True while something animates (play, a step's transition, a toast), waits for a frame (a
+  // PNG) or computes in parts, so the loop keeps drawing without input.
+  bool animating() const {
+    return state.playing || state.training.playing || state.transition.active ||
+           !state.toast.empty() || heatmaps.capture_pending() || state.computing() ||
+           state.redraw > 0;
+  }
+
+  AppState state;
+  Heatmaps heatmaps;
+};
+
+// Panels, one file each. Each draws inside the current window/child.
+void draw_top_bar(AppState& s);
+void draw_controls(AppState& s);
+void draw_pipeline(AppState& s, Heatmaps& h);
+void draw_details(AppState& s);
+void draw_heads(AppState& s, Heatmaps& h);
+void draw_positional(AppState& s, Heatmaps& h);
+void draw_plane(AppState& s);
+void draw_lesson(AppState& s);
+// The lesson's questions on the current step (panel_lesson.cpp), drawn in the step's column.
+void draw_questions(AppState& s);
+// The glossary's words for the current step, each opening its entry (panel_lesson.cpp).
+void draw_step_words(AppState& s);
+
+// A matrix of the table (matrices.h) as a heatmap: its values, labels, palette, range and mask
+// come from the table; the hover is recorded for "behind this cell"; an export chosen in its
+// menu is made (make_export) and handed to the platform.
+struct MatrixDraw {
+  const char* id = "";                   // the widget id (ap_layout reports it)
+  const char* caption = nullptr;         // drawn above it (in the UI font), if any
+  ImVec2 size = ImVec2(0, 0);            // 0: the remaining content region
+  const attn::Matrix* values = nullptr;  // instead of the table's (the raw inputs)
+  ValueRange values_range;  // the range `values` are coloured over (not fixed: their own)
+  // Drawn instead of the table's values but on the table's scale, with its sizes and exports:
+  // a step's transition (transition.h). `masked = false` leaves the hatch off meanwhile.
+  const attn::Matrix* shown = nullptr;
+  bool masked = true;
+  bool editable = false;  // HeatmapResult::edited reports the change
+  bool legend = true;
+  bool axis_names = false;  // "queries ↓", "keys →" in the corner
+  float max_cell_px = 56.0f;
+  float max_aspect = 1.0f;    // cells up to this many times wider than tall
+  bool keep_numbers = false;  // the step's matrix: its numbers always show (it may scroll)
+  int highlight_row = -1, highlight_col = -1;
+};
+HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int batch,
+                          const MatrixDraw& d);
+// The cell under the mouse this frame, and its rectangle on screen (tooltips keep off it).
+void set_hover(AppState& s, const CellRef& c, const HeatmapResult& r);
+// Hands an export to the learner (deliver_export), or shows why it cannot be made.
+void deliver(AppState& s, const Export& e, bool copy);
+// Delivers the whole-scenario exports asked for (AppState::exports_due: the Export menu, the
+// "export" control); a link is copied by the page ("copy_link").
+void deliver_exports(AppState& s);
+
+// Shared widgets.
+// "(?)" with a tooltip, as in the ImGui demo: after the last item when it fits, else below it.
+void help_marker(const char* text);
+// Puts the next item after the last one when `width` pixels are left on the line before the
+// window clips it, else on the next line (a narrow panel wraps its buttons instead of cutting
+// them off at its edge).
+void same_line_if_fits(float width);
+// The width of a button (or a small one) labelled `label`.
+float button_width(const char* label);
+// Wrapped text, English broken at spaces and Chinese between characters (text_wrap.h);
+// width <= 0 wraps at the right edge of the content region.
+void text_wrapped(const std::string& text, bool disabled = false, float width = 0.0f);
+// In the monospaced font; last_apart makes the last line an item of its own, so that an item
+// put on the same line (a "(?)") follows the last line, not the first.
+void text_wrapped_mono(const std::string& text, float width = 0.0f, bool last_apart = false);
+// A formula ("O = A·V"): in the UI font, whose O is round and wide, so that it does not read as
+// the monospaced font's narrow 0; wrapped as text_wrapped_mono is.
+void text_wrapped_formula(const std::string& text, float width = 0.0f, bool last_apart = false);
+// Widgets for the controls of the table (controls.h), drawn from its label, value, choices and
+// range; a change is applied as set_control applies it. Each draws nothing when the control
+// is hidden or not there, and returns true when it changed something.
+bool control_apply(AppState& s, const char* id, const nlohmann::json& value);
+// With draw_unavailable, a control not there for this scenario is drawn greyed out.
+bool control_checkbox(AppState& s, const char* id, bool draw_unavailable = false);
+// preview: the closed combo's text instead of the chosen option's label.
+bool control_combo(AppState& s, const char* id, const char* preview = nullptr);
+bool control_radios(AppState& s, const char* id, const char* suffix = "");  // a wrapping row
+bool control_slider(AppState& s, const char* id, const char* format = "");
+bool control_button(AppState& s, const char* id, const char* label = nullptr, bool small = false,
+                    bool draw_unavailable = false);
+// The batch item selector, shown when the batch has more than one item.
+void batch_selector(AppState& s);
+
+}  // namespace ui
