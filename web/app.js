@@ -13,7 +13,9 @@ import { answer, checkMessage, MESSAGE_PREFIX, originAllowed, parentOriginOf } f
 import { typedFields } from "./js/typed.js";
 import { atlasName, keepAtlas, keptAtlas } from "./js/atlas.js";
 import { installTouch, installWheel } from "./js/input.js";
-import { createTableView, PRODUCT } from "./js/table_view.js";
+import { createTableView } from "./js/table_view.js";
+import { fallbackNotice, keptBuild, missingFeature, moduleBuild } from "./js/builds.js";
+import { createFiles } from "./js/files.js";
 
 (() => {
   const EXPORT_PART_NUMBERS = 1 << 14; // per part of exportFile: some 200 KB of text, a few ms
@@ -52,156 +54,6 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
   }
 
   // ---------------------------------------------------------------------------------------
-  // Feature checks
-  // ---------------------------------------------------------------------------------------
-
-  // The smallest module that uses SIMD128: (func (result v128) (v128.const i32x4 0 0 0 0)).
-  const SIMD_PROBE = new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,
-    0x03, 0x02, 0x01, 0x00, 0x0a, 0x16, 0x01, 0x14, 0x00, 0xfd, 0x0c, 0x00, 0x00, 0x00, 0x00,
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b,
-  ]);
-
-  // The smallest module that uses relaxed SIMD's final opcodes: (func (result v128)
-  // (f32x4.relaxed_madd (v128.const 0) (v128.const 0) (v128.const 0))). Where it validates
-  // (Chromium 114+), the page loads the build whose kernels use it (attention-playground-relaxed,
-  // cmake/Relaxed.cmake); elsewhere, or with ?simd=128, the SIMD128 build.
-  const v128Zero = [0xfd, 0x0c, ...new Array(16).fill(0)];
-  const RELAXED_PROBE = new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,
-    0x03, 0x02, 0x01, 0x00, 0x0a, 0x3d, 0x01, 0x3b, 0x00, ...v128Zero, ...v128Zero, ...v128Zero,
-    0xfd, 0x85, 0x02, 0x0b,
-  ]);
-  // Where the page is cross-origin isolated (its server sends COOP and COEP, as
-  // scripts/serve.mjs does) a threaded build runs instead (the core's work spread over up to 8
-  // threads, the same results as one thread): with the relaxed-SIMD kernels where they
-  // validate, else (or with ?simd=128) the SIMD128 ones; ?threads=1 opts out. An embedding
-  // page that is not isolated gets a build without threads and loses nothing else.
-  // crossOriginIsolated alone is not enough: WebKitGTK (2.50) reports it true yet has no
-  // SharedArrayBuffer global and refuses to post shared memory (DataCloneError), since it never
-  // starts JSC with useSharedArrayBuffer as Safari does for an isolated page
-  // (tests/web/webkit_test.mjs); the threaded build would fail there, so keep both tests.
-  function threadsAllowed() {
-    return window.crossOriginIsolated === true && typeof SharedArrayBuffer === "function" &&
-           param("threads") !== "1";
-  }
-  // The four builds by name (what timing().module reports): the stem of their files, and how
-  // the offline notice names them (fallbackNotice).
-  const BUILDS = {
-    "threads-relaxed": { stem: "attention-playground-threads-relaxed",
-                         en: "relaxed SIMD, threads", zh: "relaxed SIMD，多线程" },
-    "threads": { stem: "attention-playground-threads", en: "SIMD, threads", zh: "SIMD，多线程" },
-    "relaxed-simd": { stem: "attention-playground-relaxed", en: "relaxed SIMD, 1 thread", zh: "relaxed SIMD，单线程" },
-    "simd128": { stem: "attention-playground", en: "SIMD, 1 thread", zh: "SIMD，单线程" },
-  };
-  // A build: its name, its script and every file it loads (what the offline copy keeps).
-  function namedBuild(name) {
-    const { stem } = BUILDS[name];
-    return {
-      name,
-      script: `${stem}.js`,
-      files: [`${stem}.js`, `${stem}.wasm`, ...(name.startsWith("threads") ? [`${stem}.worker.js`] : [])],
-    };
-  }
-  function relaxedValidates() {
-    try {
-      return WebAssembly.validate(RELAXED_PROBE);
-    } catch {
-      return false;
-    }
-  }
-  // The build this page runs.
-  function moduleBuild() {
-    const relaxed = relaxedValidates() && param("simd") !== "128";
-    if (threadsAllowed()) return namedBuild(relaxed ? "threads-relaxed" : "threads");
-    return namedBuild(relaxed ? "relaxed-simd" : "simd128");
-  }
-  // Offline, the build the address asks for (?simd=128, ?threads=1) may not be in the offline
-  // copy, which keeps only the builds that ran here (sw.js): then one that is kept runs
-  // instead, if this browser can run it (threads where the page is isolated, relaxed SIMD where
-  // it validates), the nearest to the one asked for first. Null when none is kept.
-  async function keptBuild(asked) {
-    if (!window.caches || !navigator.serviceWorker?.controller) return null;
-    const threads = window.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
-    const relaxed = relaxedValidates();
-    const distance = (name) => (name.startsWith("threads") !== asked.name.startsWith("threads") ? 2 : 0) +
-                               (name.includes("relaxed") !== asked.name.includes("relaxed") ? 1 : 0);
-    const candidates = Object.keys(BUILDS)
-      .filter((name) => name !== asked.name && (threads || !name.startsWith("threads")) &&
-                        (relaxed || !name.includes("relaxed")))
-      .sort((a, b) => distance(a) - distance(b));
-    for (const name of candidates) {
-      const build = namedBuild(name);
-      const hits = await Promise.all(build.files.map((f) => caches.match(new URL(f, location.href).href)));
-      if (hits.every(Boolean)) return build;
-    }
-    return null;
-  }
-  let buildFallback = null;  // {asked, kept}: the build asked for could not be loaded, a kept one runs
-  function fallbackNotice(lang) {
-    const { asked, kept } = buildFallback;
-    const a = BUILDS[asked.name], k = BUILDS[kept.name];
-    if (lang === "zh") {
-      return navigator.onLine === false
-        ? `离线：运行的是这个浏览器保存的版本（${k.zh}），而不是地址要求的版本（${a.zh}）。`
-        : `地址要求的版本（${a.zh}）无法加载；运行的是这个浏览器保存的版本（${k.zh}）。`;
-    }
-    return navigator.onLine === false
-      ? `Offline: the build this browser kept (${k.en}) runs instead of the one asked for (${a.en}).`
-      : `The build asked for (${a.en}) could not be loaded; the build this browser kept (${k.en}) runs instead.`;
-  }
-
-  // In Chinese when the address asks for it (lang=zh) or, without lang=, the browser's
-  // language is Chinese: what the page says before the app (and its texts) is running.
-  function missingFeature() {
-    const missing = missingFeatureEn();
-    const zh = (param("lang") ?? navigator.language ?? "").toLowerCase().startsWith("zh");
-    if (!missing || !zh) return missing;
-    document.documentElement.lang = "zh-CN";
-    for (const title of document.querySelectorAll("#page-title, #overlay .title")) title.textContent = PRODUCT.zh;
-    return ZH_FALLBACKS[missing[0]] ?? missing;
-  }
-  const ZH_FALLBACKS = {
-    "This browser cannot run WebAssembly.": ["这个浏览器不能运行 WebAssembly。",
-      "请用新版的 Firefox、Chrome、Edge 或 Safari 打开这个页面。"],
-    "This browser runs WebAssembly without SIMD, which the playground needs.": [
-      "这个浏览器运行 WebAssembly 时没有 SIMD，而游乐场需要它。",
-      "所有新版浏览器都支持它（Chrome 和 Edge 91+、Firefox 89+、Safari 16.4+）。如果你的浏览器是新版，" +
-      "那么它被关掉了：可能是某个设置（Firefox 的 about:config 里的 javascript.options.wasm_simd）、" +
-      "锁定或增强安全模式，或者单位的策略；也可能是处理器缺少所需的指令（x86 上的 SSE4.1）。" +
-      "换一台电脑或换一个浏览器就可以。"],
-    "WebGL 2 is not available, and the heatmaps are drawn with it.": [
-      "WebGL 2 不可用，而热力图是用它画的。",
-      "多半是硬件加速被关掉了：Chrome 或 Edge 在 设置 → 系统 → “使用图形加速（如果可用）”；" +
-      "Firefox 在 设置 → 常规 → 性能 → “使用硬件加速（如可用）”（以及 about:config 里的 " +
-      "webgl.disabled）。改完后重启浏览器。如果它已经打开，可能是显卡驱动被屏蔽了：更新驱动或换一个浏览器会有帮助。"],
-  };
-  function missingFeatureEn() {
-    if (typeof WebAssembly !== "object" || typeof WebAssembly.validate !== "function") {
-      return ["This browser cannot run WebAssembly.",
-              "Please open the page in a current version of Firefox, Chrome, Edge or Safari."];
-    }
-    if (!WebAssembly.validate(SIMD_PROBE)) {
-      return ["This browser runs WebAssembly without SIMD, which the playground needs.",
-              "Every current browser has it (Chrome and Edge 91+, Firefox 89+, Safari 16.4+). " +
-              "If yours is current, it is switched off: by a setting (Firefox's " +
-              "javascript.options.wasm_simd in about:config), by a locked-down or enhanced " +
-              "security mode, or by your organisation's policy; or the processor lacks the " +
-              "instructions it needs (SSE4.1 on x86). Another computer or browser will work."];
-    }
-    const probe = document.createElement("canvas");
-    if (!probe.getContext("webgl2")) {
-      return ["WebGL 2 is not available, and the heatmaps are drawn with it.",
-              "Hardware acceleration is probably off: in Chrome or Edge, Settings → System → " +
-              "\"Use graphics acceleration when available\"; in Firefox, Settings → General → " +
-              "Performance → \"Use hardware acceleration when available\" (and webgl.disabled " +
-              "in about:config). Then restart the browser. If it is on, the graphics driver " +
-              "may be blocked: updating it, or another browser, helps."];
-    }
-    return null;
-  }
-
-  // ---------------------------------------------------------------------------------------
   // Events for subscribers (window.attentionPlayground.on) and the parent page
   // ---------------------------------------------------------------------------------------
 
@@ -224,6 +76,7 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
 
   let M = null; // the Emscripten module, once the app runs
   let loadedBuild = null; // moduleBuild() of the app's script, once it is loading
+  let buildFallback = null;  // {asked, kept}: the build asked for could not be loaded, a kept one runs
   // Every string goes to the app through the heap, never through ccall's own copy onto the
   // 1 MiB WebAssembly stack: a string of some 270,000 characters there overran the stack,
   // corrupted memory and stopped the module for good. Callers bound their strings
@@ -864,7 +717,7 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
       if (typeof id !== "string" || !call("ap_export_png", "number", ["string"], [id.slice(0, 64)])) {
         return Promise.resolve(failure(`id: no heatmap "${String(id).slice(0, 64)}" on screen`));
       }
-      return new Promise((resolve) => pendingPng.push((blob) => resolve(success({ blob }))));
+      return new Promise((resolve) => files.pendingPng.push((blob) => resolve(success({ blob }))));
     },
     // Copies text to the clipboard; when the browser refuses, downloads it as `filename`.
     // Resolves with {ok: true, error: null, delivered: "copied" | "downloaded"}.
@@ -873,7 +726,7 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
         return failure("filename: must be a file name of 1 to 200 characters");
       }
       if (typeof mime !== "string" || mime.length > 100) return failure("mime: must be a media type such as text/plain");
-      const delivered = await deliver(filename, mime, new TextEncoder().encode(String(text)), true);
+      const delivered = await files.deliver(filename, mime, new TextEncoder().encode(String(text)), true);
       return success({ delivered });
     },
     // For tests and benchmarks: when the page became ready and drew its first frame (ms since
@@ -932,125 +785,9 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
     };
   }
   Object.defineProperty(window, "attentionPlayground", { value: api, enumerable: true });
-
-  // ---------------------------------------------------------------------------------------
-  // Exports: the clipboard through the browser (Emscripten 3.1.6's GLFW has no clipboard), and
-  // a download when the clipboard is refused or for binary files
-  // ---------------------------------------------------------------------------------------
-
-  const pendingPng = []; // resolvers of exportPng, in request order
-
-  function toast(key, detail) {
-    if (M) call("ap_toast", null, ["string", "string"], [key, detail]);
-  }
-
-  function download(filename, mime, bytes) {
-    const url = URL.createObjectURL(bytes instanceof Blob ? bytes : new Blob([bytes], { type: mime }));
-    const a = document.createElement("a");
-    a.href = url;
-    a.download = filename;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10000);
-  }
-
-  async function deliver(filename, mime, bytes, copy) {
-    if (copy) {
-      try {
-        if (!navigator.clipboard) throw new Error("no clipboard");
-        await navigator.clipboard.writeText(new TextDecoder().decode(bytes));
-        toast("Copied to the clipboard:", filename);
-        return "copied";
-      } catch {
-        // refused (no permission, no user gesture, insecure context): download instead
-      }
-    }
-    download(filename, mime, bytes);
-    toast("Downloaded", filename);
-    return "downloaded";
-  }
-
-  // A long export from the app's menu: written in parts with its progress shown, then
-  // downloaded (the clipboard is no place for tens of megabytes).
-  async function exportInParts(what, format, head, batch) {
-    let shown = -1;
-    const r = await api.exportFile(what, {
-      format, head: Number(head), batch: Number(batch),
-      onProgress: (done, total) => {
-        const percent = Math.floor((100 * done) / Math.max(1, total));
-        if (percent !== shown) toast("Exporting", `${what} ${percent}%`);
-        shown = percent;
-      },
-    });
-    if (!r.ok) {
-      showNotice(r.error);
-      return;
-    }
-    download(r.filename, r.mime, r.blob);
-    toast("Downloaded", r.filename);
-  }
-
-  function onAppExport(filename, mime, bytes, copy) {
-    if (mime === "image/png" && pendingPng.length > 0) {
-      pendingPng.shift()(new Blob([bytes], { type: mime }));
-      return;
-    }
-    deliver(filename, mime, bytes, copy);
-  }
-
-  // ---------------------------------------------------------------------------------------
-  // Files from the learner's disk: "Open a file…" in the app, or a file dropped on the page
-  // ---------------------------------------------------------------------------------------
-
-  // A scenario (.json) or NumPy arrays (.npy, .npz); a problem is shown on the canvas.
-  async function openFile(file) {
-    if (!ready) return;
-    const json = /\.json$/i.test(file.name);
-    const limit = json ? limits.max_scenario_chars * 4 : limits.max_file_bytes;
-    let answer;
-    if (file.size > limit) {
-      answer = failure(`is ${file.size} bytes, at most ${limit}`);
-    } else {
-      try {
-        answer = json ? api.setScenario(await file.text())
-          : api.loadArrays(await file.arrayBuffer(), file.name);
-      } catch (e) {
-        answer = failure(`cannot be read (${e.message})`);
-      }
-    }
-    if (answer.ok) {
-      toast("Opened", file.name);
-    } else {
-      const error = answer.error.startsWith(`${file.name}: `) ? answer.error
-        : `${file.name}: ${answer.error}`;
-      showNotice(`This file could not be opened.\n${error}`);
-    }
-  }
-
-  function pickFile() {
-    const input = document.createElement("input");
-    input.type = "file";
-    input.accept = ".json,.npy,.npz,application/json";
-    input.addEventListener("change", () => {
-      if (input.files.length > 0) openFile(input.files[0]);
-    });
-    input.click();
-  }
-
-  const dropAllowed = (event) => ready && event.dataTransfer?.types.includes("Files") &&
-    !getJson("ap_get_view").hidden.includes("open");
-  window.addEventListener("dragover", (event) => {
-    if (!dropAllowed(event)) return;
-    event.preventDefault();
-    event.dataTransfer.dropEffect = "copy";
-  });
-  window.addEventListener("drop", (event) => {
-    if (!dropAllowed(event)) return;
-    event.preventDefault();
-    const file = event.dataTransfer.files[0];
-    if (file) openFile(file);
-  });
+  // Files in and out (exports, the clipboard, downloads, opened and dropped files): js/files.js.
+  const files = createFiles({ call, getJson, api, isReady: () => ready, running: () => M !== null,
+                              limits: () => limits, showNotice, failure });
 
   // ---------------------------------------------------------------------------------------
   // postMessage: the same API for pages that embed the playground from another origin
@@ -1215,7 +952,7 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
     const notices = [];
     if (notes.length > 0) notices.push(`Some settings in the address were ignored:\n${notes.join("\n")}`);
     // Another build than the one asked for runs (offline): said in the learner's language.
-    if (buildFallback) notices.push(fallbackNotice(getJson("ap_get_view").lang));
+    if (buildFallback) notices.push(fallbackNotice(buildFallback, getJson("ap_get_view").lang));
     if (notices.length > 0) showNotice(notices.join("\n\n"));
     overlay.classList.add("hidden");
     // ?train=N: the steps are taken a frame at a time, in view, before the page says it is ready.
@@ -1246,7 +983,7 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
     });
     if (timing.module.startsWith("threads")) {
       // Firefox cannot leave an isolated page controlled by a service worker while its thread
-      // workers live (src/app/web_api.cpp, ap_end_threads).
+      // workers live (src/app/platform/web_api.cpp, ap_end_threads).
       window.addEventListener("beforeunload", () => call("ap_end_threads", null, [], []));
     }
     resolveReady(api);
@@ -1367,11 +1104,11 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
       return;
     }
     if (name === "open_file") {
-      pickFile();
+      files.pickFile();
       return;
     }
     if (name.startsWith("export_file|")) {
-      exportInParts(...name.split("|").slice(1));
+      files.exportInParts(...name.split("|").slice(1));
       return;
     }
     if (name === "copy_link") {
@@ -1398,7 +1135,7 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
   }
 
   function start() {
-    const missing = missingFeature();
+    const missing = missingFeature(param);
     if (missing) {
       fail(...missing);
       return;
@@ -1424,7 +1161,7 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
           .catch(() => {})
           .finally(() => window.Module.removeRunDependency("kept-atlas"));
       }],
-      apExport: onAppExport,
+      apExport: (...args) => files.onAppExport(...args),
       apFirstFrame: () => { timing.firstFrameMs = performance.now(); },
       apFatal: (message) => fail("The playground could not start.", message),
     };
@@ -1440,7 +1177,7 @@ import { createTableView, PRODUCT } from "./js/table_view.js";
       document.body.appendChild(script);
     };
     // The build asked for, or (offline, when the offline copy does not have it) one it has.
-    load(moduleBuild(), () => {
+    load(moduleBuild(param), () => {
       const asked = loadedBuild;
       keptBuild(asked).catch(() => null).then((kept) => {
         if (!kept) {
