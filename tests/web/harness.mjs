@@ -1,4 +1,4 @@
-// Shared by the browser checks (app_test.mjs, embed_test.mjs), the CLI checks and
+// Shared by the browser checks (the runners of page.mjs, embed_test.mjs, ...), the CLI checks and
 // bench/browser.mjs: failures that stop a check, "ok" lines, the one comparer of traces, and
 // the site served by scripts/serve.mjs on a free port.
 import { spawn } from "node:child_process";

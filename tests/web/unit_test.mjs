@@ -179,7 +179,7 @@ check("format: formatG is C's %.Ng on 3,000 numbers (python3's % operator)", () 
 });
 
 // Limits of the form limits() gives (typedFields takes them as an argument: these are test
-// numbers, the same as today's; the page's own are used by app_test.mjs "typed").
+// numbers, the same as today's; the page's own are used by api_test.mjs "typed").
 const LIMITS = { max_batch: 64, max_rows: 4096, max_cols: 1024, memory_budget_bytes: 384 * 2 ** 20,
                  array_fields: ["x", "queries", "keys", "values", "W_q", "W_k", "W_v", "W_o", "W", "w_v"] };
 
