@@ -247,7 +247,7 @@ bool AppState::step_gradient(const CellRef& c, double* out) {
   if (!steps_ok_) return false;
   const attn::StepGradients& g = steps_;
   const attn::MatrixD* m = attn::head_matrix(g, step);
-  if (c.row >= m->rows() || c.col >= m->cols()) return false;
+  if (!m || c.row < 0 || c.col < 0 || c.row >= m->rows() || c.col >= m->cols()) return false;
   *out = (*m)(c.row, c.col);
   return std::isfinite(*out);
 }
