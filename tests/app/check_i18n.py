@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks that every UI text in src/app has a Chinese translation in src/app/text/i18n.cpp.
+"""Checks that every UI text in src/app has a Chinese translation in src/app/text/i18n*.cpp.
 
     check_i18n.py SRC_APP_DIR [--list]
 
@@ -46,7 +46,7 @@ def main():
     texts = {}
     for path in sorted(glob.glob(os.path.join(src, '**', '*.cpp'), recursive=True) +
                        glob.glob(os.path.join(src, '**', '*.h'), recursive=True)):
-        if path.endswith('i18n.cpp'):
+        if os.path.basename(path).startswith('i18n') and path.endswith('.cpp'):
             continue
         code = open(path, encoding='utf-8').read()
         for m in CALL.finditer(code):
@@ -57,7 +57,8 @@ def main():
         return 0
     table = {}
     problems = []
-    code = open(os.path.join(src, 'text', 'i18n.cpp'), encoding='utf-8').read()
+    code = ''.join(open(path, encoding='utf-8').read()
+                   for path in sorted(glob.glob(os.path.join(src, 'text', 'i18n*.cpp'))))
     for m in PAIR.finditer(code):
         key = decode(m.group(1))
         if key in table:

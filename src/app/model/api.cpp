@@ -154,30 +154,31 @@ std::string open_arrays(AppState& s, const std::string& bytes, const std::string
   // tour, which speaks of its own numbers); then without what counts tokens (labels,
   // lengths, masked cells); then only its settings that do not count anything; then alone.
   const nlohmann::json before = lesson_json(s.scenario, headers.arrays);
-  auto titled = [&](nlohmann::json j, const char* en, const char* zh) {
-    j["title"] = {{"en", "Your data: " + name}, {"zh", "你的数据：" + name}};
-    j["description"] = {{"en", "Read from " + name + ": " + sizes + "." + en},
-                        {"zh", "读自 " + name + "：" + sizes + "。" + zh}};
+  // Its title and description in both languages (the table's texts, i18n.cpp), the sentence
+  // `rest` says what it kept of the lesson before.
+  auto titled = [&](nlohmann::json j, const char* rest) {
+    for (const Lang lang : {Lang::kEn, Lang::kZh}) {
+      const char* code = lang == Lang::kZh ? "zh" : "en";
+      j["title"][code] = printf_text(T(lang, N_("Your data: %s")), name.c_str());
+      j["description"][code] =
+          printf_text(T(lang, N_("Read from %s: %s.")), name.c_str(), sizes.c_str()) +
+          (*rest ? T(lang, rest) : "");
+    }
     j.erase("tour");
     return j;
   };
   std::vector<nlohmann::json> attempts;
-  attempts.push_back(titled(before, " The rest is as in the lesson before.", "其余的沿用上一课。"));
-  attempts.push_back(
-      titled(before,
-             " The rest is as in the lesson before, but for its token labels, "
-             "lengths and masked cells, which do not fit.",
-             "其余的沿用上一课，但词元标签、有效长度和单独掩蔽的格子与新的大小不符，未保留。"));
+  attempts.push_back(titled(before, N_(" The rest is as in the lesson before.")));
+  attempts.push_back(titled(before, N_(" The rest is as in the lesson before, but for its token "
+                                       "labels, lengths and masked cells, which do not fit.")));
   for (const char* key : {"query_tokens", "key_tokens", "valid_lens", "masked_cells"})
     attempts.back().erase(key);
   nlohmann::json settings = {{"version", 1}};
   for (const char* key : {"scoring", "temperature", "causal", "window", "mask_value", "hard"})
     if (before.contains(key)) settings[key] = before[key];
-  attempts.push_back(titled(settings,
-                            " The scoring, temperature and masks are as in the lesson "
-                            "before.",
-                            "评分函数、温度和掩蔽沿用上一课。"));
-  attempts.push_back(titled({{"version", 1}}, "", ""));
+  attempts.push_back(
+      titled(settings, N_(" The scoring, temperature and masks are as in the lesson before.")));
+  attempts.push_back(titled({{"version", 1}}, ""));
   const int count = static_cast<int>(attempts.size());
 
   // The attempts with zeros standing in for the numbers: the first whose shapes fit is the

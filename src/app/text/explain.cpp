@@ -16,7 +16,6 @@
 
 namespace ui {
 
-using detail::fmt;
 using detail::kDot;
 using detail::kTimes;
 
@@ -24,9 +23,7 @@ using detail::kTimes;
 // [SECTION] Formatting
 //-----------------------------------------------------------------------------
 
-namespace detail {
-
-std::string fmt(const char* format, ...) {
+std::string printf_text(const char* format, ...) {
   char buf[512];
   va_list args;
   va_start(args, format);
@@ -34,8 +31,6 @@ std::string fmt(const char* format, ...) {
   va_end(args);
   return buf;
 }
-
-}  // namespace detail
 
 std::string num(float v) {
   if (std::isnan(v)) return "NaN";
@@ -45,9 +40,9 @@ std::string num(float v) {
            "1e6";
   std::string s;
   if (std::fabs(v) >= 1e5f || (v != 0.0f && std::fabs(v) < 1e-3f)) {
-    s = fmt("%.2e", static_cast<double>(v));
+    s = printf_text("%.2e", static_cast<double>(v));
   } else {
-    s = fmt("%.4g", static_cast<double>(v));
+    s = printf_text("%.4g", static_cast<double>(v));
   }
   if (s == "-0") s = "0";
   if (!s.empty() && s[0] == '-') s = "\xe2\x88\x92" + s.substr(1);  // a real minus sign
@@ -61,12 +56,12 @@ std::string cell_number(float v) {
   std::string s;
   if (a >= 1e5f) {
     // The shortest of 1 or 2 significant digits that reads back to v, else 2 digits.
-    s = fmt("%.0e", static_cast<double>(v));
-    if (std::strtof(s.c_str(), nullptr) != v) s = fmt("%.1e", static_cast<double>(v));
+    s = printf_text("%.0e", static_cast<double>(v));
+    if (std::strtof(s.c_str(), nullptr) != v) s = printf_text("%.1e", static_cast<double>(v));
     const size_t e = s.find('e');
     s = s.substr(0, e) + "e" + std::to_string(std::atoi(s.c_str() + e + 1));
   } else {
-    s = fmt(a < 10 ? "%.2f" : a < 100 ? "%.1f" : "%.0f", static_cast<double>(v));
+    s = printf_text(a < 10 ? "%.2f" : a < 100 ? "%.1f" : "%.0f", static_cast<double>(v));
   }
   if (s == "-0.00") s = "0.00";
   if (!s.empty() && s[0] == '-') s = "\xe2\x88\x92" + s.substr(1);  // a real minus sign
@@ -247,21 +242,22 @@ std::string step_formula(Step s, const attn::Problem& p) {
   switch (s) {
     case Step::kInputs:
       return p.positional_encoding
-                 ? fmt("X + PE,   PE[p, 2i] = sin(p / %g^(2i/d)),   PE[p, 2i+1] = cos(p / "
+                 ? printf_text(
+                       "X + PE,   PE[p, 2i] = sin(p / %g^(2i/d)),   PE[p, 2i+1] = cos(p / "
                        "%g^(2i/d))",
                        p.pe_base, p.pe_base)
                  : T("X: one row per token");
     case Step::kProjections:
       if (p.scoring == attn::Scoring::kAdditive)
-        return fmt("Q = %s,   K = %s,   V = %s", T("queries"), T("keys"), T("values"));
+        return printf_text("Q = %s,   K = %s,   V = %s", T("queries"), T("keys"), T("values"));
       // A missing weight means no projection: that input is used as it is.
-      return fmt("Q = %s,   K = %s,   V = %s",
-                 p.weights.W_q.size() ? fmt("X%sW_q", kDot).c_str() : T("queries"),
-                 p.weights.W_k.size() ? fmt("X%sW_k", kDot).c_str() : T("keys"),
-                 p.weights.W_v.size() ? fmt("X%sW_v", kDot).c_str() : T("values")) +
-             (H > 1 ? fmt(T(",   head h takes columns (h\xe2\x88\x92"
-                            "1)%sd/%d + 1 to h%sd/%d"),
-                          kDot, H, kDot, H)
+      return printf_text("Q = %s,   K = %s,   V = %s",
+                         p.weights.W_q.size() ? printf_text("X%sW_q", kDot).c_str() : T("queries"),
+                         p.weights.W_k.size() ? printf_text("X%sW_k", kDot).c_str() : T("keys"),
+                         p.weights.W_v.size() ? printf_text("X%sW_v", kDot).c_str() : T("values")) +
+             (H > 1 ? printf_text(T(",   head h takes columns (h\xe2\x88\x92"
+                                    "1)%sd/%d + 1 to h%sd/%d"),
+                                  kDot, H, kDot, H)
                     : "");
     case Step::kScores:
       switch (p.scoring) {
@@ -277,17 +273,18 @@ std::string step_formula(Step s, const attn::Problem& p) {
       }
     case Step::kScaled:
       return p.scoring == attn::Scoring::kScaledDot
-                 ? fmt("S' = S / \xe2\x88\x9a"
+                 ? printf_text(
+                       "S' = S / \xe2\x88\x9a"
                        "d / T,   d = %d,   T = %s",
                        d_k, num(p.temperature).c_str())
-                 : fmt("S' = S / T,   T = %s", num(p.temperature).c_str());
+                 : printf_text("S' = S / T,   T = %s", num(p.temperature).c_str());
     case Step::kMasked: {
       std::string rules;
       if (!p.mask.valid_lens.empty()) rules += T("key j > valid length");
       if (p.mask.causal) rules += std::string(rules.empty() ? "" : ", ") + "j > i";
       if (p.mask.window >= 0)
-        rules +=
-            std::string(rules.empty() ? "" : ", ") + fmt("|i \xe2\x88\x92 j| > %d", p.mask.window);
+        rules += std::string(rules.empty() ? "" : ", ") +
+                 printf_text("|i \xe2\x88\x92 j| > %d", p.mask.window);
       if (!p.mask.cells.empty())
         rules += std::string(rules.empty() ? "" : ", ") + T("clicked cells");
       return "M[i,j] = " + num(p.mask.mask_value) + T(" where masked") +
@@ -299,8 +296,9 @@ std::string step_formula(Step s, const attn::Problem& p) {
                              : "A[i,j] = exp(M[i,j] \xe2\x88\x92 max M[i,\xc2\xb7]) / "
                                "\xce\xa3_j exp(M[i,j] \xe2\x88\x92 max M[i,\xc2\xb7])";
       if (p.dropout_p > 0)
-        f += fmt(T(",   then dropout p = %s: dropped \xe2\x86\x92 0, kept %s 1/(1 \xe2\x88\x92 p)"),
-                 num(p.dropout_p).c_str(), kTimes);
+        f += printf_text(
+            T(",   then dropout p = %s: dropped \xe2\x86\x92 0, kept %s 1/(1 \xe2\x88\x92 p)"),
+            num(p.dropout_p).c_str(), kTimes);
       return f;
     }
     case Step::kWeightedValues:
@@ -310,10 +308,10 @@ std::string step_formula(Step s, const attn::Problem& p) {
         return std::string(T("Output")) + " = O" + sub(0) +
                (p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
       if (H == 2)
-        return fmt("%s = [O%s | O%s]%s", T("Output"), sub(0).c_str(), sub(1).c_str(),
-                   p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
-      return fmt("%s = [O%s | %s | O%s]%s", T("Output"), sub(0).c_str(), "\xe2\x80\xa6",
-                 sub(H - 1).c_str(), p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
+        return printf_text("%s = [O%s | O%s]%s", T("Output"), sub(0).c_str(), sub(1).c_str(),
+                           p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
+      return printf_text("%s = [O%s | %s | O%s]%s", T("Output"), sub(0).c_str(), "\xe2\x80\xa6",
+                         sub(H - 1).c_str(), p.weights.W_o.size() ? "\xc2\xb7W_o" : "");
   }
   return "";
 }
@@ -324,15 +322,16 @@ std::string step_formula(Step s, const attn::Problem& p) {
 
 std::string overflow_text(const CellRef& c, const attn::Problem& p) {
   const MatrixInfo& info = matrix_info(c.kind);
-  std::string where = fmt("%s [%d, %d]", T(info.title), c.row + 1, c.col + 1);
-  if (info.per_head && p.heads > 1) where += fmt(T(", head %d"), c.head + 1);
-  if (p.queries.size() > 1) where += fmt(T(", batch item %d"), c.batch + 1);
-  std::string text = fmt(T("%s is beyond the largest float32 number (3.4e38), so what is computed "
-                           "from it is infinite or NaN."),
-                         where.c_str());
+  std::string where = printf_text("%s [%d, %d]", T(info.title), c.row + 1, c.col + 1);
+  if (info.per_head && p.heads > 1) where += printf_text(T(", head %d"), c.head + 1);
+  if (p.queries.size() > 1) where += printf_text(T(", batch item %d"), c.batch + 1);
+  std::string text =
+      printf_text(T("%s is beyond the largest float32 number (3.4e38), so what is computed "
+                    "from it is infinite or NaN."),
+                  where.c_str());
   if (c.kind == MatrixKind::kScaled && p.temperature < 1e-3f)
-    text += " " + fmt(T("The temperature %s is too small: it divides the scores."),
-                      num(p.temperature).c_str());
+    text += " " + printf_text(T("The temperature %s is too small: it divides the scores."),
+                              num(p.temperature).c_str());
   return text;
 }
 
@@ -342,13 +341,13 @@ std::string mask_reason_text(const attn::MaskSpec& m, int b, int i, int j) {
     case attn::MaskRule::kNone:
       return "";
     case attn::MaskRule::kValidLength:
-      return fmt(T("key %d is past the valid length %d of batch item %d"), j + 1, r.valid_len,
-                 b + 1);
+      return printf_text(T("key %d is past the valid length %d of batch item %d"), j + 1,
+                         r.valid_len, b + 1);
     case attn::MaskRule::kCausal:
-      return fmt(T("causal mask: key %d comes after query %d"), j + 1, i + 1);
+      return printf_text(T("causal mask: key %d comes after query %d"), j + 1, i + 1);
     case attn::MaskRule::kWindow:
-      return fmt(T("local window: key %d is more than %d away from query %d"), j + 1, m.window,
-                 i + 1);
+      return printf_text(T("local window: key %d is more than %d away from query %d"), j + 1,
+                         m.window, i + 1);
     case attn::MaskRule::kCell:
       return T("masked by hand");
   }

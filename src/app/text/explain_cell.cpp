@@ -9,7 +9,6 @@
 
 namespace ui {
 
-using detail::fmt;
 using detail::kDot;
 using detail::kTimes;
 
@@ -34,7 +33,7 @@ std::string sum_of(int n, Term term) {
     if (t) s += " + ";
     s += term(t);
   }
-  if (elide) s += fmt("  (%d terms)", n);
+  if (elide) s += printf_text("  (%d terms)", n);
   return s;
 }
 
@@ -64,8 +63,9 @@ std::vector<std::string> explain_softmax(const attn::Problem& p, const attn::Hea
   }
   if (p.hard) {
     lines.push_back(
-        fmt(T("hard attention: the largest score of row %d is at key %d"), i + 1, arg + 1));
-    lines.push_back(fmt("w%s%s = %s", sub(i).c_str(), sub(j).c_str(), j == arg ? "1" : "0"));
+        printf_text(T("hard attention: the largest score of row %d is at key %d"), i + 1, arg + 1));
+    lines.push_back(
+        printf_text("w%s%s = %s", sub(i).c_str(), sub(j).c_str(), j == arg ? "1" : "0"));
   } else {
     double sum = 0.0;
     for (int c = 0; c < n_k; ++c) sum += std::exp(static_cast<double>(m(i, c)) - mx);
@@ -76,7 +76,7 @@ std::vector<std::string> explain_softmax(const attn::Problem& p, const attn::Hea
       lines.push_back(T("every key of this row is masked: all scores are ") +
                       num(p.mask.mask_value) + T(", so the softmax is uniform"));
       lines.push_back(
-          fmt("\xce\xb1 = 1 / %d = %s", n_k, num(static_cast<float>(1.0 / n_k)).c_str()));
+          printf_text("\xce\xb1 = 1 / %d = %s", n_k, num(static_cast<float>(1.0 / n_k)).c_str()));
     } else {
       lines.push_back(T("row maximum m = ") + num(static_cast<float>(mx)));
       if (!reason.empty()) lines.push_back(T("masked (") + reason + T("): score ") + num(m(i, j)));
@@ -124,7 +124,8 @@ std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
       const char* name = c.kind == MatrixKind::kQueries ? "queries"
                          : c.kind == MatrixKind::kKeys  ? "keys"
                                                         : "values";
-      lines.push_back(fmt("%s[%d, %d] = %s", name, i + 1, j + 1, num(used[b](i, j)).c_str()));
+      lines.push_back(
+          printf_text("%s[%d, %d] = %s", name, i + 1, j + 1, num(used[b](i, j)).c_str()));
       if (p.positional_encoding) {
         const float pe = used[b](i, j) - raw[b](i, j);
         lines.push_back(T("= input ") + num(raw[b](i, j)) + " + PE " + num(pe));
@@ -135,9 +136,9 @@ std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
       const int d = c.pe_d > 0 ? c.pe_d : attn::batch_cols(p.queries);
       const int two_i = j - j % 2;
       const double angle = i * std::pow(static_cast<double>(p.pe_base), -double(two_i) / d);
-      lines.push_back(fmt("PE[%d, %d] = %s(%d / %g^(%d/%d))", i, j, j % 2 ? "cos" : "sin", i,
-                          p.pe_base, two_i, d));
-      lines.push_back(fmt("= %s(%s) = ", j % 2 ? "cos" : "sin", num(float(angle)).c_str()) +
+      lines.push_back(printf_text("PE[%d, %d] = %s(%d / %g^(%d/%d))", i, j, j % 2 ? "cos" : "sin",
+                                  i, p.pe_base, two_i, d));
+      lines.push_back(printf_text("= %s(%s) = ", j % 2 ? "cos" : "sin", num(float(angle)).c_str()) +
                       num(static_cast<float>(j % 2 ? std::cos(angle) : std::sin(angle))));
       lines.push_back(T("(positions and columns count from 0 here, as in the formula)"));
       break;
@@ -149,7 +150,8 @@ std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
       const char* name = matrix_info(c.kind).id;
       const attn::Matrix* W = attn::weight_matrix(p.weights, name);
       if (W && W->size())
-        lines.push_back(fmt("%s[%d, %d] = %s", name, i + 1, j + 1, num((*W)(i, j)).c_str()));
+        lines.push_back(
+            printf_text("%s[%d, %d] = %s", name, i + 1, j + 1, num((*W)(i, j)).c_str()));
       lines.push_back(T("a learned weight (here given or generated from the seed)"));
       break;
     }
@@ -163,8 +165,8 @@ std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
       const char* name = is_q ? "Q" : is_k ? "K" : "V";
       const int width = static_cast<int>(out[b].cols());
       const int col = c.head * width + j;  // the column of the full projection
-      lines.push_back(fmt(T("%s[%d, %d] (head %d, column %d of the projection)"), name, i + 1,
-                          j + 1, c.head + 1, col + 1));
+      lines.push_back(printf_text(T("%s[%d, %d] (head %d, column %d of the projection)"), name,
+                                  i + 1, j + 1, c.head + 1, col + 1));
       const bool projected = W.size() && !(additive && (is_q || is_k));
       if (!projected) {
         lines.push_back(T("no projection: the input value itself, ") + num(out[b](i, j)));
@@ -255,8 +257,8 @@ std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
     case MatrixKind::kHeadOutput: {
       const attn::Matrix& w = ht.weights[b];
       const attn::Matrix& v = ht.v[b];
-      lines.push_back(
-          fmt("O[%d, %d] = \xce\xa3_j A[%d, j]%sV[j, %d]", i + 1, j + 1, i + 1, kDot, j + 1));
+      lines.push_back(printf_text("O[%d, %d] = \xce\xa3_j A[%d, j]%sV[j, %d]", i + 1, j + 1, i + 1,
+                                  kDot, j + 1));
       lines.push_back("= " + dot_terms(w.row(i).data(), 1, v.data() + j, static_cast<int>(v.cols()),
                                        static_cast<int>(w.cols())));
       lines.push_back("= " + num(ht.output[b](i, j)));
@@ -264,8 +266,8 @@ std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
     }
     case MatrixKind::kConcat: {
       const int width = attn::batch_cols(t.heads[0].output);
-      lines.push_back(fmt(T("column %d comes from head %d (its column %d)"), j + 1, j / width + 1,
-                          j % width + 1));
+      lines.push_back(printf_text(T("column %d comes from head %d (its column %d)"), j + 1,
+                                  j / width + 1, j % width + 1));
       lines.push_back("= " + num(t.concat[b](i, j)));
       break;
     }
