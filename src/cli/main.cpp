@@ -1,7 +1,7 @@
 // attention-cli: evaluates and validates Scenario JSON from files or standard input.
 //
 //   attention-cli eval FILE|- [--only heads|output] [--head H] [--matrices NAME,...]
-//                                   prints the trace JSON (shared/DESIGN.md §5), or part of it
+//                                   prints the trace JSON (docs/contracts.md §2), or part of it
 //   attention-cli validate FILE|-   prints "ok" if the scenario can run
 //   attention-cli normalize FILE|-  prints the scenario in canonical compact JSON
 //   ... --arrays DATA.npz|NAME.npy  any command: NumPy arrays as the scenario's matrix fields

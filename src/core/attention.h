@@ -1,7 +1,7 @@
 // The attention core: scoring, masked softmax, value weighting and multi-head attention.
 //
 // Pure functions from inputs to a Trace of every intermediate matrix. No GL, ImGui, JSON or
-// I/O here (shared/DESIGN.md §4). Shapes follow `x·W`: rows are tokens, columns features.
+// I/O here (docs/contracts.md §7). Shapes follow `x·W`: rows are tokens, columns features.
 //
 // [SECTION] Problem: what to compute
 // [SECTION] Trace: what was computed

@@ -1,4 +1,4 @@
-// The scenario model (Scenario JSON v1, shared/DESIGN.md §5): parse, validate, serialize,
+// The scenario model (Scenario JSON v1, docs/contracts.md §1): parse, validate, serialize,
 // generate seeded weights, and turn a scenario into the core's Problem.
 //
 // [SECTION] Limits
