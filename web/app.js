@@ -16,6 +16,7 @@ import { installTouch, installWheel } from "./js/input.js";
 import { createTableView } from "./js/table_view.js";
 import { fallbackNotice, keptBuild, missingFeature, moduleBuild } from "./js/builds.js";
 import { createFiles } from "./js/files.js";
+import { createReport, findRuntime, readCourse } from "./js/lms.js";
 
 (() => {
   const EXPORT_PART_NUMBERS = 1 << 14; // per part of exportFile: some 200 KB of text, a few ms
@@ -239,6 +240,10 @@ import { createFiles } from "./js/files.js";
 
   const param = readParams(location.search);
   const embedded = param("embed") === "1" || param("embed") === "true";
+  // ?lms=scorm2004|scorm12&lessons=a,b&pass=P: a course in a course platform (js/lms.js),
+  // reported to once the page runs (startCourse).
+  let course = { version: null, lessons: [], pass: 0.8, notes: [] };
+  let report = null;
 
   // Applies the address's parameters: {notes: what was ignored, training: the promise of
   // ?train=N's steps, or null}.
@@ -272,6 +277,7 @@ import { createFiles } from "./js/files.js";
     }
     const lang = param("lang");
     if (lang === "en" || lang === "zh") api.setLanguage(lang);
+    else if (lang !== null) notes.push(`lang: must be en or zh, not "${lang.slice(0, 20)}"`);
     if (param("panels") !== null) call("ap_set_panels", null, ["string"], [nameList(param("panels")).join(",")]);
     if (param("hide") !== null) {  // an unknown id is named (a typo would hide nothing)
       const hidden = call("ap_hide_controls", "string", ["string"], [nameList(param("hide")).join(",")]);
@@ -292,6 +298,8 @@ import { createFiles } from "./js/files.js";
     reduced?.addEventListener?.("change", animate);
     if (param("numbers") === "off") call("ap_set_numbers", null, ["number"], [0]);
     notes.push(...allowList(param("allow")).notes);
+    course = readCourse(param, getJson("ap_presets").map((p) => p.name));
+    notes.push(...course.notes);
     // Counted from 1 in the address, as the page shows them ("6. Weights", "head 2"); the JS
     // API counts from 0.
     for (const [name, set, count] of [["head", api.focusHead, () => counts().heads],
@@ -940,6 +948,31 @@ import { createFiles } from "./js/files.js";
     }
   }
 
+  // Inside a SCORM package: the LMS's run-time is found up the frames and told what the
+  // learner does (js/lms.js). Without one the page says so (onAppReady) and runs as anywhere
+  // else.
+  function startCourse() {
+    const runtime = findRuntime(window, course.version);
+    if (!runtime) return;  // said with the address's notes (onAppReady)
+    report = createReport({
+      runtime, version: course.version, lessons: course.lessons, pass: course.pass,
+      progress: () => getJson("ap_get_progress"),
+      marks: (marks) => {
+        const checked = checkMarks(marks, "suspend_data");
+        if (Object.keys(checked.marks).length > 0) {
+          call("ap_set_progress", "string", ["string"], [JSON.stringify(checked.marks)]);
+        }
+        if (checked.problems.length > 0) console.warn("course progress set aside:", checked.problems.join("; "));
+      },
+      open: (lesson) => api.loadPreset(lesson),
+    });
+    if (!report.start()) {
+      report = null;
+      return;
+    }
+    window.addEventListener("pagehide", () => report?.finish());
+  }
+
   async function onAppReady() {
     M = window.Module;
     timing.readyMs = performance.now();
@@ -951,6 +984,10 @@ import { createFiles } from "./js/files.js";
     const { notes, training } = atStart("the address", applyParams) ?? { notes: [], training: null };
     const notices = [];
     if (notes.length > 0) notices.push(`Some settings in the address were ignored:\n${notes.join("\n")}`);
+    if (course.version && !findRuntime(window, course.version)) {
+      notices.push("This page was opened as a course, but no course platform answered:" +
+                   "\nyour answers are kept in this browser only.");
+    }
     // Another build than the one asked for runs (offline): said in the learner's language.
     if (buildFallback) notices.push(fallbackNotice(buildFallback, getJson("ap_get_view").lang));
     if (notices.length > 0) showNotice(notices.join("\n\n"));
@@ -971,6 +1008,7 @@ import { createFiles } from "./js/files.js";
       reportHeightSoon();
     }).observe(canvas);
     atStart("the progress kept in this browser", restoreProgress);
+    if (course.version) atStart("the course platform", startCourse);
     window.addEventListener("storage", (e) => {
       if (e.key !== PROGRESS_KEY || e.newValue === null) return;
       atStart("progress from another tab", () => {
@@ -1089,6 +1127,11 @@ import { createFiles } from "./js/files.js";
       const lesson = getJson("ap_get_progress").lesson;
       saveProgress();
       emit("quiz", { lesson, question: Number(question), correct: correct === "1" });
+      if (report) {
+        const q = getJson("ap_get_quiz")[Number(question)] ?? {};
+        report.answered({ lesson, question: Number(question), correct: correct === "1", kind: q.kind,
+                          response: q.response, ask: q.ask });
+      }
       renderSoon(false);
       return;
     }
@@ -1124,6 +1167,7 @@ import { createFiles } from "./js/files.js";
       scheduleLinkUpdate();
       return;
     }
+    if (name === "scenario" && report) report.shown(getJson("ap_get_progress").lesson);
     if (name === "scenario" || name === "step" || name === "head" || name === "view") {
       renderSoon(name === "step");
       let detail = null;

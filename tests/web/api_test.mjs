@@ -283,12 +283,13 @@ async function checkRefusedLink({ browser, url, pages }) {
 // A bad URL parameter is named in a notice and ignored; the good ones still apply.
 async function checkParams({ browser, url, pages }) {
   const page = await openPage(browser, `${url}?allow=javascript:alert(1),https://ok.example&step=99&head=3` +
-                                       "&preset=multi_head&hide=causal,casual");
+                                       "&preset=multi_head&hide=causal,casual&lang=klingon");
   pages.push(page);
   const state = await page.evaluate(() => ({ notice: window.attentionPlayground.stats().notice,
                                              view: window.attentionPlayground.getView() }));
   for (const want of ['allow: "javascript:alert(1)" is not an origin', "step: must be a whole number from 1 to 8",
-                      "head: must be a whole number from 1 to 2", 'hide: no control "casual"']) {
+                      "head: must be a whole number from 1 to 2", 'hide: no control "casual"',
+                      'lang: must be en or zh, not "klingon"']) {
     if (!state.notice.includes(want)) fail(`the notice does not say "${want}": ${JSON.stringify(state.notice)}`);
   }
   if (state.view.lesson !== "multi_head") fail(`?preset=multi_head was not applied: ${JSON.stringify(state.view)}`);
@@ -308,7 +309,7 @@ async function checkParams({ browser, url, pages }) {
   pages.push(zero);
   const zeroNotice = await zero.evaluate(() => window.attentionPlayground.stats().notice);
   if (!zeroNotice.includes("step: must be a whole number from 1 to 8")) fail(`?step=0: notice ${JSON.stringify(zeroNotice)}`);
-  ok("params: bad allow, step, head and hide parameters are each named in the notice; ?preset still applies; " +
+  ok("params: bad allow, step, head, hide and lang parameters are each named in the notice; ?preset still applies; " +
      "?step=6&head=2 is the step titled 6 and the second head");
 }
 

@@ -65,3 +65,26 @@ export function findText(words, text) {
   }
   return hits.sort((a, b) => a.y0 - b.y0);
 }
+
+// Waits until the app's notice box holds text containing `words`, then checks that the screen
+// shows it (OCR of a screenshot).
+export async function noticeOnScreen(page, words, when) {
+  try {
+    await page.waitForFunction((w) => window.attentionPlayground.stats().notice.includes(w), words,
+                               { timeout: 10000, polling: 50 });
+  } catch {
+    const notice = await page.evaluate(() => window.attentionPlayground.stats().notice);
+    fail(`${when}: no notice with "${words}" (the notice is "${notice}")`);
+  }
+  await page.waitForTimeout(300);
+  const seen = readScreen(await page.screenshot());
+  const want = words.toLowerCase();
+  // Tesseract reads most words of a sentence; ask for the distinctive ones.
+  const key = want.split(" ").filter((w) => w.length >= 5);
+  const found = key.filter((w) => seen.includes(w));
+  if (found.length < Math.ceil(key.length * 0.6)) {
+    fail(`${when}: the notice "${words}" is not readable on screen (OCR found ${found.join(", ") || "none"} ` +
+         `of ${key.join(", ")}; it read: ${seen.slice(0, 300)})`);
+  }
+  return found;
+}

@@ -1,7 +1,8 @@
 // The page's pure modules (web/js/*.js) under node, without a browser: the address's
 // parameters, the postMessage rules and printf's numbers, each with the hostile version of
 // its input (long strings, wrong types, names that are Object's own, origins that are not).
-// formatG is compared with C's printf through python3's % operator on 3,000 numbers.
+// formatG is compared with C's printf through python3's % operator on 3,000 numbers. The
+// course report (lms.js) against a stand-in run-time that keeps what it is told.
 //
 //   node tests/web/unit_test.mjs
 import assert from "node:assert/strict";
@@ -10,6 +11,7 @@ import { allowList, MAX_PARAM_CHARS, nameList, readParams, smallInt } from "../.
 import { answer, checkMessage, METHODS, originAllowed, parentOriginOf } from "../../web/js/messages.js";
 import { formatG, printf } from "../../web/js/format.js";
 import { checkShape, typedFields } from "../../web/js/typed.js";
+import { courseState, createReport, findRuntime, readCourse, VERSIONS } from "../../web/js/lms.js";
 
 const checks = [];
 const check = (name, fn) => checks.push([name, fn]);
@@ -240,6 +242,217 @@ check("typed: fields become buffers; wrong data, sizes and totals are named", ()
   // A getter that throws is the caller's error: typedFields does not catch it (setScenario
   // answers {ok: false}, hostile_test.mjs "throws").
   assert.throws(() => typedFields({ get x() { throw new Error("boom"); } }, LIMITS), /boom/);
+});
+
+// A stand-in SCORM run-time: it keeps what it is set, answers "true" or, when `refuse` names
+// the element, "false" with error 351, and counts the interactions as an LMS does.
+function standIn(version, initial = {}, refuse = null) {
+  const v = VERSIONS[version];
+  const data = { "cmi.interactions._count": "0", ...initial };
+  const calls = [];
+  let error = "0";
+  return {
+    data, calls,
+    [v.init]: () => { calls.push("init"); return "true"; },
+    [v.get]: (e) => (e in data ? data[e] : ""),
+    [v.set]: (e, value) => {
+      calls.push(`${e}=${value}`);
+      if (typeof value !== "string") throw new Error(`${e}: not a string`);
+      if (e === refuse) { error = "351"; return "false"; }
+      data[e] = value;
+      const m = /^cmi\.interactions\.(\d+)\.id$/.exec(e);
+      if (m) data["cmi.interactions._count"] = String(Math.max(Number(data["cmi.interactions._count"]), Number(m[1]) + 1));
+      return "true";
+    },
+    [v.commit]: () => { calls.push("commit"); return "true"; },
+    [v.finish]: () => { calls.push("finish"); return "true"; },
+    [v.error]: () => error,
+    [v.errorText]: (code) => `error ${code}`,
+  };
+}
+
+// The page's side: two lessons of 2 and 1 questions, the marks it keeps.
+function page(lessons = { a: 2, b: 1 }) {
+  const marks = {};
+  const opened = [];
+  return {
+    marks, opened,
+    progress: () => ({
+      lesson: opened.at(-1) ?? "",
+      marks: { ...marks },
+      lessons: Object.entries(lessons).map(([id, questions]) => {
+        const m = marks[id] ?? "";
+        return { id, questions, answered: [...m].filter((c) => c !== "-").length,
+                 correct: [...m].filter((c) => c === "r").length,
+                 done: m.length === questions && !m.includes("-") };
+      }),
+    }),
+    answer(id, q, right) {
+      const m = [...(marks[id] ?? "-".repeat(lessons[id]))];
+      if (m[q] === "-") m[q] = right ? "r" : "w";
+      marks[id] = m.join("");
+    },
+    restore: (m) => Object.assign(marks, m),
+    open: (id) => opened.push(id),
+  };
+}
+
+check("lms: the course in the address, each bad part named and ignored", () => {
+  const known = ["a", "b", "c"];
+  assert.deepEqual(readCourse(readParams("?lms=scorm2004&lessons=c,a&pass=75"), known),
+                   { version: "scorm2004", lessons: ["c", "a"], pass: 0.75, notes: [] });
+  assert.deepEqual(readCourse(readParams(""), known), { version: null, lessons: known, pass: 0.8, notes: [] });
+  const bad = readCourse(readParams(`?lms=__proto__&lessons=a,zz,${"q".repeat(500)}&pass=101`), known);
+  assert.equal(bad.version, null);
+  assert.deepEqual(bad.lessons, ["a"]);
+  assert.equal(bad.pass, 0.8);
+  assert.deepEqual(bad.notes.map((n) => n.split(":")[0]), ["lms", "lessons", "pass"]);
+  assert.ok(bad.notes.every((n) => n.length < 200), "each note is short");
+  assert.equal(readCourse(readParams("?lms=toString"), known).version, null);
+  assert.deepEqual(readCourse(readParams("?lessons=zz"), known).lessons, known);
+  // 200 names (the 64 first read), and an address too long to read a value from at all.
+  assert.deepEqual(fast("200 lesson names", () => readCourse(readParams(`?lessons=${"b,".repeat(200)}`), known)).lessons, ["b"]);
+  assert.deepEqual(fast("3,000 lesson names", () => readCourse(readParams(`?lessons=${"a,".repeat(3000)}`), known)).lessons, known);
+});
+
+check("lms: the run-time is found up the frames and the opener's, not across origins", () => {
+  const api = standIn("scorm2004");
+  const top = { API_1484_11: api };
+  top.parent = top;
+  const mid = { parent: top };
+  const leaf = { parent: mid };
+  assert.equal(findRuntime(leaf, "scorm2004"), api);
+  assert.equal(findRuntime(leaf, "scorm12"), null);
+  assert.equal(findRuntime(leaf, "nope"), null);
+  // A frame of another origin throws when read: the search stops there.
+  const foreign = new Proxy({}, { get() { throw new Error("SecurityError"); } });
+  assert.equal(findRuntime({ parent: foreign }, "scorm2004"), null);
+  // A popup: the opener's frames.
+  const popup = { parent: null, opener: leaf };
+  popup.parent = popup;
+  assert.equal(findRuntime(popup, "scorm2004"), api);
+  // A loop of parents ends; an object without the calls is not a run-time.
+  const a = { API: { LMSInitialize: 1 } }, b = { parent: a };
+  a.parent = b;
+  assert.equal(findRuntime(b, "scorm12"), null);
+});
+
+check("lms: SCORM 2004: interactions, score, completion and success, then a resumed session", () => {
+  const api = standIn("scorm2004");
+  const p = page();
+  const report = createReport({ runtime: api, version: "scorm2004", lessons: ["a", "b"], pass: 0.6,
+                                progress: p.progress, marks: p.restore, open: p.open,
+                                now: () => new Date("2026-11-27T10:00:00Z"), warn: assert.fail });
+  assert.equal(report.start(), true);
+  assert.deepEqual(p.opened, ["a"]);
+  assert.equal(api.data["cmi.completion_status"], "incomplete");
+  assert.equal(api.data["cmi.success_status"], "unknown");
+  p.answer("a", 0, true);
+  report.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 2, ask: "Which key?" });
+  p.answer("a", 1, false);
+  report.answered({ lesson: "a", question: 1, correct: false, kind: "value", response: 0.25 });
+  report.answered({ lesson: "elsewhere", question: 0, correct: true, kind: "key", response: 0 });
+  assert.equal(api.data["cmi.interactions.0.id"], "a.q1");
+  assert.equal(api.data["cmi.interactions.0.type"], "choice");
+  assert.equal(api.data["cmi.interactions.0.learner_response"], "key_3");
+  assert.equal(api.data["cmi.interactions.0.result"], "correct");
+  assert.equal(api.data["cmi.interactions.0.timestamp"], "2026-11-27T10:00:00");
+  assert.equal(api.data["cmi.interactions.0.description"], "Which key?");
+  assert.equal(api.data["cmi.interactions.1.type"], "numeric");
+  assert.equal(api.data["cmi.interactions.1.learner_response"], "0.25");
+  assert.equal(api.data["cmi.interactions.1.result"], "incorrect");
+  assert.equal(api.data["cmi.interactions._count"], "2");  // another lesson's answer: not reported
+  assert.equal(api.data["cmi.progress_measure"], "0.5");
+  report.shown("b");
+  assert.equal(api.data["cmi.location"], "b");
+  p.answer("b", 0, true);
+  report.answered({ lesson: "b", question: 0, correct: true, kind: "key", response: null });
+  assert.equal(api.data["cmi.interactions.2.learner_response"], undefined);  // "Show me": none
+  assert.equal(api.data["cmi.completion_status"], "completed");
+  assert.equal(api.data["cmi.score.raw"], "2");
+  assert.equal(api.data["cmi.score.max"], "3");
+  assert.equal(api.data["cmi.score.scaled"], "0.6667");
+  assert.equal(api.data["cmi.success_status"], "passed");
+  assert.equal(api.data["cmi.exit"], "suspend");
+  report.finish();
+  assert.equal(api.calls.at(-1), "finish");
+  assert.equal(report.live(), false);
+  report.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 1 });  // after: nothing
+  assert.equal(api.calls.at(-1), "finish");
+  // The next session: the marks and the lesson come back from the suspend data and location.
+  const again = standIn("scorm2004", { ...api.data });
+  const q = page();
+  createReport({ runtime: again, version: "scorm2004", lessons: ["a", "b"], pass: 0.6, progress: q.progress,
+                 marks: q.restore, open: q.open, warn: assert.fail }).start();
+  assert.deepEqual(q.marks, { a: "rw", b: "r" });
+  assert.deepEqual(q.opened, ["b"]);
+  assert.equal(again.data["cmi.interactions._count"], "3");
+});
+
+check("lms: SCORM 1.2: lesson_status, a score in percent, keys written out", () => {
+  const api = standIn("scorm12");
+  const p = page({ a: 2 });
+  const report = createReport({ runtime: api, version: "scorm12", lessons: ["a"], pass: 0.8,
+                                progress: p.progress, marks: p.restore, open: p.open, warn: assert.fail });
+  report.start();
+  p.answer("a", 0, true);
+  report.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 0 });
+  p.answer("a", 1, false);
+  report.answered({ lesson: "a", question: 1, correct: false, kind: "key", response: 4 });
+  assert.equal(api.data["cmi.interactions.0.type"], "fill-in");
+  assert.equal(api.data["cmi.interactions.1.student_response"], "key_5");
+  assert.equal(api.data["cmi.interactions.1.result"], "wrong");
+  assert.match(api.data["cmi.interactions.1.time"], /^\d\d:\d\d:\d\d$/);
+  assert.equal(api.data["cmi.core.score.raw"], "50");
+  assert.equal(api.data["cmi.core.lesson_status"], "failed");
+  assert.equal(api.data["cmi.core.exit"], "suspend");
+});
+
+check("lms: a hostile or failing run-time stops the reports, never the page", () => {
+  const warnings = [];
+  const run = (runtime, initial) => {
+    const p = page();
+    const r = createReport({ runtime, version: "scorm2004", lessons: ["a", "b"], pass: 0.8, progress: p.progress,
+                             marks: p.restore, open: p.open, warn: (m) => warnings.push(m) });
+    const started = r.start();
+    p.answer("a", 0, true);
+    r.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 1 });
+    r.finish();
+    return { started, p, initial };
+  };
+  // Initialize refuses; Initialize throws; SetValue throws.
+  const refusing = { ...standIn("scorm2004"), Initialize: () => "false" };
+  assert.equal(run(refusing).started, false);
+  const throwing = { ...standIn("scorm2004"), Initialize: () => { throw new Error("boom"); } };
+  assert.equal(run(throwing).started, false);
+  const setThrows = { ...standIn("scorm2004"), SetValue: () => { throw new Error("quota"); } };
+  run(setThrows);
+  // One element refused: one warning, then silence.
+  const before = warnings.length;
+  run(standIn("scorm2004", {}, "cmi.score.scaled"));
+  assert.equal(warnings.length, before + 1);
+  assert.match(warnings.at(-1), /cmi\.score\.scaled.*351: error 351/);
+  // Suspend data that is not ours, or huge, or marks of the wrong kind: set aside, said once
+  // each (what marks are accepted is the page's checkMarks: lms_test.mjs "hostile").
+  for (const suspend of ["not json", "x".repeat(100000), JSON.stringify({ marks: "rw" }), "null", "[]"]) {
+    const said = warnings.length;
+    const { p } = run(standIn("scorm2004", { "cmi.suspend_data": suspend }));
+    assert.deepEqual(p.marks, { a: "r-" });
+    assert.equal(warnings.length, said + 1);
+    assert.match(warnings.at(-1), /suspend data is not this playground's/);
+  }
+  // A location that is no lesson of the course opens the first.
+  const { p } = run(standIn("scorm2004", { "cmi.location": "../../etc" }));
+  assert.deepEqual(p.opened, ["a"]);
+  assert.ok(warnings.every((w) => w.length < 400), "each warning is short");
+});
+
+check("lms: the course state counts only the course's lessons", () => {
+  const progress = { lessons: [{ id: "a", questions: 2, correct: 1, done: true },
+                               { id: "b", questions: 3, correct: 3, done: false }] };
+  assert.deepEqual(courseState(progress, ["a"]), { questions: 2, correct: 1, done: 1, lessons: 1, complete: true, score: 0.5 });
+  assert.equal(courseState(progress, ["a", "b", "gone"]).complete, false);
+  assert.equal(courseState(null, []).score, 1);
 });
 
 let failed = 0;

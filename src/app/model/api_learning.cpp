@@ -121,9 +121,17 @@ std::string quiz(const AppState& s) {
                         {"kind", qq.answer.argmax ? "key" : "value"},
                         {"matrix", qq.answer.argmax ? "weights" : qq.answer.matrix}};
     if (q < s.replies.size() && s.replies[q].answered) {
+      const AppState::QuizReply& r = s.replies[q];
       e["answered"] = true;
-      e["correct"] = s.replies[q].correct;
+      e["correct"] = r.correct;
       e["why"] = qq.why.in(lang);
+      // What the learner answered (the key, or the value), or null after "Show me".
+      if (r.shown)
+        e["response"] = nullptr;
+      else if (qq.answer.argmax)
+        e["response"] = r.key;
+      else
+        e["response"] = r.value;
     }
     list.push_back(e);
   }

@@ -1,0 +1,250 @@
+// The playground inside a course platform, in headless Chromium: an LMS page hosts it in a frame
+// beside a real SCORM run-time, scorm-again's (npm; what LMSs embed), and reads back what it
+// recorded.
+//
+//   scorm2004  a learner walks two lessons (?lms=scorm2004&lessons=why_so_tall,padded_batch
+//              &pass=60), one answer wrong: the interactions (id, type, response, result),
+//              the score, progress, completion and success; the page is left (Terminate); a
+//              second session from the LMS's saved data resumes at the lesson it stopped on,
+//              with the answers given
+//   scorm12    the same walk through SCORM 1.2's API: lesson_status, a score in percent
+//   no-lms     ?lms=scorm2004 where no platform is: the page says so on screen (read back
+//              by tesseract) and works as anywhere else
+//   hostile    the platform's saved data planted: suspend data with lessons that are none,
+//              marks that are not marks and __proto__, a location that is no lesson; the
+//              page keeps what is its own, opens the first lesson, and nothing else changes
+//
+//   node tests/web/lms_test.mjs --site DIR CHECK... | all
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
+import { noticeOnScreen } from "./ocr.mjs";
+
+const TIMEOUT_MS = 30000;
+const LESSONS = ["why_so_tall", "padded_batch"];
+const require = createRequire(import.meta.url);
+const RUNTIMES = {
+  scorm2004: { file: require.resolve("scorm-again/scorm2004/min"), cls: "Scorm2004API",
+               object: "API_1484_11" },
+  scorm12: { file: require.resolve("scorm-again/scorm12/min"), cls: "Scorm12API", object: "API" },
+};
+
+// The LMS's page: the run-time (with the data of an earlier session, when given) and the
+// playground in a frame, served beside the site under /__lms/.
+function hostPage(version, query, saved) {
+  const r = RUNTIMES[version];
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>A course platform</title>
+<script src="runtime.js"></script>
+<script>
+  window.lmsApi = new ${r.cls}({ logLevel: 5 });
+  const saved = ${JSON.stringify(saved ?? null)};
+  if (saved) window.lmsApi.loadFromJSON(saved);
+  window.${r.object} = window.lmsApi;
+</script>
+<iframe id="sco" title="Attention Playground" src="../index.html?${query}" width="1000" height="700"></iframe>
+</html>`;
+}
+
+// Opens the host page for `version`; the playground's frame once it is ready.
+async function openHost(browser, url, version, query, saved) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, reducedMotion: "reduce" });
+  await context.route(/\/__lms\/(host\.html|runtime\.js)$/, (route) => {
+    const runtime = route.request().url().endsWith("runtime.js");
+    route.fulfill(runtime
+      ? { contentType: "text/javascript", body: readFileSync(RUNTIMES[version].file, "utf8") }
+      : { contentType: "text/html", body: hostPage(version, query, saved) });
+  });
+  const page = watchProblems(await context.newPage());
+  await page.goto(`${url}__lms/host.html`);
+  const frame = await (await page.waitForSelector("#sco")).contentFrame();
+  try {
+    await frame.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
+  } catch {
+    fail(`the playground in the course frame was not ready within ${TIMEOUT_MS / 1000} s`);
+  }
+  // Each answer's event has come once the app has drawn a few more frames.
+  const settle = () => frame.evaluate(async () => {
+    const ap = window.attentionPlayground, start = ap.stats().frames;
+    while (ap.stats().frames < start + 3) await new Promise((r) => setTimeout(r, 10));
+  });
+  return { page, frame, settle };
+}
+
+// The learner's walk: why_so_tall's two questions (the first right, the second wrong), then
+// padded_batch's one, right. The answers the lessons' authors keyed (assets/presets; the CLI
+// check holds them to the core's numbers).
+async function walk(frame, settle, url) {
+  const keys = {};
+  for (const id of LESSONS) keys[id] = (await (await fetch(`${url}assets/presets/${id}.json`)).json()).quiz.map((q) => q.answer);
+  const answers = [
+    ["why_so_tall", 0, { key: keys.why_so_tall[0].key }],
+    ["why_so_tall", 1, { key: (keys.why_so_tall[1].key + 1) % 4 }],
+    ["padded_batch", 0, { value: keys.padded_batch[0].value }],
+  ];
+  const given = [];
+  for (const [lesson, q, answer] of answers) {
+    const r = await frame.evaluate(([lesson, q, answer]) => {
+      const ap = window.attentionPlayground;
+      if (ap.getProgress().lesson !== lesson) ap.loadPreset(lesson);
+      return ap.answerQuiz(q, answer);
+    }, [lesson, q, answer]);
+    if (!r.ok) fail(`answerQuiz(${q}, ${JSON.stringify(answer)}) in ${lesson}: ${r.error}`);
+    given.push(r.correct);
+    await settle();
+  }
+  if (given.join() !== "true,false,true") fail(`the walk's answers were judged ${given.join(", ")}, not right, wrong, right`);
+}
+
+// Everything the run-time holds, as the LMS would store it.
+const recorded = (page) => page.evaluate(() => window.lmsApi.renderCMIToJSONObject().cmi);
+
+// The page is left: its frame goes (pagehide), and the report ends the session.
+async function leave(page) {
+  await page.evaluate(() => document.getElementById("sco").remove());
+  await page.waitForTimeout(300);
+}
+
+function expect(what, got, want) {
+  if (String(got) !== String(want)) fail(`${what} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+}
+
+async function checkScorm2004({ browser, url }) {
+  const query = `lms=scorm2004&lessons=${LESSONS.join(",")}&pass=60&preset=why_so_tall`;
+  const { page, frame, settle } = await openHost(browser, url, "scorm2004", query);
+  let cmi = await recorded(page);
+  expect("cmi.completion_status at the start", cmi.completion_status, "incomplete");
+  await walk(frame, settle, url);
+  cmi = await recorded(page);
+  const list = Object.values(cmi.interactions ?? {});
+  expect("the number of interactions", list.length, 3);
+  const seen = list.map((i) => [i.id, i.type, i.learner_response, i.result].join(" "));
+  const want = ["why_so_tall.q1 choice key_1 correct", "why_so_tall.q2 choice key_3 incorrect",
+                "padded_batch.q1 numeric 0 correct"];
+  if (seen.join("|") !== want.join("|")) fail(`the interactions are ${JSON.stringify(seen)}, expected ${JSON.stringify(want)}`);
+  if (!list.every((i) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(i.timestamp) && i.description.length > 10)) {
+    fail(`an interaction has no timestamp or question: ${JSON.stringify(list[0])}`);
+  }
+  expect("cmi.completion_status", cmi.completion_status, "completed");
+  expect("cmi.success_status", cmi.success_status, "passed");
+  expect("cmi.score.raw", cmi.score.raw, 2);
+  expect("cmi.score.max", cmi.score.max, 3);
+  expect("cmi.score.scaled", cmi.score.scaled, 0.6667);
+  expect("cmi.progress_measure", cmi.progress_measure, 1);
+  expect("cmi.location", cmi.location, "padded_batch");
+  expect("cmi.exit", cmi.exit, "suspend");
+  const suspend = JSON.parse(cmi.suspend_data);
+  expect("the suspend data's marks", JSON.stringify(suspend.marks), JSON.stringify({ padded_batch: "r", why_so_tall: "rw" }));
+  await leave(page);
+  const terminated = await page.evaluate(() => window.lmsApi.isTerminated());
+  if (!terminated) fail("leaving the page did not end the session (Terminate)");
+  const values = `completion ${cmi.completion_status}, success ${cmi.success_status}, score ${cmi.score.raw}/` +
+                 `${cmi.score.max} (scaled ${cmi.score.scaled}), progress ${cmi.progress_measure}, location ${cmi.location}`;
+  const saved = await recorded(page);
+  await page.context().close();
+
+  // The next day: the LMS starts a session from what it kept; the page resumes.
+  const again = await openHost(browser, url, "scorm2004", query.replace("&preset=why_so_tall", ""), saved);
+  const progress = await again.frame.evaluate(() => window.attentionPlayground.getProgress());
+  expect("the resumed lesson", progress.lesson, "padded_batch");
+  expect("the resumed marks", JSON.stringify(progress.marks), JSON.stringify({ padded_batch: "r", why_so_tall: "rw" }));
+  // One more answer (asked again, so no new mark): a fourth interaction, the score unchanged.
+  await again.frame.evaluate(() => {
+    const ap = window.attentionPlayground;
+    ap.answerQuiz(0, { again: true });
+    return ap.answerQuiz(0, { value: 0.5 });
+  });
+  await again.settle();
+  const after = await recorded(again.page);
+  expect("the interactions after the resumed answer", Object.keys(after.interactions).length, 4);
+  expect("the resumed session's score", after.score.raw, 2);
+  for (const p of [page, again.page]) if (p.problems.length > 0) fail(p.problems.join("; "));
+  await again.page.context().close();
+  ok(`scorm2004: ${want.join("; ")}; ${values}; suspend data ${JSON.stringify(suspend)}; Terminate on leaving; ` +
+     `a second session resumed at ${progress.lesson} with ${JSON.stringify(progress.marks)}`);
+}
+
+async function checkScorm12({ browser, url }) {
+  const query = `lms=scorm12&lessons=${LESSONS.join(",")}&pass=80&preset=why_so_tall`;
+  const { page, frame, settle } = await openHost(browser, url, "scorm12", query);
+  await walk(frame, settle, url);
+  const cmi = await recorded(page);
+  const list = Object.values(cmi.interactions ?? {});
+  const seen = list.map((i) => [i.id, i.type, i.student_response, i.result].join(" "));
+  const want = ["why_so_tall.q1 fill-in key_1 correct", "why_so_tall.q2 fill-in key_3 wrong",
+                "padded_batch.q1 numeric 0 correct"];
+  if (seen.join("|") !== want.join("|")) fail(`the interactions are ${JSON.stringify(seen)}, expected ${JSON.stringify(want)}`);
+  expect("cmi.core.lesson_status", cmi.core.lesson_status, "failed");  // 67 % < 80 %
+  expect("cmi.core.score.raw", cmi.core.score.raw, 67);
+  expect("cmi.core.lesson_location", cmi.core.lesson_location, "padded_batch");
+  expect("cmi.core.exit", cmi.core.exit, "suspend");
+  await leave(page);
+  if (!(await page.evaluate(() => window.lmsApi.isTerminated()))) fail("leaving the page did not end the session (LMSFinish)");
+  if (page.problems.length > 0) fail(page.problems.join("; "));
+  await page.context().close();
+  ok(`scorm12: ${want.join("; ")}; lesson_status ${cmi.core.lesson_status} (score ${cmi.core.score.raw} of 100, ` +
+     `passing 80), location ${cmi.core.lesson_location}; LMSFinish on leaving`);
+}
+
+async function checkNoLms({ browser, url }) {
+  const page = watchProblems(await browser.newPage({ viewport: { width: 1000, height: 700 }, reducedMotion: "reduce" }));
+  await page.goto(`${url}?lms=scorm2004&lessons=padded_batch,nope&pass=200`);
+  await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
+  const notice = await page.evaluate(() => window.attentionPlayground.stats().notice);
+  for (const part of ["lessons: \"nope\" is not a lesson", "pass: must be a whole percent"]) {
+    if (!notice.includes(part)) fail(`the notice does not name the bad parameter: "${part}" (it says "${notice}")`);
+  }
+  const found = await noticeOnScreen(page, "no course platform answered", "without a platform");
+  const r = await page.evaluate(() => {
+    const ap = window.attentionPlayground;
+    ap.loadPreset("padded_batch");
+    return ap.answerQuiz(0, { value: 0 });
+  });
+  if (!r.ok || !r.correct) fail(`without a platform the lesson's question answered ${JSON.stringify(r)}`);
+  if (page.problems.length > 0) fail(page.problems.join("; "));
+  await page.close();
+  ok(`no-lms: the page says so on screen (read back: ${found.join(", ")}), names the bad lessons and pass, and works`);
+}
+
+async function checkHostile({ browser, url }) {
+  // The JSON text spelled out: an object literal's "__proto__" would set a prototype.
+  const marks = `{"__proto__":"rr","why_so_tall":"rrrrrrrrrrrrrrrr","padded_batch":"r","../../x":"w",` +
+                `"constructor":"r","cross_attention":["r"],"${LESSONS[0].repeat(40)}":"r"}`;
+  const planted = {
+    suspend_data: `{"version":1,"marks":${marks}}`,
+    location: "javascript:alert(1)",
+    interactions: { 0: { id: "x", type: "other", result: "neutral" } },
+  };
+  const query = `lms=scorm2004&lessons=${LESSONS.join(",")}`;
+  const { page, frame } = await openHost(browser, url, "scorm2004", query, planted);
+  const r = await frame.evaluate(() => ({
+    progress: window.attentionPlayground.getProgress(),
+    polluted: Object.prototype.rr !== undefined || {}.padded_batch !== undefined,
+    frames: window.attentionPlayground.stats().frames,
+  }));
+  expect("the marks kept from the planted suspend data", JSON.stringify(r.progress.marks), JSON.stringify({ padded_batch: "r" }));
+  expect("the lesson opened for a location that is none", r.progress.lesson, LESSONS[0]);
+  if (r.polluted) fail("the planted suspend data changed Object.prototype");
+  const cmi = await recorded(page);
+  expect("the interactions' count afterwards (the planted one kept)", Object.keys(cmi.interactions).length, 1);
+  expect("cmi.location afterwards", cmi.location, LESSONS[0]);
+  if (page.problems.length > 0) fail(page.problems.join("; "));
+  await page.context().close();
+  ok(`hostile: planted suspend data (__proto__, 16 marks, paths, arrays, a 480-character name) and a location ` +
+     `"javascript:alert(1)": only {padded_batch: "r"} kept, ${LESSONS[0]} opened, Object.prototype untouched`);
+}
+
+const CHECKS = {
+  scorm2004: checkScorm2004,
+  scorm12: checkScorm12,
+  "no-lms": checkNoLms,
+  hostile: checkHostile,
+};
+
+const TITLES = {
+  scorm2004: "SCORM 2004: a learner's answers, score and completion reach scorm-again's run-time, and a session resumes",
+  scorm12: "SCORM 1.2: the same walk through LMSSetValue",
+  "no-lms": "a course page without a platform says so and works",
+  hostile: "planted suspend data and location keep only this playground's marks",
+};
+
+runChecks(CHECKS, { titles: TITLES, checkMs: 90000, run: (name, ctx) => CHECKS[name](ctx) });
