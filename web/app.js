@@ -539,8 +539,8 @@ import { createReport, findRuntime, readCourse } from "./js/lms.js";
       saveProgress();
       return success({ progress: getJson("ap_get_progress") });
     },
-    // Training (the Train section): {task, seed, step, loss, lr, optimizer, playing, check:
-    // {value, passed, text} | null, share}.
+    // Training (the Train section): {task, seed, step, loss, lr, optimizer, speed, playing,
+    // converged, error, check: {loss, value, passed, text} | null, share}.
     getTraining() { return ready ? getJson("ap_training") : failure(NOT_READY); },
     // Loads a toy task (previous_token, reverse, sort, recall, translate, kernel_regression)
     // from a seed, as the Train section does, at its recipe's rate with Adam unless options
@@ -749,7 +749,7 @@ import { createReport, findRuntime, readCourse } from "./js/lms.js";
     stats() { return ready ? getJson("ap_stats") : failure(NOT_READY); },
     // The limits every input is held to: {max_batch, max_rows, max_cols, memory_budget_bytes,
     // max_scenario_chars, max_file_bytes, max_task_seed, max_train_steps, max_learning_rate,
-    // optimizers, max_step}.
+    // optimizers, max_step, steps, array_fields, head_matrices} (ui::api::limits); a copy.
     limits() { return ready ? structuredClone(limits) : failure(NOT_READY); },
     layout() { return ready ? getJson("ap_layout") : failure(NOT_READY); },
     // Every labelled control the canvas drew in its last frame, where and how much of it shows
@@ -983,11 +983,12 @@ import { createReport, findRuntime, readCourse } from "./js/lms.js";
     }
     const { notes, training } = atStart("the address", applyParams) ?? { notes: [], training: null };
     const notices = [];
-    if (notes.length > 0) notices.push(`Some settings in the address were ignored:\n${notes.join("\n")}`);
+    // First, so that its line is shown in the learner's language (ap_show_notice).
     if (course.version && !findRuntime(window, course.version)) {
-      notices.push("This page was opened as a course, but no course platform answered:" +
-                   "\nyour answers are kept in this browser only.");
+      notices.push("This page was opened as a course, but no course platform answered: " +
+                   "your answers are kept in this browser only.");
     }
+    if (notes.length > 0) notices.push(`Some settings in the address were ignored:\n${notes.join("\n")}`);
     // Another build than the one asked for runs (offline): said in the learner's language.
     if (buildFallback) notices.push(fallbackNotice(buildFallback, getJson("ap_get_view").lang));
     if (notices.length > 0) showNotice(notices.join("\n\n"));

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cli/cli_files.h"
 #include "core/attention.h"
 #include "core/gradient.h"
 #include "scenario/link.h"
@@ -63,6 +64,11 @@ const char kUsage[] =
     "                           trained scenario with its weights written out; sgd is\n"
     "                           w <- w - R * dL/dw, R = 0.1 unless given; it stops,\n"
     "                           exit 2, at a step that takes the numbers past float32\n"
+    "       attention-cli package --site DIR --out FILE.zip [--format scorm2004|scorm12]\n"
+    "                           [--lessons A,B] [--title TEXT] [--pass P]  the staged site\n"
+    "                           (build/wasm/site) as a SCORM package for a course platform:\n"
+    "                           the lessons (all unless given) reported to its gradebook,\n"
+    "                           passed at P percent (80 unless given)\n"
     "FILE is Scenario JSON v1; - reads standard input. Every command takes\n"
     "  --arrays DATA.npz|NAME.npy  NumPy arrays as matrix fields (x, queries, keys, values,\n"
     "                           W_q, W_k, W_v, W_o, W, w_v), named by entry or file name;\n"
@@ -448,6 +454,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string command = argv[1];
+  if (command == "package") return cli::package_command(argc - 2, argv + 2);
   if (command == "lesson") {
     if (!(argc == 3 || (argc == 5 && std::strcmp(argv[3], "--out") == 0)))
       return fail("lesson: usage: attention-cli lesson RECIPE [--out FILE]");
@@ -460,16 +467,7 @@ int main(int argc, char** argv) {
       out(text);
       return finish(0);
     }
-    std::FILE* file = std::fopen(argv[4], "wb");
-    if (!file)
-      return fail("--out: cannot write " + std::string(argv[4]) + " (" + std::strerror(errno) +
-                  ")");
-    const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size() &&
-                         std::fflush(file) == 0 && !std::ferror(file);
-    const int write_errno = errno;
-    if (std::fclose(file) != 0 || !written)
-      return fail("--out: cannot write " + std::string(argv[4]) + " (" +
-                  std::strerror(written ? errno : write_errno) + ")");
+    if (const std::string e = cli::write_file(argv[4], text); !e.empty()) return fail(e);
     return 0;
   }
   if (command == "task" && argc == 3 && std::strcmp(argv[2], "--list") == 0) {
@@ -507,7 +505,7 @@ int main(int argc, char** argv) {
   if (command != "eval" && command != "validate" && command != "normalize" && command != "grad" &&
       command != "train")
     return fail("command: unknown command \"" + command +
-                "\" (expected eval, validate, normalize, grad, train, task or lesson)");
+                "\" (expected eval, validate, normalize, grad, train, task, lesson or package)");
   // FILE, or straight to the options: the arrays alone are then the whole scenario.
   const bool has_file = std::strncmp(argv[2], "--", 2) != 0;
   EvalOptions options;

@@ -17,6 +17,7 @@
 
 #include "scenario/json_util.h"
 #include "scenario/tasks.h"
+#include "scenario/zip.h"
 
 namespace scenario {
 
@@ -77,15 +78,6 @@ std::string base64url_encode(const std::string& bytes) {
     if (rest == 2) out += kBase64urlAlphabet[n >> 6 & 63];
   }
   return out;
-}
-
-uint32_t crc32(const std::string& text) {
-  uint32_t crc = 0xFFFFFFFFu;
-  for (char c : text) {
-    crc ^= static_cast<unsigned char>(c);
-    for (int bit = 0; bit < 8; ++bit) crc = crc >> 1 ^ (0xEDB88320u & (0u - (crc & 1u)));
-  }
-  return ~crc;
 }
 
 namespace {

@@ -128,7 +128,5 @@ LinkResult decode_link(const std::string& fragment);
 // RFC 4648 §5 base64url without padding, exposed for tests and other codecs.
 std::string base64url_encode(const std::string& bytes);
 
-// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320: zlib's crc32) of `text`.
-uint32_t crc32(const std::string& text);
 
 }  // namespace scenario

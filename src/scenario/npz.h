@@ -118,8 +118,5 @@ std::string check_array_field(const std::string& name, const std::vector<size_t>
 // pass `max_bytes`.
 bool inflate(const unsigned char* in, size_t size, size_t max_bytes, std::string* out,
              std::string* error);
-// The CRC-32 of ZIP (and gzip, PNG): polynomial 0xEDB88320, reflected; `crc` carries on
-// from a previous part (0 to start).
-uint32_t crc32(const unsigned char* p, size_t size, uint32_t crc = 0);
 
 }  // namespace scenario

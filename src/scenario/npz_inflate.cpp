@@ -1,7 +1,6 @@
-// RFC 1951 inflate and the CRC-32 of ZIP, which the .npz reader takes its entries out with.
+// RFC 1951 inflate, which the .npz reader takes its entries out with.
 //
 // [SECTION] Inflate (RFC 1951)
-// [SECTION] CRC-32
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -351,45 +350,6 @@ bool inflate(const unsigned char* in, size_t size, size_t max_bytes, std::string
   Inflater inflater(in, size, max_bytes, false, &to);
   *error = inflater.run();
   return error->empty();
-}
-
-//-----------------------------------------------------------------------------
-// [SECTION] CRC-32
-//-----------------------------------------------------------------------------
-
-namespace {
-
-// Eight tables, so that eight bytes are taken at a time ("slicing by 8").
-struct Crc32Tables {
-  uint32_t t[8][256];
-  Crc32Tables() {
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      t[0][i] = c;
-    }
-    for (int k = 1; k < 8; ++k)
-      for (int i = 0; i < 256; ++i) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xff];
-  }
-};
-
-uint32_t le32(const unsigned char* p) {
-  return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
-
-}  // namespace
-
-uint32_t crc32(const unsigned char* p, size_t size, uint32_t crc) {
-  static const Crc32Tables tables;
-  const auto& t = tables.t;
-  crc = ~crc;
-  for (; size >= 8; p += 8, size -= 8) {
-    const uint32_t lo = crc ^ le32(p), hi = le32(p + 4);
-    crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^ t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
-          t[3][hi & 0xff] ^ t[2][(hi >> 8) & 0xff] ^ t[1][(hi >> 16) & 0xff] ^ t[0][hi >> 24];
-  }
-  for (; size; ++p, --size) crc = t[0][(crc ^ *p) & 0xff] ^ (crc >> 8);
-  return ~crc;
 }
 
 }  // namespace scenario

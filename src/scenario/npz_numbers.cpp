@@ -12,6 +12,7 @@
 
 #include "scenario/json_util.h"
 #include "scenario/npz.h"
+#include "scenario/zip.h"
 #include "scenario/npz_internal.h"
 
 namespace scenario {

@@ -16,6 +16,7 @@
 #include "preset_files.h"
 #include "scenario/link.h"
 #include "scenario/scenario.h"
+#include "scenario/zip.h"
 
 namespace {
 

@@ -19,6 +19,7 @@
 #include "npy_bytes.h"
 #include "scenario/npz.h"
 #include "scenario/scenario.h"
+#include "scenario/zip.h"
 
 namespace {
 

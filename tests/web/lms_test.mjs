@@ -10,14 +10,22 @@
 //   scorm12    the same walk through SCORM 1.2's API: lesson_status, a score in percent
 //   no-lms     ?lms=scorm2004 where no platform is: the page says so on screen (read back
 //              by tesseract) and works as anywhere else
+//   package    attention-cli package makes SCORM 2004 and 1.2 packages of the site; python3's
+//              zipfile reads them back (every CRC), their manifests have the structure the
+//              SCORM content aggregation model asks for (below), and the 2004 package, served
+//              on its own and launched from its manifest, reports a learner's walk to
+//              scorm-again
 //   hostile    the platform's saved data planted: suspend data with lessons that are none,
 //              marks that are not marks and __proto__, a location that is no lesson; the
 //              page keeps what is its own, opens the first lesson, and nothing else changes
 //
-//   node tests/web/lms_test.mjs --site DIR CHECK... | all
-import { readFileSync } from "node:fs";
+//   node tests/web/lms_test.mjs --site DIR --cli NATIVE_attention-cli CHECK... | all
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fail, ok, runChecks, startSiteServer, watchProblems } from "./harness.mjs";
 import { noticeOnScreen } from "./ocr.mjs";
 
 const TIMEOUT_MS = 30000;
@@ -31,7 +39,7 @@ const RUNTIMES = {
 
 // The LMS's page: the run-time (with the data of an earlier session, when given) and the
 // playground in a frame, served beside the site under /__lms/.
-function hostPage(version, query, saved) {
+function hostPage(version, launch, saved) {
   const r = RUNTIMES[version];
   return `<!doctype html><html lang="en"><meta charset="utf-8"><title>A course platform</title>
 <script src="runtime.js"></script>
@@ -41,18 +49,19 @@ function hostPage(version, query, saved) {
   if (saved) window.lmsApi.loadFromJSON(saved);
   window.${r.object} = window.lmsApi;
 </script>
-<iframe id="sco" title="Attention Playground" src="../index.html?${query}" width="1000" height="700"></iframe>
+<iframe id="sco" title="Attention Playground" src="../${launch}" width="1000" height="700"></iframe>
 </html>`;
 }
 
-// Opens the host page for `version`; the playground's frame once it is ready.
-async function openHost(browser, url, version, query, saved) {
+// Opens the host page for `version` launching `launch` (index.html?…); the playground's frame
+// once it is ready.
+async function openHost(browser, url, version, launch, saved) {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, reducedMotion: "reduce" });
   await context.route(/\/__lms\/(host\.html|runtime\.js)$/, (route) => {
     const runtime = route.request().url().endsWith("runtime.js");
     route.fulfill(runtime
       ? { contentType: "text/javascript", body: readFileSync(RUNTIMES[version].file, "utf8") }
-      : { contentType: "text/html", body: hostPage(version, query, saved) });
+      : { contentType: "text/html", body: hostPage(version, launch, saved) });
   });
   const page = watchProblems(await context.newPage());
   await page.goto(`${url}__lms/host.html`);
@@ -109,7 +118,7 @@ function expect(what, got, want) {
 }
 
 async function checkScorm2004({ browser, url }) {
-  const query = `lms=scorm2004&lessons=${LESSONS.join(",")}&pass=60&preset=why_so_tall`;
+  const query = `index.html?lms=scorm2004&lessons=${LESSONS.join(",")}&pass=60&preset=why_so_tall`;
   const { page, frame, settle } = await openHost(browser, url, "scorm2004", query);
   let cmi = await recorded(page);
   expect("cmi.completion_status at the start", cmi.completion_status, "incomplete");
@@ -126,8 +135,8 @@ async function checkScorm2004({ browser, url }) {
   }
   expect("cmi.completion_status", cmi.completion_status, "completed");
   expect("cmi.success_status", cmi.success_status, "passed");
-  expect("cmi.score.raw", cmi.score.raw, 2);
-  expect("cmi.score.max", cmi.score.max, 3);
+  expect("cmi.score.raw", cmi.score.raw, 67);
+  expect("cmi.score.max", cmi.score.max, 100);
   expect("cmi.score.scaled", cmi.score.scaled, 0.6667);
   expect("cmi.progress_measure", cmi.progress_measure, 1);
   expect("cmi.location", cmi.location, "padded_batch");
@@ -137,7 +146,7 @@ async function checkScorm2004({ browser, url }) {
   await leave(page);
   const terminated = await page.evaluate(() => window.lmsApi.isTerminated());
   if (!terminated) fail("leaving the page did not end the session (Terminate)");
-  const values = `completion ${cmi.completion_status}, success ${cmi.success_status}, score ${cmi.score.raw}/` +
+  const values = `completion ${cmi.completion_status}, success ${cmi.success_status}, score ${cmi.score.raw} of ` +
                  `${cmi.score.max} (scaled ${cmi.score.scaled}), progress ${cmi.progress_measure}, location ${cmi.location}`;
   const saved = await recorded(page);
   await page.context().close();
@@ -156,7 +165,7 @@ async function checkScorm2004({ browser, url }) {
   await again.settle();
   const after = await recorded(again.page);
   expect("the interactions after the resumed answer", Object.keys(after.interactions).length, 4);
-  expect("the resumed session's score", after.score.raw, 2);
+  expect("the resumed session's score", after.score.raw, 67);
   for (const p of [page, again.page]) if (p.problems.length > 0) fail(p.problems.join("; "));
   await again.page.context().close();
   ok(`scorm2004: ${want.join("; ")}; ${values}; suspend data ${JSON.stringify(suspend)}; Terminate on leaving; ` +
@@ -164,7 +173,7 @@ async function checkScorm2004({ browser, url }) {
 }
 
 async function checkScorm12({ browser, url }) {
-  const query = `lms=scorm12&lessons=${LESSONS.join(",")}&pass=80&preset=why_so_tall`;
+  const query = `index.html?lms=scorm12&lessons=${LESSONS.join(",")}&pass=80&preset=why_so_tall`;
   const { page, frame, settle } = await openHost(browser, url, "scorm12", query);
   await walk(frame, settle, url);
   const cmi = await recorded(page);
@@ -214,7 +223,7 @@ async function checkHostile({ browser, url }) {
     location: "javascript:alert(1)",
     interactions: { 0: { id: "x", type: "other", result: "neutral" } },
   };
-  const query = `lms=scorm2004&lessons=${LESSONS.join(",")}`;
+  const query = `index.html?lms=scorm2004&lessons=${LESSONS.join(",")}`;
   const { page, frame } = await openHost(browser, url, "scorm2004", query, planted);
   const r = await frame.evaluate(() => ({
     progress: window.attentionPlayground.getProgress(),
@@ -233,10 +242,119 @@ async function checkHostile({ browser, url }) {
      `"javascript:alert(1)": only {padded_batch: "r"} kept, ${LESSONS[0]} opened, Object.prototype untouched`);
 }
 
+// A package read back by python3: its entries (zipfile's CRC check), and its manifest against
+// the structure SCORM's content aggregation model requires (no XSD ships with a package, so the
+// rules are checked one by one): the IMS CP namespace of the version, metadata/schema "ADL
+// SCORM" and its schemaversion, organizations@default naming an organization, each item's
+// identifierref naming a resource, that resource a SCO (adlcp:scormType / scormtype), its
+// href a file of the package, every <file> in the package and every entry listed.
+const READ_PACKAGE = String.raw`
+import json, sys, zipfile, xml.etree.ElementTree as ET
+zip_path, out_dir, version = sys.argv[1], sys.argv[2], sys.argv[3]
+z = zipfile.ZipFile(zip_path)
+problems = []
+bad = z.testzip()
+if bad: problems.append("CRC-32 does not match: " + bad)
+names = set(z.namelist())
+z.extractall(out_dir)
+cp = {"scorm2004": "http://www.imsglobal.org/xsd/imscp_v1p1", "scorm12": "http://www.imsproject.org/xsd/imscp_rootv1p1p2"}[version]
+adl = {"scorm2004": "http://www.adlnet.org/xsd/adlcp_v1p3", "scorm12": "http://www.adlnet.org/xsd/adlcp_rootv1p2"}[version]
+want_version = {"scorm2004": "2004 4th Edition", "scorm12": "1.2"}[version]
+root = ET.fromstring(z.read("imsmanifest.xml"))
+n = lambda tag: "{%s}%s" % (cp, tag)
+if root.tag != n("manifest"): problems.append("root is " + root.tag)
+if not root.get("identifier"): problems.append("manifest has no identifier")
+if root.findtext(n("metadata") + "/" + n("schema")) != "ADL SCORM": problems.append("metadata/schema")
+if root.findtext(n("metadata") + "/" + n("schemaversion")) != want_version: problems.append("schemaversion")
+orgs = root.find(n("organizations"))
+org_ids = [o.get("identifier") for o in orgs.findall(n("organization"))]
+if orgs.get("default") not in org_ids: problems.append("organizations@default names no organization")
+resources = {r.get("identifier"): r for r in root.find(n("resources")).findall(n("resource"))}
+items = [i for o in orgs.findall(n("organization")) for i in o.iter(n("item"))]
+if not items: problems.append("no item")
+launch = None
+for item in items:
+    if not item.findtext(n("title")): problems.append("an item without a title")
+    r = resources.get(item.get("identifierref"))
+    if r is None: problems.append("item %s names no resource" % item.get("identifier")); continue
+    kind = r.get("{%s}%s" % (adl, "scormType" if version == "scorm2004" else "scormtype"))
+    if kind != "sco": problems.append("resource %s is %s, not a sco" % (r.get("identifier"), kind))
+    launch = r.get("href")
+    if launch.split("?")[0] not in names: problems.append("href %s is not in the package" % launch)
+listed = set()
+for r in resources.values():
+    for f in r.findall(n("file")):
+        listed.add(f.get("href"))
+        if f.get("href") not in names: problems.append("file %s is not in the package" % f.get("href"))
+unlisted = names - listed - {"imsmanifest.xml"}
+if unlisted: problems.append("not listed: " + ", ".join(sorted(unlisted)[:5]))
+mastery = root.find(".//{%s}masteryscore" % adl)
+print(json.dumps({"launch": launch, "files": len(names), "problems": problems,
+                  "title": root.findtext(".//" + n("title")), "mastery": None if mastery is None else mastery.text}))
+`;
+
+async function checkPackage({ browser, url, opts }) {
+  if (!opts.cli || !existsSync(opts.cli)) fail(`--cli: the native attention-cli is needed (${opts.cli}); build build/native first`);
+  const dir = mkdtempSync(join(tmpdir(), "ap-package-"));
+  try {
+    const read = {};
+    for (const version of ["scorm2004", "scorm12"]) {
+      const zip = join(dir, `${version}.zip`);
+      const said = execFileSync(opts.cli, ["package", "--site", opts.site, "--out", zip, "--format", version,
+                                           "--lessons", LESSONS.join(","), "--title", "Attention <two lessons> & more",
+                                           "--pass", "60"], { encoding: "utf8" });
+      if (!said.includes("imsmanifest.xml")) fail(`attention-cli package said "${said}"`);
+      read[version] = JSON.parse(execFileSync("/usr/bin/python3", ["-c", READ_PACKAGE, zip, join(dir, version), version],
+                                              { encoding: "utf8" }));
+      const r = read[version];
+      if (r.problems.length > 0) fail(`the ${version} package: ${r.problems.join("; ")}`);
+      if (r.title !== "Attention <two lessons> & more") fail(`the ${version} manifest's title is "${r.title}"`);
+    }
+    if (read.scorm12.mastery !== "60") fail(`SCORM 1.2's masteryscore is ${read.scorm12.mastery}, not 60`);
+    // A bad option is refused, naming it, and writes nothing.
+    let refused = "";
+    try {
+      execFileSync(opts.cli, ["package", "--site", opts.site, "--out", join(dir, "bad.zip"), "--lessons", "why_so_tall,nope"],
+                   { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    } catch (e) {
+      refused = `${e.stderr}`.trim();
+    }
+    if (!refused.startsWith('error: lessons[1]: "nope" is not a lesson of the site') || existsSync(join(dir, "bad.zip"))) {
+      fail(`a package of a lesson that is none: "${refused}"`);
+    }
+    // The 2004 package as a platform serves it: on its own, launched from its manifest.
+    const server = await startSiteServer(join(dir, "scorm2004"));
+    try {
+      const launch = read.scorm2004.launch;
+      const { page, frame, settle } = await openHost(browser, server.url, "scorm2004", launch);
+      await walk(frame, settle, server.url);
+      const cmi = await recorded(page);
+      expect("the package's cmi.completion_status", cmi.completion_status, "completed");
+      expect("the package's cmi.success_status", cmi.success_status, "passed");
+      expect("the package's cmi.score.scaled", cmi.score.scaled, 0.6667);
+      expect("the package's interactions", Object.keys(cmi.interactions).length, 3);
+      const requests = await frame.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
+      const away = requests.filter((r) => !r.startsWith(server.url));
+      if (away.length > 0) fail(`the package asked for files elsewhere: ${away.slice(0, 3).join(", ")}`);
+      if (page.problems.length > 0) fail(page.problems.join("; "));
+      await page.context().close();
+      ok(`package: SCORM 2004 (${read.scorm2004.files} files) and 1.2 (${read.scorm12.files}, masteryscore 60) read ` +
+         `back by python3's zipfile, their manifests as the content aggregation model asks; a lesson that is ` +
+         `none refused ("${refused.slice(0, 70)}…"); the 2004 package, served alone and launched as its manifest ` +
+         `says (${launch}), reported completed, passed, 0.6667 and 3 interactions, asking nothing of another server`);
+    } finally {
+      server.child.kill();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const CHECKS = {
   scorm2004: checkScorm2004,
   scorm12: checkScorm12,
   "no-lms": checkNoLms,
+  package: checkPackage,
   hostile: checkHostile,
 };
 
@@ -244,7 +362,9 @@ const TITLES = {
   scorm2004: "SCORM 2004: a learner's answers, score and completion reach scorm-again's run-time, and a session resumes",
   scorm12: "SCORM 1.2: the same walk through LMSSetValue",
   "no-lms": "a course page without a platform says so and works",
+  package: "attention-cli package: SCORM 2004 and 1.2 packages a platform can import, reporting from its frame",
   hostile: "planted suspend data and location keep only this playground's marks",
 };
 
-runChecks(CHECKS, { titles: TITLES, checkMs: 90000, run: (name, ctx) => CHECKS[name](ctx) });
+runChecks(CHECKS, { titles: TITLES, options: { cli: undefined }, checkMs: 90000,
+                    run: (name, ctx) => CHECKS[name](ctx) });

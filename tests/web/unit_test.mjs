@@ -369,8 +369,8 @@ check("lms: SCORM 2004: interactions, score, completion and success, then a resu
   report.answered({ lesson: "b", question: 0, correct: true, kind: "key", response: null });
   assert.equal(api.data["cmi.interactions.2.learner_response"], undefined);  // "Show me": none
   assert.equal(api.data["cmi.completion_status"], "completed");
-  assert.equal(api.data["cmi.score.raw"], "2");
-  assert.equal(api.data["cmi.score.max"], "3");
+  assert.equal(api.data["cmi.score.raw"], "67");
+  assert.equal(api.data["cmi.score.max"], "100");
   assert.equal(api.data["cmi.score.scaled"], "0.6667");
   assert.equal(api.data["cmi.success_status"], "passed");
   assert.equal(api.data["cmi.exit"], "suspend");

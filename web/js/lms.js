@@ -137,9 +137,10 @@ export function createReport({ runtime, version, lessons, pass, progress, marks,
   function status() {
     const s = courseState(progress(), lessons);
     if (version === "scorm2004") {
+      // In percent, as 1.2's: platforms grade by the raw score (Moodle reads it out of 100).
       set("cmi.score.min", 0);
-      set("cmi.score.max", s.questions);
-      set("cmi.score.raw", s.correct);
+      set("cmi.score.max", 100);
+      set("cmi.score.raw", Math.round(100 * s.score));
       set("cmi.score.scaled", round4(s.score));
       set("cmi.progress_measure", round4(s.done / Math.max(1, s.lessons)));
       set("cmi.completion_status", s.complete ? "completed" : "incomplete");

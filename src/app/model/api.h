@@ -20,7 +20,9 @@ namespace ui::api {
 // the module (web/app.js reads them once at start; the JS API's limits()):
 // {"max_batch", "max_rows", "max_cols", "memory_budget_bytes", "max_scenario_chars",
 //  "max_file_bytes", "max_task_seed", "max_train_steps", "max_learning_rate", "optimizers",
-//  "max_step"} (the steps are 0 to max_step).
+//  "max_step", "steps", "array_fields", "head_matrices"} (the steps are 0 to max_step, named
+//  in "steps"; "array_fields": the fields typed arrays may fill; "head_matrices": a head's
+//  matrices in getTrace's order).
 std::string limits();
 
 std::string get_scenario(const AppState& s);                     // Scenario JSON

@@ -267,12 +267,15 @@ EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
   // English as every error is) as it is.
   // A whole notice that is one of these texts is shown in the UI's language as a whole.
   static const char* const kKeys[] = {
-      N_("This file could not be opened."), N_("Some settings in the address were ignored:"),
+      N_("This file could not be opened."),
+      N_("Some settings in the address were ignored:"),
       N_("Some progress kept in this browser could not be read and was set aside."),
       N_("This browser would not keep your progress.\nWhat you answer now lasts until this page "
          "is closed."),
       N_("This browser would not keep your progress.\nWhat you answer now is kept in the page's "
-         "address: bookmark it to come back.")};
+         "address: bookmark it to come back."),
+      N_("This page was opened as a course, but no course platform answered: your answers are "
+         "kept in this browser only.")};
   std::string notice = text ? text : "";
   const std::string first = notice.substr(0, notice.find('\n'));
   bool whole = false;

@@ -289,6 +289,9 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Exporting", "正在导出"},
     {"This file could not be opened.", "无法打开这个文件。"},
     {"Some settings in the address were ignored:", "地址里的一些设置被忽略了："},
+    {"This page was opened as a course, but no course platform answered: your answers are kept "
+     "in this browser only.",
+     "这个页面是作为课程打开的，但没有课程平台应答：你的答案只保存在这个浏览器里。"},
     {"Some progress kept in this browser could not be read and was set aside.",
      "这个浏览器里保存的一部分进度无法读取，已被搁置。"},
     {"This browser would not keep your progress.\nWhat you answer now lasts until this page "

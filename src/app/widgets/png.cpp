@@ -4,25 +4,11 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "scenario/zip.h"
+
 namespace ui {
 
 namespace {
-
-uint32_t crc32(const uint8_t* data, size_t n, uint32_t crc = 0) {
-  static uint32_t table[256];
-  static bool ready = false;
-  if (!ready) {
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      table[i] = c;
-    }
-    ready = true;
-  }
-  crc = ~crc;
-  for (size_t i = 0; i < n; ++i) crc = table[(crc ^ data[i]) & 255] ^ (crc >> 8);
-  return ~crc;
-}
 
 void put32(std::vector<uint8_t>* out, uint32_t v) {
   out->push_back(static_cast<uint8_t>(v >> 24));
@@ -36,7 +22,7 @@ void chunk(std::vector<uint8_t>* out, const char type[4], const std::vector<uint
   const size_t start = out->size();
   out->insert(out->end(), type, type + 4);
   out->insert(out->end(), data.begin(), data.end());
-  put32(out, crc32(out->data() + start, out->size() - start));
+  put32(out, scenario::crc32(out->data() + start, out->size() - start));
 }
 
 }  // namespace

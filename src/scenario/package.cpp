@@ -1,0 +1,159 @@
+// Course packages (package.h): the spec checked, the launch address, imsmanifest.xml for
+// SCORM 2004 4th edition and SCORM 1.2 (IMS Content Packaging 1.1, one organization with one
+// item and one SCO resource), and the archive.
+#include "scenario/package.h"
+
+#include <algorithm>
+#include <set>
+
+namespace scenario {
+
+namespace {
+
+bool is_name(const std::string& s) {
+  return !s.empty() && s.size() <= 32 && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+// Text and attribute values as XML writes them.
+std::string xml(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string check_package(const PackageSpec& spec) {
+  if (std::find_if(std::begin(kPackageFormats), std::end(kPackageFormats),
+                   [&](const char* f) { return spec.format == f; }) == std::end(kPackageFormats))
+    return "format: must be scorm2004 or scorm12, not \"" + spec.format.substr(0, 40) + "\"";
+  if (spec.title.empty() || spec.title.size() > 200) return "title: must be 1 to 200 characters";
+  for (const char c : spec.title)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      return "title: must be one line, without control characters";
+  if (spec.lessons.size() > 64) return "lessons: must name at most 64 lessons";
+  std::set<std::string> seen;
+  for (size_t i = 0; i < spec.lessons.size(); ++i) {
+    const std::string& l = spec.lessons[i];
+    if (!is_name(l))
+      return "lessons[" + std::to_string(i) + "]: \"" + l.substr(0, 40) +
+             "\" is not a lesson name (1 to 32 of a-z, 0-9 and _)";
+    if (!seen.insert(l).second)
+      return "lessons[" + std::to_string(i) + "]: \"" + l + "\" is listed twice";
+  }
+  if (spec.pass < 0 || spec.pass > 100) return "pass: must be a whole percent from 0 to 100";
+  return "";
+}
+
+std::string package_launch(const PackageSpec& spec) {
+  std::string lessons;
+  for (const std::string& l : spec.lessons) lessons += (lessons.empty() ? "" : ",") + l;
+  return "index.html?lms=" + spec.format + (lessons.empty() ? "" : "&lessons=" + lessons) +
+         "&pass=" + std::to_string(spec.pass) + "&offline=off";
+}
+
+std::string package_manifest(const PackageSpec& spec, const std::vector<std::string>& files) {
+  const bool v2004 = spec.format == "scorm2004";
+  const std::string title = xml(spec.title);
+  std::string m = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  if (v2004) {
+    m += "<manifest identifier=\"attention_playground\" version=\"1\"\n"
+         "    xmlns=\"http://www.imsglobal.org/xsd/imscp_v1p1\"\n"
+         "    xmlns:adlcp=\"http://www.adlnet.org/xsd/adlcp_v1p3\"\n"
+         "    xmlns:adlseq=\"http://www.adlnet.org/xsd/adlseq_v1p3\"\n"
+         "    xmlns:adlnav=\"http://www.adlnet.org/xsd/adlnav_v1p3\"\n"
+         "    xmlns:imsss=\"http://www.imsglobal.org/xsd/imsss\"\n"
+         "    xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"\n"
+         "    xsi:schemaLocation=\"http://www.imsglobal.org/xsd/imscp_v1p1 imscp_v1p1.xsd "
+         "http://www.adlnet.org/xsd/adlcp_v1p3 adlcp_v1p3.xsd "
+         "http://www.adlnet.org/xsd/adlseq_v1p3 adlseq_v1p3.xsd "
+         "http://www.adlnet.org/xsd/adlnav_v1p3 adlnav_v1p3.xsd "
+         "http://www.imsglobal.org/xsd/imsss imsss_v1p0.xsd\">\n"
+         "  <metadata>\n"
+         "    <schema>ADL SCORM</schema>\n"
+         "    <schemaversion>2004 4th Edition</schemaversion>\n"
+         "  </metadata>\n";
+  } else {
+    m += "<manifest identifier=\"attention_playground\" version=\"1.0\"\n"
+         "    xmlns=\"http://www.imsproject.org/xsd/imscp_rootv1p1p2\"\n"
+         "    xmlns:adlcp=\"http://www.adlnet.org/xsd/adlcp_rootv1p2\"\n"
+         "    xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"\n"
+         "    xsi:schemaLocation=\"http://www.imsproject.org/xsd/imscp_rootv1p1p2 "
+         "imscp_rootv1p1p2.xsd http://www.imsglobal.org/xsd/imsmd_rootv1p2p1 imsmd_rootv1p2p1.xsd "
+         "http://www.adlnet.org/xsd/adlcp_rootv1p2 adlcp_rootv1p2.xsd\">\n"
+         "  <metadata>\n"
+         "    <schema>ADL SCORM</schema>\n"
+         "    <schemaversion>1.2</schemaversion>\n"
+         "  </metadata>\n";
+  }
+  m += "  <organizations default=\"course\">\n"
+       "    <organization identifier=\"course\">\n"
+       "      <title>" +
+       title +
+       "</title>\n"
+       "      <item identifier=\"playground_item\" identifierref=\"playground\"" +
+       std::string(v2004 ? "" : " isvisible=\"true\"") +
+       ">\n"
+       "        <title>" +
+       title + "</title>\n";
+  // 1.2's mastery score: the platform's own passed/failed rule, the same as the page's.
+  if (!v2004)
+    m += "        <adlcp:masteryscore>" + std::to_string(spec.pass) + "</adlcp:masteryscore>\n";
+  m += "      </item>\n"
+       "    </organization>\n"
+       "  </organizations>\n"
+       "  <resources>\n"
+       "    <resource identifier=\"playground\" type=\"webcontent\" " +
+       std::string(v2004 ? "adlcp:scormType" : "adlcp:scormtype") + "=\"sco\" href=\"" +
+       xml(package_launch(spec)) + "\">\n";
+  for (const std::string& f : files) m += "      <file href=\"" + xml(f) + "\"/>\n";
+  m += "    </resource>\n"
+       "  </resources>\n"
+       "</manifest>\n";
+  return m;
+}
+
+ZipResult write_package(const PackageSpec& spec, const std::vector<ZipEntry>& files) {
+  ZipResult r;
+  if (std::string e = check_package(spec); !e.empty()) {
+    r.error = e;
+    return r;
+  }
+  std::vector<std::string> names;
+  for (const ZipEntry& f : files) {
+    if (f.name == "imsmanifest.xml") {
+      r.error = "imsmanifest.xml: the package writes its own";
+      return r;
+    }
+    names.push_back(f.name);
+  }
+  std::vector<ZipEntry> all;
+  all.reserve(files.size() + 1);
+  all.push_back({"imsmanifest.xml", package_manifest(spec, names)});
+  all.insert(all.end(), files.begin(), files.end());
+  return write_zip(all);
+}
+
+}  // namespace scenario
