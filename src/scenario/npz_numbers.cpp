@@ -12,8 +12,8 @@
 
 #include "scenario/json_util.h"
 #include "scenario/npz.h"
-#include "scenario/zip.h"
 #include "scenario/npz_internal.h"
+#include "scenario/zip.h"
 
 namespace scenario {
 
