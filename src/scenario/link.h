@@ -128,5 +128,4 @@ LinkResult decode_link(const std::string& fragment);
 // RFC 4648 §5 base64url without padding, exposed for tests and other codecs.
 std::string base64url_encode(const std::string& bytes);
 
-
 }  // namespace scenario
