@@ -264,8 +264,8 @@ EMSCRIPTEN_KEEPALIVE const char* ap_hide_controls(const char* csv) {
 
 EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
   // A first line of the texts below is shown in the UI's language; the rest (an error, in
-  // English as every error is) as it is.
-  // A whole notice that is one of these texts is shown in the UI's language as a whole.
+  // English as every error is) as it is. A whole paragraph that is one of these texts is
+  // shown in the UI's language as a whole.
   static const char* const kKeys[] = {
       N_("This file could not be opened."),
       N_("Some settings in the address were ignored:"),
@@ -276,16 +276,24 @@ EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
          "address: bookmark it to come back."),
       N_("This page was opened as a course, but no course platform answered: your answers are "
          "kept in this browser only.")};
-  std::string notice = text ? text : "";
-  const std::string first = notice.substr(0, notice.find('\n'));
-  bool whole = false;
-  for (const char* known : kKeys)
-    if (notice == known) {
-      notice = ui::T(known);
-      whole = true;
-    }
-  for (const char* known : kKeys)
-    if (!whole && first == known) notice.replace(0, first.size(), ui::T(known));
+  // Each paragraph (notices put together are separated by a blank line) on its own.
+  const std::string all = text ? text : "";
+  std::string notice;
+  for (size_t at = 0; at <= all.size();) {
+    const size_t end = std::min(all.find("\n\n", at), all.size());
+    std::string part = all.substr(at, end - at);
+    const std::string first = part.substr(0, part.find('\n'));
+    bool whole = false;
+    for (const char* known : kKeys)
+      if (part == known) {
+        part = ui::T(known);
+        whole = true;
+      }
+    for (const char* known : kKeys)
+      if (!whole && first == known) part.replace(0, first.size(), ui::T(known));
+    notice += (notice.empty() ? "" : "\n\n") + part;
+    at = end + 2;
+  }
   g_runtime.app.state.notice = notice;
   ui::request_wake();
 }
