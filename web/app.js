@@ -752,6 +752,14 @@ import { createReport, findRuntime, readCourse } from "./js/lms.js";
     // optimizers, max_step, steps, array_fields, head_matrices} (ui::api::limits); a copy.
     limits() { return ready ? structuredClone(limits) : failure(NOT_READY); },
     layout() { return ready ? getJson("ap_layout") : failure(NOT_READY); },
+    // layout() after the view is laid out `frames` times (1 to 8) at once, without drawing it:
+    // for tests and tools that read where things go, not the pixels (the canvas shows them at
+    // its next frame; events wait for it too).
+    layoutNow(frames = 2) {
+      if (!ready) return failure(NOT_READY);
+      if (!Number.isInteger(frames) || frames < 1 || frames > 8) return failure("frames: must be an integer from 1 to 8");
+      return JSON.parse(call("ap_layout_now", "string", ["number"], [frames]));
+    },
     // Every labelled control the canvas drew in its last frame, where and how much of it shows
     // ([{label, id, window, x0, y0, x1, y1, clip, checked?, open?, text?}]); the first call
     // starts the record, so the list fills a few frames later.

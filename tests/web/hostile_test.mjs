@@ -761,7 +761,8 @@ async function checkFuzz({ browser, url, opts }) {
     const methods = ["getScenario", "setScenario", "loadArrays", "getTrace", "getView", "getProgress",
                      "setProgress", "getTraining", "loadTask", "setTraining", "train", "getQuiz", "answerQuiz",
                      "setStep", "focusHead", "setBatch", "setLanguage", "loadPreset", "presets", "getLink",
-                     "export", "exportFile", "exportPng", "stats", "layout", "getAccessible", "on", "off"];
+                     "export", "exportFile", "exportPng", "stats", "layout", "layoutNow", "items", "getAccessible",
+                     "on", "off"];
     const counts = { calls: 0, threw: 0, rejected: 0, pending: 0, ok: 0, refused: 0 };
     const problems = [];
     const pending = [];

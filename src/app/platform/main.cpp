@@ -233,15 +233,9 @@ void update_canvas_size() {
 #endif
 }
 
-// Draws one frame when there is something to draw; `present` swaps it to the screen (the
-// screenshot reads it before that). Returns false when there was nothing to draw.
-bool frame(bool present) {
-  update_canvas_size();
-  const bool busy =
-      g_runtime.busy_frames > 0 || g_runtime.app.animating() || g_runtime.frames_left > 0;
-  if (!busy) return false;
-  if (g_runtime.busy_frames > 0) --g_runtime.busy_frames;
-  const auto t0 = std::chrono::steady_clock::now();
+// Lays the UI out once: fonts rebuilt when asked, then ImGui's frame and our panels, up to the
+// draw data of ImGui::Render (nothing is drawn yet).
+void build_frame() {
   if (g_runtime.fonts_dirty || std::fabs(g_runtime.font_dpr - g_runtime.dpr) > 0.01f) {
     rebuild_fonts();
     ImGui_ImplOpenGL3_DestroyFontsTexture();
@@ -250,6 +244,8 @@ bool frame(bool present) {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGuiIO& io = ImGui::GetIO();
+  // Two frames within the clock's resolution (layout_frames): ImGui wants time to pass.
+  io.DeltaTime = std::max(io.DeltaTime, 1e-4f);
   hold_quick_keys(io);
   // Sizes in CSS pixels, framebuffer in device pixels. Emscripten's GLFW reports the mouse in
   // canvas (device) pixels: bring it back to CSS pixels.
@@ -264,6 +260,18 @@ bool frame(bool present) {
   ImGui::NewFrame();
   g_runtime.app.frame();
   ImGui::Render();
+}
+
+// Draws one frame when there is something to draw; `present` swaps it to the screen (the
+// screenshot reads it before that). Returns false when there was nothing to draw.
+bool frame(bool present) {
+  update_canvas_size();
+  const bool busy =
+      g_runtime.busy_frames > 0 || g_runtime.app.animating() || g_runtime.frames_left > 0;
+  if (!busy) return false;
+  if (g_runtime.busy_frames > 0) --g_runtime.busy_frames;
+  const auto t0 = std::chrono::steady_clock::now();
+  build_frame();
   glViewport(0, 0, g_runtime.fb_w, g_runtime.fb_h);
   glDisable(GL_SCISSOR_TEST);
   glClearColor(0.965f, 0.969f, 0.976f, 1.0f);
@@ -296,6 +304,15 @@ void web_frame() {
   }
 }
 #endif
+
+}  // namespace
+
+void layout_frames(int n) {
+  update_canvas_size();
+  for (int i = 0; i < n; ++i) build_frame();
+}
+
+namespace {
 
 bool parse_args(int argc, char** argv, std::string* screenshot, int* frames, int* width,
                 int* height, std::string* preset, int* step, std::string* lang) {

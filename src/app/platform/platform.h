@@ -31,6 +31,10 @@ struct Runtime {
 extern Runtime g_runtime;
 
 void request_wake();  // draw frames again (after an API call or a resize)
+// Lays the UI out `n` times at once, without drawing (the canvas keeps its last picture; events
+// wait for the next drawn frame, and stats().frames counts drawn frames only): the layout and
+// items the frames' code makes, for tests that read them and not the pixels.
+void layout_frames(int n);
 std::string read_file(const std::string& path);  // the whole file, "" when it cannot be read
 void rebuild_fonts();                            // at the current device pixel ratio and language
 // The name a kept atlas goes by: "latin@100", "cjk@200" (the pixel ratio in hundredths).

@@ -113,6 +113,13 @@ EMSCRIPTEN_KEEPALIVE const char* ap_layout() {
   return out.c_str();
 }
 
+// ap_layout after laying the UI out `frames` times (1 to 8) at once, without drawing it
+// (ui::layout_frames).
+EMSCRIPTEN_KEEPALIVE const char* ap_layout_now(int frames) {
+  ui::layout_frames(std::clamp(frames, 1, 8));
+  return ap_layout();
+}
+
 // Every labelled control and marked text of the last drawn frame (item_log.h), in CSS pixels:
 // [{label, id, window, x0, y0, x1, y1, clip: [x0, y0, x1, y1], checked?, open?, text?}]. The
 // first call turns the log on and draws two frames, so ask again after them.
