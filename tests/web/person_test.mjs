@@ -30,6 +30,15 @@ async function settle(page, frames = 3, pause = 150) {
   await page.waitForTimeout(pause);
 }
 
+// Lets the app go through `n` frames: drawn ones, or on a page marked `layoutOnly` laid out at
+// once without drawing (layoutNow: the frames' own code and the input that came, SwiftShader's
+// pixels left out; labels_test.mjs "layout-now" checks that they lay out what drawn frames do).
+async function frames(page, n) {
+  if (!page.layoutOnly) return settle(page, n, 0);
+  const r = await page.evaluate((k) => window.attentionPlayground.layoutNow(k), n);
+  if (r && r.ok === false) fail(`layoutNow: ${r.error}`);
+}
+
 // Where the screen shows `text` (case as drawn), top to bottom; and every word read. `clip`
 // (CSS pixels, from the top left corner) reads only that part, which is faster.
 async function find(page, text, lang, clip = null) {
@@ -168,10 +177,10 @@ async function checkHardTrain({ browser, url }) {
 // lesson's marked texts, with the rectangle its panel shows), found and clicked like a person.
 
 async function itemsNow(page) {
-  await settle(page, 2, 0);
+  await frames(page, 2);
   let list = await page.evaluate(() => window.attentionPlayground.items());
   if (!list.length) {  // the first call starts the record
-    await settle(page, 3, 0);
+    await frames(page, 3);
     list = await page.evaluate(() => window.attentionPlayground.items());
   }
   return list;
@@ -226,11 +235,11 @@ async function scrollPanelUntil(page, scrolls, look) {
 // so a frame passes between moving, pressing and letting go.
 async function clickItem(page, item) {
   await page.mouse.move((item.x0 + item.x1) / 2, (item.y0 + item.y1) / 2);
-  await settle(page, 1, 0);
+  await frames(page, 1);
   await page.mouse.down();
-  await settle(page, 1, 0);
+  await frames(page, 1);
   await page.mouse.up();
-  await settle(page, 2, 0);
+  await frames(page, 2);
 }
 
 const LESSON_WORDS = {
@@ -253,6 +262,12 @@ async function checkLessons({ browser, url }, sizes, { questions = true } = {}) 
       const where = `${viewport.width}x${viewport.height} ${lang}`;
       // At the screen's own pixels: nothing is read back as an image here, and frames cost less.
       const page = await openPage(browser, `${url}?preset=why_so_tall&lang=${lang}`, viewport, 1);
+      // Laid out, not drawn: what is read is items(), where the frames put each control.
+      page.layoutOnly = true;
+      if (lang === "zh") {  // the Chinese glyphs, fetched after the page is ready
+        await page.waitForFunction(() => window.attentionPlayground.stats().font_atlas_cjk === true, null,
+                                   { timeout: TIMEOUT_MS, polling: 50 });
+      }
       const lessons = await page.evaluate(() => window.attentionPlayground.presets());
       const narrow = viewport.width < 720;
       let asked = 0, walked = 0;
