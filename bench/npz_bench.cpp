@@ -1,7 +1,7 @@
 // What opening (or refusing) a NumPy file costs natively: the time ui::api::open_arrays
 // takes, as "Open a file…" and loadArrays call it, and the memory it takes on top of the
-// file's own bytes (issue 33: a refused 64 MB .npy held the page 9.7 s; a refused 131 KB .npz
-// "bomb" grew the WASM heap by 100 MiB).
+// file's own bytes: a refused file must cost little (a 64 MB .npy, a 131 KB .npz "bomb" that
+// would inflate to far more).
 //
 //   npz_bench FILE [--lesson NAME | --json SCENARIO] [--after FILE0] [--read] [--repeat N]
 //
@@ -16,7 +16,7 @@
 // "peak" is the process's high-water mark of resident memory (VmHWM, reset through
 // /proc/self/clear_refs just before the call) minus its resident memory before the call.
 //
-// The files: `tests/scenario/npz_check.py --bench DIR` writes those of issue 33 and more
+// The files: `tests/scenario/npz_check.py --bench DIR` writes these and more
 // (a Fortran-order 4096 × 4096 float32 keys.npy, a 4096 × 4096 float64 .npz of
 // zeros, accepted C- and Fortran-order x.npy of 2^24 numbers, ...). Not part of the tests
 // or of bench/run.sh; built by hand against a native build tree, e.g. build/native:

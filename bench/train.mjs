@@ -1,4 +1,4 @@
-// Training steps per second (issue 15's goal: ≥ 500 in the browser at n = 16, d = 16, 2 heads):
+// Training steps per second (the goal: ≥ 500 in the browser at n = 16, d = 16, 2 heads):
 // Adam steps of attn::Optimizer on a self-attention scenario of n = 16 tokens of 16 features,
 // d_model 16 from "init" (W_q, W_k, W_v, W_o learned), 2 heads, scaled dot product, a random
 // target; batch 1 and batch 8. Timed three ways, each the median of 5 runs:

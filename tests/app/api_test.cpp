@@ -236,3 +236,47 @@ TEST_CASE("limits: the numbers the page checks are the ones the app enforces", "
   CHECK(l.at("max_file_bytes").get<int64_t>() > l.at("memory_budget_bytes").get<int64_t>() / 8);
   CHECK(l.at("max_scenario_chars").get<int64_t>() >= 1 << 20);
 }
+
+TEST_CASE("set_path: a course's lessons are the path that Previous, Next and the place follow",
+          "[app][api]") {
+  ui::AppState s = lesson("why_so_tall");
+  auto place = [&s] { return nlohmann::json::parse(ui::api::accessible(s, std::nullopt)); };
+  const int all = static_cast<int>(s.presets.size());
+  REQUIRE(all > 3);
+  CHECK(place()["lesson_count"] == all);
+  const std::string second = s.presets[1].name;  // next on the whole path
+  CHECK(place()["next"] == second);
+
+  REQUIRE(ui::api::set_path(s, "why_so_tall,padded_batch") == "");
+  nlohmann::json j = place();
+  CHECK(j["lesson_index"] == 0);
+  CHECK(j["lesson_count"] == 2);
+  CHECK(j["lesson_place"] == "Lesson 1 of 2");
+  CHECK(j["previous"] == "");
+  CHECK(j["next"] == "padded_batch");
+  REQUIRE(ui::api::load_preset(s, "padded_batch"));
+  j = place();
+  CHECK(j["lesson_index"] == 1);
+  CHECK(j["previous"] == "why_so_tall");
+  CHECK(j["next"] == "");
+  // A lesson off the course's path has no place on it.
+  REQUIRE(ui::api::load_preset(s, second));
+  CHECK(place()["lesson_index"] == -1);
+  CHECK(place()["lesson_place"] == "");
+
+  // Refused, naming the entry, and the path stays as it was.
+  CHECK(ui::api::set_path(s, "why_so_tall,nope") ==
+        "lessons[1]: \"nope\" is not a lesson of this playground");
+  CHECK(ui::api::set_path(s, "padded_batch,padded_batch") ==
+        "lessons[1]: \"padded_batch\" is on the path already");
+  CHECK(ui::api::set_path(s, "why_so_tall,") ==
+        "lessons[1]: \"\" is not a lesson of this playground");
+  CHECK(ui::api::set_path(s, std::string("a\n\"b", 4)) ==
+        "lessons[0]: \"a??b\" is not a lesson of this playground");
+  CHECK(ui::api::set_path(s, std::string(1 << 20, 'x')).rfind("lessons: is longer", 0) == 0);
+  CHECK(s.path.size() == 2);
+  // "" walks every lesson again.
+  REQUIRE(ui::api::set_path(s, "") == "");
+  CHECK(place()["lesson_count"] == all);
+  CHECK(place()["lesson_index"] == 1);
+}

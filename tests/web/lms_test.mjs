@@ -3,7 +3,7 @@
 // recorded.
 //
 //   scorm2004  a learner walks two lessons (?lms=scorm2004&lessons=why_so_tall,padded_batch
-//              &pass=60), one answer wrong: the interactions (id, type, response, result),
+//              &pass=60) by clicks where the frame draws the controls, one answer wrong: the interactions (id, type, response, result),
 //              the score, progress, completion and success; the page is left (Terminate); a
 //              second session from the LMS's saved data resumes at the lesson it stopped on,
 //              with the answers given
@@ -79,10 +79,41 @@ async function openHost(browser, url, version, launch, saved) {
   return { page, frame, settle };
 }
 
-// The learner's walk: why_so_tall's two questions (the first right, the second wrong), then
-// padded_batch's one, right. The answers the lessons' authors keyed (assets/presets; the CLI
-// check holds them to the core's numbers).
-async function walk(frame, settle, url) {
+// A click where the course frame's canvas draws a control, as a person clicks it: items() says
+// where the app drew it (in the frame), the mouse goes there over the LMS's page, presses and
+// lets go, with a frame laid out between each (layoutNow; the events a click causes come with
+// the next drawn frames: settle). A control below the fold is scrolled to with the wheel first.
+async function clickControl(page, frame, match, what) {
+  const box = await (await page.$("#sco")).boundingBox();
+  const laidOut = (n) => frame.evaluate((k) => window.attentionPlayground.layoutNow(k), n);
+  for (let tries = 0; tries < 10; ++tries) {
+    await laidOut(2);
+    const item = (await frame.evaluate(() => window.attentionPlayground.items())).find(match);
+    if (!item) continue;  // the first items() starts the record
+    const [cx0, cy0, cx1, cy1] = [Math.max(item.clip[0], 0), Math.max(item.clip[1], 0),
+                                  Math.min(item.clip[2], box.width), Math.min(item.clip[3], box.height)];
+    const x = (item.x0 + item.x1) / 2, y = (item.y0 + item.y1) / 2;
+    if (y < cy0 + 2 || y > cy1 - 2) {  // scrolled out of its panel: the wheel over the panel
+      await page.mouse.move(box.x + (cx0 + cx1) / 2, box.y + (cy0 + cy1) / 2);
+      await page.mouse.wheel(0, Math.max(-500, Math.min(500, y - (cy0 + cy1) / 2)));
+      continue;
+    }
+    await page.mouse.move(box.x + x, box.y + y);
+    await laidOut(1);
+    await page.mouse.down();
+    await laidOut(1);
+    await page.mouse.up();
+    await laidOut(2);
+    return item;
+  }
+  fail(`${what}: not on the course frame's screen`);
+}
+
+// The learner's walk, by clicks: why_so_tall's two questions (the first right, the second
+// wrong: the buttons of the keys), then "Next ▶" to padded_batch and its one question, right
+// (the number typed). The answers the lessons' authors keyed (assets/presets; the CLI check
+// holds them to the core's numbers).
+async function walk(page, frame, settle, url) {
   const keys = {};
   for (const id of LESSONS) keys[id] = (await (await fetch(`${url}assets/presets/${id}.json`)).json()).quiz.map((q) => q.answer);
   const answers = [
@@ -92,14 +123,38 @@ async function walk(frame, settle, url) {
   ];
   const given = [];
   for (const [lesson, q, answer] of answers) {
-    const r = await frame.evaluate(([lesson, q, answer]) => {
+    if ((await frame.evaluate(() => window.attentionPlayground.getProgress().lesson)) !== lesson) {
+      await clickControl(page, frame, (i) => i.label === "Next \u25b6", `"Next ▶" in ${LESSONS[0]}`);
+      await settle();
+      const now = await frame.evaluate(() => window.attentionPlayground.getProgress().lesson);
+      if (now !== lesson) fail(`"Next ▶" opened ${now}, not ${lesson}: the course's next lesson`);
+    }
+    // The lesson's place on the course's path, as the lesson panel draws it.
+    const place = (await frame.evaluate(() => {
       const ap = window.attentionPlayground;
-      if (ap.getProgress().lesson !== lesson) ap.loadPreset(lesson);
-      return ap.answerQuiz(q, answer);
-    }, [lesson, q, answer]);
-    if (!r.ok) fail(`answerQuiz(${q}, ${JSON.stringify(answer)}) in ${lesson}: ${r.error}`);
-    given.push(r.correct);
+      ap.items();  // the first call starts the record
+      ap.layoutNow(3);
+      return ap.items();
+    })).find((i) => i.id === "lesson.place");
+    const want = `Lesson ${LESSONS.indexOf(lesson) + 1} of ${LESSONS.length}`;
+    if (place?.label !== want) fail(`in ${lesson} the lesson panel says "${place?.label}", not "${want}"`);
+    const quiz = await frame.evaluate(() => window.attentionPlayground.getQuiz());
+    await clickControl(page, frame, (i) => i.id.endsWith(`##step${quiz[q].step}`), `${lesson}: step ${quiz[q].step + 1}'s button`);
+    if (answer.key !== undefined) {
+      const labels = (await frame.evaluate(() => window.attentionPlayground.getAccessible())).quiz
+        .find((e) => e.question === q)?.keys ?? [];
+      if (!labels[answer.key]) fail(`${lesson} question ${q + 1}: no key ${answer.key + 1} among ${JSON.stringify(labels)}`);
+      await clickControl(page, frame, (i) => i.label === labels[answer.key] && !i.text,
+                         `${lesson} question ${q + 1}: the button "${labels[answer.key]}"`);
+    } else {
+      await clickControl(page, frame, (i) => i.id === "##value", `${lesson} question ${q + 1}: the number box`);
+      await page.keyboard.type(String(answer.value));
+      await page.keyboard.press("Enter");
+    }
     await settle();
+    const judged = (await frame.evaluate(() => window.attentionPlayground.getQuiz()))[q];
+    if (!judged.answered) fail(`${lesson} question ${q + 1}: the clicks left it unanswered`);
+    given.push(judged.correct);
   }
   if (given.join() !== "true,false,true") fail(`the walk's answers were judged ${given.join(", ")}, not right, wrong, right`);
 }
@@ -122,7 +177,7 @@ async function checkScorm2004({ browser, url }) {
   const { page, frame, settle } = await openHost(browser, url, "scorm2004", query);
   let cmi = await recorded(page);
   expect("cmi.completion_status at the start", cmi.completion_status, "incomplete");
-  await walk(frame, settle, url);
+  await walk(page, frame, settle, url);
   cmi = await recorded(page);
   const list = Object.values(cmi.interactions ?? {});
   expect("the number of interactions", list.length, 3);
@@ -175,7 +230,7 @@ async function checkScorm2004({ browser, url }) {
 async function checkScorm12({ browser, url }) {
   const query = `index.html?lms=scorm12&lessons=${LESSONS.join(",")}&pass=80&preset=why_so_tall`;
   const { page, frame, settle } = await openHost(browser, url, "scorm12", query);
-  await walk(frame, settle, url);
+  await walk(page, frame, settle, url);
   const cmi = await recorded(page);
   const list = Object.values(cmi.interactions ?? {});
   const seen = list.map((i) => [i.id, i.type, i.student_response, i.result].join(" "));
@@ -327,7 +382,7 @@ async function checkPackage({ browser, url, opts }) {
     try {
       const launch = read.scorm2004.launch;
       const { page, frame, settle } = await openHost(browser, server.url, "scorm2004", launch);
-      await walk(frame, settle, server.url);
+      await walk(page, frame, settle, server.url);
       const cmi = await recorded(page);
       expect("the package's cmi.completion_status", cmi.completion_status, "completed");
       expect("the package's cmi.success_status", cmi.success_status, "passed");

@@ -546,6 +546,7 @@ async function checkClicks({ browser, url }) {
   const seen = [];
   for (const lang of ["en", "zh"]) {
     const page = await openPage(browser, `${url}?preset=self_attention&lang=${lang}`, viewport, 1);
+    page.layoutOnly = true;  // items() read, the pixels not: frames laid out, not drawn
     const problems = [];
     const inControls = (i) => /controls/.test(i.window) && !i.text;
     // The sections: every closed header opened by a click.

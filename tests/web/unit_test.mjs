@@ -12,6 +12,7 @@ import { answer, checkMessage, METHODS, originAllowed, parentOriginOf } from "..
 import { formatG, printf } from "../../web/js/format.js";
 import { checkShape, typedFields } from "../../web/js/typed.js";
 import { courseState, createReport, findRuntime, readCourse, VERSIONS } from "../../web/js/lms.js";
+import { checkMarks } from "../../web/js/progress.js";
 
 const checks = [];
 const check = (name, fn) => checks.push([name, fn]);
@@ -453,6 +454,29 @@ check("lms: the course state counts only the course's lessons", () => {
   assert.deepEqual(courseState(progress, ["a"]), { questions: 2, correct: 1, done: 1, lessons: 1, complete: true, score: 0.5 });
   assert.equal(courseState(progress, ["a", "b", "gone"]).complete, false);
   assert.equal(courseState(null, []).score, 1);
+});
+
+check("progress: marks of this playground's lessons are kept, anything else is named and set aside", () => {
+  const lessons = new Set(["why_so_tall", "padded_batch"]);
+  assert.deepEqual(checkMarks({ why_so_tall: "r-w", padded_batch: "-" }, "marks", lessons),
+                   { marks: { why_so_tall: "r-w", padded_batch: "-" }, problems: [] });
+  for (const bad of [null, undefined, 3, "r-", [], ["r"], () => 1]) {
+    const r = checkMarks(bad, "marks", lessons);
+    assert.deepEqual(r.marks, {});
+    assert.match(r.problems[0], /^marks: must be an object/);
+  }
+  // Entries: an unknown lesson (named, cut to 40 characters), marks that are not 1 to 8 of
+  // "-", "r", "w", and names that are Object's own.
+  const r = checkMarks({ why_so_tall: "rrrrrrrrr", padded_batch: "x", [huge]: "r", __proto__: "r", constructor: "r",
+                         toString: 5 }, "progress", lessons);
+  assert.deepEqual(r.marks, {});
+  assert.equal(r.problems.length, 5);
+  assert.ok(r.problems.every((p) => p.startsWith("progress.") && p.length < 120), r.problems.join("\n"));
+  assert.ok(r.problems.some((p) => p.includes("why_so_tall: must be 1 to 8 marks")));
+  // Far more entries than lessons: refused whole, not read one by one.
+  const many = Object.fromEntries(Array.from({ length: 100000 }, (_, i) => [`l${i}`, "r"]));
+  const flood = fast("100000 entries", () => checkMarks(many, "marks", lessons));
+  assert.deepEqual(flood, { marks: {}, problems: ["marks: has 100000 entries, more than there are lessons"] });
 });
 
 let failed = 0;

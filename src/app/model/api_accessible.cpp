@@ -19,14 +19,13 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   const std::string lang = language_code();
   j["lang"] = lang;
   j["lesson"] = s.scenario.title.in(lang);
-  // The lesson's place on the path (0-based; -1 when the scenario is not a lesson's) and the
-  // names of the ones before and after ("" at the ends).
-  const int count = static_cast<int>(s.presets.size());
-  const int at = s.preset >= 0 && s.preset < count ? s.preset : -1;
+  // The lesson's place on the path (a course's lessons, or all of them; 0-based, -1 when the
+  // scenario is not a lesson on it) and the names of the ones before and after ("" at the ends).
+  const int count = s.path_count(), at = s.path_position();
   j["lesson_index"] = at;
   j["lesson_count"] = count;
-  j["previous"] = at > 0 ? s.presets[at - 1].name : "";
-  j["next"] = at >= 0 && at + 1 < count ? s.presets[at + 1].name : "";
+  j["previous"] = at > 0 ? s.presets[s.path_preset(at - 1)].name : "";
+  j["next"] = at >= 0 && at + 1 < count ? s.presets[s.path_preset(at + 1)].name : "";
   char where[64];
   std::snprintf(where, sizeof where, T("Lesson %d of %d"), at + 1, count);
   j["lesson_place"] = at >= 0 ? where : "";

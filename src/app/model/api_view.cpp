@@ -78,6 +78,33 @@ bool load_preset(AppState& s, const std::string& name) {
   return false;
 }
 
+std::string set_path(AppState& s, const std::string& names) {
+  std::vector<int> path;
+  if (names.size() > 64 * (s.presets.size() + 1))
+    return "lessons: is longer than any list of this playground's lessons";
+  size_t at = 0;
+  while (!names.empty() && at <= names.size()) {
+    const size_t comma = std::min(names.find(',', at), names.size());
+    const std::string name = names.substr(at, comma - at);
+    const std::string where = "lessons[" + std::to_string(path.size()) + "]";
+    int found = -1;
+    for (int i = 0; i < static_cast<int>(s.presets.size()); ++i)
+      if (s.presets[i].name == name) found = i;
+    if (found < 0) {
+      std::string shown = name.size() > 40 ? name.substr(0, 40) + "..." : name;
+      for (char& c : shown)
+        if (static_cast<unsigned char>(c) < 0x20 || c == '"') c = '?';
+      return where + ": \"" + shown + "\" is not a lesson of this playground";
+    }
+    if (std::find(path.begin(), path.end(), found) != path.end())
+      return where + ": \"" + name + "\" is on the path already";
+    path.push_back(found);
+    at = comma + 1;
+  }
+  s.path = std::move(path);
+  return "";
+}
+
 std::string presets(const AppState& s) {
   nlohmann::json list = nlohmann::json::array();
   for (const Preset& p : s.presets)

@@ -165,6 +165,21 @@ struct AppState : AppStateJobs {
   std::vector<Preset> presets;
   int preset = -1;  // the preset last loaded, -1 after edits from elsewhere
   void load_preset(int index);
+  // The lessons a course walks, in its order (preset indices; api::set_path): "Lesson k of N",
+  // Previous and Next follow it. Empty: every lesson, in the presets' order.
+  std::vector<int> path;
+  int path_count() const {
+    return path.empty() ? static_cast<int>(presets.size()) : static_cast<int>(path.size());
+  }
+  int path_preset(int k) const { return path.empty() ? k : path[k]; }  // k in [0, path_count())
+  // Where the loaded lesson is on the path, -1 when it is not on it.
+  int path_position() const {
+    if (preset < 0) return -1;
+    if (path.empty()) return preset < static_cast<int>(presets.size()) ? preset : -1;
+    for (int k = 0; k < static_cast<int>(path.size()); ++k)
+      if (path[k] == preset) return k;
+    return -1;
+  }
 
   // --- The view --------------------------------------------------------------------------------
   Step step = Step::kScores;

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,8 +55,11 @@ namespace {
 #if defined(__EMSCRIPTEN__)
 bool g_sleeping = false;
 #endif
+// Frames drawn after an input: hover effects, ImGui's windows fitting their contents (two or
+// three frames) and a tooltip placed from its size in the frame before; half a second at 60 Hz.
+constexpr int kBusyFrames = 30;
 void wake() {
-  g_runtime.busy_frames = 30;
+  g_runtime.busy_frames = kBusyFrames;
 #if defined(__EMSCRIPTEN__)
   if (g_sleeping) {
     g_sleeping = false;
@@ -266,8 +270,13 @@ void build_frame() {
 // screenshot reads it before that). Returns false when there was nothing to draw.
 bool frame(bool present) {
   update_canvas_size();
+  // A mouse button held down keeps the frames coming: a held button repeats (the +/- of a
+  // number field), a drag scrolls.
+  const ImGuiIO& io = ImGui::GetIO();
+  const bool held =
+      std::any_of(std::begin(io.MouseDown), std::end(io.MouseDown), [](bool d) { return d; });
   const bool busy =
-      g_runtime.busy_frames > 0 || g_runtime.app.animating() || g_runtime.frames_left > 0;
+      g_runtime.busy_frames > 0 || g_runtime.app.animating() || g_runtime.frames_left > 0 || held;
   if (!busy) return false;
   if (g_runtime.busy_frames > 0) --g_runtime.busy_frames;
   const auto t0 = std::chrono::steady_clock::now();

@@ -162,6 +162,14 @@ EMSCRIPTEN_KEEPALIVE int ap_load_preset(const char* name) {
   return ui::api::load_preset(g_runtime.app.state, name ? name : "") ? 1 : 0;
 }
 
+// The lessons a course walks, comma-separated ("" all of them): "" or the error.
+EMSCRIPTEN_KEEPALIVE const char* ap_set_path(const char* names) {
+  static std::string out;
+  out = ui::api::set_path(g_runtime.app.state, names ? names : "");
+  ui::request_wake();
+  return out.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* ap_get_progress() {
   static std::string out;
   out = ui::api::progress(ui::settled());

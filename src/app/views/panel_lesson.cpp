@@ -162,10 +162,10 @@ void draw_lesson(AppState& s) {
   if (title.empty() && text.empty()) return;
   // Where this lesson is on the path, and the way to the one before and after (not when the
   // embedding page chooses the lessons: hide=preset).
-  const int count = static_cast<int>(s.presets.size());
-  if (s.preset >= 0 && s.preset < count && !s.control_hidden("preset")) {
+  const int count = s.path_count(), here = s.path_position();
+  if (here >= 0 && !s.control_hidden("preset")) {
     char where[64];
-    std::snprintf(where, sizeof where, T("Lesson %d of %d"), s.preset + 1, count);
+    std::snprintf(where, sizeof where, T("Lesson %d of %d"), here + 1, count);
     if (touch_targets()) ImGui::AlignTextToFramePadding();  // level with the buttons
     ImGui::TextDisabled("%s", where);
     item_text("lesson.place", where);
@@ -173,14 +173,13 @@ void draw_lesson(AppState& s) {
     const auto small_w = [](const char* label) {
       return ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * ImGui::GetStyle().FramePadding.x;
     };
-    const int here = s.preset;
     same_line_if_fits(small_w(T("\xe2\x97\x80 Previous")));
     ImGui::BeginDisabled(here == 0);
-    if (small_button(T("\xe2\x97\x80 Previous"))) s.load_preset(here - 1);
+    if (small_button(T("\xe2\x97\x80 Previous"))) s.load_preset(s.path_preset(here - 1));
     ImGui::EndDisabled();
     same_line_if_fits(small_w(T("Next \xe2\x96\xb6")));
     ImGui::BeginDisabled(here + 1 >= count);
-    if (small_button(T("Next \xe2\x96\xb6"))) s.load_preset(here + 1);
+    if (small_button(T("Next \xe2\x96\xb6"))) s.load_preset(s.path_preset(here + 1));
     ImGui::EndDisabled();
     if (s.lesson_done(s.lesson_id())) {
       same_line_if_fits(ImGui::CalcTextSize(T("\xe2\x97\x8f done")).x);
