@@ -512,6 +512,13 @@ import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
       atStart("the course's lessons", () => {
         const error = call("ap_set_path", "string", ["string"], [course.lessons.join(",")]);
         if (error) console.warn("the course's lessons:", error);
+        // It starts at its first lesson (a platform's saved place moves it on: startCourse),
+        // unless a link or ?preset= opened one of its lessons.
+        const opened = getJson("ap_get_progress").lesson;
+        const asked = location.hash.length > 1 || param("preset") !== null;
+        if (!error && opened !== course.lessons[0] && !(asked && course.lessons.includes(opened))) {
+          api.loadPreset(course.lessons[0]);
+        }
       });
     }
     if (course.version) atStart("the course platform", startCourse);

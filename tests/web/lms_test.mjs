@@ -251,11 +251,20 @@ async function checkScorm12({ browser, url }) {
 
 async function checkNoLms({ browser, url }) {
   const page = watchProblems(await browser.newPage({ viewport: { width: 1000, height: 700 }, reducedMotion: "reduce" }));
-  await page.goto(`${url}?lms=scorm2004&lessons=padded_batch,nope&pass=200`);
+  await page.goto(`${url}?lms=scorm2004&lessons=padded_batch,nope,why_so_tall&pass=200`);
   await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
   const notice = await page.evaluate(() => window.attentionPlayground.stats().notice);
   for (const part of ["lessons: \"nope\" is not a lesson", "pass: must be a whole percent"]) {
     if (!notice.includes(part)) fail(`the notice does not name the bad parameter: "${part}" (it says "${notice}")`);
+  }
+  // The course's lessons are its path, and it starts at the first (why_so_tall, the whole
+  // path's first, is its second).
+  const at = await page.evaluate(() => {
+    const a = window.attentionPlayground.getAccessible();
+    return { lesson: window.attentionPlayground.getProgress().lesson, place: a.lesson_place, next: a.next };
+  });
+  if (at.lesson !== "padded_batch" || at.place !== "Lesson 1 of 2" || at.next !== "why_so_tall") {
+    fail(`without a platform the course opened ${JSON.stringify(at)}, not its first lesson padded_batch, "Lesson 1 of 2"`);
   }
   const found = await noticeOnScreen(page, "no course platform answered", "without a platform");
   const r = await page.evaluate(() => {
