@@ -507,8 +507,9 @@ import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
       reportHeightSoon();
     }).observe(canvas);
     atStart("the progress kept in this browser", progress.restore);
-    if (course.version && course.lessons.length > 0) {
-      // The course's lessons are the learner's path: "Lesson k of N", Previous and Next.
+    if ((course.version || param("lessons") !== null) && course.lessons.length > 0) {
+      // The course's lessons (?lessons=, in a course platform or a course page's frame) are the
+      // learner's path: "Lesson k of N", Previous and Next.
       atStart("the course's lessons", () => {
         const error = call("ap_set_path", "string", ["string"], [course.lessons.join(",")]);
         if (error) console.warn("the course's lessons:", error);

@@ -9,7 +9,8 @@
 //              with the answers given
 //   scorm12    the same walk through SCORM 1.2's API: lesson_status, a score in percent
 //   no-lms     ?lms=scorm2004 where no platform is: the page says so on screen (read back
-//              by tesseract) and works as anywhere else
+//              by tesseract) and works as anywhere else; the course's lessons are the path,
+//              with ?lms= and without
 //   package    attention-cli package makes SCORM 2004 and 1.2 packages of the site; python3's
 //              zipfile reads them back (every CRC), their manifests have the structure the
 //              SCORM content aggregation model asks for (below), and the 2004 package, served
@@ -266,6 +267,21 @@ async function checkNoLms({ browser, url }) {
   if (at.lesson !== "padded_batch" || at.place !== "Lesson 1 of 2" || at.next !== "why_so_tall") {
     fail(`without a platform the course opened ${JSON.stringify(at)}, not its first lesson padded_batch, "Lesson 1 of 2"`);
   }
+  // A course page's frame, no platform asked for: the same path, and no notice.
+  const framed = watchProblems(await browser.newPage({ viewport: { width: 800, height: 600 }, reducedMotion: "reduce" }));
+  await framed.goto(`${url}?embed=1&lessons=additive_vs_dot,padded_batch`);
+  await framed.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
+  const inFrame = await framed.evaluate(() => {
+    const ap = window.attentionPlayground, a = ap.getAccessible();
+    return { lesson: ap.getProgress().lesson, place: a.lesson_place, previous: a.previous, next: a.next,
+             notice: ap.stats().notice };
+  });
+  if (JSON.stringify(inFrame) !== JSON.stringify({ lesson: "additive_vs_dot", place: "Lesson 1 of 2", previous: "",
+                                                    next: "padded_batch", notice: "" })) {
+    fail(`?lessons= without a platform: ${JSON.stringify(inFrame)}`);
+  }
+  if (framed.problems.length > 0) fail(framed.problems.join("; "));
+  await framed.close();
   const found = await noticeOnScreen(page, "no course platform answered", "without a platform");
   const r = await page.evaluate(() => {
     const ap = window.attentionPlayground;
