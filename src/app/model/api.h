@@ -57,7 +57,7 @@ int focus_head(AppState& s, int head);
 int set_batch(AppState& s, int batch);
 void set_language(AppState& s, const std::string& code);  // "zh", or English
 bool load_preset(AppState& s, const std::string& name);
-// The lessons a course walks (?lms=…&lessons=a,b): names of presets, comma-separated, each
+// The lessons a course walks (?lessons=a,b): names of presets, comma-separated, each
 // once, at most as many as there are; "" walks them all again. Returns "" or the error, naming
 // the entry ("lessons[1]: \"nope\" is not a lesson"); an error changes nothing.
 std::string set_path(AppState& s, const std::string& names);
