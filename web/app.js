@@ -302,6 +302,18 @@ import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
     notes.push(...allowList(param("allow")).notes);
     course = readCourse(param, getJson("ap_presets").map((p) => p.name));
     notes.push(...course.notes);
+    // The course's lessons (?lessons=, in a course platform or a course page's frame) are the
+    // learner's path: "Lesson k of N", Previous and Next. It starts at its first lesson (a
+    // platform's saved place moves it on: startCourse) unless a link or ?preset= chose what to
+    // open; ?step= and ?head= below apply to it.
+    if ((course.version || param("lessons") !== null) && course.lessons.length > 0) {
+      const error = call("ap_set_path", "string", ["string"], [course.lessons.join(",")]);
+      if (error) notes.push(error);
+      else if (location.hash.length <= 1 && param("preset") === null &&
+               getJson("ap_get_progress").lesson !== course.lessons[0]) {
+        api.loadPreset(course.lessons[0]);
+      }
+    }
     // Counted from 1 in the address, as the page shows them ("6. Weights", "head 2"); the JS
     // API counts from 0.
     for (const [name, set, count] of [["head", api.focusHead, () => counts().heads],
@@ -507,21 +519,6 @@ import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
       reportHeightSoon();
     }).observe(canvas);
     atStart("the progress kept in this browser", progress.restore);
-    if ((course.version || param("lessons") !== null) && course.lessons.length > 0) {
-      // The course's lessons (?lessons=, in a course platform or a course page's frame) are the
-      // learner's path: "Lesson k of N", Previous and Next.
-      atStart("the course's lessons", () => {
-        const error = call("ap_set_path", "string", ["string"], [course.lessons.join(",")]);
-        if (error) console.warn("the course's lessons:", error);
-        // It starts at its first lesson (a platform's saved place moves it on: startCourse),
-        // unless a link or ?preset= opened one of its lessons.
-        const opened = getJson("ap_get_progress").lesson;
-        const asked = location.hash.length > 1 || param("preset") !== null;
-        if (!error && opened !== course.lessons[0] && !(asked && course.lessons.includes(opened))) {
-          api.loadPreset(course.lessons[0]);
-        }
-      });
-    }
     if (course.version) atStart("the course platform", startCourse);
     window.addEventListener("storage", (e) => atStart("progress from another tab", () => progress.onStorage(e)));
     if (timing.module.startsWith("threads")) {

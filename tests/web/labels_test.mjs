@@ -12,7 +12,7 @@
 // any failed). Every check also fails on a console error or an uncaught page error (page.mjs
 // runPageChecks).
 import { fail, ok } from "./harness.mjs";
-import { openPage, runPageChecks } from "./page.mjs";
+import { chineseGlyphs, openPage, runPageChecks } from "./page.mjs";
 
 // The sizes a course uses: 640×480 and 800×600 iframes, a phone; a small laptop, a large one.
 // One browser check per one or two sizes: each walks every lesson's 8 steps in both languages
@@ -41,13 +41,7 @@ async function checkLabels({ browser, url, pages }, sizes = SMALL_SIZES) {
     for (const lang of ["en", "zh"]) {
       const p = await openPage(browser, `${url}?lang=${lang}`, { viewport: { width, height } });
       pages.push(p);
-      // The Chinese glyphs arrive after the page is ready (cjk.ttf is fetched on demand): until
-      // then Chinese labels are measured with stand-in glyphs, so wait for them.
-      if (lang === "zh") {
-        await p.waitForFunction(() => window.attentionPlayground.stats().font_atlas_cjk === true, null,
-                                { timeout: 30000, polling: 50 })
-          .catch(() => fail(`at ${width}×${height}: the Chinese glyphs did not arrive within 30 s`));
-      }
+      if (lang === "zh") await chineseGlyphs(p);  // else measured with stand-in glyphs
       const problems = await p.evaluate(async (overlapSrc) => {
         const overlap = eval(overlapSrc);
         const ap = window.attentionPlayground;
@@ -160,10 +154,7 @@ async function checkLayoutNow({ browser, url, pages }) {
   for (const lang of ["en", "zh"]) {
     const p = await openPage(browser, `${url}?lang=${lang}`, { viewport: { width: 800, height: 600 } });
     pages.push(p);
-    if (lang === "zh") {
-      await p.waitForFunction(() => window.attentionPlayground.stats().font_atlas_cjk === true, null,
-                              { timeout: 30000, polling: 50 });
-    }
+    if (lang === "zh") await chineseGlyphs(p);
     const r = await p.evaluate(async () => {
       const ap = window.attentionPlayground;
       const frames = async (n) => {

@@ -269,15 +269,16 @@ async function checkNoLms({ browser, url }) {
   }
   // A course page's frame, no platform asked for: the same path, and no notice.
   const framed = watchProblems(await browser.newPage({ viewport: { width: 800, height: 600 }, reducedMotion: "reduce" }));
-  await framed.goto(`${url}?embed=1&lessons=additive_vs_dot,padded_batch`);
+  await framed.goto(`${url}?embed=1&lessons=additive_vs_dot,padded_batch&step=6`);
   await framed.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
   const inFrame = await framed.evaluate(() => {
     const ap = window.attentionPlayground, a = ap.getAccessible();
     return { lesson: ap.getProgress().lesson, place: a.lesson_place, previous: a.previous, next: a.next,
-             notice: ap.stats().notice };
+             step: ap.getView().step, notice: ap.stats().notice };
   });
+  // ?step=6 (counted from 1) applies to the course's first lesson.
   if (JSON.stringify(inFrame) !== JSON.stringify({ lesson: "additive_vs_dot", place: "Lesson 1 of 2", previous: "",
-                                                    next: "padded_batch", notice: "" })) {
+                                                    next: "padded_batch", step: 5, notice: "" })) {
     fail(`?lessons= without a platform: ${JSON.stringify(inFrame)}`);
   }
   if (framed.problems.length > 0) fail(framed.problems.join("; "));

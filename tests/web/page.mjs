@@ -33,6 +33,14 @@ export async function openPage(browser, url, { viewport = VIEWPORT, dpr = 1, mot
   return page;
 }
 
+// The Chinese glyphs arrive after the page is ready (cjk.ttf is fetched on demand): until then
+// Chinese text is laid out with stand-in glyphs. Waits for them; fails after TIMEOUT_MS.
+export async function chineseGlyphs(page) {
+  await page.waitForFunction(() => window.attentionPlayground.stats().font_atlas_cjk === true, null,
+                             { timeout: TIMEOUT_MS, polling: 50 })
+    .catch(() => fail(`the Chinese glyphs did not arrive within ${TIMEOUT_MS / 1000} s`));
+}
+
 export function checkNoProblems(page, when) {
   if (page.problems.length > 0) fail(`${when}: ${page.problems.join("\n  ")}`);
 }

@@ -5,6 +5,7 @@
 //   node tests/web/person_test.mjs --site DIR CHECK... | all
 import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
 import { findText, screenWords } from "./ocr.mjs";
+import { chineseGlyphs } from "./page.mjs";
 
 const TIMEOUT_MS = 30000;
 const DPR = 2; // the canvas drawn at twice the pixels: small UI text reads reliably
@@ -264,10 +265,7 @@ async function checkLessons({ browser, url }, sizes, { questions = true } = {}) 
       const page = await openPage(browser, `${url}?preset=why_so_tall&lang=${lang}`, viewport, 1);
       // Laid out, not drawn: what is read is items(), where the frames put each control.
       page.layoutOnly = true;
-      if (lang === "zh") {  // the Chinese glyphs, fetched after the page is ready
-        await page.waitForFunction(() => window.attentionPlayground.stats().font_atlas_cjk === true, null,
-                                   { timeout: TIMEOUT_MS, polling: 50 });
-      }
+      if (lang === "zh") await chineseGlyphs(page);
       const lessons = await page.evaluate(() => window.attentionPlayground.presets());
       const narrow = viewport.width < 720;
       let asked = 0, walked = 0;
