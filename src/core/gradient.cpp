@@ -200,11 +200,11 @@ void through_unit_rows(const Buf& dunit, const Buf& unit, const std::vector<doub
 // [SECTION] The backward pass
 //-----------------------------------------------------------------------------
 
-Status gradients(const Problem& p, const Batch& target, Gradients* out) {
-  Trace t;
-  const Status st = forward_for_gradients(p, target, &t);
-  if (!st.ok()) return st;
+namespace {
 
+// The backward pass from dY, the loss's gradient with respect to the output, stacked over the
+// batch (B·n_q × d_out): gradients() and backward() in one.
+Status backward_from(const Problem& p, const Trace& t, Buf dY, double loss, Gradients* out) {
   Products mul{k::best_kernels(), {}};
   const k::KernelSet& ks = mul.ks;
   const Weights& w = p.weights;
@@ -223,18 +223,7 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
   const float keep_scale = 1.0f / (1.0f - p.dropout_p);  // as the forward scales the kept
 
   Gradients g;
-  // The loss (float64, as exact as the reference's) and dY = 2·(output − target)/count.
-  const double count = static_cast<double>(Bq) * d_out;
-  Buf dY;
-  dY.resize(Bq, d_out);
-  for (int b = 0; b < B; ++b)
-    for (int i = 0; i < n_q; ++i)
-      for (int j = 0; j < d_out; ++j) {
-        const double diff = static_cast<double>(t.output[b](i, j)) - target[b](i, j);
-        g.loss += diff * diff;
-        dY.row(b * n_q + i)[j] = static_cast<float>(2.0 * diff / count);
-      }
-  g.loss /= count;
+  g.loss = loss;
 
   // Through W_o: dW_o = Σ_b concat_bᵀ·dY_b, dConcat = dY·W_oᵀ.
   Buf dConcat;
@@ -480,6 +469,42 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out) {
   back(dVp, t.values, w.W_v, &g.W_v, &g.values);
   *out = std::move(g);
   return Status{};
+}
+
+}  // namespace
+
+Status gradients(const Problem& p, const Batch& target, Gradients* out) {
+  Trace t;
+  const Status st = forward_for_gradients(p, target, &t);
+  if (!st.ok()) return st;
+  // The loss (float64, as exact as the reference's) and dY = 2·(output − target)/count.
+  const int B = static_cast<int>(t.output.size());
+  const int n_q = batch_rows(t.output), d_out = batch_cols(t.output);
+  const double count = static_cast<double>(B) * n_q * d_out;
+  double loss = 0.0;
+  Buf dY;
+  dY.resize(B * n_q, d_out);
+  for (int b = 0; b < B; ++b)
+    for (int i = 0; i < n_q; ++i)
+      for (int j = 0; j < d_out; ++j) {
+        const double diff = static_cast<double>(t.output[b](i, j)) - target[b](i, j);
+        loss += diff * diff;
+        dY.row(b * n_q + i)[j] = static_cast<float>(2.0 * diff / count);
+      }
+  return backward_from(p, t, std::move(dY), loss / count, out);
+}
+
+Status backward(const Problem& p, const Trace& t, const Batch& dY, Gradients* out) {
+  Status st = check_gradient(p);
+  if (!st.ok()) return st;
+  st = check_gradient(p, t, dY);  // dY has the output's shape, as a target has
+  if (!st.ok()) return st;
+  const int B = static_cast<int>(dY.size()), n_q = batch_rows(dY), d_out = batch_cols(dY);
+  Buf stacked;
+  stacked.resize(B * n_q, d_out);
+  for (int b = 0; b < B; ++b)
+    std::copy(dY[b].data(), dY[b].data() + dY[b].size(), stacked.row(b * n_q));
+  return backward_from(p, t, std::move(stacked), 0.0, out);
 }
 
 }  // namespace attn

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/attention.h"
 #include "core/status.h"
@@ -62,6 +63,12 @@ Status gradients(const Problem& p, const Batch& target, Gradients* out);
 // The same in float64 (Eigen), over the same float32 forward trace: the reference.
 Status gradients_reference(const Problem& p, const Batch& target, Gradients* out);
 
+// The gradients from dY, the gradient of some loss with respect to the output of t = run(p)
+// (dY has the output's shape), whatever the loss: what a stack of layers (core/stack.h) runs
+// for each layer. out->loss is 0. Checks as gradients() does (check_gradient(p) and (p, t)).
+Status backward(const Problem& p, const Trace& t, const Batch& dY, Gradients* out);
+Status backward_reference(const Problem& p, const Trace& t, const BatchD& dY, Gradients* out);
+
 // The gradients of one head's intermediate matrices for one batch item, as the attention
 // view shows them (for a hovered cell): with respect to the head's output, its weights (as
 // they multiplied the values, after any dropout), the masked scores (every cell: the softmax's
@@ -95,6 +102,8 @@ Status check_finite(const Gradients& g);
 // Gradient steps on a problem's weights (W_q, W_k, W_v, W_o, W, w_v; the inputs stay fixed),
 // with the float32 gradients(): SGD, w ← w − lr·∂L/∂w, or Adam (β = 0.9, 0.999, ε = 1e-8,
 // bias-corrected). The same problem, target and settings give the same weights, step for step.
+struct Stack;  // core/stack.h
+
 struct Optimizer {
   enum class Kind { kSgd, kAdam };
   Kind kind = Kind::kSgd;
@@ -105,8 +114,17 @@ struct Optimizer {
   // float32's range ("train: step 3 would take W_q past float32's range (the learning rate
   // 100 is too large)").
   Status step(Problem* p, const Batch& target, double* loss);
+  // The same on every layer's weights (the input x stays fixed), with the stack's gradients.
+  Status step(Stack* s, const Batch& target, double* loss);
 
  private:
+  struct Param {
+    std::string name;  // as the error names it: "W_q", "layers[1].W_o"
+    Matrix* weight;
+    const MatrixD* gradient;
+  };
+  // One step of every weight by its gradient (SGD or Adam), all or none (see step).
+  Status update(const std::vector<Param>& params);
   std::vector<MatrixD> m1_, m2_;  // Adam's moments, per weight
 };
 

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/gradient.h"
 
@@ -147,10 +149,10 @@ Status forward_for_gradients(const Problem& p, const Batch& target, Trace* t) {
 Status Optimizer::step(Problem* p, const Batch& target, double* loss) {
   Vector& wv = p->weights.w_v;
   Matrix w_v = wv;  // a vector, stepped as a one-column matrix
-  Matrix* params[] = {&p->weights.W_q, &p->weights.W_k, &p->weights.W_v,
-                      &p->weights.W_o, &p->weights.W,   &w_v};
+  Matrix* weights[] = {&p->weights.W_q, &p->weights.W_k, &p->weights.W_v,
+                       &p->weights.W_o, &p->weights.W,   &w_v};
   bool any = false;
-  for (Matrix* m : params) any = any || m->size() > 0;
+  for (Matrix* m : weights) any = any || m->size() > 0;
   if (!any)
     return Status{"train: the scenario has no weights to learn (give \"init\" or W_q, W_k, W_v)"};
   Gradients g;
@@ -159,20 +161,29 @@ Status Optimizer::step(Problem* p, const Batch& target, double* loss) {
   *loss = g.loss;
   const MatrixD gw_v = g.w_v;
   const MatrixD* grads[] = {&g.W_q, &g.W_k, &g.W_v, &g.W_o, &g.W, &gw_v};
+  std::vector<Param> params;
+  for (int k = 0; k < 6; ++k) params.push_back({kWeightNames[k], weights[k], grads[k]});
+  const Status done = update(params);
+  if (done.ok() && w_v.size()) wv = w_v.col(0);
+  return done;
+}
+
+Status Optimizer::update(const std::vector<Param>& params) {
   if (m1_.empty())
-    for (Matrix* m : params) {
-      m1_.push_back(MatrixD::Zero(m->rows(), m->cols()));
-      m2_.push_back(MatrixD::Zero(m->rows(), m->cols()));
+    for (const Param& p : params) {
+      m1_.push_back(MatrixD::Zero(p.weight->rows(), p.weight->cols()));
+      m2_.push_back(MatrixD::Zero(p.weight->rows(), p.weight->cols()));
     }
   // The new weights are made aside, the moments only once they are taken: a step that would
   // take a weight past float32 is refused, and changes nothing.
   const int step = steps + 1;
   const double c1 = 1.0 - std::pow(0.9, step), c2 = 1.0 - std::pow(0.999, step);
-  MatrixD next[6];
-  for (int k = 0; k < 6; ++k) {
-    if (!params[k]->size()) continue;
-    const MatrixD& dw = *grads[k];
-    next[k] = params[k]->cast<double>();
+  const size_t n = params.size();
+  std::vector<MatrixD> next(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (!params[k].weight->size()) continue;
+    const MatrixD& dw = *params[k].gradient;
+    next[k] = params[k].weight->cast<double>();
     if (kind == Kind::kSgd) {
       next[k] -= lr * dw;
     } else {
@@ -181,24 +192,22 @@ Status Optimizer::step(Problem* p, const Batch& target, double* loss) {
           (((0.999 * m2_[k] + 0.001 * dw.cwiseProduct(dw)).array() / c2).sqrt() + 1e-8);
     }
     if (!next[k].cast<float>().allFinite()) {
-      static const char* const kNames[] = {"W_q", "W_k", "W_v", "W_o", "W", "w_v"};
       char lr_text[32];
       std::snprintf(lr_text, sizeof lr_text, "%g", lr);
-      return Status{"train: step " + std::to_string(step) + " would take " + kNames[k] +
+      return Status{"train: step " + std::to_string(step) + " would take " + params[k].name +
                     " past float32's range (the learning rate " + lr_text + " is too large)"};
     }
   }
   ++steps;
-  for (int k = 0; k < 6; ++k) {
-    if (!params[k]->size()) continue;
-    *params[k] = next[k].cast<float>();
+  for (size_t k = 0; k < n; ++k) {
+    if (!params[k].weight->size()) continue;
+    *params[k].weight = next[k].cast<float>();
     if (kind == Kind::kAdam) {
-      const MatrixD& dw = *grads[k];
+      const MatrixD& dw = *params[k].gradient;
       m1_[k] = 0.9 * m1_[k] + 0.1 * dw;
       m2_[k] = 0.999 * m2_[k] + 0.001 * dw.cwiseProduct(dw);
     }
   }
-  if (w_v.size()) wv = w_v.col(0);
   return Status{};
 }
 

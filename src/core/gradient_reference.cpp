@@ -112,18 +112,19 @@ Status step_gradients(const Problem& p, const Trace& t, const Batch& target, int
   return Status{};
 }
 
-Status gradients_reference(const Problem& p, const Batch& target, Gradients* out) {
-  Trace t;
-  const Status st = forward_for_gradients(p, target, &t);
-  if (!st.ok()) return st;
+namespace {
+
+// The backward pass from dY, the loss's gradient with respect to each batch item's output:
+// gradients_reference() and backward_reference() in one.
+Status reference_from(const Problem& p, const Trace& t, const BatchD& dYs, double loss,
+                      Gradients* out) {
   const int B = static_cast<int>(t.output.size());
   const Weights& w = p.weights;
   const HeadShape hs = head_shape(p);
   const int H = p.heads;
 
   Gradients g;
-  double count = 0.0;
-  for (int b = 0; b < B; ++b) count += static_cast<double>(t.output[b].size());
+  g.loss = loss;
   const auto zeros_like = [](const Matrix& m) { return MatrixD::Zero(m.rows(), m.cols()); };
   if (w.W_q.size()) g.W_q = zeros_like(w.W_q);
   if (w.W_k.size()) g.W_k = zeros_like(w.W_k);
@@ -134,9 +135,7 @@ Status gradients_reference(const Problem& p, const Batch& target, Gradients* out
   const bool additive = p.scoring == Scoring::kAdditive;
 
   for (int b = 0; b < B; ++b) {
-    const MatrixD diff = d(t.output[b]) - d(target[b]);
-    g.loss += diff.squaredNorm();
-    const MatrixD dY = 2.0 * diff / count;
+    const MatrixD& dY = dYs[b];
     MatrixD dConcat = dY;
     if (w.W_o.size()) {
       g.W_o += d(t.concat[b]).transpose() * dY;
@@ -207,9 +206,35 @@ Status gradients_reference(const Problem& p, const Batch& target, Gradients* out
     g.keys.push_back(back(dKp, t.keys[b], additive ? kNone : w.W_k, &g.W_k));
     g.values.push_back(back(dVp, t.values[b], w.W_v, &g.W_v));
   }
-  g.loss /= count;
   *out = std::move(g);
   return Status{};
+}
+
+}  // namespace
+
+Status gradients_reference(const Problem& p, const Batch& target, Gradients* out) {
+  Trace t;
+  const Status st = forward_for_gradients(p, target, &t);
+  if (!st.ok()) return st;
+  double count = 0.0, loss = 0.0;
+  for (const Matrix& m : t.output) count += static_cast<double>(m.size());
+  BatchD dY;
+  for (size_t b = 0; b < t.output.size(); ++b) {
+    const MatrixD diff = d(t.output[b]) - d(target[b]);
+    loss += diff.squaredNorm();
+    dY.push_back(2.0 * diff / count);
+  }
+  return reference_from(p, t, dY, loss / count, out);
+}
+
+Status backward_reference(const Problem& p, const Trace& t, const BatchD& dY, Gradients* out) {
+  Status st = check_gradient(p);
+  if (!st.ok()) return st;
+  Batch shape;  // dY's shape, checked as a target's
+  for (const MatrixD& m : dY) shape.push_back(Matrix::Zero(m.rows(), m.cols()));
+  st = check_gradient(p, t, shape);
+  if (!st.ok()) return st;
+  return reference_from(p, t, dY, 0.0, out);
 }
 
 }  // namespace attn

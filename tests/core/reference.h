@@ -9,6 +9,7 @@
 
 #include "core/attention.h"
 #include "core/random.h"
+#include "core/stack.h"
 
 namespace ref {
 
@@ -91,9 +92,13 @@ inline bool masked(const attn::MaskSpec& m, int b, int i, int j) {
 // straight-through estimator's surrogate: each row's one-hot weights plus its softmax minus
 // soft0's, which at soft0 = the softmax there equals the hard forward, and whose derivative is
 // what the straight-through backward computes.
+// The same over inputs given in float64 (p's own inputs and positional encoding unused): what
+// a stack of layers (run_stack) runs each layer on.
+inline Trace run_on(const attn::Problem& p, const Bat& Q, const Bat& K, const Bat& V,
+                    const std::vector<Bat>* soft0 = nullptr);
+
 inline Trace run(const attn::Problem& p, const std::vector<Bat>* soft0 = nullptr) {
   Bat Q = from(p.queries), K = from(p.keys), V = from(p.values);
-  const size_t B = Q.size();
   if (p.positional_encoding) {
     for (Bat* x : {&Q, &K, &V})
       for (auto& m : *x) {
@@ -102,6 +107,12 @@ inline Trace run(const attn::Problem& p, const std::vector<Bat>* soft0 = nullptr
           for (size_t j = 0; j < m[i].size(); ++j) m[i][j] += e[i][j];
       }
   }
+  return run_on(p, Q, K, V, soft0);
+}
+
+inline Trace run_on(const attn::Problem& p, const Bat& Q, const Bat& K, const Bat& V,
+                    const std::vector<Bat>* soft0) {
+  const size_t B = Q.size();
   const attn::Weights& w = p.weights;
   const bool additive = p.scoring == attn::Scoring::kAdditive;
   auto project = [](Bat x, const attn::Matrix& W) {
@@ -210,6 +221,26 @@ inline Trace run(const attn::Problem& p, const std::vector<Bat>* soft0 = nullptr
   }
   t.output = project(t.concat, w.W_o);
   return t;
+}
+
+// A stack of layers (core/stack.h) in float64: h₀ = x (+ PE), h_{l+1} = h_l + layer_l(h_l).
+// Returns h_L.
+inline Bat run_stack(const attn::Stack& s) {
+  Bat h = from(s.base.queries);
+  if (s.base.positional_encoding)
+    for (auto& m : h) {
+      const Mat e = pe(m.size(), m[0].size(), s.base.pe_base);
+      for (size_t i = 0; i < m.size(); ++i)
+        for (size_t j = 0; j < m[i].size(); ++j) m[i][j] += e[i][j];
+    }
+  for (int l = 0; l < static_cast<int>(s.layers.size()); ++l) {
+    const attn::Problem p = attn::layer_problem(s, l, s.base.queries);  // settings, weights
+    const Trace t = run_on(p, h, h, h);
+    for (size_t b = 0; b < h.size(); ++b)
+      for (size_t i = 0; i < h[b].size(); ++i)
+        for (size_t j = 0; j < h[b][i].size(); ++j) h[b][i][j] += t.output[b][i][j];
+  }
+  return h;
 }
 
 }  // namespace ref

@@ -1,0 +1,236 @@
+// Attention layers on a residual stream (core/stack.h): the forward, both backward passes and
+// the optimizer's step over every layer.
+#include "core/stack.h"
+
+#include <string>
+#include <utility>
+
+namespace attn {
+
+namespace {
+
+std::string layer_name(int l) {
+  return "layers[" + std::to_string(l) + "]";
+}
+
+// "W_q: has 3 rows ..." → "layers[1].W_q: has 3 rows ..."; a message that names no field
+// ("grad: ...") gets the layer before it: "layers[1]: grad: ...".
+std::string in_layer(int l, const std::string& error) {
+  const size_t colon = error.find(": ");
+  const std::string field = colon == std::string::npos ? "" : error.substr(0, colon);
+  static const char* const kFields[] = {"W_q", "W_k", "W_v", "W_o", "W", "w_v", "heads"};
+  for (const char* f : kFields)
+    if (field == f) return layer_name(l) + "." + error;
+  return layer_name(l) + ": " + error;
+}
+
+// The stream after a layer: h + what the layer adds.
+Batch add(const Batch& h, const Batch& out) {
+  Batch next(h.size());
+  for (size_t b = 0; b < h.size(); ++b) next.mut(b) = h[b] + out[b];
+  return next;
+}
+
+}  // namespace
+
+Batch stack_input(const Stack& s) {
+  const Batch& x = s.base.queries;
+  if (!s.base.positional_encoding) return x;
+  const Matrix pe = positional_encoding(batch_rows(x), batch_cols(x), s.base.pe_base);
+  Batch h(x.size());
+  for (size_t b = 0; b < x.size(); ++b) h.mut(b) = x[b] + pe;
+  return h;
+}
+
+Problem layer_problem(const Stack& s, int l, const Batch& h) {
+  Problem p = s.base;
+  p.queries = p.keys = p.values = h;
+  p.weights = s.layers[l].weights;
+  p.heads = s.layers[l].heads;
+  p.positional_encoding = false;
+  p.dropout_seed = s.base.dropout_seed + static_cast<uint64_t>(l);
+  return p;
+}
+
+Status validate(const Stack& s) {
+  if (s.layers.empty()) return Status{"layers: is empty, expected at least one layer"};
+  const Batch& x = s.base.queries;
+  // The inputs and settings, checked once as a problem without weights.
+  Problem bare = s.base;
+  bare.queries = bare.keys = bare.values = x;
+  bare.weights = Weights{};
+  bare.heads = 1;
+  if (bare.scoring == Scoring::kAdditive || bare.scoring == Scoring::kGeneral)
+    bare.scoring = Scoring::kDot;  // their weights are checked per layer below
+  Status st = validate(bare);
+  if (!st.ok()) {
+    // The problem names its inputs queries, keys and values; a stack's is x.
+    const std::string& e = st.error;
+    for (const char* name : {"queries", "keys", "values"})
+      if (e.rfind(name, 0) == 0) return Status{"x" + e.substr(std::string(name).size())};
+    return st;
+  }
+  const int d = batch_cols(x);
+  for (int l = 0; l < static_cast<int>(s.layers.size()); ++l) {
+    const Problem p = layer_problem(s, l, x);
+    st = validate(p);
+    if (!st.ok()) return Status{in_layer(l, st.error)};
+    const Weights& w = p.weights;
+    const int width = w.W_o.size() ? static_cast<int>(w.W_o.cols())
+                                   : (w.W_v.size() ? static_cast<int>(w.W_v.cols()) : d);
+    if (width != d) {
+      const char* field = w.W_o.size() ? "W_o" : "W_v";
+      return Status{layer_name(l) + "." + field + ": has " + std::to_string(width) +
+                    " columns, expected " + std::to_string(d) +
+                    " (the stream's width d: a layer's output is added to it)"};
+    }
+  }
+  return Status{};
+}
+
+StackTrace run(const Stack& s, const RunOptions& options) {
+  StackTrace t;
+  t.stream.push_back(stack_input(s));
+  for (int l = 0; l < static_cast<int>(s.layers.size()); ++l) {
+    t.layers.push_back(run(layer_problem(s, l, t.stream.back()), options));
+    t.stream.push_back(add(t.stream.back(), t.layers.back().output));
+  }
+  return t;
+}
+
+namespace {
+
+// Both backward passes: the forward (every layer's full trace, each checked as a problem's
+// backward checks it), the loss, then each layer's backward from the top, the stream's
+// gradient passing around the layer and through its queries, keys and values.
+template <class Backward>
+Status stack_backward(const Stack& s, const Batch& target, Backward&& backward,
+                      StackGradients* out) {
+  Status st = validate(s);
+  if (!st.ok()) return st;
+  const int L = static_cast<int>(s.layers.size());
+  std::vector<Batch> stream{stack_input(s)};
+  std::vector<Trace> traces;
+  for (int l = 0; l < L; ++l) {
+    const Problem p = layer_problem(s, l, stream.back());
+    st = check_gradient(p);
+    if (!st.ok()) return Status{in_layer(l, st.error)};
+    traces.push_back(run(p));
+    stream.push_back(add(stream.back(), traces.back().output));
+  }
+  const Batch& h = stream.back();
+  const int B = static_cast<int>(h.size());
+  if (static_cast<int>(target.size()) != B)
+    return Status{"target: has " + std::to_string(target.size()) + " batch items, expected " +
+                  std::to_string(B)};
+  for (int b = 0; b < B; ++b)
+    if (target[b].rows() != h[b].rows() || target[b].cols() != h[b].cols())
+      return Status{"target[" + std::to_string(b) + "]: is " + std::to_string(target[b].rows()) +
+                    " × " + std::to_string(target[b].cols()) + ", the output is " +
+                    std::to_string(h[b].rows()) + " × " + std::to_string(h[b].cols())};
+
+  StackGradients g;
+  const double count = static_cast<double>(batch_cells(h));
+  BatchD dh;  // the loss's gradient with respect to the stream, from the top down
+  for (int b = 0; b < B; ++b) {
+    const MatrixD diff = h[b].cast<double>() - target[b].cast<double>();
+    g.loss += diff.squaredNorm();
+    dh.push_back(2.0 * diff / count);
+  }
+  g.loss /= count;
+  g.layers.resize(L);
+  for (int l = L - 1; l >= 0; --l) {
+    const Problem p = layer_problem(s, l, stream[l]);
+    Gradients& gl = g.layers[l];
+    st = backward(p, traces[l], dh, &gl);
+    if (!st.ok()) return Status{in_layer(l, st.error)};
+    for (int b = 0; b < B; ++b) dh[b] += gl.queries[b] + gl.keys[b] + gl.values[b];
+    gl.queries.clear();
+    gl.keys.clear();
+    gl.values.clear();
+  }
+  g.x = std::move(dh);  // the positional encoding is a constant: it passes the gradient
+  *out = std::move(g);
+  return Status{};
+}
+
+}  // namespace
+
+Status gradients(const Stack& s, const Batch& target, StackGradients* out) {
+  return stack_backward(
+      s, target,
+      [](const Problem& p, const Trace& t, const BatchD& dh, Gradients* g) {
+        Batch dY;  // float32, as the kernels take it
+        for (const MatrixD& m : dh) dY.push_back(m.cast<float>());
+        return backward(p, t, dY, g);
+      },
+      out);
+}
+
+Status gradients_reference(const Stack& s, const Batch& target, StackGradients* out) {
+  return stack_backward(
+      s, target,
+      [](const Problem& p, const Trace& t, const BatchD& dh, Gradients* g) {
+        return backward_reference(p, t, dh, g);
+      },
+      out);
+}
+
+Status check_finite(const StackGradients& g) {
+  Gradients inputs;
+  inputs.loss = g.loss;
+  inputs.queries = g.x;
+  Status st = check_finite(inputs);
+  if (!st.ok()) return st;
+  for (int l = 0; l < static_cast<int>(g.layers.size()); ++l) {
+    Gradients gl = g.layers[l];
+    gl.loss = 0.0;
+    st = check_finite(gl);
+    if (!st.ok()) {
+      // "grad: the gradient of W_q is ..." → "grad: the gradient of layers[1].W_q is ..."
+      std::string e = st.error;
+      const std::string of = "the gradient of ";
+      const size_t at = e.find(of);
+      if (at != std::string::npos) e.insert(at + of.size(), layer_name(l) + ".");
+      return Status{e};
+    }
+  }
+  return Status{};
+}
+
+Status Optimizer::step(Stack* s, const Batch& target, double* loss) {
+  std::vector<Matrix> w_vs;  // each layer's w_v, stepped as a one-column matrix
+  w_vs.reserve(s->layers.size());
+  bool any = false;
+  for (const Layer& layer : s->layers) {
+    w_vs.push_back(layer.weights.w_v);
+    for_each_weight(layer.weights, [&](const char*, const auto& m) { any = any || m.size(); });
+  }
+  if (!any) return Status{"train: the layers have no weights to learn (give \"init\")"};
+  StackGradients g;
+  const Status st = gradients(*s, target, &g);
+  if (!st.ok()) return st;
+  *loss = g.loss;
+  std::vector<MatrixD> gw_vs;
+  gw_vs.reserve(s->layers.size());
+  std::vector<Param> params;
+  for (int l = 0; l < static_cast<int>(s->layers.size()); ++l) {
+    Weights& w = s->layers[l].weights;
+    Gradients& gl = g.layers[l];
+    gw_vs.push_back(gl.w_v);
+    const std::string name = layer_name(l) + ".";
+    params.push_back({name + "W_q", &w.W_q, &gl.W_q});
+    params.push_back({name + "W_k", &w.W_k, &gl.W_k});
+    params.push_back({name + "W_v", &w.W_v, &gl.W_v});
+    params.push_back({name + "W_o", &w.W_o, &gl.W_o});
+    params.push_back({name + "W", &w.W, &gl.W});
+    params.push_back({name + "w_v", &w_vs[l], &gw_vs[l]});
+  }
+  const Status done = update(params);
+  if (done.ok())
+    for (int l = 0; l < static_cast<int>(s->layers.size()); ++l)
+      if (w_vs[l].size()) s->layers[l].weights.w_v = w_vs[l].col(0);
+  return done;
+}
+
+}  // namespace attn
