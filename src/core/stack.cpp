@@ -2,6 +2,8 @@
 // the optimizer's step over every layer.
 #include "core/stack.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -33,8 +35,66 @@ Batch add(const Batch& h, const Batch& out) {
 
 }  // namespace
 
+namespace {
+
+// x before the positional encoding: base.queries, or a token model's rows of embed.
+// Precondition for a token model: its ids checked (validate).
+Batch stack_x(const Stack& s) {
+  if (!s.token_model()) return s.base.queries;
+  Batch x;
+  for (const std::vector<int>& ids : s.tokens.ids) {
+    Matrix m(static_cast<Eigen::Index>(ids.size()), s.tokens.embed.cols());
+    for (size_t i = 0; i < ids.size(); ++i)
+      m.row(static_cast<Eigen::Index>(i)) = s.tokens.embed.row(ids[i]);
+    x.push_back(std::move(m));
+  }
+  return x;
+}
+
+// A token model's tokens, embed, unembed and next, or "".
+std::string check_tokens(const Tokens& t) {
+  const std::vector<std::vector<int>>& ids = t.ids;
+  const int V = static_cast<int>(t.embed.rows());
+  if (ids.empty()) return "tokens: is empty, expected at least one sequence";
+  for (size_t b = 0; b < ids.size(); ++b) {
+    const std::string at = "tokens[" + std::to_string(b) + "]";
+    if (ids[b].empty()) return at + ": is empty, expected at least one token";
+    if (ids[b].size() != ids[0].size())
+      return at + ": has " + std::to_string(ids[b].size()) + " tokens, expected " +
+             std::to_string(ids[0].size()) + " like tokens[0]";
+    for (size_t i = 0; i < ids[b].size(); ++i)
+      if (ids[b][i] < 0 || ids[b][i] >= V)
+        return at + "[" + std::to_string(i) + "]: is " + std::to_string(ids[b][i]) +
+               ", expected a token in [0, " + std::to_string(V) + ") (the rows of embed)";
+  }
+  if (t.embed.cols() == 0) return "embed: has no columns";
+  if (t.unembed.size() == 0) return "unembed: missing (d × V: the logits are h_L · unembed)";
+  if (t.unembed.rows() != t.embed.cols())
+    return "unembed: has " + std::to_string(t.unembed.rows()) + " rows, expected " +
+           std::to_string(t.embed.cols()) + " (the stream's width d, the columns of embed)";
+  if (!t.next.empty()) {
+    const int V_out = static_cast<int>(t.unembed.cols());
+    if (t.next.size() != ids.size())
+      return "next: has " + std::to_string(t.next.size()) + " sequences, expected " +
+             std::to_string(ids.size()) + " (one per sequence of tokens)";
+    for (size_t b = 0; b < ids.size(); ++b) {
+      const std::string at = "next[" + std::to_string(b) + "]";
+      if (t.next[b].size() != ids[b].size())
+        return at + ": has " + std::to_string(t.next[b].size()) + " entries, expected " +
+               std::to_string(ids[b].size()) + " (one per token)";
+      for (size_t i = 0; i < ids[b].size(); ++i)
+        if (t.next[b][i] < -1 || t.next[b][i] >= V_out)
+          return at + "[" + std::to_string(i) + "]: is " + std::to_string(t.next[b][i]) +
+                 ", expected a token in [0, " + std::to_string(V_out) + ") or -1 (none)";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 Batch stack_input(const Stack& s) {
-  const Batch& x = s.base.queries;
+  const Batch x = stack_x(s);
   if (!s.base.positional_encoding) return x;
   const Matrix pe = positional_encoding(batch_rows(x), batch_cols(x), s.base.pe_base);
   Batch h(x.size());
@@ -54,7 +114,11 @@ Problem layer_problem(const Stack& s, int l, const Batch& h) {
 
 Status validate(const Stack& s) {
   if (s.layers.empty()) return Status{"layers: is empty, expected at least one layer"};
-  const Batch& x = s.base.queries;
+  if (s.token_model()) {
+    const std::string e = check_tokens(s.tokens);
+    if (!e.empty()) return Status{e};
+  }
+  const Batch x = stack_x(s);
   // The inputs and settings, checked once as a problem without weights.
   Problem bare = s.base;
   bare.queries = bare.keys = bare.values = x;
@@ -95,7 +159,21 @@ StackTrace run(const Stack& s, const RunOptions& options) {
     t.layers.push_back(run(layer_problem(s, l, t.stream.back()), options));
     t.stream.push_back(add(t.stream.back(), t.layers.back().output));
   }
+  if (s.token_model())
+    for (const Matrix& h : t.stream.back()) t.logits.push_back(h * s.tokens.unembed);
   return t;
+}
+
+Matrix next_token_probabilities(const Matrix& logits) {
+  Matrix p(logits.rows(), logits.cols());
+  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+    const double mx = logits.row(i).maxCoeff();
+    double sum = 0.0;
+    for (Eigen::Index j = 0; j < logits.cols(); ++j) sum += std::exp(logits(i, j) - mx);
+    for (Eigen::Index j = 0; j < logits.cols(); ++j)
+      p(i, j) = static_cast<float>(std::exp(logits(i, j) - mx) / sum);
+  }
+  return p;
 }
 
 namespace {
@@ -120,24 +198,56 @@ Status stack_backward(const Stack& s, const Batch& target, Backward&& backward,
   }
   const Batch& h = stream.back();
   const int B = static_cast<int>(h.size());
-  if (static_cast<int>(target.size()) != B)
-    return Status{"target: has " + std::to_string(target.size()) + " batch items, expected " +
-                  std::to_string(B)};
-  for (int b = 0; b < B; ++b)
-    if (target[b].rows() != h[b].rows() || target[b].cols() != h[b].cols())
-      return Status{"target[" + std::to_string(b) + "]: is " + std::to_string(target[b].rows()) +
-                    " × " + std::to_string(target[b].cols()) + ", the output is " +
-                    std::to_string(h[b].rows()) + " × " + std::to_string(h[b].cols())};
-
   StackGradients g;
-  const double count = static_cast<double>(batch_cells(h));
   BatchD dh;  // the loss's gradient with respect to the stream, from the top down
-  for (int b = 0; b < B; ++b) {
-    const MatrixD diff = h[b].cast<double>() - target[b].cast<double>();
-    g.loss += diff.squaredNorm();
-    dh.push_back(2.0 * diff / count);
+  if (s.token_model()) {
+    // Cross-entropy of the next tokens: dlogits = (softmax − one-hot)/count at each position
+    // with a next token; dh_L = dlogits · unembedᵀ, dunembed = Σ h_Lᵀ · dlogits.
+    if (!target.empty()) return Status{"target: not with tokens (the loss is the next tokens')"};
+    const std::vector<std::vector<int>>& next = s.tokens.next;
+    double count = 0.0;
+    for (const std::vector<int>& row : next)
+      for (int n : row) count += n >= 0 ? 1.0 : 0.0;
+    if (count == 0.0)
+      return Status{"next: no position has a next token to predict (give next, -1 for none)"};
+    const MatrixD U = s.tokens.unembed.cast<double>();
+    g.unembed = MatrixD::Zero(U.rows(), U.cols());
+    for (int b = 0; b < B; ++b) {
+      const MatrixD hb = h[b].cast<double>();
+      const MatrixD z = hb * U;  // the logits in float64
+      MatrixD dz = MatrixD::Zero(z.rows(), z.cols());
+      for (Eigen::Index i = 0; i < z.rows(); ++i) {
+        const int n = next[b][i];
+        if (n < 0) continue;
+        const double mx = z.row(i).maxCoeff();
+        const double sum = (z.row(i).array() - mx).exp().sum();
+        g.loss += std::log(sum) - (z(i, n) - mx);
+        dz.row(i) = (z.row(i).array() - mx).exp() / sum;
+        dz(i, n) -= 1.0;
+      }
+      dz /= count;
+      g.unembed += hb.transpose() * dz;
+      dh.push_back(dz * U.transpose());
+    }
+    g.loss /= count;
+  } else {
+    if (static_cast<int>(target.size()) != B)
+      return Status{"target: has " + std::to_string(target.size()) + " batch items, expected " +
+                    std::to_string(B)};
+    for (int b = 0; b < B; ++b)
+      if (target[b].rows() != h[b].rows() || target[b].cols() != h[b].cols())
+        return Status{"target[" + std::to_string(b) + "]: is " + std::to_string(target[b].rows()) +
+                      " × " + std::to_string(target[b].cols()) + ", the output is " +
+                      std::to_string(h[b].rows()) + " × " + std::to_string(h[b].cols())};
+
+    const double count = static_cast<double>(batch_cells(h));
+    for (int b = 0; b < B; ++b) {
+      const MatrixD diff = h[b].cast<double>() - target[b].cast<double>();
+      g.loss += diff.squaredNorm();
+      dh.push_back(2.0 * diff / count);
+    }
+    g.loss /= count;
   }
-  g.loss /= count;
   g.layers.resize(L);
   for (int l = L - 1; l >= 0; --l) {
     const Problem p = layer_problem(s, l, stream[l]);
@@ -148,6 +258,12 @@ Status stack_backward(const Stack& s, const Batch& target, Backward&& backward,
     gl.queries.clear();
     gl.keys.clear();
     gl.values.clear();
+  }
+  if (s.token_model()) {  // each token's row of embed gathers the gradients of its positions
+    g.embed = MatrixD::Zero(s.tokens.embed.rows(), s.tokens.embed.cols());
+    for (int b = 0; b < B; ++b)
+      for (size_t i = 0; i < s.tokens.ids[b].size(); ++i)
+        g.embed.row(s.tokens.ids[b][i]) += dh[b].row(static_cast<Eigen::Index>(i));
   }
   g.x = std::move(dh);  // the positional encoding is a constant: it passes the gradient
   *out = std::move(g);
@@ -182,6 +298,13 @@ Status check_finite(const StackGradients& g) {
   inputs.queries = g.x;
   Status st = check_finite(inputs);
   if (!st.ok()) return st;
+  const auto finite = [](const MatrixD& m) {
+    return m.allFinite() && m.cwiseAbs().maxCoeff() <= std::numeric_limits<float>::max();
+  };
+  if (g.embed.size() && !finite(g.embed))
+    return Status{"grad: the gradient of embed is not finite: it overflows float32"};
+  if (g.unembed.size() && !finite(g.unembed))
+    return Status{"grad: the gradient of unembed is not finite: it overflows float32"};
   for (int l = 0; l < static_cast<int>(g.layers.size()); ++l) {
     Gradients gl = g.layers[l];
     gl.loss = 0.0;
@@ -206,6 +329,7 @@ Status Optimizer::step(Stack* s, const Batch& target, double* loss) {
     w_vs.push_back(layer.weights.w_v);
     for_each_weight(layer.weights, [&](const char*, const auto& m) { any = any || m.size(); });
   }
+  any = any || s->token_model();
   if (!any) return Status{"train: the layers have no weights to learn (give \"init\")"};
   StackGradients g;
   const Status st = gradients(*s, target, &g);
@@ -225,6 +349,10 @@ Status Optimizer::step(Stack* s, const Batch& target, double* loss) {
     params.push_back({name + "W_o", &w.W_o, &gl.W_o});
     params.push_back({name + "W", &w.W, &gl.W});
     params.push_back({name + "w_v", &w_vs[l], &gw_vs[l]});
+  }
+  if (s->token_model()) {
+    params.push_back({"embed", &s->tokens.embed, &g.embed});
+    params.push_back({"unembed", &s->tokens.unembed, &g.unembed});
   }
   const Status done = update(params);
   if (done.ok())

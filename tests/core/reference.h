@@ -3,6 +3,7 @@
 // it reads and the specified dropout stream (attn::uniform01).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -226,7 +227,17 @@ inline Trace run_on(const attn::Problem& p, const Bat& Q, const Bat& K, const Ba
 // A stack of layers (core/stack.h) in float64: h₀ = x (+ PE), h_{l+1} = h_l + layer_l(h_l).
 // Returns h_L.
 inline Bat run_stack(const attn::Stack& s) {
-  Bat h = from(s.base.queries);
+  Bat h;
+  if (s.token_model()) {  // each token's row of embed
+    const Mat E = from(s.tokens.embed);
+    for (const auto& ids : s.tokens.ids) {
+      Mat m;
+      for (int id : ids) m.push_back(E[id]);
+      h.push_back(m);
+    }
+  } else {
+    h = from(s.base.queries);
+  }
   if (s.base.positional_encoding)
     for (auto& m : h) {
       const Mat e = pe(m.size(), m[0].size(), s.base.pe_base);
@@ -234,13 +245,44 @@ inline Bat run_stack(const attn::Stack& s) {
         for (size_t j = 0; j < m[i].size(); ++j) m[i][j] += e[i][j];
     }
   for (int l = 0; l < static_cast<int>(s.layers.size()); ++l) {
-    const attn::Problem p = attn::layer_problem(s, l, s.base.queries);  // settings, weights
+    const attn::Problem p = attn::layer_problem(s, l, attn::Batch{});  // settings, weights
     const Trace t = run_on(p, h, h, h);
     for (size_t b = 0; b < h.size(); ++b)
       for (size_t i = 0; i < h[b].size(); ++i)
         for (size_t j = 0; j < h[b][i].size(); ++j) h[b][i][j] += t.output[b][i][j];
   }
   return h;
+}
+
+// A stack's loss in float64: mean((h_L − target)²), or a token model's mean cross-entropy of
+// its next tokens (logits h_L · unembed).
+inline double stack_loss(const attn::Stack& s, const attn::Batch& target) {
+  const Bat h = run_stack(s);
+  double sum = 0.0, count = 0.0;
+  if (s.token_model()) {
+    const Mat U = from(s.tokens.unembed);
+    for (size_t b = 0; b < h.size(); ++b) {
+      const Mat z = matmul(h[b], U);
+      for (size_t i = 0; i < z.size(); ++i) {
+        const int n = s.tokens.next[b][i];
+        if (n < 0) continue;
+        double mx = z[i][0], e = 0.0;
+        for (double v : z[i]) mx = std::max(mx, v);
+        for (double v : z[i]) e += std::exp(v - mx);
+        sum += std::log(e) - (z[i][n] - mx);
+        count += 1.0;
+      }
+    }
+    return sum / count;
+  }
+  for (size_t b = 0; b < h.size(); ++b)
+    for (size_t i = 0; i < h[b].size(); ++i)
+      for (size_t j = 0; j < h[b][i].size(); ++j) {
+        const double e = h[b][i][j] - target[b](static_cast<int>(i), static_cast<int>(j));
+        sum += e * e;
+        count += 1.0;
+      }
+  return sum / count;
 }
 
 }  // namespace ref

@@ -30,16 +30,7 @@ attn::Batch seeded_batch(int B, int rows, int cols, uint64_t seed) {
 }
 
 double loss_of(const attn::Stack& s, const attn::Batch& target) {
-  const ref::Bat h = ref::run_stack(s);
-  double sum = 0.0, count = 0.0;
-  for (size_t b = 0; b < h.size(); ++b)
-    for (size_t i = 0; i < h[b].size(); ++i)
-      for (size_t j = 0; j < h[b][i].size(); ++j) {
-        const double e = h[b][i][j] - target[b](static_cast<int>(i), static_cast<int>(j));
-        sum += e * e;
-        count += 1.0;
-      }
-  return sum / count;
+  return ref::stack_loss(s, target);
 }
 
 // Every element of *param (a float matrix inside s) against a central difference.
@@ -311,4 +302,93 @@ TEST_CASE("the optimizer steps every layer, and a refused step changes nothing",
   for (size_t l = 0; l < s.layers.size(); ++l)
     attn::for_each_weight(s.layers[l].weights, before.layers[l].weights,
                           [](const char*, const auto& a, const auto& b) { CHECK(a == b); });
+}
+
+namespace {
+
+// A token model: vocabulary 5, width 4, 2 layers of 2 heads, causal, two sequences.
+attn::Stack token_stack() {
+  attn::Stack s = make_stack(kCases[0]);
+  s.base.queries = s.base.keys = s.base.values = attn::Batch{};
+  s.tokens.ids = {{0, 3, 1, 4}, {2, 2, 0, 1}};
+  s.tokens.embed = seeded(5, 4, 71);
+  s.tokens.unembed = seeded(4, 5, 72);
+  s.tokens.next = {{3, 1, 4, -1}, {2, 0, 1, -1}};
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a token model's gradients match finite differences of its cross-entropy",
+          "[core][stack][grad]") {
+  using Fn = attn::Status (*)(const attn::Stack&, const attn::Batch&, attn::StackGradients*);
+  const std::pair<const char*, Fn> passes[] = {
+      {"float32 attn::gradients", attn::gradients},
+      {"float64 attn::gradients_reference", attn::gradients_reference}};
+  attn::Stack s = token_stack();
+  REQUIRE(attn::validate(s).error == "");
+  const attn::StackTrace t = attn::run(s);
+  REQUIRE(t.logits.size() == 2);
+  CHECK(t.logits[0].rows() == 4);
+  CHECK(t.logits[0].cols() == 5);
+  const attn::Matrix probs = attn::next_token_probabilities(t.logits[1]);
+  for (int i = 0; i < probs.rows(); ++i) CHECK(probs.row(i).sum() == Approx(1.0f).margin(1e-6));
+  for (const auto& [name, fn] : passes) {
+    INFO(name);
+    attn::StackGradients g;
+    REQUIRE(fn(s, attn::Batch{}, &g).error == "");
+    REQUIRE(attn::check_finite(g).error == "");
+    CHECK(g.loss == Approx(loss_of(s, {})).epsilon(1e-5));
+    check_all(s, {}, &s.tokens.embed, g.embed, "embed");
+    check_all(s, {}, &s.tokens.unembed, g.unembed, "unembed");
+    for (size_t l = 0; l < s.layers.size(); ++l) {
+      const std::string at = "layers[" + std::to_string(l) + "].";
+      attn::Weights& w = s.layers[l].weights;
+      check_all(s, {}, &w.W_q, g.layers[l].W_q, at + "W_q");
+      check_all(s, {}, &w.W_k, g.layers[l].W_k, at + "W_k");
+      check_all(s, {}, &w.W_v, g.layers[l].W_v, at + "W_v");
+      check_all(s, {}, &w.W_o, g.layers[l].W_o, at + "W_o");
+    }
+  }
+}
+
+TEST_CASE("a token model learns, and its bad fields are named", "[core][stack][train]") {
+  attn::Stack s = token_stack();
+  attn::Optimizer opt;
+  opt.kind = attn::Optimizer::Kind::kAdam;
+  opt.lr = 0.05;
+  double first = 0.0, loss = 0.0;
+  for (int step = 0; step < 80; ++step) {
+    REQUIRE(opt.step(&s, {}, &loss).error == "");
+    if (step == 0) first = loss;
+  }
+  INFO("cross-entropy " << first << " → " << loss);
+  CHECK(loss < 0.2 * first);
+
+  attn::Stack bad = token_stack();
+  SECTION("a token outside the vocabulary") {
+    bad.tokens.ids[1][3] = 5;
+    CHECK(attn::validate(bad).error ==
+          "tokens[1][3]: is 5, expected a token in [0, 5) (the rows of embed)");
+  }
+  SECTION("sequences of different lengths") {
+    bad.tokens.ids[1].pop_back();
+    CHECK(attn::validate(bad).error == "tokens[1]: has 3 tokens, expected 4 like tokens[0]");
+  }
+  SECTION("unembed of the wrong height") {
+    bad.tokens.unembed = seeded(3, 5, 1);
+    CHECK(attn::validate(bad).error ==
+          "unembed: has 3 rows, expected 4 (the stream's width d, the columns of embed)");
+  }
+  SECTION("a next token outside the output vocabulary") {
+    bad.tokens.next[0][0] = -2;
+    CHECK(attn::validate(bad).error ==
+          "next[0][0]: is -2, expected a token in [0, 5) or -1 (none)");
+  }
+  SECTION("no position to predict") {
+    bad.tokens.next = {{-1, -1, -1, -1}, {-1, -1, -1, -1}};
+    attn::StackGradients g;
+    CHECK(attn::gradients(bad, {}, &g).error ==
+          "next: no position has a next token to predict (give next, -1 for none)");
+  }
 }
