@@ -25,6 +25,7 @@
 #include "cli/cli_files.h"
 #include "core/attention.h"
 #include "core/gradient.h"
+#include "core/stack.h"
 #include "scenario/link.h"
 #include "scenario/npz.h"
 #include "scenario/scenario.h"
@@ -79,8 +80,12 @@ const char kUsage[] =
     "  --only heads|output      the heads' matrices, or the final output\n"
     "  --head H                 head H (0-based) of the heads, with \"head\": H in it\n"
     "  --matrices NAME,...      of scores, scaled, masked, weights, output (each head's)\n"
-    "and refuses to print more than @MAX_OUTPUT@ numbers. Bad input exits with 2 and one line\n"
-    "\"error: <field>: <problem>\" on standard error; an output that cannot be written with 1.\n";
+    "and refuses to print more than @MAX_OUTPUT@ numbers. A scenario with \"layers\" (stacked\n"
+    "attention layers over x) prints {\"version\", \"layers\": [{\"heads\", \"output\"}, ...],\n"
+    "\"output\"} (each layer's output is what it adds to the stream; --head is refused), and\n"
+    "grad prints {\"version\", \"loss\", \"grads\": {\"x\", \"layers\": [{\"W_q\", ...}, ...]}}.\n"
+    "Bad input exits with 2 and one line \"error: <field>: <problem>\" on standard error; an\n"
+    "output that cannot be written with 1.\n";
 
 // kUsage with its limits and the task names filled in from where they are defined.
 std::string usage() {
@@ -299,6 +304,66 @@ int eval(const attn::Problem& p, const EvalOptions& o) {
   return 0;
 }
 
+// eval of a stack of layers: {"version":1,"layers":[{"heads":[...],"output":ADDED},...],
+// "output":h_L}, one head at a time as eval() computes it (so that each part printed alone is
+// that part of the whole to the last bit, and of attn::run(stack)). --only heads prints the
+// layers' heads alone, --only output the stream's last state alone; --head is refused.
+int eval_layers(const attn::Stack& st, const EvalOptions& o) {
+  if (o.head >= 0) return fail("--head: not with layers yet");
+  const attn::Batch& x = st.base.queries;
+  const int64_t B = static_cast<int64_t>(x.size()), n = attn::batch_rows(x);
+  const int64_t d = attn::batch_cols(x);
+  const int L = static_cast<int>(st.layers.size());
+  int64_t numbers = o.output ? B * n * d : 0, most_heads = 0;
+  for (int l = 0; l < L; ++l) {
+    const attn::Problem p = attn::layer_problem(st, l, x);
+    const attn::HeadShape hs = attn::head_shape(p);
+    most_heads = std::max<int64_t>(most_heads, p.heads);
+    if (!o.heads) continue;
+    for (const char* m : attn::kHeadMatrixNames)
+      if (o.matrices.empty() ||
+          std::find(o.matrices.begin(), o.matrices.end(), m) != o.matrices.end())
+        numbers += p.heads * B * n * (std::string(m) == "output" ? hs.dv : n);
+    if (o.output) numbers += B * n * d;  // what the layer adds
+  }
+  if (numbers > kMaxOutputNumbers)
+    return fail("output: the trace has " + std::to_string(numbers) + " numbers (" +
+                std::to_string(L) + " layers of batch " + std::to_string(B) + " × " +
+                std::to_string(n) + " tokens, up to " + std::to_string(most_heads) +
+                " heads), more than " + std::to_string(kMaxOutputNumbers) +
+                "; print less with --only output or --matrices NAME,...");
+
+  static char buffer[1 << 20];
+  std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
+  scenario::TraceJsonWriter w([](const std::string& piece) { out(piece); });
+  attn::Batch h = attn::stack_input(st);
+  for (int l = 0; l < L; ++l) {
+    if (output_failed()) return 0;  // a closed pipe: no one reads the rest (finish says so)
+    const attn::Problem p = attn::layer_problem(st, l, h);
+    if (o.heads) w.begin_layer();
+    std::vector<attn::Batch> outputs;
+    for (int k = 0; k < p.heads; ++k) {
+      attn::HeadTrace ht = attn::run_head(p, k);
+      if (o.heads) w.head(ht, o.matrices);
+      outputs.push_back(std::move(ht.output));
+    }
+    std::vector<const attn::Batch*> parts;
+    for (const attn::Batch& b : outputs) parts.push_back(&b);
+    const attn::Batch added = attn::output_of(p, attn::concat_heads(parts));
+    if (o.heads) {
+      if (o.output) w.layer_output(added);
+      w.end_layer();
+    }
+    attn::Batch next(h.size());
+    for (size_t b = 0; b < h.size(); ++b) next.mut(b) = h[b] + added[b];
+    h = std::move(next);
+  }
+  if (o.output) w.output(h);
+  w.finish();
+  out("\n");
+  return 0;
+}
+
 // attention-cli grad: {"version": 1, "loss": L, "grads": {NAME: ARRAY, ...}}, one entry per
 // input and weight, shaped like the field (x for self-attention, as written: 2-D for a batch
 // of one).
@@ -375,10 +440,36 @@ int grad(const scenario::Scenario& s, const attn::Problem& p) {
   return 0;
 }
 
+// grad of a stack of layers: {"version":1,"loss":L,"grads":{"x":...,"layers":[{...},...]}}.
+int grad_layers(const scenario::Scenario& s, const attn::Stack& st) {
+  if (s.target.empty()) return fail("target: missing (the output the loss compares with)");
+  attn::StackGradients g;
+  attn::Status status = attn::gradients(st, s.target, &g);
+  if (status.ok()) status = attn::check_finite(g);  // nothing printed is inf or NaN
+  if (!status.ok()) return fail(status.error);
+  out_line(scenario::stack_gradients_json(s, g));
+  return 0;
+}
+
+// What train checks and writes back, for one layer (a Problem) or a stack of them.
+std::string too_large_for(const attn::Problem& p, const scenario::Scenario& s) {
+  return scenario::check_magnitudes(p, s.self_attention);
+}
+std::string too_large_for(const attn::Stack& st, const scenario::Scenario&) {
+  return scenario::check_magnitudes(st);
+}
+void write_back(scenario::Scenario* s, const attn::Problem& p) {
+  scenario::set_weights(s, p.weights);
+}
+void write_back(scenario::Scenario* s, const attn::Stack& st) {
+  scenario::set_weights(s, st);
+}
+
 // attention-cli train: gradient steps on W_q, W_k, W_v and W_o (those the scenario has or
-// generates; the inputs stay fixed). Deterministic: the same scenario and options give the
-// same lines.
-int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
+// generates; the inputs stay fixed), of its one layer (attn::Problem) or of every layer of
+// its stack (attn::Stack). Deterministic: the same scenario and options give the same lines.
+template <class Model>
+int train(scenario::Scenario s, Model p, const EvalOptions& o) {
   if (s.target.empty()) return fail("target: missing (the output the loss compares with)");
   attn::Optimizer opt;
   opt.kind = o.optimizer == "sgd" ? attn::Optimizer::Kind::kSgd : attn::Optimizer::Kind::kAdam;
@@ -404,7 +495,7 @@ int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
   }
   if (o.steps == 0) {  // still say when there is nothing to learn
     double loss = 0.0;
-    attn::Problem probe = p;
+    Model probe = p;
     attn::Optimizer check;
     check.lr = 0.0;
     const attn::Status st = check.step(&probe, s.target, &loss);
@@ -412,13 +503,13 @@ int train(scenario::Scenario s, attn::Problem p, const EvalOptions& o) {
   }
   // The trained scenario must read back (validate): weights that the forward pass could
   // overflow with are refused there, so they are here, with the reason.
-  const std::string too_large = scenario::check_magnitudes(p, s.self_attention);
+  const std::string too_large = too_large_for(p, s);
   if (!too_large.empty()) {
     std::snprintf(line, sizeof line, "%g", o.lr);
     return fail("train: the trained weights are too large for float32 (--lr " + std::string(line) +
                 " may be too large): " + too_large);
   }
-  scenario::set_weights(&s, p.weights);  // the trained scenario, its weights written out
+  write_back(&s, p);  // the trained scenario, its weights written out
   out_line(scenario::to_json(s));
   return 0;
 }
@@ -546,17 +637,20 @@ int main(int argc, char** argv) {
   if (!parsed.ok()) return fail(parsed.error);
 
   int status = 0;
+  const bool layered = !parsed.stack.layers.empty();
   if (command == "validate") {
     out_line("ok");
   } else if (command == "normalize") {
     out_line(scenario::to_json(parsed.scenario));
   } else if (command == "grad") {
-    status = grad(parsed.scenario, parsed.problem);
+    status = layered ? grad_layers(parsed.scenario, parsed.stack)
+                     : grad(parsed.scenario, parsed.problem);
   } else if (command == "train") {
     if (options.steps < 0) return fail("--steps: missing (how many steps to train)");
-    status = train(parsed.scenario, parsed.problem, options);
+    status = layered ? train(parsed.scenario, parsed.stack, options)
+                     : train(parsed.scenario, parsed.problem, options);
   } else {
-    status = eval(parsed.problem, options);
+    status = layered ? eval_layers(parsed.stack, options) : eval(parsed.problem, options);
   }
   // A full disk or a closed pipe: the output is not all there, and the exit status says so.
   return finish(status);

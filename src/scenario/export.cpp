@@ -366,11 +366,17 @@ std::string program(const Scenario& s, const std::string& library) {
   const std::string title =
       s.title.empty() ? "a scenario" : comment_text(s.title.en.empty() ? s.title.zh : s.title.en);
   const attn::Status status = validate(s);
-  if (!status.ok()) {
+  // Stacked layers are not exported yet: the program says so rather than drop them.
+  std::string refused;
+  if (!status.ok())
+    refused = "this scenario cannot run: " + status.error;
+  else if (!s.layers.empty())
+    refused = "layers: the NumPy and PyTorch exports do not carry stacked layers yet";
+  if (!refused.empty()) {
     // The header alone, then the reason: the program says why instead of computing.
     const std::string full = render(library, title, "");
-    return full.substr(0, full.find("\nimport json")) + "\nraise SystemExit(" +
-           py_string("this scenario cannot run: " + status.error) + ")\n";
+    return full.substr(0, full.find("\nimport json")) + "\nraise SystemExit(" + py_string(refused) +
+           ")\n";
   }
   return render(library, title, scenario_constants(s));
 }

@@ -286,6 +286,37 @@ void read_masked_cells(const json& v, Scenario* s) {
   }
 }
 
+// "layers": [{"W_q", "W_k", "W_v", "W_o", "W", "w_v", "heads"}, ...], 1 to kMaxLayers of them.
+std::vector<LayerSpec> read_layers(const json& v) {
+  if (!v.is_array())
+    fail("layers",
+         "must be an array of layers [{\"W_q\": ..., \"heads\": ...}, ...], got " + type_name(v));
+  if (v.empty())
+    fail("layers", "is empty, expected 1 to " + std::to_string(kMaxLayers) + " layers");
+  if (v.size() > static_cast<size_t>(kMaxLayers))
+    fail("layers", "has " + std::to_string(v.size()) + " layers, more than the limit " +
+                       std::to_string(kMaxLayers));
+  std::vector<LayerSpec> layers;
+  for (size_t l = 0; l < v.size(); ++l) {
+    const std::string f = idx("layers", l);
+    const json& layer = v[l];
+    if (!layer.is_object())
+      fail(f,
+           "must be an object {\"W_q\", \"W_k\", \"W_v\", \"W_o\", \"W\", \"w_v\", "
+           "\"heads\"}, got " +
+               type_name(layer));
+    check_keys(layer, f, {"W_q", "W_k", "W_v", "W_o", "W", "w_v", "heads"});
+    LayerSpec spec;
+    if (layer.contains("heads"))
+      spec.heads = static_cast<int>(read_int(layer["heads"], f + ".heads", 1, kMaxHeads));
+    attn::for_each_weight(spec, [&](const char* name, auto& m) {
+      if (layer.contains(name)) read_weight(layer[name], f + "." + name, &m);
+    });
+    layers.push_back(std::move(spec));
+  }
+  return layers;
+}
+
 Scenario read_scenario(const json& j) {
   if (!j.is_object()) fail("scenario", "must be a JSON object, got " + type_name(j));
   // clang-format off
@@ -297,11 +328,24 @@ Scenario read_scenario(const json& j) {
               "W_o",           "W",           "w_v",          "init",        "positional_encoding",
               "hard",          "dropout",     "tour",         "quiz",        "read",
               "feature_names", "key_feature_names",           "value_names", "output_names",
-              "target",        "trained_from"});
+              "target",        "trained_from",                "layers"});
   // clang-format on
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
     fail("version", j["version"].dump() + " is not supported; this build reads version 1");
+  // Stacked layers: self-attention over the stream, each layer with its own weights and heads.
+  const bool layered = j.contains("layers");
+  if (layered) {
+    if (!j.contains("x")) fail("layers", "need \"x\": each layer attends over the stream");
+    for (const char* name : attn::kWeightNames)
+      if (j.contains(name))
+        fail(name,
+             std::string("not with \"layers\" (each layer has its own: layers[0].") + name + ")");
+    if (j.contains("heads"))
+      fail("heads", "not with \"layers\" (each layer has its own: layers[0].heads)");
+    if (j.contains("quiz"))
+      fail("quiz", "not with \"layers\" yet (a question names one layer's matrices)");
+  }
 
   Scenario s;
   if (j.contains("title")) s.title = read_text(j["title"], "title");
@@ -395,6 +439,7 @@ Scenario read_scenario(const json& j) {
   attn::for_each_weight(s, [&j](const char* name, auto& m) {
     if (j.contains(name)) read_weight(j[name], name, &m);
   });
+  if (layered) s.layers = read_layers(j["layers"]);
   if (j.contains("init")) {
     const json& init = j["init"];
     if (!init.is_object()) fail("init", "must be an object {\"seed\": 42, \"d_model\": 8}");
@@ -472,6 +517,7 @@ ParseResult json_util::parse_value(const json& j, const std::vector<FloatArray>&
   t_arrays = nullptr;
   Resolved resolved = resolve(r.scenario);
   r.problem = std::move(resolved.problem);
+  r.stack = std::move(resolved.stack);
   r.error = std::move(resolved.error);
   return r;
 }

@@ -9,6 +9,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 
 #include "scenario/json_util.h"
 #include "scenario/scenario.h"
@@ -286,6 +287,19 @@ std::string to_json(const Scenario& s) {
   attn::for_each_weight(s, [&o](const char* name, const auto& m) {
     if (m.size()) append_key(&o, name), append_weight(&o, m);
   });
+  if (!s.layers.empty()) {
+    append_key(&o, "layers");
+    o += '[';
+    for (size_t l = 0; l < s.layers.size(); ++l) {
+      o += l ? ",{" : "{";
+      attn::for_each_weight(s.layers[l], [&o](const char* name, const auto& m) {
+        if (m.size()) append_key(&o, name), append_weight(&o, m);
+      });
+      if (s.layers[l].heads != 1) append_key(&o, "heads"), o += std::to_string(s.layers[l].heads);
+      o += '}';
+    }
+    o += ']';
+  }
   if (s.has_init) {
     append_key(&o, "init");
     o += "{\"seed\":" + std::to_string(s.init_seed) +
@@ -350,9 +364,61 @@ void TraceJsonWriter::batch(const attn::Batch& b) {
   buffer_ += ']';
 }
 
+void TraceJsonWriter::key(const char* name) {
+  if (!object_empty_) buffer_ += ',';
+  object_empty_ = false;
+  buffer_ += '"';
+  buffer_ += name;
+  buffer_ += "\":";
+}
+
+void TraceJsonWriter::close_heads() {
+  if (heads_ && !heads_closed_) buffer_ += ']', heads_closed_ = true;
+}
+
+void TraceJsonWriter::close_layers() {
+  if (in_layer_) end_layer();
+  if (layers_ && !layers_closed_) buffer_ += ']', layers_closed_ = true;
+}
+
+void TraceJsonWriter::begin_layer() {
+  if (in_layer_) end_layer();
+  close_heads();
+  if (layers_++) {
+    buffer_ += ",{";
+  } else {
+    key("layers");
+    buffer_ += "[{";
+  }
+  object_empty_ = true;
+  in_layer_ = true;
+  heads_ = 0;
+  heads_closed_ = false;
+}
+
+void TraceJsonWriter::layer_output(const attn::Batch& added) {
+  close_heads();
+  key("output");
+  batch(added);
+}
+
+void TraceJsonWriter::end_layer() {
+  close_heads();
+  buffer_ += '}';
+  in_layer_ = false;
+  object_empty_ = false;
+  heads_ = 0;
+  heads_closed_ = false;
+}
+
 void TraceJsonWriter::head(const attn::HeadTrace& h, const std::vector<std::string>& names,
                            int index) {
-  buffer_ += heads_++ ? ",{" : ",\"heads\":[{";
+  if (heads_++) {
+    buffer_ += ",{";
+  } else {
+    key("heads");
+    buffer_ += "[{";
+  }
   bool first = true;
   if (index >= 0) {
     buffer_ += "\"head\":" + std::to_string(index);
@@ -370,16 +436,76 @@ void TraceJsonWriter::head(const attn::HeadTrace& h, const std::vector<std::stri
 }
 
 void TraceJsonWriter::output(const attn::Batch& out) {
-  if (heads_ && !heads_closed_) buffer_ += ']', heads_closed_ = true;
-  buffer_ += ",\"output\":";
+  close_heads();
+  close_layers();
+  key("output");
   batch(out);
 }
 
 void TraceJsonWriter::finish() {
-  if (heads_ && !heads_closed_) buffer_ += ']', heads_closed_ = true;
+  close_heads();
+  close_layers();
   buffer_ += '}';
   sink_(buffer_);
   buffer_.clear();
+}
+
+std::string stack_gradients_json(const Scenario& s, const attn::StackGradients& g) {
+  std::string o = "{\"version\":1,\"loss\":";
+  char buf[32];
+  const auto number = [&](double v) {
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    o += buf;
+  };
+  const auto matrix = [&](const attn::MatrixD& m) {
+    o += '[';
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+      o += i ? ",[" : "[";
+      for (Eigen::Index j = 0; j < m.cols(); ++j) {
+        if (j) o += ',';
+        number(m(i, j));
+      }
+      o += ']';
+    }
+    o += ']';
+  };
+  number(g.loss);
+  o += ",\"grads\":{\"x\":";
+  if (s.batch_of_one && g.x.size() == 1) {
+    matrix(g.x[0]);
+  } else {
+    o += '[';
+    for (size_t b = 0; b < g.x.size(); ++b) {
+      if (b) o += ',';
+      matrix(g.x[b]);
+    }
+    o += ']';
+  }
+  o += ",\"layers\":[";
+  for (size_t l = 0; l < g.layers.size(); ++l) {
+    o += l ? ",{" : "{";
+    bool first = true;
+    attn::for_each_weight(g.layers[l], [&](const char* name, const auto& m) {
+      if (!m.size()) return;
+      o += first ? "\"" : ",\"";
+      o += name;
+      o += "\":";
+      first = false;
+      if constexpr (std::is_same_v<std::decay_t<decltype(m)>, attn::MatrixD>) {
+        matrix(m);
+      } else {  // w_v, one row
+        o += '[';
+        for (Eigen::Index u = 0; u < m.size(); ++u) {
+          if (u) o += ',';
+          number(m(u));
+        }
+        o += ']';
+      }
+    });
+    o += '}';
+  }
+  o += "]}}";
+  return o;
 }
 
 std::string trace_to_json(const attn::Trace& t) {

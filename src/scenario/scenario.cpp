@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -118,8 +119,9 @@ std::string check_names(const std::vector<std::vector<std::string>>& names,
   return std::string();
 }
 
-// The output's columns: W_o's, else W_v's, else the values'.
+// The output's columns: W_o's, else W_v's, else the values'; with layers, the stream's (x's).
 int output_columns(const Scenario& s, const attn::Problem& p) {
+  if (!s.layers.empty()) return attn::batch_cols(s.queries);
   const int dv_model =
       p.weights.W_v.size() ? static_cast<int>(p.weights.W_v.cols()) : attn::batch_cols(s.values);
   return p.weights.W_o.size() ? static_cast<int>(p.weights.W_o.cols()) : dv_model;
@@ -213,6 +215,28 @@ std::string too_large(const std::string& field, const std::string& what, double 
          "; at most " + num(kLimit) + " is safe)";
 }
 
+// The weights `init` generates, missing from `given`, for inputs of widths d_q, d_k and d_v
+// and d_model D (docs/contracts.md §1 "Weights"), W_o (D × D) only when `with_W_o`.
+attn::Weights generated_weights(const attn::Weights& given, attn::Scoring scoring, int heads,
+                                int d_q, int d_k, int d_v, int D, uint64_t seed, bool with_W_o) {
+  attn::Weights w = given;
+  if (!w.W_q.size()) w.W_q = generated_matrix(d_q, D, seed, WeightStream::kWq);
+  if (!w.W_k.size()) w.W_k = generated_matrix(d_k, D, seed, WeightStream::kWk);
+  if (scoring == attn::Scoring::kAdditive) {
+    if (!w.w_v.size()) w.w_v = generated_matrix(D, 1, seed, WeightStream::kwv).col(0);
+  } else {
+    if (!w.W_v.size()) w.W_v = generated_matrix(d_v, D, seed, WeightStream::kWv);
+    if (with_W_o && !w.W_o.size()) w.W_o = generated_matrix(D, D, seed, WeightStream::kWo);
+    if (scoring == attn::Scoring::kGeneral && !w.W.size() && heads > 0 && D % heads == 0)
+      w.W = generated_matrix(D / heads, D / heads, seed, WeightStream::kW);
+  }
+  return w;
+}
+
+std::string layer_name(size_t l) {
+  return "layers[" + std::to_string(l) + "]";
+}
+
 }  // namespace
 
 void fit_to_shapes(Scenario* s) {
@@ -291,6 +315,16 @@ void set_weights(Scenario* s, const attn::Weights& w) {
   attn::for_each_weight(*s, w, [](const char*, auto& to, const auto& from) { to = from; });
 }
 
+void set_weights(Scenario* s, const attn::Stack& st) {
+  s->has_init = false;
+  s->layers.resize(st.layers.size());
+  for (size_t l = 0; l < st.layers.size(); ++l) {
+    s->layers[l].heads = st.layers[l].heads;
+    attn::for_each_weight(s->layers[l], st.layers[l].weights,
+                          [](const char*, auto& to, const auto& from) { to = from; });
+  }
+}
+
 attn::Matrix generated_matrix(int rows, int cols, uint64_t seed, WeightStream stream) {
   attn::Matrix m(rows, cols);
   const double bound = std::sqrt(6.0 / (rows + cols));
@@ -349,14 +383,28 @@ Resolved resolve(const Scenario& s) {
     e = "key_tokens: the Chinese tokens are not one per English token";
     return r;
   }
-  const int64_t cells = int64_t{B} * s.heads * n_q * n_k;
-  if (cells > kMaxScoreCells) {
-    e = "heads: batch " + str(B) + " × " + str(s.heads) + " heads × " + str(n_q) + " queries × " +
-        str(n_k) + " keys is " + str(cells) + " score cells, more than the limit " +
-        str(kMaxScoreCells);
-    return r;
+  // Every head's score matrices (of each layer, which are computed one after the other).
+  for (size_t l = 0; l < std::max<size_t>(1, s.layers.size()); ++l) {
+    const int heads = s.layers.empty() ? s.heads : s.layers[l].heads;
+    const int64_t cells = int64_t{B} * heads * n_q * n_k;
+    if (cells > kMaxScoreCells) {
+      e = (s.layers.empty() ? std::string("heads") : layer_name(l) + ".heads") + ": batch " +
+          str(B) + " × " + str(heads) + " heads × " + str(n_q) + " queries × " + str(n_k) +
+          " keys is " + str(cells) + " score cells, more than the limit " + str(kMaxScoreCells);
+      return r;
+    }
   }
   if (!(e = check_valid_lens(s)).empty()) return r;
+  if (!s.layers.empty()) {
+    r.problem = to_problem(s);
+    r.stack = to_stack(s);
+    e = attn::validate(r.stack).error;
+    if (r.ok()) e = check_target_shape(s, r.problem);
+    if (r.ok()) e = check_output_names(s, r.problem);
+    if (r.ok()) e = check_magnitudes(r.stack);
+    if (!r.ok()) r.problem = attn::Problem(), r.stack = attn::Stack();
+    return r;
+  }
   r.problem = to_problem(s);
   e = attn::validate(r.problem).error;
   if (r.ok()) e = check_quiz_shapes(s, r.problem);
@@ -491,6 +539,64 @@ std::string check_magnitudes(const attn::Problem& p, bool self_attention) {
   return "";
 }
 
+std::string check_magnitudes(const attn::Stack& st) {
+  const int L = static_cast<int>(st.layers.size());
+  const double keep = 1.0 / (1.0 - static_cast<double>(st.base.dropout_p));
+  attn::Batch h = attn::stack_input(st);  // h_0 exactly; then a bound on each state
+  for (int l = 0; l < L; ++l) {
+    const attn::Problem p = attn::layer_problem(st, l, h);
+    std::string e = check_magnitudes(p, true);
+    if (!e.empty()) {
+      // The layer's weights are its own; "x" after the first layer is the stream it reads.
+      const std::string field = e.substr(0, e.find(": "));
+      const std::string rest = e.substr(field.size());
+      for (const char* name : attn::kWeightNames)
+        if (field == name) return layer_name(l) + "." + e;
+      if (field == "x" && l > 0)
+        return layer_name(l) + rest + " (over the stream h_" + std::to_string(l) +
+               ", bounded from x and the layers before)";
+      return e;
+    }
+    // The stream after the layer: each row at most |h_i| + |the layer's output row|. A head's
+    // output row is a weighted sum of value rows (weights summing to at most 1/(1 − p) with
+    // dropout), so the heads side by side are at most √heads · max_j |v_j| · keep long, with
+    // |v_j| <= |h_j| |W_v|_F; times W_o, at most |W_o|_F as much again.
+    const attn::Weights& w = p.weights;
+    const double fv = w.W_v.size() ? w.W_v.cast<double>().norm() : 1.0;
+    const double fo = w.W_o.size() ? w.W_o.cast<double>().norm() : 1.0;
+    const int d = attn::batch_cols(h);
+    attn::Batch next(h.size());
+    for (size_t b = 0; b < h.size(); ++b) {
+      const attn::Matrix& m = h[b];
+      std::vector<double> length(static_cast<size_t>(m.rows()));
+      double longest = 0.0;
+      for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        length[i] = attn::vector_length(m.data() + i * d, d);
+        longest = std::max(longest, length[i]);
+      }
+      const double added = std::sqrt(static_cast<double>(p.heads)) * longest * fv * keep * fo;
+      attn::Matrix& bound = next.mut(b);
+      bound = attn::Matrix::Zero(m.rows(), d);
+      for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        const double row = length[i] + added;
+        if (row > kLimit) {
+          const char* by = w.W_o.size() ? ".W_o" : w.W_v.size() ? ".W_v" : "";
+          return too_large(layer_name(l) + by,
+                           "row " + str(static_cast<int64_t>(i)) +
+                               (h.size() > 1 ? " of batch item " + str(static_cast<int64_t>(b))
+                                             : std::string()) +
+                               " of the stream after " + layer_name(l) + " (|h| + |its output|)",
+                           row);
+        }
+        // Rounded up: the bound stays a bound.
+        bound(i, 0) = std::nextafter(static_cast<float>(row), std::numeric_limits<float>::max());
+      }
+    }
+    h = std::move(next);
+  }
+  return "";
+}
+
 attn::Status validate(const Scenario& s) {
   return attn::Status{resolve(s).error};
 }
@@ -521,25 +627,39 @@ attn::Problem to_problem(const Scenario& s) {
     p.dropout_seed = s.dropout_seed;
   }
 
+  if (!s.layers.empty()) return p;  // the stack's base: its layers hold the weights (to_stack)
   attn::Weights& w = p.weights;
   attn::for_each_weight(w, s, [](const char*, auto& to, const auto& from) { to = from; });
-  if (s.has_init) {
-    const int D = s.init_d_model;
-    const int d_q = attn::batch_cols(s.queries), d_k = attn::batch_cols(s.keys);
-    const int d_v = attn::batch_cols(s.values);
-    const uint64_t seed = s.init_seed;
-    if (!w.W_q.size()) w.W_q = generated_matrix(d_q, D, seed, WeightStream::kWq);
-    if (!w.W_k.size()) w.W_k = generated_matrix(d_k, D, seed, WeightStream::kWk);
-    if (s.scoring == attn::Scoring::kAdditive) {
-      if (!w.w_v.size()) w.w_v = generated_matrix(D, 1, seed, WeightStream::kwv).col(0);
-    } else {
-      if (!w.W_v.size()) w.W_v = generated_matrix(d_v, D, seed, WeightStream::kWv);
-      if (!w.W_o.size()) w.W_o = generated_matrix(D, D, seed, WeightStream::kWo);
-      if (s.scoring == attn::Scoring::kGeneral && !w.W.size() && s.heads > 0 && D % s.heads == 0)
-        w.W = generated_matrix(D / s.heads, D / s.heads, seed, WeightStream::kW);
-    }
-  }
+  if (s.has_init)
+    w = generated_weights(w, s.scoring, s.heads, attn::batch_cols(s.queries),
+                          attn::batch_cols(s.keys), attn::batch_cols(s.values), s.init_d_model,
+                          s.init_seed, true);
   return p;
+}
+
+attn::Stack to_stack(const Scenario& s) {
+  attn::Stack st;
+  if (s.layers.empty()) return st;
+  st.base = to_problem(s);
+  const int d = attn::batch_cols(s.queries);
+  for (size_t l = 0; l < s.layers.size(); ++l) {
+    const LayerSpec& spec = s.layers[l];
+    attn::Layer layer;
+    layer.heads = spec.heads;
+    attn::Weights& w = layer.weights;
+    attn::for_each_weight(w, spec, [](const char*, auto& to, const auto& from) { to = from; });
+    if (s.has_init) {
+      // As a one-layer scenario of seed + l would (layer 0: the one-layer weights), but W_o
+      // maps the heads back to the stream's width d.
+      const uint64_t seed = s.init_seed + l;
+      w = generated_weights(w, s.scoring, spec.heads, d, d, d, s.init_d_model, seed, false);
+      if (!w.W_o.size())
+        w.W_o = generated_matrix(w.W_v.size() ? static_cast<int>(w.W_v.cols()) : d, d, seed,
+                                 WeightStream::kWo);
+    }
+    st.layers.push_back(std::move(layer));
+  }
+  return st;
 }
 
 }  // namespace scenario

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/attention.h"
+#include "core/stack.h"
 
 namespace scenario {
 
@@ -25,6 +26,7 @@ constexpr int kMaxBatch = 64;
 constexpr int kMaxRows = 4096;  // tokens per sequence
 constexpr int kMaxCols = 1024;  // features per token, d_model, hidden
 constexpr int kMaxHeads = 64;
+constexpr int kMaxLayers = 16;  // "layers": attention layers stacked on the residual stream
 constexpr int kMaxTokenBytes = 64;
 constexpr int kMaxMaskedCells = 65536;
 // batch × heads × n_q × n_k: every head's score matrix of every batch item.
@@ -86,6 +88,16 @@ constexpr int kMaxTourStops = 16;
 constexpr int kStepCount = 8;
 constexpr int kTourLastStep = kStepCount - 1;
 
+// One of the stacked attention layers ("layers": [{"W_q", "W_k", "W_v", "W_o", "W", "w_v",
+// "heads"}, ...]): its own weights (as the top level's: empty = not given; init generates the
+// missing ones, layer l from seed + l) and heads. Every layer shares the scenario's scoring,
+// temperature, masks, hard attention and dropout (attn::Stack, core/stack.h).
+struct LayerSpec {
+  attn::Matrix W_q, W_k, W_v, W_o, W;
+  attn::Vector w_v;
+  int heads = 1;
+};
+
 struct Scenario {
   LocalText title, description;    // optional, shown by the app
   std::vector<TourStop> tour;      // optional: the lesson's notes, at most one per step
@@ -141,6 +153,10 @@ struct Scenario {
   bool has_init = false;
   uint64_t init_seed = 0;
   int init_d_model = 0;
+  // Optional: attention layers stacked on a residual stream over x (self-attention only):
+  // h_0 = x (+ positional encoding), h_{l+1} = h_l + layer_l(h_l), the output h_L. With them
+  // the top level has no weights and heads = 1. Empty: one layer, the top level's weights.
+  std::vector<LayerSpec> layers;
 
   bool positional_encoding = false;
   float pe_base = 10000.0f;
@@ -166,6 +182,9 @@ struct Scenario {
 struct ParseResult {
   Scenario scenario;
   attn::Problem problem;
+  // With "layers": the stack they make (weights that `init` generates filled in); `problem` is
+  // then its base, x and the settings without weights. Without: no layers.
+  attn::Stack stack;
   std::string error;  // "" on success, else "<field>: <problem>"
   bool ok() const { return error.empty(); }
 };
@@ -202,6 +221,10 @@ std::string trace_to_json(const attn::Trace& t);
 // can be streamed, one head at a time, and only the parts asked for:
 //   TraceJsonWriter w(sink);  w.head(h0); w.head(h1); w.output(out); w.finish();
 // With no head() call "heads" is left out; without output() "output" is.
+// A stack of layers ("layers") is written as
+//   {"version":1,"layers":[{"heads":[...],"output":...},...],"output":...}
+// with, per layer, begin_layer(), its head() calls, layer_output() (what the layer adds to the
+// stream) and end_layer(); then output() (the stream's last state, h_L).
 class TraceJsonWriter {
  public:
   using Sink = std::function<void(const std::string&)>;
@@ -211,9 +234,15 @@ class TraceJsonWriter {
   // adds "head": index, for output that holds only some heads.
   void head(const attn::HeadTrace& h, const std::vector<std::string>& names = {}, int index = -1);
   void output(const attn::Batch& out);
+  void begin_layer();
+  void layer_output(const attn::Batch& added);
+  void end_layer();
   void finish();  // closes the document and hands over the rest
 
  private:
+  void key(const char* name);  // ,"name": (no comma first in an object)
+  void close_heads();
+  void close_layers();
   void matrix(const attn::Matrix& m);
   void batch(const attn::Batch& b);
   void flush_if_full();
@@ -221,9 +250,17 @@ class TraceJsonWriter {
   std::string buffer_;
   float last_value_ = 0.0f;  // the last number formatted (compared by its bits), and its text
   std::string last_text_ = "0";
-  int heads_ = 0;
+  int heads_ = 0;  // of the object being written (the document's, or a layer's)
   bool heads_closed_ = false;
+  bool object_empty_ = false;  // the object being written has no member yet
+  int layers_ = 0;
+  bool in_layer_ = false, layers_closed_ = false;
 };
+
+// attention-cli grad's JSON for a stack: {"version":1,"loss":L,"grads":{"x":...,"layers":
+// [{"W_q":...,...},...]}}, x shaped as written (2-D for a batch of one), each layer with the
+// weights it has, numbers with 9 significant digits.
+std::string stack_gradients_json(const Scenario& s, const attn::StackGradients& g);
 
 // The shortest decimal text that reads back (strtof) to exactly v.
 std::string format_float(float v);
@@ -253,14 +290,28 @@ std::string check_magnitudes(const attn::Problem& p, bool self_attention);
 // validate() and to_problem() in one: the problem when the scenario can run.
 struct Resolved {
   attn::Problem problem;
+  attn::Stack stack;  // with "layers" (see ParseResult)
   std::string error;
   bool ok() const { return error.empty(); }
 };
 Resolved resolve(const Scenario& s);
 
 // The core problem: inputs, masks and weights, with the weights that `init` generates
-// filled in where none are given explicitly.
+// filled in where none are given explicitly. With "layers": the stack's base (x and the
+// settings, no weights, one head).
 attn::Problem to_problem(const Scenario& s);
+
+// The stack of a scenario with "layers" (no layers without): base = to_problem(s), and each
+// layer's weights, those `init` generates filled in: layer l's as a one-layer self-attention
+// scenario's of seed init.seed + l, except that a missing W_o is always generated,
+// (the concatenated heads' width: W_v's columns, or d) × d, so that the layer maps back to
+// the stream's width d.
+attn::Stack to_stack(const Scenario& s);
+
+// check_magnitudes for a stack: each layer's problem over a bound of the stream it reads
+// (h_0 exactly; after it, rows as long as |h_l| + |the layer's output| can be), and the
+// stream's every state. Errors name the layer ("layers[1].W_q: values too large: ...").
+std::string check_magnitudes(const attn::Stack& st);
 
 // The quiz: which matrices a value question may name, and what the core says. For an argmax
 // question, the key with the largest weight in the row (the first of equal ones); for a value
@@ -283,6 +334,8 @@ std::string check_quiz_answer(const QuizAnswer& a, const attn::Trace& t);
 
 // Writes a problem's weights into the scenario (after training): init no longer generates them.
 void set_weights(Scenario* s, const attn::Weights& w);
+// The same for a stack's layers, into the scenario's "layers".
+void set_weights(Scenario* s, const attn::Stack& st);
 
 // Which weight a generated matrix is: the streams of one seed differ, so that W_q and W_k
 // of one seed differ.

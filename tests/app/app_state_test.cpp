@@ -227,7 +227,11 @@ TEST_CASE("set_scenario_json with a bad scenario names the field and changes not
                Bad{R"({"version": 1, "x": [[1, 2], [3, 4]], "valid_lens": 5})", "valid_lens: "},
                Bad{R"({"version": 1, "x": [[1, 2], [3, 4]], "scoring": "nope"})", "scoring: "},
                Bad{R"({"version": 1, "x": [[1, 2], [3]]})", "x[1]"},
-               Bad{R"({"version": 1, "x": [[1, 2]],)", "json: parse error"});
+               Bad{R"({"version": 1, "x": [[1, 2]],)", "json: parse error"},
+               // Valid, and run by attention-cli, but not yet drawn by the page.
+               Bad{R"({"version": 1, "x": [[1, 2], [3, 4]], "init": {"seed": 1, "d_model": 2},
+                       "layers": [{}, {}]})",
+                   "layers: the page does not show stacked layers yet"});
   INFO(bad.json);
   ui::AppState app;
   app.load_preset(2);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/attention.h"
+#include "core/stack.h"
 #include "scenario/export.h"
 #include "scenario/scenario.h"
 
@@ -36,16 +37,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!scenario::validate(s).ok()) return 0;
 
   // Run only what is quick: a few thousand score cells and small projections.
-  const int64_t cells = int64_t{s.batch()} * s.n_queries() * s.n_keys() * s.heads;
+  int64_t cells = int64_t{s.batch()} * s.n_queries() * s.n_keys() * s.heads;
+  for (const scenario::LayerSpec& layer : s.layers)
+    cells += int64_t{s.batch()} * s.n_queries() * s.n_keys() * layer.heads;
   if (cells > 4096 || s.init_d_model > 64 || attn::batch_cols(s.queries) > 64) return 0;
+  const auto check_weights = [&](const attn::Trace& t) {
+    for (const attn::HeadTrace& h : t.heads)
+      for (const attn::Matrix& w : h.weights)
+        for (int i = 0; i < w.size(); ++i) {
+          const float v = w.data()[i];
+          if (std::isfinite(v) && (v < 0.0f || v > 1.0f + 1e-5f) && !s.has_dropout)
+            fail("a weight outside [0, 1]", std::to_string(v) + " in " + json);
+        }
+  };
   const attn::Trace t = attn::run(scenario::to_problem(s));
-  for (const attn::HeadTrace& h : t.heads)
-    for (const attn::Matrix& w : h.weights)
-      for (int i = 0; i < w.size(); ++i) {
-        const float v = w.data()[i];
-        if (std::isfinite(v) && (v < 0.0f || v > 1.0f + 1e-5f) && !s.has_dropout)
-          fail("a weight outside [0, 1]", std::to_string(v) + " in " + json);
-      }
+  check_weights(t);
+  if (!s.layers.empty()) {  // a stack of layers: each layer's trace over the stream
+    const attn::StackTrace st = attn::run(r.stack);
+    for (const attn::Trace& layer : st.layers) check_weights(layer);
+  }
   (void)scenario::trace_to_json(t);
   (void)scenario::export_numpy(s);
   (void)scenario::export_pytorch(s);

@@ -67,6 +67,11 @@ attn::Status AppState::set_scenario_json(const std::string& json) {
 }
 
 attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
+  // A stack's problem is its base alone (no weights): drawn as one layer it would mislead.
+  if (!s.layers.empty())
+    return attn::Status{
+        "layers: the page does not show stacked layers yet (attention-cli eval, grad and train "
+        "run them)"};
   // A lesson note names the controls it asks for (hidden with them): each must exist.
   for (size_t k = 0; k < s.tour.size(); ++k)
     for (size_t j = 0; j < s.tour[k].controls.size(); ++j)
