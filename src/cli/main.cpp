@@ -358,7 +358,18 @@ int eval_layers(const attn::Stack& st, const EvalOptions& o) {
     for (size_t b = 0; b < h.size(); ++b) next.mut(b) = h[b] + added[b];
     h = std::move(next);
   }
-  if (o.output) w.output(h);
+  if (o.output) {
+    w.output(h);
+    if (st.token_model()) {  // the logits h_L · unembed, and each position's next-token odds
+      attn::Batch logits, probabilities;
+      for (const attn::Matrix& m : h) {
+        logits.push_back(m * st.tokens.unembed);
+        probabilities.push_back(attn::next_token_probabilities(logits.back()));
+      }
+      w.batch_member("logits", logits);
+      w.batch_member("probabilities", probabilities);
+    }
+  }
   w.finish();
   out("\n");
   return 0;
@@ -442,7 +453,8 @@ int grad(const scenario::Scenario& s, const attn::Problem& p) {
 
 // grad of a stack of layers: {"version":1,"loss":L,"grads":{"x":...,"layers":[{...},...]}}.
 int grad_layers(const scenario::Scenario& s, const attn::Stack& st) {
-  if (s.target.empty()) return fail("target: missing (the output the loss compares with)");
+  if (s.target.empty() && !st.token_model())
+    return fail("target: missing (the output the loss compares with)");
   attn::StackGradients g;
   attn::Status status = attn::gradients(st, s.target, &g);
   if (status.ok()) status = attn::check_finite(g);  // nothing printed is inf or NaN
@@ -462,7 +474,18 @@ void write_back(scenario::Scenario* s, const attn::Problem& p) {
   scenario::set_weights(s, p.weights);
 }
 void write_back(scenario::Scenario* s, const attn::Stack& st) {
-  scenario::set_weights(s, st);
+  attn::Stack shown = st;  // the scenario's own tokens, not the last batch trained on
+  shown.tokens.ids = s->token_ids;
+  shown.tokens.next = s->next_tokens;
+  scenario::set_weights(s, shown);
+}
+// With "batches", step k trains on the task's batch k (scenario/tasks.h), not the tokens shown.
+void next_batch(const scenario::Scenario&, int, attn::Problem*) {}
+void next_batch(const scenario::Scenario& s, int step, attn::Stack* st) {
+  if (s.batches_task.empty()) return;
+  scenario::TaskBatch b = scenario::task_batch(s.batches_task, s.batches_seed, step);
+  st->tokens.ids = std::move(b.ids);
+  st->tokens.next = std::move(b.next);
 }
 
 // attention-cli train: gradient steps on W_q, W_k, W_v and W_o (those the scenario has or
@@ -470,7 +493,8 @@ void write_back(scenario::Scenario* s, const attn::Stack& st) {
 // its stack (attn::Stack). Deterministic: the same scenario and options give the same lines.
 template <class Model>
 int train(scenario::Scenario s, Model p, const EvalOptions& o) {
-  if (s.target.empty()) return fail("target: missing (the output the loss compares with)");
+  if (s.target.empty() && !s.token_model())  // a token model's loss is next's cross-entropy
+    return fail("target: missing (the output the loss compares with)");
   attn::Optimizer opt;
   opt.kind = o.optimizer == "sgd" ? attn::Optimizer::Kind::kSgd : attn::Optimizer::Kind::kAdam;
   opt.lr = o.lr;
@@ -479,6 +503,7 @@ int train(scenario::Scenario s, Model p, const EvalOptions& o) {
     double loss = 0.0;
     // Fails, saying why, when a step would take a weight past float32 (Optimizer::step) or
     // the forward pass overflows (attn::check_gradient): no loss printed is inf or NaN.
+    next_batch(s, step, &p);  // a layered task's batch of this step
     const attn::Status st = opt.step(&p, s.target, &loss);
     if (!st.ok()) {
       // After the first step, a number past float32 is the training's doing: say so.

@@ -317,6 +317,33 @@ std::vector<LayerSpec> read_layers(const json& v) {
   return layers;
 }
 
+// Token ids: [id, ...] (a batch of one: *two_d) or [[id, ...], ...], every sequence as long
+// as the first, each id an integer from `lowest` (-1: none) to kMaxVocab − 1.
+std::vector<std::vector<int>> read_ids(const json& v, const std::string& field, int lowest,
+                                       bool* two_d) {
+  if (!v.is_array() || v.empty())
+    fail(field, "must be a non-empty array of token ids [..] or [[..], ...], got " + type_name(v));
+  *two_d = !v[0].is_array();
+  const auto row = [&](const json& r, const std::string& f) {
+    read_array(r, f, kMaxRows, "tokens");
+    if (r.empty()) fail(f, "is empty");
+    std::vector<int> ids;
+    for (size_t i = 0; i < r.size(); ++i)
+      ids.push_back(static_cast<int>(read_int(r[i], idx(f, i), lowest, kMaxVocab - 1)));
+    return ids;
+  };
+  if (*two_d) return {row(v, field)};
+  read_array(v, field, kMaxBatch, "sequences");
+  std::vector<std::vector<int>> out;
+  for (size_t b = 0; b < v.size(); ++b) {
+    out.push_back(row(v[b], idx(field, b)));
+    if (out[b].size() != out[0].size())
+      fail(idx(field, b), "has " + std::to_string(out[b].size()) + " tokens, expected " +
+                              std::to_string(out[0].size()) + " like " + field + "[0]");
+  }
+  return out;
+}
+
 Scenario read_scenario(const json& j) {
   if (!j.is_object()) fail("scenario", "must be a JSON object, got " + type_name(j));
   // clang-format off
@@ -328,7 +355,8 @@ Scenario read_scenario(const json& j) {
               "W_o",           "W",           "w_v",          "init",        "positional_encoding",
               "hard",          "dropout",     "tour",         "quiz",        "read",
               "feature_names", "key_feature_names",           "value_names", "output_names",
-              "target",        "trained_from",                "layers"});
+              "target",        "trained_from",                "layers",      "tokens",
+              "next",          "embed",       "unembed",      "vocab",       "batches"});
   // clang-format on
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
@@ -336,7 +364,8 @@ Scenario read_scenario(const json& j) {
   // Stacked layers: self-attention over the stream, each layer with its own weights and heads.
   const bool layered = j.contains("layers");
   if (layered) {
-    if (!j.contains("x")) fail("layers", "need \"x\": each layer attends over the stream");
+    if (!j.contains("x") && !j.contains("tokens"))
+      fail("layers", "need \"x\" or \"tokens\": each layer attends over the stream");
     for (const char* name : attn::kWeightNames)
       if (j.contains(name))
         fail(name,
@@ -366,8 +395,51 @@ Scenario read_scenario(const json& j) {
         static_cast<uint64_t>(read_int(t["seed"], "trained_from.seed", 0, kMaxTaskSeed));
   }
 
+  // A token model: tokens in place of x, and the cross-entropy of next in place of a target.
+  const bool tokens = j.contains("tokens");
+  if (tokens) {
+    if (!layered) fail("tokens", "needs \"layers\" (a token model is a stack of layers)");
+    for (const char* other : {"x", "queries", "keys", "values"})
+      if (j.contains(other)) fail(other, "give either tokens (a token model) or x");
+    if (j.contains("target"))
+      fail("target", "not with tokens (the loss is the cross-entropy of next)");
+  } else {
+    for (const char* name : {"next", "embed", "unembed", "vocab", "batches"})
+      if (j.contains(name)) fail(name, "only with \"tokens\" (a token model)");
+  }
+
   bool two_d = false;
-  if (j.contains("x")) {
+  if (tokens) {
+    s.self_attention = true;
+    s.token_ids = read_ids(j["tokens"], "tokens", 0, &two_d);
+    s.batch_of_one = two_d;
+    if (j.contains("next")) {
+      bool next_2d = false;
+      s.next_tokens = read_ids(j["next"], "next", -1, &next_2d);
+    }
+    if (j.contains("embed")) read_weight(j["embed"], "embed", &s.embed);
+    if (j.contains("unembed")) read_weight(j["unembed"], "unembed", &s.unembed);
+    if (j.contains("batches")) {  // training's batches, drawn from a layered task
+      const json& t = j["batches"];
+      if (!t.is_object())
+        fail("batches", "must be an object {\"task\": ..., \"seed\": ...}, got " + type_name(t));
+      check_keys(t, "batches", {"task", "seed"});
+      const TaskInfo* task = t.contains("task") && t["task"].is_string()
+                                 ? find_task(t["task"].get<std::string>())
+                                 : nullptr;
+      if (!task || !task->layered)
+        fail("batches.task", "must name a toy task of token sequences (induction)");
+      if (!t.contains("seed")) fail("batches.seed", "missing");
+      s.batches_task = task->name;
+      s.batches_seed = static_cast<uint64_t>(read_int(t["seed"], "batches.seed", 0, kMaxTaskSeed));
+    }
+    if (j.contains("vocab")) {
+      const json& v = j["vocab"];
+      read_array(v, "vocab", kMaxVocab, "tokens");
+      for (size_t i = 0; i < v.size(); ++i)
+        s.vocab.push_back(read_string(v[i], idx("vocab", i), kMaxTokenBytes));
+    }
+  } else if (j.contains("x")) {
     for (const char* other : {"queries", "keys", "values"})
       if (j.contains(other)) fail(other, "give either x (self-attention) or queries/keys/values");
     s.self_attention = true;
@@ -487,6 +559,23 @@ Scenario read_scenario(const json& j) {
       fail("hard",
            "must be true, false or {\"estimator\": \"straight_through\"}, got " + type_name(hard));
     }
+  }
+  if (s.token_model()) {
+    // Each token's row of embed (given, or generated from init and vocab) is its x.
+    if (!s.embed.size() && !(s.has_init && !s.vocab.empty()))
+      fail("embed", "missing (V × d: give it, or \"init\" and \"vocab\" to generate it)");
+    const int V =
+        s.embed.size() ? static_cast<int>(s.embed.rows()) : static_cast<int>(s.vocab.size());
+    if (!s.vocab.empty() && static_cast<int>(s.vocab.size()) != V)
+      fail("vocab", "has " + std::to_string(s.vocab.size()) + " names, expected " +
+                        std::to_string(V) + " (the rows of embed)");
+    for (size_t b = 0; b < s.token_ids.size(); ++b)
+      for (size_t i = 0; i < s.token_ids[b].size(); ++i)
+        if (s.token_ids[b][i] >= V)
+          fail(s.batch_of_one ? idx("tokens", i) : idx(idx("tokens", b), i),
+               "is " + std::to_string(s.token_ids[b][i]) + ", expected a token in [0, " +
+                   std::to_string(V) + ") (the rows of embed)");
+    fill_token_inputs(&s);
   }
   if (j.contains("dropout") && !j["dropout"].is_null()) {
     const json& d = j["dropout"];

@@ -224,7 +224,28 @@ std::string to_json(const Scenario& s) {
     append_text(&o, s.read_url);
     o += '}';
   }
-  if (s.self_attention) {
+  if (s.token_model()) {  // x is each token's row of embed: the tokens say it
+    const auto ids = [&o, &s](const std::vector<std::vector<int>>& rows) {
+      if (!s.batch_of_one) o += '[';
+      for (size_t b = 0; b < rows.size(); ++b) {
+        o += b ? ",[" : "[";
+        for (size_t i = 0; i < rows[b].size(); ++i)
+          o += (i ? "," : "") + std::to_string(rows[b][i]);
+        o += ']';
+      }
+      if (!s.batch_of_one) o += ']';
+    };
+    append_key(&o, "tokens");
+    ids(s.token_ids);
+    if (!s.next_tokens.empty()) append_key(&o, "next"), ids(s.next_tokens);
+    if (s.embed.size()) append_key(&o, "embed"), append_weight(&o, s.embed);
+    if (s.unembed.size()) append_key(&o, "unembed"), append_weight(&o, s.unembed);
+    if (!s.vocab.empty()) append_key(&o, "vocab"), append_strings(&o, s.vocab);
+    if (!s.batches_task.empty()) {
+      append_key(&o, "batches");
+      o += "{\"task\":\"" + s.batches_task + "\",\"seed\":" + std::to_string(s.batches_seed) + "}";
+    }
+  } else if (s.self_attention) {
     append_key(&o, "x");
     append_batch(&o, s.queries, s.batch_of_one);
   } else {
@@ -442,6 +463,13 @@ void TraceJsonWriter::output(const attn::Batch& out) {
   batch(out);
 }
 
+void TraceJsonWriter::batch_member(const char* name, const attn::Batch& b) {
+  close_heads();
+  close_layers();
+  key(name);
+  batch(b);
+}
+
 void TraceJsonWriter::finish() {
   close_heads();
   close_layers();
@@ -470,11 +498,16 @@ std::string stack_gradients_json(const Scenario& s, const attn::StackGradients& 
     o += ']';
   };
   number(g.loss);
-  o += ",\"grads\":{\"x\":";
-  if (s.batch_of_one && g.x.size() == 1) {
+  if (s.token_model()) {  // the inputs are embed's rows: its gradient, and unembed's
+    o += ",\"grads\":{\"embed\":";
+    matrix(g.embed);
+    o += ",\"unembed\":";
+    matrix(g.unembed);
+  } else if (s.batch_of_one && g.x.size() == 1) {
+    o += ",\"grads\":{\"x\":";
     matrix(g.x[0]);
   } else {
-    o += '[';
+    o += ",\"grads\":{\"x\":[";
     for (size_t b = 0; b < g.x.size(); ++b) {
       if (b) o += ',';
       matrix(g.x[b]);

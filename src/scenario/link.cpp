@@ -221,9 +221,13 @@ std::string check_view(const ViewState& v, const Scenario& s) {
   if (!t.task.empty()) {
     if (!find_task(t.task)) {
       std::string names;
-      for (const TaskInfo& info : task_list()) names += (names.empty() ? "" : ", ") + info.name;
+      for (const TaskInfo& info : task_list())
+        if (!info.layered) names += (names.empty() ? "" : ", ") + info.name;
       return "view.train.task: " + quoted(t.task) + " is not a toy task (" + names + ")";
     }
+    if (find_task(t.task)->layered)
+      return "view.train.task: " + quoted(t.task) +
+             " is a task of stacked layers, which the page does not train yet";
     if (!(e = check_range(t.seed, 0, kMaxViewTrainSeed, "view.train.seed")).empty()) return e;
     if (!(e = check_range(t.steps, 0, kMaxViewTrainSteps, "view.train.steps")).empty()) return e;
     if (!is_learning_rate(t.lr))

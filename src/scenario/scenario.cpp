@@ -315,8 +315,38 @@ void set_weights(Scenario* s, const attn::Weights& w) {
   attn::for_each_weight(*s, w, [](const char*, auto& to, const auto& from) { to = from; });
 }
 
+attn::Matrix token_embed(const Scenario& s) {
+  if (s.embed.size() || !s.has_init || s.vocab.empty()) return s.embed;
+  return generated_matrix(static_cast<int>(s.vocab.size()), s.init_d_model, s.init_seed,
+                          WeightStream::kEmbed);
+}
+
+attn::Matrix token_unembed(const Scenario& s) {
+  if (s.unembed.size() || !s.has_init) return s.unembed;
+  const attn::Matrix E = token_embed(s);
+  if (!E.size()) return s.unembed;
+  return generated_matrix(static_cast<int>(E.cols()), static_cast<int>(E.rows()), s.init_seed,
+                          WeightStream::kUnembed);
+}
+
+void fill_token_inputs(Scenario* s) {
+  const attn::Matrix E = token_embed(*s);
+  attn::Batch x;
+  for (const std::vector<int>& ids : s->token_ids) {
+    attn::Matrix m(static_cast<Eigen::Index>(ids.size()), E.cols());
+    for (size_t i = 0; i < ids.size(); ++i) m.row(static_cast<Eigen::Index>(i)) = E.row(ids[i]);
+    x.push_back(std::move(m));
+  }
+  s->queries = s->keys = s->values = x;
+}
+
 void set_weights(Scenario* s, const attn::Stack& st) {
+  if (s->token_model()) {  // before init goes: the generated ones are written out
+    s->embed = st.tokens.embed;
+    s->unembed = st.tokens.unembed;
+  }
   s->has_init = false;
+  if (s->token_model()) fill_token_inputs(s);
   s->layers.resize(st.layers.size());
   for (size_t l = 0; l < st.layers.size(); ++l) {
     s->layers[l].heads = st.layers[l].heads;
@@ -658,6 +688,12 @@ attn::Stack to_stack(const Scenario& s) {
                                  WeightStream::kWo);
     }
     st.layers.push_back(std::move(layer));
+  }
+  if (s.token_model()) {
+    st.tokens.ids = s.token_ids;
+    st.tokens.next = s.next_tokens;
+    st.tokens.embed = token_embed(s);
+    st.tokens.unembed = token_unembed(s);
   }
   return st;
 }

@@ -26,7 +26,8 @@ constexpr int kMaxBatch = 64;
 constexpr int kMaxRows = 4096;  // tokens per sequence
 constexpr int kMaxCols = 1024;  // features per token, d_model, hidden
 constexpr int kMaxHeads = 64;
-constexpr int kMaxLayers = 16;  // "layers": attention layers stacked on the residual stream
+constexpr int kMaxLayers = 16;   // "layers": attention layers stacked on the residual stream
+constexpr int kMaxVocab = 4096;  // a token model's tokens ("embed"'s rows, "vocab")
 constexpr int kMaxTokenBytes = 64;
 constexpr int kMaxMaskedCells = 65536;
 // batch × heads × n_q × n_k: every head's score matrix of every batch item.
@@ -157,6 +158,21 @@ struct Scenario {
   // h_0 = x (+ positional encoding), h_{l+1} = h_l + layer_l(h_l), the output h_L. With them
   // the top level has no weights and heads = 1. Empty: one layer, the top level's weights.
   std::vector<LayerSpec> layers;
+  // Optional, with layers: a token model (attn::Tokens). "tokens": [[id, ...], ...] ([id, ...]
+  // for a batch of one) in place of x, "embed" (V × d: row id is the token's vector), "unembed"
+  // (d × V: the logits are h_L · unembed), "next": the token each position should predict (-1:
+  // none; the loss is their mean cross-entropy), "vocab": the V tokens' names. `init` with
+  // "vocab" generates a missing embed (V × d_model) and unembed (d_model × V). queries, keys
+  // and values then hold each token's row of embed (what x would be); to_json writes tokens.
+  std::vector<std::vector<int>> token_ids, next_tokens;
+  attn::Matrix embed, unembed;
+  std::vector<std::string> vocab;
+  bool token_model() const { return !token_ids.empty(); }
+  // Optional, with tokens: "batches": {"task": "induction", "seed": s}: training step k trains
+  // on the task's batch k from that seed (scenario/tasks.h task_batch) in place of the tokens
+  // and next shown, so that a model cannot learn them by heart. "" = none.
+  std::string batches_task;
+  uint64_t batches_seed = 0;
 
   bool positional_encoding = false;
   float pe_base = 10000.0f;
@@ -234,6 +250,8 @@ class TraceJsonWriter {
   // adds "head": index, for output that holds only some heads.
   void head(const attn::HeadTrace& h, const std::vector<std::string>& names = {}, int index = -1);
   void output(const attn::Batch& out);
+  // Another batch after the output, named: a token model's "logits" and "probabilities".
+  void batch_member(const char* name, const attn::Batch& b);
   void begin_layer();
   void layer_output(const attn::Batch& added);
   void end_layer();
@@ -339,7 +357,15 @@ void set_weights(Scenario* s, const attn::Stack& st);
 
 // Which weight a generated matrix is: the streams of one seed differ, so that W_q and W_k
 // of one seed differ.
-enum class WeightStream : int { kWq = 1, kWk, kWv, kWo, kW, kwv };
+enum class WeightStream : int { kWq = 1, kWk, kWv, kWo, kW, kwv, kEmbed, kUnembed };
+
+// A token model's embed and unembed: as given, or generated from init (embed V × d_model,
+// unembed d_model × V, V the vocabulary's size), or empty (neither).
+attn::Matrix token_embed(const Scenario& s);
+attn::Matrix token_unembed(const Scenario& s);
+// Sets a token model's queries, keys and values to each token's row of token_embed(s).
+// Precondition: the ids are within embed's rows.
+void fill_token_inputs(Scenario* s);
 
 // Weights for `init`: uniform in ±√(6 / (rows + cols)) (Glorot), rounded to 0.01 so that a
 // learner can redo the arithmetic.

@@ -22,11 +22,18 @@
 //                      Deep Learning §11.2): 40 noisy points of y = 2 sin x + x^0.8 predict
 //                      each other (each point's own cell masked). General scoring's W holds a
 //                      Gaussian kernel exp(−(x_q − x_k)²/2σ²); training learns its width σ.
+//   induction          a token model of two layers (attn::Stack) over 32 sequences of 16
+//                      letters (10 kinds) whose first m (4 to 8) repeat right after; each
+//                      position of the copy predicts its next letter. Layer 1 learns to look at
+//                      the previous token, layer 2 to find the earlier copy by it and read the
+//                      token after it: an induction head. Trained on a fresh batch each step
+//                      ("batches"), so that it cannot learn the sequences by heart.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "core/stack.h"
 #include "scenario/scenario.h"
 
 namespace scenario {
@@ -55,7 +62,9 @@ struct TaskInfo {
   LocalText title;  // for menus
   LocalText goal;   // what a learned solution looks like
   // The check's sentence, a printf format with one %.2f: the share of head 1's weight on
-  // the keys the task wants (keyed tasks), or the learned width σ (kernel_regression).
+  // the keys the task wants (keyed tasks), or the learned width σ (kernel_regression); with
+  // two for a layered task: layer 1's share on the previous token, then the last layer's on
+  // the task's keys (check_stack_task).
   LocalText check;
   // The recipe: Adam at this rate for this many steps reaches a loss below loss_below (and,
   // for keyed tasks, a share of at least share_above) from seeds 1, 2 and 3; tested.
@@ -64,6 +73,10 @@ struct TaskInfo {
   double loss_below = 0.0;
   double share_above = 0.0;
   bool keyed = true;  // false: no single key is right (kernel_regression)
+  // A token model of stacked layers (its scenario has "layers" and "tokens"), trained on a
+  // fresh batch each step (task_batch): check_stack_task checks it. The page does not train
+  // these yet (its Train menu leaves them out).
+  bool layered = false;
 };
 
 // Every task, in the order the menus show them.
@@ -81,6 +94,27 @@ TaskResult make_task(const std::string& name, uint64_t seed);
 // The key a learned solution of a keyed task puts row i's weight on in batch item b of the
 // task's scenario s (computed from s's inputs), or -1 (no such key, or not a keyed task).
 int task_key(const std::string& name, const Scenario& s, int b, int i);
+
+// A layered task's batch k from its seed (k = 0: the one its scenario shows; training step k
+// trains on batch k): every sequence's token ids and next tokens (-1: none).
+struct TaskBatch {
+  std::vector<std::vector<int>> ids, next;
+};
+TaskBatch task_batch(const std::string& name, uint64_t seed, uint64_t k);
+
+// The key a layered task's last layer should attend to from position i of sequence b (the
+// token after the earlier copy of token i), or -1.
+int stack_task_key(const std::string& name, const Scenario& s, int b, int i);
+
+// A layered task's check: the mean cross-entropy of s's own tokens, and the share of the last
+// layer's first head on stack_task_key (value), and the first layer's share on the previous
+// token (previous).
+struct StackTaskCheck {
+  double loss = 0.0, value = 0.0, previous = 0.0;
+  bool passed = false;  // loss < loss_below and value ≥ share_above
+  LocalText text;
+};
+StackTaskCheck check_stack_task(const TaskInfo& task, const Scenario& s, const attn::Stack& st);
 
 // How far training has come: the loss against s.target, and the check's value (see TaskInfo),
 // computed from the trace of s.

@@ -169,9 +169,9 @@ TEST_CASE("layers: every refusal names its field", "[scenario][layers][bad]") {
   // Layers are self-attention over the stream.
   CHECK(error_of(R"({"version": 1, "queries": [[1]], "keys": [[1]], "values": [[1]],
                      "layers": [{}]})") ==
-        R"(layers: need "x": each layer attends over the stream)");
+        R"(layers: need "x" or "tokens": each layer attends over the stream)");
   CHECK(error_of(R"({"version": 1, "layers": [{}]})") ==
-        R"(layers: need "x": each layer attends over the stream)");
+        R"(layers: need "x" or "tokens": each layer attends over the stream)");
   CHECK(error_of(with(R"("layers": [{}], "quiz": [])")) ==
         R"(quiz: not with "layers" yet (a question names one layer's matrices))");
   // The output is the stream, d wide.

@@ -382,6 +382,9 @@ TEST_CASE("malformed links: view fields", "[link][bad]") {
   CHECK(in_view(R"({"train": {"task": "parity"}})") ==
         "link.view.train.task: \"parity\" is not a toy task (previous_token, reverse, sort, "
         "recall, translate, kernel_regression)");
+  CHECK(in_view(R"({"train": {"task": "induction"}})") ==
+        "link.view.train.task: \"induction\" is a task of stacked layers, which the page does "
+        "not train yet");
   CHECK(in_view(R"({"train": {"task": "sort", "steps": 3001}})") ==
         "link.view.train.steps: is 3001, must be at most 3000");
   CHECK(in_view(R"({"train": {"task": "sort", "seed": -1}})") ==

@@ -283,7 +283,8 @@ std::vector<Control> make_table() {
   task.options = [](const AppState& s) {
     std::vector<ControlOption> o{{"", T("this scenario's target")}};
     for (const scenario::TaskInfo& info : scenario::task_list())
-      o.push_back({info.name, info.title.in(lang_code(s))});
+      if (!info.layered)  // the page does not train stacked layers yet
+        o.push_back({info.name, info.title.in(lang_code(s))});
     return o;
   };
   task.apply = [](AppState& s, const json& v) {
