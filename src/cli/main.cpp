@@ -84,6 +84,9 @@ const char kUsage[] =
     "attention layers over x) prints {\"version\", \"layers\": [{\"heads\", \"output\"}, ...],\n"
     "\"output\"} (each layer's output is what it adds to the stream; --head is refused), and\n"
     "grad prints {\"version\", \"loss\", \"grads\": {\"x\", \"layers\": [{\"W_q\", ...}, ...]}}.\n"
+    "A token model (\"tokens\" with \"layers\") adds \"logits\" and \"probabilities\" to eval, "
+    "and\n"
+    "grad gives \"embed\" and \"unembed\" in place of \"x\" (the loss: next's cross-entropy).\n"
     "Bad input exits with 2 and one line \"error: <field>: <problem>\" on standard error; an\n"
     "output that cannot be written with 1.\n";
 
@@ -474,10 +477,7 @@ void write_back(scenario::Scenario* s, const attn::Problem& p) {
   scenario::set_weights(s, p.weights);
 }
 void write_back(scenario::Scenario* s, const attn::Stack& st) {
-  attn::Stack shown = st;  // the scenario's own tokens, not the last batch trained on
-  shown.tokens.ids = s->token_ids;
-  shown.tokens.next = s->next_tokens;
-  scenario::set_weights(s, shown);
+  scenario::set_weights(s, st);  // the weights; the scenario keeps its own tokens
 }
 // With "batches", step k trains on the task's batch k (scenario/tasks.h), not the tokens shown.
 void next_batch(const scenario::Scenario&, int, attn::Problem*) {}
