@@ -7,6 +7,7 @@
 
 #include "core/gradient.h"
 #include "core/stack.h"
+#include "preset_files.h"
 #include "scenario/scenario.h"
 #include "scenario/tasks.h"
 
@@ -172,4 +173,32 @@ TEST_CASE("induction: the recipe learns an induction head from seeds 1, 2 and 3"
     CHECK(after.value >= info->share_above);
     CHECK(after.text.en.find("layer 2 puts") != std::string::npos);
   }
+}
+
+TEST_CASE("layers: a hand-set induction head works only with the layer before it",
+          "[scenario][layers]") {
+  // tests/scenario/layers/hand_induction.json: "· A B C A B", one-hot tokens and positions.
+  // Layer 1 writes each position's previous token into the prev columns; layer 2 matches its
+  // own token against them and copies the token found into the next columns.
+  const scenario::ParseResult r = scenario::parse(test::read_file(
+      std::string(AP_ASSETS_DIR) + "/../tests/scenario/layers/hand_induction.json"));
+  REQUIRE(r.error == "");
+  attn::Stack st = r.stack;
+  REQUIRE(st.layers.size() == 2);
+  const auto second_layer = [](const attn::Stack& s) {
+    return attn::run(s).layers[1].heads[0].weights[0];
+  };
+  const attn::Matrix w = second_layer(st);
+  // The second A (position 5) finds B after the first A; the second B (6) finds C.
+  CHECK(w(4, 2) > 0.99f);
+  CHECK(w(5, 3) > 0.99f);
+  const attn::Matrix out = attn::run(st).output()[0];
+  const int next = static_cast<int>(out.cols()) - 4;  // the next columns: ·, A, B, C
+  CHECK(out(4, next + 2) > 0.99f);                    // after "A": B
+  CHECK(out(5, next + 3) > 0.99f);                    // after "B": C
+  // Without what layer 1 wrote, layer 2 has nothing to match: its rows spread evenly.
+  st.layers[0].weights.W_o.setZero();
+  const attn::Matrix blind = second_layer(st);
+  CHECK(blind(4, 2) == Approx(0.2f).margin(1e-6));
+  CHECK(blind(5, 3) == Approx(1.0f / 6.0f).margin(1e-6));
 }
