@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 
 #include "scenario/json_util.h"
 
@@ -233,34 +234,14 @@ std::string py_tokens(const std::vector<std::vector<std::string>>& tokens, bool 
 // [SECTION] The scenario as Python constants
 //-----------------------------------------------------------------------------
 
-std::string scenario_constants(const Scenario& s) {
-  const attn::Problem p = to_problem(s);
-  std::string o = R"PY(
-
-# -----------------------------------------------------------------------------
-# [SECTION] The scenario
-# -----------------------------------------------------------------------------
-
-)PY";
-  if (s.self_attention) {
-    o += "# Self-attention: queries, keys and values are all the same x.\n";
-    o += "x = " + py_batch(s.queries) + "\nqueries = keys = values = x\n";
-  } else {
-    o += "queries = " + py_batch(s.queries) + "\n";
-    o += "keys = " + py_batch(s.keys) + "\n";
-    o += "values = " + py_batch(s.values) + "\n";
-  }
-  o += std::string("SELF_ATTENTION = ") + (s.self_attention ? "True" : "False") + "\n";
-  o += std::string("BATCH_OF_ONE = ") + (s.batch_of_one ? "True" : "False") +
-       "  # the scenario wrote its inputs as 2-D arrays (--grad prints their gradients so)\n";
-  const std::string per = s.tokens_per_item ? "  # one list per batch item" : "";
-  o += "QUERY_TOKENS = " + py_tokens(s.query_tokens, s.tokens_per_item) + per + "\n";
-  o += "KEY_TOKENS = " + py_tokens(s.key_tokens, s.tokens_per_item) + per + "\n\n";
-
+// The settings every layer shares: scoring, temperature, heads (the one-layer program's
+// only: a stack's layers have their own), masks, positional encoding, hard attention, dropout.
+std::string settings_constants(const Scenario& s, const attn::Problem& p, bool stack) {
+  std::string o;
   o += "SCORING = \"" + std::string(attn::scoring_name(s.scoring)) +
        "\"  # dot, scaled_dot, additive, general or cosine\n";
   o += "TEMPERATURE = " + py_number(s.temperature) + "\n";
-  o += "HEADS = " + std::to_string(s.heads) + "\n\n";
+  o += stack ? std::string("\n") : "HEADS = " + std::to_string(s.heads) + "\n\n";
 
   o += "# Masks. VALID_LENS[b] holds one length for every query of batch item b, or one length\n"
        "# per query; keys at or past the length are masked. None: no padding mask.\n";
@@ -289,7 +270,8 @@ std::string scenario_constants(const Scenario& s) {
        "  # masked scores become this; with -inf a fully masked row has no weights (NaN)\n\n";
 
   o += std::string("POSITIONAL_ENCODING = ") + (s.positional_encoding ? "True" : "False") +
-       "  # add sinusoidal positions to queries, keys and values\n";
+       (stack ? "  # add sinusoidal positions to h0, once (each layer adds none)\n"
+              : "  # add sinusoidal positions to queries, keys and values\n");
   o += "PE_BASE = " + py_number(s.pe_base) + "\n";
   o += std::string("HARD = ") + (s.hard ? "True" : "False") +
        "  # one-hot weights at the first maximum instead of softmax\n";
@@ -303,8 +285,36 @@ std::string scenario_constants(const Scenario& s) {
   if (py_exact(p_drop) != py_number(p_drop))
     o += " (" + py_number(p_drop) + " as float32, exactly)";
   o += "\n";
-  o += "DROPOUT_SEED = " + std::to_string(s.has_dropout ? s.dropout_seed : 0) + "\n\n";
+  o += "DROPOUT_SEED = " + std::to_string(s.has_dropout ? s.dropout_seed : 0) +
+       (stack ? "  # layer l draws its dropout from DROPOUT_SEED + l\n\n" : "\n\n");
+  return o;
+}
 
+std::string scenario_constants(const Scenario& s) {
+  const attn::Problem p = to_problem(s);
+  std::string o = R"PY(
+
+# -----------------------------------------------------------------------------
+# [SECTION] The scenario
+# -----------------------------------------------------------------------------
+
+)PY";
+  if (s.self_attention) {
+    o += "# Self-attention: queries, keys and values are all the same x.\n";
+    o += "x = " + py_batch(s.queries) + "\nqueries = keys = values = x\n";
+  } else {
+    o += "queries = " + py_batch(s.queries) + "\n";
+    o += "keys = " + py_batch(s.keys) + "\n";
+    o += "values = " + py_batch(s.values) + "\n";
+  }
+  o += std::string("SELF_ATTENTION = ") + (s.self_attention ? "True" : "False") + "\n";
+  o += std::string("BATCH_OF_ONE = ") + (s.batch_of_one ? "True" : "False") +
+       "  # the scenario wrote its inputs as 2-D arrays (--grad prints their gradients so)\n";
+  const std::string per = s.tokens_per_item ? "  # one list per batch item" : "";
+  o += "QUERY_TOKENS = " + py_tokens(s.query_tokens, s.tokens_per_item) + per + "\n";
+  o += "KEY_TOKENS = " + py_tokens(s.key_tokens, s.tokens_per_item) + per + "\n\n";
+
+  o += settings_constants(s, p, false);
   o += "# Weights, shaped as in x·W (rows are inputs). None: not used.\n";
   if (s.has_init)
     o += "# The scenario generates missing weights with init: {\"seed\": " +
@@ -329,6 +339,91 @@ std::string scenario_constants(const Scenario& s) {
   return o;
 }
 
+std::string py_ids(const std::vector<std::vector<int>>& ids) {
+  std::string out = "[";
+  for (size_t b = 0; b < ids.size(); ++b) {
+    out += b ? ", [" : "[";
+    for (size_t i = 0; i < ids[b].size(); ++i) out += (i ? ", " : "") + std::to_string(ids[b][i]);
+    out += "]";
+  }
+  return out + "]";
+}
+
+// A stack's constants: x (or a token model's tokens, next, embed and unembed), the settings
+// every layer shares, and each layer's weights and heads (LAYERS), init's filled in.
+std::string stack_constants(const Scenario& s) {
+  const attn::Problem p = to_problem(s);
+  const attn::Stack st = to_stack(s);
+  std::string o = R"PY(
+
+# -----------------------------------------------------------------------------
+# [SECTION] The scenario
+# -----------------------------------------------------------------------------
+
+)PY";
+  o +=
+      "# " + std::to_string(st.layers.size()) + " attention layers stacked on a residual stream:\n";
+  o += "# h0 = x (+ positional encoding, once), h_{l+1} = h_l + layer_l(h_l), the output h_L.\n"
+       "# Layer l is self-attention over h_l with its own weights and heads (LAYERS) and the\n"
+       "# settings below.\n";
+  if (s.token_model()) {
+    o += "TOKEN_MODEL = True  # x is each token's row of embed; the logits are h_L·unembed\n";
+    o += "TOKENS = " + py_ids(s.token_ids) + "  # [batch][n]: each position's token\n";
+    o += "NEXT = " + (s.next_tokens.empty() ? std::string("None") : py_ids(s.next_tokens)) +
+         "  # the token each position should predict (-1: none)\n";
+    o += "VOCAB = " + (s.vocab.empty() ? std::string("None") : py_tokens({s.vocab}, false)) +
+         "  # the tokens' names\n";
+    o += py_weight("embed", st.tokens.embed, !s.embed.size(), "");
+    o += py_weight("unembed", st.tokens.unembed, !s.unembed.size(), "");
+  } else {
+    o += "TOKEN_MODEL = False\n";
+    o += "x = " + py_batch(s.queries) + "\n";
+  }
+  o += "SELF_ATTENTION = True  # each layer's queries, keys and values are all the stream h_l\n";
+  o += std::string("BATCH_OF_ONE = ") + (s.batch_of_one ? "True" : "False") +
+       "  # the scenario wrote its inputs as 2-D arrays (--grad prints their gradients so)\n";
+  const std::string per = s.tokens_per_item ? "  # one list per batch item" : "";
+  o += "QUERY_TOKENS = " + py_tokens(s.query_tokens, s.tokens_per_item) + per + "\n";
+  o += "KEY_TOKENS = " + py_tokens(s.key_tokens, s.tokens_per_item) + per + "\n\n";
+  o += settings_constants(s, p, true);
+
+  o += "# Each layer's heads and weights, shaped as in h·W (rows are inputs). None: not used.\n";
+  if (s.has_init)
+    o += "# The scenario generates missing weights with init: {\"seed\": " +
+         std::to_string(s.init_seed) + ", \"d_model\": " + std::to_string(s.init_d_model) +
+         "},\n# layer l's from seed + l.\n";
+  o += "LAYERS = [\n";
+  for (size_t l = 0; l < st.layers.size(); ++l) {
+    const attn::Weights& w = st.layers[l].weights;
+    const LayerSpec& given = s.layers[l];
+    o += "    {  # layer " + std::to_string(l) + "\n";
+    o += "        \"heads\": " + std::to_string(st.layers[l].heads) + ",\n";
+    attn::for_each_weight(w, given, [&](const char* name, const auto& m, const auto& g) {
+      const std::string key = "        \"" + std::string(name) + "\": ";
+      if (!m.size()) {
+        o += key + "None,\n";
+        return;
+      }
+      if (!g.size())
+        o += "        # " + std::string(name) + " was generated by init; here are its numbers.\n";
+      o += key;
+      if constexpr (std::is_same_v<std::decay_t<decltype(m)>, attn::Matrix>)
+        o += "f32(" + py_matrix(m, "        ") + "),\n";
+      else
+        o += "f32(" + py_row(m.data(), m.size()) + "),\n";
+    });
+    o += "    },\n";
+  }
+  o += "]\n";
+  if (s.token_model())
+    o += "\nTARGET = None  # a token model's loss is the cross-entropy of NEXT (--grad)\n";
+  else
+    o += "\n# The output the loss mean((h_L - TARGET)²) compares with (--grad). None: none.\n"
+         "TARGET = " +
+         (s.target.empty() ? std::string("None") : py_batch(s.target)) + "\n";
+  return o;
+}
+
 //-----------------------------------------------------------------------------
 // [SECTION] The program, from its template
 //-----------------------------------------------------------------------------
@@ -339,11 +434,27 @@ void replace_all(std::string* text, const std::string& key, const std::string& v
     text->replace(at, key.size(), value);
 }
 
-// The text of src/scenario/export_program.py.in for one library ("numpy" or "torch"): the
-// other library's lines and the notes are left out, and the placeholders filled in.
-std::string render(const std::string& library, const std::string& title,
+// Whether a template line's marks ("numpy", "torch", "one", "stack", "note": the words between
+// "#|" and the next "|") all hold for this program: its library, and whether it is the
+// one-layer program or a stack's. A note holds for none.
+bool marks_hold(const std::string& marks, const std::string& library, bool stack) {
+  size_t at = 0;
+  while (at < marks.size()) {
+    size_t end = marks.find(' ', at);
+    if (end == std::string::npos) end = marks.size();
+    const std::string mark = marks.substr(at, end - at);
+    at = end + 1;
+    if (mark.empty()) continue;
+    if (mark == "one" ? stack : mark == "stack" ? !stack : mark != library) return false;
+  }
+  return true;
+}
+
+// The text of src/scenario/export_program.py.in for one library ("numpy" or "torch") and
+// kind of program (one layer, or a stack of layers): the lines marked for another library or
+// kind and the notes are left out, and the placeholders filled in.
+std::string render(const std::string& library, bool stack, const std::string& title,
                    const std::string& constants) {
-  const std::string mark = "#|" + library + "|";
   const std::string text = kExportProgramTemplate;
   std::string out;
   for (size_t at = 0; at < text.size();) {
@@ -351,8 +462,10 @@ std::string render(const std::string& library, const std::string& title,
     std::string line = text.substr(at, end - at);
     at = end + 1;
     if (line.rfind("#|", 0) == 0) {
-      if (line.rfind(mark, 0) != 0) continue;                 // another library's line, or a note
-      line.erase(0, std::min(line.size(), mark.size() + 1));  // the mark and its space
+      const size_t close = line.find('|', 2);
+      if (close == std::string::npos || !marks_hold(line.substr(2, close - 2), library, stack))
+        continue;                                       // another library's line, or a note
+      line.erase(0, std::min(line.size(), close + 2));  // the marks and their space
     }
     out += line + '\n';
   }
@@ -366,19 +479,14 @@ std::string program(const Scenario& s, const std::string& library) {
   const std::string title =
       s.title.empty() ? "a scenario" : comment_text(s.title.en.empty() ? s.title.zh : s.title.en);
   const attn::Status status = validate(s);
-  // Stacked layers are not exported yet: the program says so rather than drop them.
-  std::string refused;
-  if (!status.ok())
-    refused = "this scenario cannot run: " + status.error;
-  else if (!s.layers.empty())
-    refused = "layers: the NumPy and PyTorch exports do not carry stacked layers yet";
-  if (!refused.empty()) {
+  const bool stack = !s.layers.empty();
+  if (!status.ok()) {
     // The header alone, then the reason: the program says why instead of computing.
-    const std::string full = render(library, title, "");
-    return full.substr(0, full.find("\nimport json")) + "\nraise SystemExit(" + py_string(refused) +
-           ")\n";
+    const std::string full = render(library, false, title, "");
+    return full.substr(0, full.find("\nimport json")) + "\nraise SystemExit(" +
+           py_string("this scenario cannot run: " + status.error) + ")\n";
   }
-  return render(library, title, scenario_constants(s));
+  return render(library, stack, title, stack ? stack_constants(s) : scenario_constants(s));
 }
 
 }  // namespace

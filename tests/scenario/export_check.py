@@ -4,13 +4,14 @@
 #   export_check.py --tool EXPORT_TOOL --cli ATTENTION_CLI SCENARIO.json
 #
 # 1. The NumPy program runs and prints a trace equal to the CLI's: the same heads, steps and
-#    shapes, |a - b| <= 1e-5 * max(1, |b|) everywhere, NaN and ±inf exactly where the CLI has them.
+#    shapes (a stack: every layer's, and a token model's logits and probabilities),
+#    |a - b| <= 1e-5 * max(1, |b|) everywhere, NaN and ±inf exactly where the CLI has them.
 # 2. The PyTorch program compiles and mirrors the NumPy one: the same sections, functions and
 #    scenario constants. It is run and compared like the NumPy one: with torch when it can be
 #    imported, else against torch_standin/ (NumPy behind torch's names; torch is not installed
 #    on the project's machines, so this checks the program's logic, not torch itself).
-# 3. The CSV of head 1's weights (batch item 1) reads back with Python's csv module to
-#    exactly the CLI's numbers.
+# 3. The CSV of head 1's weights (batch item 1; a stack: of layer 1) reads back with Python's
+#    csv module to exactly the CLI's numbers.
 # 4. Both programs run with --grad print what `attention-cli grad` prints: the same loss and
 #    gradient names, in the same order and shapes, |a - b| <= 1e-5 * max(1, |b|) everywhere
 #    (the same TOLERANCE: the programs' backward() runs in float64 from float64 steps, the
@@ -87,8 +88,15 @@ def compare_tensor(got, want, where):
 
 
 def compare_array(got, want, where):
-    """Nested lists of numbers of any depth (w_v is 1-D, weights 2-D, batches 3-D); returns the
-    largest scaled difference."""
+    """Nested lists of numbers of any depth (w_v is 1-D, weights 2-D, batches 3-D), or objects of
+    them (a stack's "layers": each layer's {name: gradient}); returns the largest scaled
+    difference."""
+    if isinstance(want, dict):
+        if not isinstance(got, dict) or list(got) != list(want):
+            fail(f"{where} has {list(got) if isinstance(got, dict) else got!r}, "
+                 f"expected {list(want)}")
+        return max([compare_array(got[k], w, f"{where}.{k}") for k, w in want.items()],
+                   default=0.0)
     if isinstance(want, list):
         if not isinstance(got, list) or len(got) != len(want):
             size = len(got) if isinstance(got, list) else "a number"
@@ -133,16 +141,37 @@ def check_grad(program_args, scenario, cli, label, env=None, cwd=None):
     return f"gradients of {', '.join(want['grads'])} agree, largest scaled difference {worst:.2g}"
 
 
-def compare_trace(got, want, label):
-    if got.get("version") != 1:
-        fail(f"{label}: trace version is {got.get('version')!r}")
+def compare_heads(got, want, label):
     if len(got["heads"]) != len(want["heads"]):
         fail(f"{label}: {len(got['heads'])} heads, expected {len(want['heads'])}")
     worst = 0.0
     for h, (gh, wh) in enumerate(zip(got["heads"], want["heads"])):
         for step in STEPS:
             worst = max(worst, compare_tensor(gh[step], wh[step], f"{label}: heads[{h}].{step}"))
-    return max(worst, compare_tensor(got["output"], want["output"], f"{label}: output"))
+    return worst
+
+
+def compare_trace(got, want, label):
+    """One layer's trace ({"heads", "output"}) or a stack's ({"layers": [{"heads", "output"}],
+    "output"}, a token model's with "logits" and "probabilities")."""
+    if got.get("version") != 1:
+        fail(f"{label}: trace version is {got.get('version')!r}")
+    if list(got) != list(want):
+        fail(f"{label}: the trace has the keys {list(got)}, expected {list(want)}")
+    if "layers" in want:
+        if len(got["layers"]) != len(want["layers"]):
+            fail(f"{label}: {len(got['layers'])} layers, expected {len(want['layers'])}")
+        worst = 0.0
+        for l, (gl, wl) in enumerate(zip(got["layers"], want["layers"])):
+            at = f"{label}: layers[{l}]"
+            worst = max(worst, compare_heads(gl, wl, at),
+                        compare_tensor(gl["output"], wl["output"], f"{at}.output"))
+    else:
+        worst = compare_heads(got, want, label)
+    for name in ("output", "logits", "probabilities"):
+        if name in want:
+            worst = max(worst, compare_tensor(got[name], want[name], f"{label}: {name}"))
+    return worst
 
 
 def outline(program):
@@ -219,7 +248,8 @@ def main():
                               f"{label} ({name} --grad)", env=kind_env, cwd=tmp)
             print(f"{label}: {name} --grad {said}")
 
-    check_csv(run([args.tool, "csv", args.scenario]), want["heads"][0]["weights"][0], label)
+    first = want["layers"][0] if "layers" in want else want  # a stack: its first layer's
+    check_csv(run([args.tool, "csv", args.scenario]), first["heads"][0]["weights"][0], label)
     print(f"{label}: CSV reads back exactly")
 
 

@@ -2,7 +2,8 @@
 //
 //   export_tool numpy FILE     the NumPy program
 //   export_tool pytorch FILE   the PyTorch program
-//   export_tool csv FILE       the weights of head 1, batch item 1, labelled by the tokens
+//   export_tool csv FILE       the weights of head 1 (a stack: of its first layer), batch item 1,
+//                              labelled by the tokens
 //   export_tool link FILE      the link fragment (without '#')
 #include <cstdio>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "core/attention.h"
+#include "core/stack.h"
 #include "scenario/export.h"
 #include "scenario/link.h"
 #include "scenario/scenario.h"
@@ -41,7 +43,9 @@ int main(int argc, char** argv) {
   } else if (what == "link") {
     out = scenario::encode_link(s, scenario::ViewState()) + "\n";
   } else if (what == "csv") {
-    const attn::Trace t = attn::run(scenario::to_problem(s));
+    // A stack of layers: its first layer's head 1.
+    const attn::Trace t =
+        s.layers.empty() ? attn::run(scenario::to_problem(s)) : attn::run(r.stack).layers[0];
     const std::vector<std::string> none;
     out = scenario::matrix_csv(t.heads[0].weights[0],
                                s.query_tokens.empty() ? none : s.query_tokens[0],
