@@ -387,70 +387,7 @@ int grad(const scenario::Scenario& s, const attn::Problem& p) {
   attn::Status st = attn::gradients(p, s.target, &g);
   if (st.ok()) st = attn::check_finite(g);  // nothing printed is inf or NaN
   if (!st.ok()) return fail(st.error);
-  std::string o = "{\"version\":1,\"loss\":";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", g.loss);
-  o += buf;
-  o += ",\"grads\":{";
-  bool first = true;
-  const auto number = [&](double v) {
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    o += buf;
-  };
-  const auto matrix = [&](const attn::MatrixD& m) {
-    o += '[';
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-      o += i ? ",[" : "[";
-      for (Eigen::Index j = 0; j < m.cols(); ++j) {
-        if (j) o += ',';
-        number(m(i, j));
-      }
-      o += ']';
-    }
-    o += ']';
-  };
-  const auto entry = [&](const char* name) {
-    o += first ? "\"" : ",\"";
-    o += name;
-    o += "\":";
-    first = false;
-  };
-  const auto batch = [&](const char* name, const attn::BatchD& b) {
-    entry(name);
-    if (s.batch_of_one) return matrix(b[0]);
-    o += '[';
-    for (size_t i = 0; i < b.size(); ++i) {
-      if (i) o += ',';
-      matrix(b[i]);
-    }
-    o += ']';
-  };
-  if (s.self_attention) {
-    attn::BatchD x;
-    for (size_t b = 0; b < g.queries.size(); ++b)
-      x.push_back(g.queries[b] + g.keys[b] + g.values[b]);
-    batch("x", x);
-  } else {
-    batch("queries", g.queries);
-    batch("keys", g.keys);
-    batch("values", g.values);
-  }
-  attn::for_each_weight(g, [&](const char* name, const auto& m) {
-    if (!m.size()) return;
-    entry(name);
-    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, attn::MatrixD>) {
-      matrix(m);
-    } else {  // w_v, one row
-      o += '[';
-      for (Eigen::Index u = 0; u < m.size(); ++u) {
-        if (u) o += ',';
-        number(m(u));
-      }
-      o += ']';
-    }
-  });
-  o += "}}";
-  out_line(o);
+  out_line(scenario::gradients_json(s, g));
   return 0;
 }
 

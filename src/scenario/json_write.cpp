@@ -478,14 +478,17 @@ void TraceJsonWriter::finish() {
   buffer_.clear();
 }
 
-std::string stack_gradients_json(const Scenario& s, const attn::StackGradients& g) {
+namespace {
+
+// attention-cli grad's numbers: 9 significant digits (%.9g), matrices as [[...], ...].
+struct GradientText {
   std::string o = "{\"version\":1,\"loss\":";
   char buf[32];
-  const auto number = [&](double v) {
+  void number(double v) {
     std::snprintf(buf, sizeof buf, "%.9g", v);
     o += buf;
-  };
-  const auto matrix = [&](const attn::MatrixD& m) {
+  }
+  void matrix(const attn::MatrixD& m) {
     o += '[';
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
       o += i ? ",[" : "[";
@@ -496,29 +499,24 @@ std::string stack_gradients_json(const Scenario& s, const attn::StackGradients& 
       o += ']';
     }
     o += ']';
-  };
-  number(g.loss);
-  if (s.token_model()) {  // the inputs are embed's rows: its gradient, and unembed's
-    o += ",\"grads\":{\"embed\":";
-    matrix(g.embed);
-    o += ",\"unembed\":";
-    matrix(g.unembed);
-  } else if (s.batch_of_one && g.x.size() == 1) {
-    o += ",\"grads\":{\"x\":";
-    matrix(g.x[0]);
-  } else {
-    o += ",\"grads\":{\"x\":[";
-    for (size_t b = 0; b < g.x.size(); ++b) {
-      if (b) o += ',';
-      matrix(g.x[b]);
+  }
+  // "name": a batch, as the field was written (2-D for a batch of one).
+  void batch(const char* name, const attn::BatchD& b, bool batch_of_one, bool first) {
+    o += first ? "\"" : ",\"";
+    o += name;
+    o += "\":";
+    if (batch_of_one && b.size() == 1) return matrix(b[0]);
+    o += '[';
+    for (size_t i = 0; i < b.size(); ++i) {
+      if (i) o += ',';
+      matrix(b[i]);
     }
     o += ']';
   }
-  o += ",\"layers\":[";
-  for (size_t l = 0; l < g.layers.size(); ++l) {
-    o += l ? ",{" : "{";
-    bool first = true;
-    attn::for_each_weight(g.layers[l], [&](const char* name, const auto& m) {
+  // Every weight t has, in attn::kWeightNames order ("name": matrix; w_v one row).
+  template <class T>
+  void weights(const T& t, bool first) {
+    attn::for_each_weight(t, [&](const char* name, const auto& m) {
       if (!m.size()) return;
       o += first ? "\"" : ",\"";
       o += name;
@@ -526,7 +524,7 @@ std::string stack_gradients_json(const Scenario& s, const attn::StackGradients& 
       first = false;
       if constexpr (std::is_same_v<std::decay_t<decltype(m)>, attn::MatrixD>) {
         matrix(m);
-      } else {  // w_v, one row
+      } else {
         o += '[';
         for (Eigen::Index u = 0; u < m.size(); ++u) {
           if (u) o += ',';
@@ -535,10 +533,50 @@ std::string stack_gradients_json(const Scenario& s, const attn::StackGradients& 
         o += ']';
       }
     });
-    o += '}';
   }
-  o += "]}}";
-  return o;
+};
+
+}  // namespace
+
+std::string gradients_json(const Scenario& s, const attn::Gradients& g) {
+  GradientText t;
+  t.number(g.loss);
+  t.o += ",\"grads\":{";
+  if (s.self_attention) {  // x is queries, keys and values at once: the three summed
+    attn::BatchD x;
+    for (size_t b = 0; b < g.queries.size(); ++b)
+      x.push_back(g.queries[b] + g.keys[b] + g.values[b]);
+    t.batch("x", x, s.batch_of_one, true);
+  } else {
+    t.batch("queries", g.queries, s.batch_of_one, true);
+    t.batch("keys", g.keys, s.batch_of_one, false);
+    t.batch("values", g.values, s.batch_of_one, false);
+  }
+  t.weights(g, false);
+  t.o += "}}";
+  return t.o;
+}
+
+std::string stack_gradients_json(const Scenario& s, const attn::StackGradients& g) {
+  GradientText t;
+  t.number(g.loss);
+  t.o += ",\"grads\":{";
+  if (s.token_model()) {  // the inputs are embed's rows: its gradient, and unembed's
+    t.o += "\"embed\":";
+    t.matrix(g.embed);
+    t.o += ",\"unembed\":";
+    t.matrix(g.unembed);
+  } else {
+    t.batch("x", g.x, s.batch_of_one, true);
+  }
+  t.o += ",\"layers\":[";
+  for (size_t l = 0; l < g.layers.size(); ++l) {
+    t.o += l ? ",{" : "{";
+    t.weights(g.layers[l], true);
+    t.o += '}';
+  }
+  t.o += "]}}";
+  return t.o;
 }
 
 std::string trace_to_json(const attn::Trace& t) {

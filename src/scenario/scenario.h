@@ -279,6 +279,9 @@ class TraceJsonWriter {
 // [{"W_q":...,...},...]}}, x shaped as written (2-D for a batch of one), each layer with the
 // weights it has, numbers with 9 significant digits.
 std::string stack_gradients_json(const Scenario& s, const attn::StackGradients& g);
+// The same for one layer: {"version":1,"loss":L,"grads":{"x" (or "queries", "keys",
+// "values"), "W_q", ...}}, each weight the problem has.
+std::string gradients_json(const Scenario& s, const attn::Gradients& g);
 
 // The shortest decimal text that reads back (strtof) to exactly v.
 std::string format_float(float v);

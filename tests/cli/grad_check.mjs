@@ -4,27 +4,12 @@
 //
 //   node grad_check.mjs --cli "<cmd;args>" [--other "<cmd;args>"]
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 
-const args = process.argv.slice(2);
-const option = (name) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1].split(";") : null;
-};
+import { fail, option, run as runArgs } from "./cli_run.mjs";
+
 const cli = option("--cli"), other = option("--other");
 
-function fail(message) {
-  console.error(`FAIL: ${message}`);
-  process.exit(1);
-}
-function run(command, verb, scenario) {
-  if (!existsSync(command[0])) fail(`${command[0]} is missing (build the native-release preset first)`);
-  const r = spawnSync(command[0], [...command.slice(1), verb, "-"], {
-    input: JSON.stringify(scenario), encoding: "utf8", maxBuffer: 1 << 28,
-  });
-  if (r.error) throw r.error;
-  return r;
-}
+const run = (command, verb, scenario) => runArgs(command, [verb, "-"], scenario);
 const ok = (r, what) => {
   if (r.status !== 0) fail(`${what}: exit ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);

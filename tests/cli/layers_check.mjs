@@ -4,34 +4,13 @@
 // lowering the loss, the same twice, the weights written back), and the errors.
 //
 //   node layers_check.mjs --cli "<cmd;args>" [--reference "<cmd;args>"] [--other "<cmd;args>"] FILE
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 
-const args = process.argv.slice(2);
-const option = (name) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1].split(";") : null;
-};
+import { fail, lastArgument, ok, option, run } from "./cli_run.mjs";
+
 const cli = option("--cli"), reference = option("--reference"), other = option("--other");
-const file = args.at(-1);
+const file = lastArgument();
 
-function fail(message) {
-  console.error(`FAIL: ${message}`);
-  process.exit(1);
-}
-function run(command, argv, scenario) {
-  if (!existsSync(command[0])) fail(`${command[0]} is missing (build it first)`);
-  const r = spawnSync(command[0], [...command.slice(1), ...argv], {
-    input: scenario === undefined ? undefined : JSON.stringify(scenario),
-    encoding: "utf8", maxBuffer: 1 << 28,
-  });
-  if (r.error) throw r.error;
-  return r;
-}
-const ok = (r, what) => {
-  if (r.status !== 0) fail(`${what}: exit ${r.status}: ${r.stderr}`);
-  return r.stdout;
-};
 const json = (r, what) => JSON.parse(ok(r, what));
 const eval_ = (sc, ...extra) => json(run(cli, ["eval", "-", ...extra], sc), `eval ${extra.join(" ")}`);
 // grad of a CLI (`grad -`), or the reference tool's (`-`).

@@ -5,33 +5,9 @@
 // predicted after the recipe); in WASM the same numbers as the native CLI; the errors.
 //
 //   node tokens_check.mjs --cli "<cmd;args>" [--other "<cmd;args>"]
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { fail, ok, option, run } from "./cli_run.mjs";
 
-const args = process.argv.slice(2);
-const option = (name) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1].split(";") : null;
-};
 const cli = option("--cli"), other = option("--other");
-
-function fail(message) {
-  console.error(`FAIL: ${message}`);
-  process.exit(1);
-}
-function run(command, argv, scenario) {
-  if (!existsSync(command[0])) fail(`${command[0]} is missing (build it first)`);
-  const r = spawnSync(command[0], [...command.slice(1), ...argv], {
-    input: scenario === undefined ? undefined : JSON.stringify(scenario),
-    encoding: "utf8", maxBuffer: 1 << 28,
-  });
-  if (r.error) throw r.error;
-  return r;
-}
-const ok = (r, what) => {
-  if (r.status !== 0) fail(`${what}: exit ${r.status}: ${r.stderr}`);
-  return r.stdout;
-};
 const json = (command, argv, sc) => JSON.parse(ok(run(command, argv, sc), argv[0]));
 
 const task = json(cli, ["task", "induction", "--seed", "1"]);
