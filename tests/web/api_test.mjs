@@ -109,6 +109,17 @@ async function checkBadScenarios({ page, opts }) {
     }
     ok(`setScenario(${what}) → ${r.error}`);
   }
+  // Stacked layers are valid (the CLI runs them), but the page does not draw them yet: it
+  // says so, and changes nothing.
+  const layered = { version: 1, x: [[1, 0], [0, 1]], init: { seed: 1, d_model: 2 }, layers: [{}, {}] };
+  const cli = execFileSync(opts.cli, ["validate", "-"], { input: JSON.stringify(layered), encoding: "utf8" });
+  if (cli.trim() !== "ok") fail(`the CLI does not accept the layered scenario: ${cli}`);
+  const r = await page.evaluate((s) => window.attentionPlayground.setScenario(s), layered);
+  if (r?.ok !== false || !String(r.error).startsWith("layers: the page does not show stacked layers yet"))
+    fail(`setScenario(layers) returned ${JSON.stringify(r)}`);
+  const after = await page.evaluate(() => window.attentionPlayground.getScenario());
+  if (!sameJson(after, before.scenario)) fail("setScenario(layers) was refused but changed the scenario");
+  ok(`setScenario(layers) → ${r.error}`);
 }
 
 // A link reopens the same scenario, step, head and trace in a new page.
