@@ -413,6 +413,26 @@ TEST_CASE("the masks combine lengths, window and cells, n_q × n_k per item", "[
 // [SECTION] Lean mode
 //-----------------------------------------------------------------------------
 
+TEST_CASE("the table view's description does not finish a computation running in parts",
+          "[app][state][lean]") {
+  // An event that redraws the table view while a large scenario computes used to finish it
+  // at once, holding the page for seconds (the browser's large-scenario check saw it).
+  ui::AppState app;
+  app.slice_ms = 1e-6;
+  REQUIRE(app.set_scenario(big_scenario(700, 16, 2)).error == "");
+  REQUIRE(app.computing());
+  const double progress = app.computing_progress();
+  const nlohmann::json d = nlohmann::json::parse(ui::api::accessible(app, std::nullopt));
+  CHECK(app.computing());
+  CHECK(app.computing_progress() == progress);
+  CHECK(d["computing"].is_number());
+  CHECK(d["matrix"].is_null());
+  while (app.computing()) app.recompute_in_parts(1.0);
+  const nlohmann::json done = nlohmann::json::parse(ui::api::accessible(app, std::nullopt));
+  CHECK(done["computing"].is_null());
+  CHECK(done["matrix"].is_object());
+}
+
 TEST_CASE("a large scenario computes in parts, a frame's each, to the trace computed at once",
           "[app][state][lean]") {
   const Scenario big = big_scenario(700, 16, 2);

@@ -63,12 +63,16 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   std::string note;
   for (const scenario::TourStop& stop : s.scenario.tour)
     if (stop.step == static_cast<int>(s.step) && s.note_shown(stop)) note = stop.text.in(lang);
-  // As on the canvas: the note waits for the step's question to be answered.
-  s.recompute_if_needed();
+  // As on the canvas: the note waits for the step's question to be answered. A computation
+  // running in parts is not finished here at once (that held the page for seconds when an
+  // event redrew the table view meanwhile): the canvas shows its progress, "computing" below
+  // says it, and the event at its end redraws this, with the questions.
+  const bool settled = !s.computing();
+  if (settled) s.recompute_if_needed();
   j["note"] = s.runs() && s.open_question() >= 0 ? "" : note;
   // The step's questions, answerable from the table view.
   nlohmann::json quiz = nlohmann::json::array();
-  for (size_t q = 0; q < s.scenario.quiz.size() && s.runs(); ++q) {
+  for (size_t q = 0; q < s.scenario.quiz.size() && s.runs() && settled; ++q) {
     const scenario::QuizQuestion& qq = s.scenario.quiz[q];
     if (qq.step != static_cast<int>(s.step)) continue;
     nlohmann::json e = {
