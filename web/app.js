@@ -365,6 +365,9 @@ import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
         openLink(location.hash);
         return;
       }
+      // A scenario still computing in parts would be finished at once to write its link,
+      // holding the page for seconds: the event at its end schedules this again.
+      if (getJson("ap_stats").computing !== null) return;
       const link = call("ap_get_link", "string", [], []);
       if (!link || link === lastLink) return;
       lastLink = link;

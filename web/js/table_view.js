@@ -522,6 +522,9 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     const run = () => {
       const { announce: say } = pendingRedraw;
       pendingRedraw = null;
+      // Not while a scenario computes in parts: reading its training state would finish it at
+      // once; the event at its end asks for this redraw again.
+      if (getJson("ap_stats").computing !== null) return;
       renderAccessible(say, true);
     };
     const now = performance.now();
