@@ -203,7 +203,8 @@ Status stack_backward(const Stack& s, const Batch& target, Backward&& backward,
   if (s.token_model()) {
     // Cross-entropy of the next tokens: dlogits = (softmax − one-hot)/count at each position
     // with a next token; dh_L = dlogits · unembedᵀ, dunembed = Σ h_Lᵀ · dlogits.
-    if (!target.empty()) return Status{"target: not with tokens (the loss is the next tokens')"};
+    if (!target.empty())
+      return Status{"target: not with tokens (the loss is the cross-entropy of next)"};
     const std::vector<std::vector<int>>& next = s.tokens.next;
     double count = 0.0;
     for (const std::vector<int>& row : next)

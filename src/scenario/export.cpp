@@ -234,6 +234,17 @@ std::string py_tokens(const std::vector<std::vector<std::string>>& tokens, bool 
 // [SECTION] The scenario as Python constants
 //-----------------------------------------------------------------------------
 
+// BATCH_OF_ONE and the token labels, the same in a one-layer program and a stack's.
+std::string shape_and_labels(const Scenario& s) {
+  std::string o = std::string("BATCH_OF_ONE = ") + (s.batch_of_one ? "True" : "False") +
+                  "  # the scenario wrote its inputs as 2-D arrays (--grad prints their "
+                  "gradients so)\n";
+  const std::string per = s.tokens_per_item ? "  # one list per batch item" : "";
+  o += "QUERY_TOKENS = " + py_tokens(s.query_tokens, s.tokens_per_item) + per + "\n";
+  o += "KEY_TOKENS = " + py_tokens(s.key_tokens, s.tokens_per_item) + per + "\n\n";
+  return o;
+}
+
 // The settings every layer shares: scoring, temperature, heads (the one-layer program's
 // only: a stack's layers have their own), masks, positional encoding, hard attention, dropout.
 std::string settings_constants(const Scenario& s, const attn::Problem& p, bool stack) {
@@ -308,11 +319,7 @@ std::string scenario_constants(const Scenario& s) {
     o += "values = " + py_batch(s.values) + "\n";
   }
   o += std::string("SELF_ATTENTION = ") + (s.self_attention ? "True" : "False") + "\n";
-  o += std::string("BATCH_OF_ONE = ") + (s.batch_of_one ? "True" : "False") +
-       "  # the scenario wrote its inputs as 2-D arrays (--grad prints their gradients so)\n";
-  const std::string per = s.tokens_per_item ? "  # one list per batch item" : "";
-  o += "QUERY_TOKENS = " + py_tokens(s.query_tokens, s.tokens_per_item) + per + "\n";
-  o += "KEY_TOKENS = " + py_tokens(s.key_tokens, s.tokens_per_item) + per + "\n\n";
+  o += shape_and_labels(s);
 
   o += settings_constants(s, p, false);
   o += "# Weights, shaped as in x·W (rows are inputs). None: not used.\n";
@@ -380,11 +387,7 @@ std::string stack_constants(const Scenario& s) {
     o += "x = " + py_batch(s.queries) + "\n";
   }
   o += "SELF_ATTENTION = True  # each layer's queries, keys and values are all the stream h_l\n";
-  o += std::string("BATCH_OF_ONE = ") + (s.batch_of_one ? "True" : "False") +
-       "  # the scenario wrote its inputs as 2-D arrays (--grad prints their gradients so)\n";
-  const std::string per = s.tokens_per_item ? "  # one list per batch item" : "";
-  o += "QUERY_TOKENS = " + py_tokens(s.query_tokens, s.tokens_per_item) + per + "\n";
-  o += "KEY_TOKENS = " + py_tokens(s.key_tokens, s.tokens_per_item) + per + "\n\n";
+  o += shape_and_labels(s);
   o += settings_constants(s, p, true);
 
   o += "# Each layer's heads and weights, shaped as in h·W (rows are inputs). None: not used.\n";
