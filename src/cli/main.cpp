@@ -434,7 +434,9 @@ int train(scenario::Scenario s, Model p, const EvalOptions& o) {
     return fail("target: missing (the output the loss compares with)");
   attn::Optimizer opt;
   opt.kind = o.optimizer == "sgd" ? attn::Optimizer::Kind::kSgd : attn::Optimizer::Kind::kAdam;
-  opt.lr = o.lr;
+  // The rate as a float, as the page keeps it (and a link carries it): the page's training
+  // and this one take the same steps (bit for bit where the kernels are the same build).
+  opt.lr = static_cast<float>(o.lr);
   char line[96];
   for (int step = 1; step <= o.steps; ++step) {
     double loss = 0.0;

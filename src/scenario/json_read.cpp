@@ -372,8 +372,6 @@ Scenario read_scenario(const json& j) {
              std::string("not with \"layers\" (each layer has its own: layers[0].") + name + ")");
     if (j.contains("heads"))
       fail("heads", "not with \"layers\" (each layer has its own: layers[0].heads)");
-    if (j.contains("quiz"))
-      fail("quiz", "not with \"layers\" yet (a question names one layer's matrices)");
   }
 
   Scenario s;

@@ -163,6 +163,10 @@ std::string to_json(const Scenario& s) {
       append_key(&o, "answer");
       const QuizAnswer& a = q.answer;
       o += '{';
+      if (!s.layers.empty()) {
+        append_key(&o, "layer");
+        o += std::to_string(a.layer);
+      }
       if (!a.argmax) {
         append_key(&o, "matrix");
         append_string(&o, a.matrix);

@@ -113,14 +113,16 @@ std::vector<QuizQuestion> read_quiz(const json& v) {
       ans.head = static_cast<int>(read_int(a["head"], af + ".head", 0, kMaxHeads - 1));
     if (a.contains("batch"))
       ans.batch = static_cast<int>(read_int(a["batch"], af + ".batch", 0, kMaxBatch - 1));
+    if (a.contains("layer"))
+      ans.layer = static_cast<int>(read_int(a["layer"], af + ".layer", 0, kMaxLayers - 1));
     if (ans.argmax) {
-      check_keys(a, af, {"head", "batch", "row", "key"});
+      check_keys(a, af, {"layer", "head", "batch", "row", "key"});
       if (!a.contains("row")) fail(af + ".row", "missing");
       if (!a.contains("key")) fail(af + ".key", "missing");
       ans.row = static_cast<int>(read_int(a["row"], af + ".row", 0, kMaxRows - 1));
       ans.col = static_cast<int>(read_int(a["key"], af + ".key", 0, kMaxRows - 1));
     } else {
-      check_keys(a, af, {"matrix", "head", "batch", "cell", "value", "tolerance"});
+      check_keys(a, af, {"layer", "matrix", "head", "batch", "cell", "value", "tolerance"});
       for (const char* key : {"cell", "value", "tolerance"})
         if (!a.contains(key)) fail(af + "." + key, "missing");
       ans.matrix = read_string(a["matrix"], af + ".matrix", 32);

@@ -6,6 +6,7 @@
 // [SECTION] Decoding
 #include "scenario/link.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -194,10 +195,17 @@ namespace {
 std::string check_view(const ViewState& v, const Scenario& s) {
   std::string e;
   if (!(e = check_range(v.step, 0, kMaxViewStep, "view.step")).empty()) return e;
+  if (!(e = check_range(v.layer, 0, kMaxViewIndex, "view.layer")).empty()) return e;
+  const int layers = std::max<int>(1, static_cast<int>(s.layers.size()));
+  if (v.layer >= layers)
+    return "view.layer: is " + str(v.layer) + ", but the scenario has " + str(layers) +
+           (layers == 1 ? " layer" : " layers");
   if (!(e = check_range(v.head, 0, kMaxViewIndex, "view.head")).empty()) return e;
-  if (v.head >= s.heads)
-    return "view.head: is " + str(v.head) + ", but the scenario has " + str(s.heads) +
-           (s.heads == 1 ? " head" : " heads");
+  const int heads = s.layers.empty() ? s.heads : s.layers[v.layer].heads;
+  if (v.head >= heads)
+    return "view.head: is " + str(v.head) + ", but the " +
+           (s.layers.empty() ? std::string("scenario") : "layer") + " has " + str(heads) +
+           (heads == 1 ? " head" : " heads");
   if (!(e = check_range(v.batch, 0, kMaxViewIndex, "view.batch")).empty()) return e;
   if (v.batch >= s.batch())
     return "view.batch: is " + str(v.batch) + ", but the scenario has a batch of " + str(s.batch());
@@ -221,13 +229,9 @@ std::string check_view(const ViewState& v, const Scenario& s) {
   if (!t.task.empty()) {
     if (!find_task(t.task)) {
       std::string names;
-      for (const TaskInfo& info : task_list())
-        if (!info.layered) names += (names.empty() ? "" : ", ") + info.name;
+      for (const TaskInfo& info : task_list()) names += (names.empty() ? "" : ", ") + info.name;
       return "view.train.task: " + quoted(t.task) + " is not a toy task (" + names + ")";
     }
-    if (find_task(t.task)->layered)
-      return "view.train.task: " + quoted(t.task) +
-             " is a task of stacked layers, which the page does not train yet";
     if (!(e = check_range(t.seed, 0, kMaxViewTrainSeed, "view.train.seed")).empty()) return e;
     if (!(e = check_range(t.steps, 0, kMaxViewTrainSteps, "view.train.steps")).empty()) return e;
     if (!is_learning_rate(t.lr))
@@ -275,12 +279,13 @@ std::vector<std::string> read_view_names(const json& v, const std::string& field
 ViewState read_view(const json& j) {
   read_object(j, "view");
   check_keys(j, "view",
-             {"step", "head", "batch", "lang", "panels", "hidden", "embed", "lesson", "progress",
-              "train"});
+             {"step", "head", "batch", "layer", "lang", "panels", "hidden", "embed", "lesson",
+              "progress", "train"});
   ViewState v;
   if (j.contains("step")) v.step = read_view_int(j["step"], "view.step", 0, kMaxViewStep);
   if (j.contains("head")) v.head = read_view_int(j["head"], "view.head", 0, kMaxViewIndex);
   if (j.contains("batch")) v.batch = read_view_int(j["batch"], "view.batch", 0, kMaxViewIndex);
+  if (j.contains("layer")) v.layer = read_view_int(j["layer"], "view.layer", 0, kMaxViewIndex);
   if (j.contains("lang")) v.lang = read_view_string(j["lang"], "view.lang");
   if (j.contains("panels")) v.panels = read_view_names(j["panels"], "view.panels");
   if (j.contains("hidden")) v.hidden = read_view_names(j["hidden"], "view.hidden");
@@ -341,6 +346,7 @@ std::string view_to_json(const ViewState& v) {
   if (v.step != d.step) key("step"), o += str(v.step);
   if (v.head != d.head) key("head"), o += str(v.head);
   if (v.batch != d.batch) key("batch"), o += str(v.batch);
+  if (v.layer != d.layer) key("layer"), o += str(v.layer);
   if (v.lang != d.lang) key("lang"), o += text(v.lang);
   if (!v.panels.empty()) key("panels"), o += names(v.panels);
   if (!v.hidden.empty()) key("hidden"), o += names(v.hidden);

@@ -73,6 +73,7 @@ struct ViewState {
   int step = 0;                     // pipeline step, 0..kMaxViewStep
   int head = 0;                     // focused head, below the scenario's heads
   int batch = 0;                    // shown batch item, below the scenario's batch
+  int layer = 0;                    // shown layer of a stack ("layers"), below their count
   std::string lang = "en";          // "en" or "zh"
   std::vector<std::string> panels;  // visible panels; empty = the app's default
   std::vector<std::string> hidden;  // hidden controls
@@ -85,9 +86,9 @@ struct ViewState {
   TrainState train;  // the Train section's task, if one is loaded
 
   bool operator==(const ViewState& o) const {
-    return step == o.step && head == o.head && batch == o.batch && lang == o.lang &&
-           panels == o.panels && hidden == o.hidden && embed == o.embed && lesson == o.lesson &&
-           progress == o.progress && train == o.train;
+    return step == o.step && head == o.head && batch == o.batch && layer == o.layer &&
+           lang == o.lang && panels == o.panels && hidden == o.hidden && embed == o.embed &&
+           lesson == o.lesson && progress == o.progress && train == o.train;
   }
   bool operator!=(const ViewState& o) const { return !(*this == o); }
 };

@@ -91,7 +91,30 @@ std::string check_quiz_question(const Scenario& s, const attn::Problem& p, size_
 
 std::string check_quiz_shapes(const Scenario& s, const attn::Problem& p) {
   for (size_t i = 0; i < s.quiz.size(); ++i) {
+    if (s.quiz[i].answer.layer != 0)
+      return "quiz[" + str(static_cast<int64_t>(i)) +
+             "].answer.layer: " + str(s.quiz[i].answer.layer) +
+             " names a layer, but the scenario has no \"layers\"";
     std::string e = check_quiz_question(s, p, i);
+    if (!e.empty()) return e;
+  }
+  return "";
+}
+
+// A stack's questions: each in its layer, checked as one layer's (its heads and weights).
+std::string check_quiz_shapes(const Scenario& s, const attn::Stack& st) {
+  const int L = static_cast<int>(st.layers.size());
+  for (size_t i = 0; i < s.quiz.size(); ++i) {
+    const int l = s.quiz[i].answer.layer;
+    if (l >= L)
+      return "quiz[" + str(static_cast<int64_t>(i)) + "].answer.layer: " + str(l) +
+             " is not below the layers " + str(L);
+    Scenario one = s;
+    one.heads = st.layers[l].heads;
+    attn::Problem p = st.base;
+    p.weights = st.layers[l].weights;
+    p.heads = st.layers[l].heads;
+    std::string e = check_quiz_question(one, p, i);
     if (!e.empty()) return e;
   }
   return "";
@@ -429,6 +452,7 @@ Resolved resolve(const Scenario& s) {
     r.problem = to_problem(s);
     r.stack = to_stack(s);
     e = attn::validate(r.stack).error;
+    if (r.ok()) e = check_quiz_shapes(s, r.stack);
     if (r.ok()) e = check_target_shape(s, r.problem);
     if (r.ok()) e = check_output_names(s, r.problem);
     if (r.ok()) e = check_magnitudes(r.stack);

@@ -73,6 +73,9 @@ constexpr int kMaxTourControls = 8;
 //   screen shows them 1-based. "head" and "batch" may be left out (0).
 struct QuizAnswer {
   bool argmax = true;  // false: a value within a tolerance
+  // With "layers": the layer whose matrices it reads (its "output": what the layer adds).
+  // JSON: "layer": l in either form, 0-based; only with "layers".
+  int layer = 0;
   std::string matrix = "weights";
   int head = 0, batch = 0, row = 0, col = 0;  // col: the key (argmax) or the cell's column
   float value = 0.0f, tolerance = 0.0f;

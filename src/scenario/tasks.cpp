@@ -588,7 +588,7 @@ LessonResult build_lesson(const std::string& recipe_json) {
     if (t.contains("steps")) steps = read_int(t["steps"], "recipe.train.steps", 0, kMaxRecipeSteps);
     if (t.contains("keep")) keep = read_int(t["keep"], "recipe.train.keep", 1, kMaxBatch);
     opt.kind = attn::Optimizer::Kind::kAdam;
-    opt.lr = info->lr;
+    opt.lr = static_cast<float>(info->lr);  // a float, as the page keeps it
     if (t.contains("optimizer")) {
       const std::string o = read_string(t["optimizer"], "recipe.train.optimizer", 64);
       if (!is_optimizer(o))
@@ -613,20 +613,37 @@ LessonResult build_lesson(const std::string& recipe_json) {
   Scenario s = make_task(info->name, static_cast<uint64_t>(seed)).scenario;
   const Resolved resolved = resolve(s);
   if (!resolved.ok()) return failed("train", resolved.error);
-  attn::Problem p = resolved.problem;
-  for (int64_t k = 0; k < steps; ++k) {
-    double loss = 0.0;
-    const attn::Status st = opt.step(&p, s.target, &loss);
-    if (!st.ok()) return failed("train", st.error);
+  if (info->layered) {
+    // A stack: step k trains on the task's batch k (as attention-cli train and the page do).
+    attn::Stack st = resolved.stack;
+    for (int64_t k = 1; k <= steps; ++k) {
+      TaskBatch b = task_batch(s.batches_task, s.batches_seed, static_cast<uint64_t>(k));
+      st.tokens.ids = std::move(b.ids);
+      st.tokens.next = std::move(b.next);
+      double loss = 0.0;
+      const attn::Status status = opt.step(&st, s.target, &loss);
+      if (!status.ok()) return failed("train", status.error);
+    }
+    set_weights(&s, st);
+  } else {
+    attn::Problem p = resolved.problem;
+    for (int64_t k = 0; k < steps; ++k) {
+      double loss = 0.0;
+      const attn::Status st = opt.step(&p, s.target, &loss);
+      if (!st.ok()) return failed("train", st.error);
+    }
+    set_weights(&s, p.weights);
   }
-  set_weights(&s, p.weights);
   s.trained_from_task = info->name;
   s.trained_from_seed = static_cast<uint64_t>(seed);
   if (keep < s.batch()) {
     const size_t n = static_cast<size_t>(keep);
-    for (attn::Batch* b : {&s.queries, &s.keys, &s.values, &s.target}) b->resize(n);
+    for (attn::Batch* b : {&s.queries, &s.keys, &s.values, &s.target})
+      b->resize(std::min(n, b->size()));
     for (auto* tokens : {&s.query_tokens, &s.key_tokens, &s.query_tokens_zh, &s.key_tokens_zh})
       if (s.tokens_per_item && tokens->size() > n) tokens->resize(n);
+    for (auto* ids : {&s.token_ids, &s.next_tokens})  // a token model's sequences
+      if (ids->size() > n) ids->resize(n);
   }
 
   // The lesson's texts, read as a scenario's own fields.

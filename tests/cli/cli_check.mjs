@@ -121,6 +121,14 @@ function checkTensor(t, name) {
 
 function checkTrace(trace, scenario) {
   if (trace.version !== 1) fail(`trace version is ${trace.version}`);
+  if (scenario.layers) {  // a stack: each layer's trace is one layer's, with its own heads
+    if (!Array.isArray(trace.layers) || trace.layers.length !== scenario.layers.length)
+      fail(`trace has ${trace.layers?.length} layers, expected ${scenario.layers.length}`);
+    trace.layers.forEach((l, k) => checkTrace({ version: 1, ...l },
+      { ...scenario, layers: undefined, heads: scenario.layers[k].heads ?? 1 }));
+    checkTensor(trace.output, "output");
+    return;
+  }
   if (!Array.isArray(trace.heads) || trace.heads.length < 1) fail("trace has no heads");
   const heads = scenario.heads ?? 1;
   if (trace.heads.length !== heads) fail(`trace has ${trace.heads.length} heads, expected ${heads}`);

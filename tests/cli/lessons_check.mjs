@@ -52,7 +52,7 @@ if (mode === "quiz") {
   for (const name of names) {
     const s = preset(name);
     if (!Array.isArray(s.quiz) || s.quiz.length === 0) fail(`${name}: the lesson asks no question`);
-    const trace = evaluate(s, name);
+    const all = evaluate(s, name);
     s.quiz.forEach((q, i) => {
       const where = `${name}: quiz[${i}]`;
       for (const lang of ["en", "zh"]) {
@@ -60,6 +60,9 @@ if (mode === "quiz") {
         if (!q.why?.[lang]) fail(`${where}: no ${lang} explanation`);
       }
       const a = q.answer, h = a.head ?? 0, b = a.batch ?? 0;
+      // A stack's question reads its layer's trace (its output: what the layer adds).
+      const trace = s.layers ? all.layers[a.layer ?? 0] : all;
+      if (!trace) fail(`${where}: the CLI's trace has no layer ${a.layer}`);
       if (a.matrix === undefined) {
         const row = trace.heads[h].weights[b][a.row];
         const best = argmax(row);
@@ -147,6 +150,40 @@ if (mode === "quiz") {
     const built = readFileSync(join(dir, file), "utf8");
     if (readFileSync(out, "utf8") !== built) fail(`${name}: trained again, the lesson differs from the built preset`);
     const s = JSON.parse(built);
+    if (s.layers) {  // a token model: layer 2 is an induction head on the lesson's own sequences
+      const t = evaluate(s, name);
+      let share = 0, rows = 0, loss = 0;
+      s.tokens.forEach((ids, b) => ids.forEach((id, i) => {
+        const want = s.next[b][i];
+        if (want < 0) return;
+        loss -= Math.log(num(t.probabilities[b][i][want]));
+        // The letter after the earlier copy of this one (scenario::stack_task_key).
+        for (let j = i - 1; j >= 0; --j) {
+          if (ids[j] === id && j + 1 < i && ids[j + 1] === want) {
+            share += num(t.layers[1].heads[0].weights[b][i][j + 1]);
+            ++rows;
+            break;
+          }
+        }
+      }));
+      share /= rows;
+      loss /= rows;
+      if (!(share >= 0.6) || !(loss < 0.6)) fail(`${name}: layer 2 puts ${fixed(share)} on the letter after the copy, cross-entropy ${fixed(loss)}`);
+      let gap = 0;
+      if (other) {
+        const o = JSON.parse(readFileSync(join(other, file), "utf8"));
+        const far = (a, b) => a.forEach((row, i) => row.forEach((v, j) => {
+          gap = Math.max(gap, Math.abs(num(v) - num(b[i][j])) / Math.max(1, Math.abs(num(b[i][j]))));
+        }));
+        s.layers.forEach((l, k) => ["W_q", "W_k", "W_v", "W_o"].forEach((m) => far(l[m], o.layers[k][m])));
+        far(s.embed, o.embed);
+        far(s.unembed, o.unembed);
+        if (gap > 1e-3) fail(`${name}: this build learned weights ${gap.toExponential(2)} away from the other build's`);
+      }
+      console.log(`ok: ${name}: trained again byte for byte; layer 2 puts ${fixed(share)} on the letter after ` +
+                  `the copy (${rows} rows), cross-entropy ${fixed(loss)}` + (other ? `; weights within ${gap.toExponential(1)} of the other build's` : ""));
+      continue;
+    }
     const key = keyOf[recipe.train.task];
     if (!key) fail(`${name}: no check for task ${recipe.train.task} here`);
     const w = evaluate(s, name).heads[0].weights;

@@ -172,8 +172,22 @@ TEST_CASE("layers: every refusal names its field", "[scenario][layers][bad]") {
         R"(layers: need "x" or "tokens": each layer attends over the stream)");
   CHECK(error_of(R"({"version": 1, "layers": [{}]})") ==
         R"(layers: need "x" or "tokens": each layer attends over the stream)");
-  CHECK(error_of(with(R"("layers": [{}], "quiz": [])")) ==
-        R"(quiz: not with "layers" yet (a question names one layer's matrices))");
+  // A question names its layer; its head, row and key are that layer's.
+  const std::string ask = R"("ask": "?", "why": "!", "step": 5, )";
+  CHECK(error_of(with(R"("layers": [{}, {}], "quiz": [{)" + ask +
+                      R"("answer": {"layer": 2, "row": 0, "key": 0}}])")) ==
+        "quiz[0].answer.layer: 2 is not below the layers 2");
+  CHECK(error_of(with(R"("layers": [{}, {}], "quiz": [{)" + ask +
+                      R"("answer": {"layer": -1, "row": 0, "key": 0}}])")) ==
+        "quiz[0].answer.layer: is -1, must be at least 0");
+  CHECK(error_of(with(R"("layers": [{"heads": 2}, {}], "quiz": [{)" + ask +
+                      R"("answer": {"layer": 1, "head": 1, "row": 0, "key": 0}}])")) ==
+        "quiz[0].answer.head: 1 is not below heads 1");
+  CHECK(error_of(with(R"("layers": [{"heads": 2}, {}], "quiz": [{)" + ask +
+                      R"("answer": {"layer": 0, "head": 1, "row": 0, "key": 0}}])")) == "");
+  CHECK(error_of(R"({"version": 1, "x": [[1, 0], [0, 1]], "quiz": [{)" + ask +
+                 R"("answer": {"layer": 1, "row": 0, "key": 0}}]})") ==
+        R"(quiz[0].answer.layer: 1 names a layer, but the scenario has no "layers")");
   // The output is the stream, d wide.
   CHECK(error_of(with(R"("layers": [{}], "target": [[1, 2, 3]])")) ==
         "target: is 1 × 1 × 3, the output is 1 × 3 × 4 (batch × queries × columns)");

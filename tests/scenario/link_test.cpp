@@ -381,10 +381,13 @@ TEST_CASE("malformed links: view fields", "[link][bad]") {
   CHECK(in_view(R"({"train": {"seed": 2}})") == "link.view.train.task: is missing");
   CHECK(in_view(R"({"train": {"task": "parity"}})") ==
         "link.view.train.task: \"parity\" is not a toy task (previous_token, reverse, sort, "
-        "recall, translate, kernel_regression)");
-  CHECK(in_view(R"({"train": {"task": "induction"}})") ==
-        "link.view.train.task: \"induction\" is a task of stacked layers, which the page does "
-        "not train yet");
+        "recall, translate, kernel_regression, induction)");
+  CHECK(in_view(R"({"train": {"task": "induction"}})") == "");  // the page trains stacks now
+  // The layer shown: a whole number below the scenario's layers (one without "layers").
+  CHECK(in_view(R"({"layer": 1})") == "link.view.layer: is 1, but the scenario has 1 layer");
+  CHECK(in_view(R"({"layer": -1})") == "link.view.layer: is -1, must be at least 0");
+  CHECK(in_view(R"({"layer": "2"})").rfind("link.view.layer: ", 0) == 0);
+  CHECK(in_view(R"({"layer": 0})") == "");
   CHECK(in_view(R"({"train": {"task": "sort", "steps": 3001}})") ==
         "link.view.train.steps: is 3001, must be at most 3000");
   CHECK(in_view(R"({"train": {"task": "sort", "seed": -1}})") ==
