@@ -125,7 +125,7 @@ TEST_CASE("load_preset loads each preset and runs it", "[app][state]") {
     CHECK(app.error == "");
     CHECK(app.preset == i);
     CHECK(app.revision == before + 1);
-    CHECK(same(app.scenario, want));
+    CHECK(same(app.document(), want));  // a stack's: the whole stack, shown a layer at a time
     CHECK(app.head == 0);
     CHECK(app.batch == 0);
     CHECK_FALSE(app.lean);
@@ -228,10 +228,10 @@ TEST_CASE("set_scenario_json with a bad scenario names the field and changes not
                Bad{R"({"version": 1, "x": [[1, 2], [3, 4]], "scoring": "nope"})", "scoring: "},
                Bad{R"({"version": 1, "x": [[1, 2], [3]]})", "x[1]"},
                Bad{R"({"version": 1, "x": [[1, 2]],)", "json: parse error"},
-               // Valid, and run by attention-cli, but not yet drawn by the page.
+               // A stack whose second layer's heads do not divide the width.
                Bad{R"({"version": 1, "x": [[1, 2], [3, 4]], "init": {"seed": 1, "d_model": 2},
-                       "layers": [{}, {}]})",
-                   "layers: the page does not show stacked layers yet"});
+                       "layers": [{}, {"heads": 3}]})",
+                   "layers[1].heads"});
   INFO(bad.json);
   ui::AppState app;
   app.load_preset(2);
@@ -823,9 +823,9 @@ TEST_CASE("every lesson asks a question, and its answer key agrees with the core
   for (int i = 0; i < static_cast<int>(app.presets.size()); ++i) {
     app.load_preset(i);
     INFO(app.presets[i].name);
-    CHECK_FALSE(app.scenario.quiz.empty());
-    for (int q = 0; q < static_cast<int>(app.scenario.quiz.size()); ++q) {
-      const scenario::QuizAnswer& a = app.scenario.quiz[q].answer;
+    CHECK_FALSE(app.quiz().empty());
+    for (int q = 0; q < static_cast<int>(app.quiz().size()); ++q) {
+      const scenario::QuizAnswer& a = app.quiz()[q].answer;
       if (a.argmax)
         CHECK(app.quiz_truth_key(q) == a.col);
       else

@@ -69,7 +69,16 @@ std::vector<Scenario> embedded_presets() {
   std::vector<Scenario> out;
   for (int i = 0; i < ui::kEmbeddedPresetCount; ++i) {
     INFO("preset " << ui::kEmbeddedPresets[i].name);
-    out.push_back(parse_ok(ui::kEmbeddedPresets[i].json));
+    Scenario s = parse_ok(ui::kEmbeddedPresets[i].json);
+    if (s.layers.empty()) {
+      out.push_back(std::move(s));
+      continue;
+    }
+    // A stack is edited one layer at a time, as the page shows it: each layer's view.
+    const scenario::Resolved r = scenario::resolve(s);
+    const attn::StackTrace t = attn::run(r.stack);
+    for (size_t l = 0; l < s.layers.size(); ++l)
+      out.push_back(ui::AppState::layer_view(s, r.stack, t, static_cast<int>(l)));
   }
   return out;
 }

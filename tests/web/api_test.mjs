@@ -56,10 +56,12 @@ async function checkTrace({ page, opts }) {
       return [ap.getTrace(), ap.getScenario()];
     });
     const ref = cli("eval", file);
-    if (!Array.isArray(ref.heads) || ref.heads.length === 0) fail(`${name}: the CLI's trace has no heads`);
-    for (const [k, h] of ref.heads.entries()) {
-      for (const part of ["scores", "scaled", "masked", "weights", "output"]) {
-        if (!Array.isArray(h[part])) fail(`${name}: the CLI's heads[${k}] has no ${part}`);
+    for (const [l, one] of (ref.layers ?? [ref]).entries()) {  // a stack: every layer's heads
+      if (!Array.isArray(one.heads) || one.heads.length === 0) fail(`${name}: the CLI's trace has no heads (layer ${l})`);
+      for (const [k, h] of one.heads.entries()) {
+        for (const part of ["scores", "scaled", "masked", "weights", "output"]) {
+          if (!Array.isArray(h[part])) fail(`${name}: the CLI's heads[${k}] has no ${part}`);
+        }
       }
     }
     if (!Array.isArray(ref.output)) fail(`${name}: the CLI's trace has no output`);
@@ -109,17 +111,30 @@ async function checkBadScenarios({ page, opts }) {
     }
     ok(`setScenario(${what}) → ${r.error}`);
   }
-  // Stacked layers are valid (the CLI runs them), but the page does not draw them yet: it
-  // says so, and changes nothing.
+  // Stacked layers: the page takes them, shows the first layer, and hands the whole stack back
+  // (getScenario as attention-cli normalize, getTrace as its eval); a stack the core refuses
+  // (a layer whose heads do not divide the width) is refused by name and changes nothing.
   const layered = { version: 1, x: [[1, 0], [0, 1]], init: { seed: 1, d_model: 2 }, layers: [{}, {}] };
-  const cli = execFileSync(opts.cli, ["validate", "-"], { input: JSON.stringify(layered), encoding: "utf8" });
-  if (cli.trim() !== "ok") fail(`the CLI does not accept the layered scenario: ${cli}`);
   const r = await page.evaluate((s) => window.attentionPlayground.setScenario(s), layered);
-  if (r?.ok !== false || !String(r.error).startsWith("layers: the page does not show stacked layers yet"))
-    fail(`setScenario(layers) returned ${JSON.stringify(r)}`);
+  if (r?.ok !== true) fail(`setScenario(layers) returned ${JSON.stringify(r)}`);
+  const got = await page.evaluate(() => {
+    const ap = window.attentionPlayground;
+    return { scenario: ap.getScenario(), trace: ap.getTrace(), view: ap.getView() };
+  });
+  const normalized = JSON.parse(execFileSync(opts.cli, ["normalize", "-"], { input: JSON.stringify(layered), encoding: "utf8" }));
+  if (!sameJson(got.scenario, normalized)) fail("getScenario() of a stack differs from attention-cli normalize");
+  const evaluated = JSON.parse(execFileSync(opts.cli, ["eval", "-"], { input: JSON.stringify(layered), encoding: "utf8" }));
+  const worst = compareJson(got.trace, evaluated, { tolerance: TOLERANCE, path: "trace", refName: "the CLI" });
+  if (worst.problem) fail(worst.problem);
+  if (got.view.layers !== 2 || got.view.layer !== 0) fail(`a stack's view: ${JSON.stringify(got.view).slice(0, 160)}`);
+  const before2 = await page.evaluate(() => window.attentionPlayground.getScenario());
+  const bad = { ...layered, layers: [{}, { heads: 3 }] };
+  const r2 = await page.evaluate((s) => window.attentionPlayground.setScenario(s), bad);
+  if (r2?.ok !== false || !String(r2.error).startsWith("layers[1].heads")) fail(`setScenario(bad layers) returned ${JSON.stringify(r2)}`);
   const after = await page.evaluate(() => window.attentionPlayground.getScenario());
-  if (!sameJson(after, before.scenario)) fail("setScenario(layers) was refused but changed the scenario");
-  ok(`setScenario(layers) → ${r.error}`);
+  if (!sameJson(after, before2)) fail("setScenario(bad layers) was refused but changed the scenario");
+  ok(`setScenario(layers): shown a layer at a time, getScenario and getTrace as the CLI's (largest ` +
+     `relative difference ${worst.worst.toExponential(2)}); a bad layer → ${r2.error}`);
 }
 
 // A link reopens the same scenario, step, head and trace in a new page.
@@ -556,7 +571,45 @@ async function checkExportFile({ page }) {
      `and the heatmap menu downloads them (${(size / 1e6).toFixed(0)} MB) written in parts`);
 }
 
+// The page trains a stack as attention-cli train does: the induction task from seed 1, 40
+// steps through the JS API, gives the scenario the native CLI writes after 40 steps (the same
+// batches, Adam at the same float rate), to float32's rounding: the page's WASM kernels (SIMD,
+// perhaps relaxed, and threads) round differently from the native build's.
+async function checkTrainStack({ page, opts }) {
+  const r = await page.evaluate(async () => {
+    const ap = window.attentionPlayground;
+    const loaded = ap.loadTask("induction", 1);
+    const trained = await ap.train(40);
+    return { loaded, trained, scenario: ap.getScenario(), view: ap.getView(), link: ap.getLink() };
+  });
+  if (!r.loaded.ok || !r.trained.ok) fail(`induction: ${JSON.stringify([r.loaded, r.trained]).slice(0, 300)}`);
+  if (r.trained.training.step !== 40) fail(`induction: trained ${r.trained.training.step} steps`);
+  if (r.view.layers !== 2) fail(`induction: the page shows ${r.view.layers} layers`);
+  const task = execFileSync(opts.cli, ["task", "induction", "--seed", "1"], { encoding: "utf8" });
+  const out = execFileSync(opts.cli, ["train", "-", "--steps", "40", "--lr", "0.01", "--optimizer", "adam"],
+                           { input: task, encoding: "utf8", maxBuffer: 1 << 28 }).trim().split("\n");
+  const cliScenario = JSON.parse(out[out.length - 1]);
+  const lastLoss = JSON.parse(out[out.length - 2]).loss;
+  // The page's scenario says where it came from (its task), the CLI's does not: the weights,
+  // embed and unembed must be the same numbers.
+  let worst = 0, where = "";
+  const near = (a, b, path) => a.forEach((row, i) => row.forEach((v, j) => {
+    const d = Math.abs(v - b[i][j]) / Math.max(1, Math.abs(b[i][j]));
+    if (d > worst) worst = d, where = `${path}[${i}][${j}]`;
+  }));
+  for (const l of [0, 1]) {
+    for (const m of ["W_q", "W_k", "W_v", "W_o"]) near(r.scenario.layers[l][m], cliScenario.layers[l][m], `layers[${l}].${m}`);
+  }
+  for (const m of ["embed", "unembed"]) near(r.scenario[m], cliScenario[m], m);
+  if (worst > 1e-4) fail(`induction: after 40 steps the page's ${where} is ${worst.toExponential(2)} from the CLI's`);
+  const lossGap = Math.abs(r.trained.training.loss - lastLoss) / lastLoss;
+  if (lossGap > 1e-4) fail(`induction: the page's last loss ${r.trained.training.loss} is not the CLI's ${lastLoss}`);
+  ok(`induction: 40 steps in the page = attention-cli train's (weights within ${worst.toExponential(2)} at ${where}, ` +
+     `loss ${lastLoss.toFixed(4)} within ${lossGap.toExponential(1)})`);
+}
+
 const CHECKS = {
+  "train-stack": checkTrainStack,
   trace: checkTrace,
   "bad-scenarios": checkBadScenarios,
   link: checkLink,
@@ -571,6 +624,7 @@ const CHECKS = {
 
 // Each check's title in the test list (tests/web/CMakeLists.txt reads them with --list).
 const TITLES = {
+  "train-stack": "a stack trains in the page as attention-cli train does",
   trace: "API trace equals the native CLI",
   "bad-scenarios": "bad scenarios are refused",
   link: "links round trip",

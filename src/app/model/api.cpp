@@ -58,7 +58,7 @@ std::string limits() {
 }
 
 std::string get_scenario(const AppState& s) {
-  return scenario::to_json(s.scenario);
+  return scenario::to_json(s.document());
 }
 
 std::string set_scenario(AppState& s, const std::string& json) {
@@ -153,7 +153,7 @@ std::string open_arrays(AppState& s, const std::string& bytes, const std::string
   // The arrays in the scenario before, as far as it fits them: first whole (but for its
   // tour, which speaks of its own numbers); then without what counts tokens (labels,
   // lengths, masked cells); then only its settings that do not count anything; then alone.
-  const nlohmann::json before = lesson_json(s.scenario, headers.arrays);
+  const nlohmann::json before = lesson_json(s.document(), headers.arrays);
   // Its title and description in both languages (the table's texts, i18n.cpp), the sentence
   // `rest` says what it kept of the lesson before.
   auto titled = [&](nlohmann::json j, const char* rest) {
@@ -241,6 +241,7 @@ std::string open_arrays(AppState& s, const std::string& bytes, const std::string
 
 std::string get_trace(AppState& s) {
   s.recompute_if_needed();
+  if (s.layered()) return s.runs() ? s.stack_trace_json() : scenario::trace_to_json(attn::Trace{});
   std::string text = scenario::trace_to_json(s.trace);
   // A lean trace keeps each head's output only: say so, rather than hand over empty arrays as
   // if they were the matrices.
@@ -288,13 +289,17 @@ const float* trace_output(AppState& s, int batch) {
 
 std::string get_link(const AppState& s) {
   const scenario::ViewState v = s.view();
-  if (!s.runs() || !scenario::validate_view(v, s.scenario).ok()) return "";
+  const scenario::Scenario& sc = s.document();
+  if (!s.runs() || !scenario::validate_view(v, sc).ok()) return "";
   int64_t cells = 0;  // the numbers the link would spell out
-  for (const attn::Batch* x : {&s.scenario.queries, &s.scenario.keys, &s.scenario.values})
-    if (!s.scenario.self_attention || x == &s.scenario.queries) cells += attn::batch_cells(*x);
-  attn::for_each_weight(s.scenario, [&cells](const char*, const auto& w) { cells += w.size(); });
+  for (const attn::Batch* x : {&sc.queries, &sc.keys, &sc.values})
+    if (!sc.self_attention || x == &sc.queries) cells += attn::batch_cells(*x);
+  attn::for_each_weight(sc, [&cells](const char*, const auto& w) { cells += w.size(); });
+  for (const scenario::LayerSpec& l : sc.layers)
+    attn::for_each_weight(l, [&cells](const char*, const auto& w) { cells += w.size(); });
+  cells += sc.embed.size() + sc.unembed.size();
   if (cells > kMaxLinkCells) return "";
-  return scenario::encode_link(s.scenario, v);
+  return scenario::encode_link(sc, v);
 }
 
 std::string open_link(AppState& s, const std::string& fragment) {

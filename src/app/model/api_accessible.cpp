@@ -35,7 +35,15 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   char heading[256];
   std::snprintf(heading, sizeof heading, T("Step %d of %d: %s"), static_cast<int>(s.step) + 1,
                 kStepCount, T(step_name(s.step)));
-  j["heading"] = heading;
+  if (s.layered()) {  // a stack: which layer the step shows, read before the step
+    char layer[64];
+    std::snprintf(layer, sizeof layer, T("Layer %d of %d"), s.layer + 1, s.layer_count());
+    j["heading"] = std::string(layer) + " \xc2\xb7 " + heading;
+    j["layer"] = s.layer + 1;
+    j["layers"] = s.layer_count();
+  } else {
+    j["heading"] = heading;
+  }
   j["texts"] = {{"table_view", T("Table view")},
                 {"close", T("Close")},
                 {"head", T("head")},
@@ -69,11 +77,11 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   // says it, and the event at its end redraws this, with the questions.
   const bool settled = !s.computing();
   if (settled) s.recompute_if_needed();
-  j["note"] = s.runs() && s.open_question() >= 0 ? "" : note;
+  j["note"] = s.runs() && s.question_waiting() ? "" : note;
   // The step's questions, answerable from the table view.
   nlohmann::json quiz = nlohmann::json::array();
-  for (size_t q = 0; q < s.scenario.quiz.size() && s.runs() && settled; ++q) {
-    const scenario::QuizQuestion& qq = s.scenario.quiz[q];
+  for (size_t q = 0; q < s.quiz().size() && s.runs() && settled; ++q) {
+    const scenario::QuizQuestion& qq = s.quiz()[q];
     if (qq.step != static_cast<int>(s.step)) continue;
     nlohmann::json e = {
         {"question", q}, {"ask", qq.ask.in(lang)}, {"kind", qq.answer.argmax ? "key" : "value"}};

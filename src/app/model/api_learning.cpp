@@ -54,13 +54,13 @@ std::string set_progress(AppState& s, const std::string& text) {
 std::string answer_quiz(AppState& s, int question, const std::string& answer_json) {
   nlohmann::json out;
   const nlohmann::json a = nlohmann::json::parse(answer_json, nullptr, false);
-  if (question < 0 || question >= static_cast<int>(s.scenario.quiz.size())) {
+  if (question < 0 || question >= static_cast<int>(s.quiz().size())) {
     out["error"] = "question: " + std::to_string(question) +
-                   " is not a question of this lesson (it has " +
-                   std::to_string(s.scenario.quiz.size()) + ")";
+                   " is not a question of this lesson (it has " + std::to_string(s.quiz().size()) +
+                   ")";
     return out.dump();
   }
-  const bool argmax = s.scenario.quiz[question].answer.argmax;
+  const bool argmax = s.quiz()[question].answer.argmax;
   const char* field = argmax ? "key" : "value";
   if (!a.is_discarded() && a.is_object() && a.contains("show")) {  // {"show": true}: give up
     if (a.size() != 1 || !a["show"].is_boolean() || !a["show"].get<bool>()) {
@@ -85,7 +85,7 @@ std::string answer_quiz(AppState& s, int question, const std::string& answer_jso
       return out.dump();
     }
     // The question is open again; its first answer stays in the progress.
-    s.replies.resize(s.scenario.quiz.size());
+    s.replies.resize(s.quiz().size());
     s.replies[question] = AppState::QuizReply{};
     s.emit("view");
     out["again"] = true;
@@ -113,13 +113,14 @@ std::string answer_quiz(AppState& s, int question, const std::string& answer_jso
 std::string quiz(const AppState& s) {
   nlohmann::json list = nlohmann::json::array();
   const char* lang = s.lang == Lang::kZh ? "zh" : "en";
-  for (size_t q = 0; q < s.scenario.quiz.size(); ++q) {
-    const scenario::QuizQuestion& qq = s.scenario.quiz[q];
+  for (size_t q = 0; q < s.quiz().size(); ++q) {
+    const scenario::QuizQuestion& qq = s.quiz()[q];
     nlohmann::json e = {{"question", q},
                         {"step", qq.step},
                         {"ask", qq.ask.in(lang)},
                         {"kind", qq.answer.argmax ? "key" : "value"},
                         {"matrix", qq.answer.argmax ? "weights" : qq.answer.matrix}};
+    if (s.layered()) e["layer"] = qq.answer.layer;  // the layer whose numbers answer it
     if (q < s.replies.size() && s.replies[q].answered) {
       const AppState::QuizReply& r = s.replies[q];
       e["answered"] = true;

@@ -36,6 +36,8 @@ std::string view(const AppState& s) {
   j["step"] = v.step;
   j["head"] = v.head;
   j["batch"] = v.batch;
+  j["layer"] = v.layer;  // a stack's layer shown (0 without "layers")
+  j["layers"] = s.layer_count();
   j["lang"] = v.lang;
   j["embed"] = v.embed;
   j["lesson"] = v.lesson;

@@ -67,19 +67,45 @@ attn::Status AppState::set_scenario_json(const std::string& json) {
 }
 
 attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
-  // A stack's problem is its base alone (no weights): drawn as one layer it would mislead.
-  if (!s.layers.empty())
-    return attn::Status{
-        "layers: the page does not show stacked layers yet (attention-cli eval, grad and train "
-        "run them)"};
   // A lesson note names the controls it asks for (hidden with them): each must exist.
   for (size_t k = 0; k < s.tour.size(); ++k)
     for (size_t j = 0; j < s.tour[k].controls.size(); ++j)
       if (!hide_id_known(s.tour[k].controls[j]))
         return attn::Status{"tour[" + std::to_string(k) + "].controls[" + std::to_string(j) +
                             "]: no control \"" + s.tour[k].controls[j] + "\""};
+  // A stack: the page shows one layer at a time (layer_view), the first when it is set.
+  scenario::Scenario layers;
+  attn::Stack new_stack;
+  attn::StackTrace new_trace;
+  if (!s.layers.empty()) {
+    scenario::Resolved r = scenario::resolve(s);
+    if (!r.ok()) return attn::Status{r.error};
+    // Every layer's trace is kept (each as large as one layer's), and the layer shown.
+    const attn::Problem first = attn::layer_problem(r.stack, 0, attn::stack_input(r.stack));
+    const int64_t bytes = memory_needed(first) * (static_cast<int64_t>(s.layers.size()) + 1);
+    if (bytes > kMemoryBudget) {
+      const attn::Status one = within_budget(first);
+      return attn::Status{"layers: " + std::to_string(s.layers.size()) + " layers need about " +
+                          std::to_string((bytes + (1 << 20) - 1) >> 20) + " MB, more than the " +
+                          std::to_string(kMemoryBudget >> 20) + " MB the playground may use" +
+                          (one.ok() ? "" : " (" + one.error + ")")};
+    }
+    attn::StackTrace t = attn::run(r.stack);
+    scenario::Scenario v = layer_view(s, r.stack, t, 0);
+    scenario::Resolved rv = scenario::resolve(v);
+    if (!rv.ok()) return attn::Status{"layers[0]: " + rv.error};
+    layers = std::move(s);
+    new_stack = std::move(r.stack);
+    new_trace = std::move(t);
+    s = std::move(v);
+    p = std::move(rv.problem);
+  }
   const attn::Status fits = within_budget(p);
   if (!fits.ok()) return fits;
+  whole = std::move(layers);
+  stack = std::move(new_stack);
+  stack_trace = std::move(new_trace);
+  layer = 0;
   scenario = std::move(s);
   preset = -1;
   edited = false;
@@ -93,7 +119,7 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
     fresh.lr = static_cast<float>(t->lr);
   }
   training = std::move(fresh);
-  replies.assign(scenario.quiz.size(), QuizReply{});
+  replies.assign(quiz().size(), QuizReply{});
   ++loads;
   recompute(std::move(p), slice_ms);
   return attn::Status{};
@@ -114,6 +140,7 @@ void AppState::recompute_if_needed() {
 void AppState::recompute_edited(double budget_ms) {
   dirty_ = false;
   scenario::fit_to_shapes(&scenario);  // an edit may have taken a question's cell away
+  if (layered()) merge_layer_edit();   // into the stack, which runs again (layer_view)
   scenario::Resolved r = scenario::resolve(scenario);
   error = r.ok() ? within_budget(r.problem).error : r.error;
   if (error.empty()) recompute(std::move(r.problem), budget_ms);
@@ -281,6 +308,7 @@ scenario::ViewState AppState::view() const {
   v.step = static_cast<int>(step);
   v.head = head;
   v.batch = batch;
+  v.layer = layer;
   v.lang = lang == Lang::kZh ? "zh" : "en";
   bool all = true;
   std::vector<std::string> panels;
@@ -310,6 +338,7 @@ void AppState::apply_view(const scenario::ViewState& v) {
   // First, as it sets the scenario again: the task trained as far as the view says.
   if (!v.train.task.empty() && v.train != view().train) replay_training(v.train);
   set_step(v.step);
+  set_layer(v.layer);  // before the head: layers differ in heads
   set_head(v.head);
   set_batch(v.batch);
   set_language(v.lang == "zh" ? Lang::kZh : Lang::kEn);

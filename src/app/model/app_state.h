@@ -15,6 +15,7 @@
 #include "app/text/i18n.h"
 #include "core/attention.h"
 #include "core/gradient.h"
+#include "core/stack.h"
 #include "scenario/link.h"
 #include "scenario/scenario.h"
 #include "scenario/tasks.h"
@@ -108,6 +109,11 @@ struct AppState : AppStateJobs {
   uint64_t revision = 0;            // +1 on every recompute; textures follow it
   double recompute_ms = 0.0;        // duration of the last recompute
 
+  // Whether Train has something to learn toward: the scenario's target, or a token model's
+  // next tokens.
+  bool has_target() const {
+    return layered() ? !whole.target.empty() || whole.token_model() : !scenario.target.empty();
+  }
   // Call after editing `scenario` in place; the recompute happens once, before the next frame.
   void changed() {
     dirty_ = true;
@@ -160,6 +166,36 @@ struct AppState : AppStateJobs {
   // the budget (the error names the sizes).
   static int64_t memory_needed(const attn::Problem& p);
   static attn::Status within_budget(const attn::Problem& p);
+
+  // --- Stacked layers ("layers"): the page shows one layer at a time -----------------------
+  // With layers, `whole` is the scenario as it was set (its layers, tokens and shared
+  // settings), `stack` the core's stack and `stack_trace` its run; `scenario`, `problem` and
+  // `trace` are then the shown layer `layer` seen as one self-attention layer over the stream
+  // it reads, h_layer (layer_view), so that every panel draws it as it draws any scenario. An
+  // edit of the shown layer's weights and heads, or of the settings the layers share, goes back
+  // into `whole`, which runs again (recompute_edited); what a layer view cannot change (its
+  // inputs, which the layers below wrote; the sizes) is not offered, or undone with a notice.
+  // Without layers `whole` is empty and `layer` 0.
+  scenario::Scenario whole;
+  attn::Stack stack;
+  attn::StackTrace stack_trace;
+  int layer = 0;
+  bool layered() const { return !whole.layers.empty(); }
+  int layer_count() const { return layered() ? static_cast<int>(whole.layers.size()) : 1; }
+  // Shows layer l (clamped) and emits "view".
+  void set_layer(int l);
+  // The scenario the learner has: `whole` when layered, else `scenario`. Exports, links and
+  // getScenario give it.
+  const scenario::Scenario& document() const { return layered() ? whole : scenario; }
+  // Layer l of a stack seen as one layer: self-attention over the stream state h_l (x = h_l,
+  // no positional encoding: h_0 has it already), the layer's weights written out and its
+  // heads, the shared settings (dropout's seed + l), the stack's titles and notes, the token
+  // names (a token model's vocabulary), no target.
+  // The stack's trace JSON, as attention-cli eval writes it: every layer's heads and what it
+  // adds, the output, and a token model's logits and probabilities.
+  std::string stack_trace_json() const;
+  static scenario::Scenario layer_view(const scenario::Scenario& whole, const attn::Stack& st,
+                                       const attn::StackTrace& t, int l);
 
   // --- Presets ---------------------------------------------------------------------------------
   std::vector<Preset> presets;
@@ -239,6 +275,8 @@ struct AppState : AppStateJobs {
   // scenario::ViewState::progress). The page keeps them in localStorage and the link;
   // nothing sends them anywhere.
   std::map<std::string, std::string> progress;
+  // The questions: the scenario's, or a stack's (each names its layer, answer.layer).
+  const std::vector<scenario::QuizQuestion>& quiz() const { return document().quiz; }
   // The lesson the shown questions belong to: the loaded preset's id, or "" (then answers are
   // checked but not recorded).
   std::string lesson_id() const { return preset >= 0 ? presets[preset].name : std::string(); }
@@ -261,6 +299,9 @@ struct AppState : AppStateJobs {
   // The first question on the current step not answered yet, or -1. While one is open, what
   // would answer it (its matrix's numbers and colours, the step's note) is not shown.
   int open_question() const;
+  // A question of the current step waits for its answer, on any layer of a stack: the step's
+  // note, which may speak of every layer's numbers, waits with it.
+  bool question_waiting() const;
   // The core's answer to question q of the current scenario: the key, or the cell's value.
   int quiz_truth_key(int q);
   float quiz_truth_value(int q);
@@ -356,8 +397,16 @@ struct AppState : AppStateJobs {
   void emit(const char* event);
 
  private:
+  const attn::HeadTrace& quiz_head(const scenario::QuizAnswer& a);
+  const attn::Batch& quiz_output(const scenario::QuizAnswer& a) const;
   void recompute(attn::Problem p, double budget_ms);
   void recompute_edited(double budget_ms);
+  // Layered: runs `whole` and shows layer `layer` of it (an error when it does not run).
+  attn::Status run_whole();
+  // Layered: what an edit of the layer view changed, written into `whole`; false (and a
+  // notice) when the edit is one a layer view cannot make.
+  bool merge_layer_edit();
+  int train_stack(int steps, double budget_ms, bool stop_when_converged);
   void go_on_computing(double budget_ms);
   void start_head_job();
   attn::HeadTrace on_demand_;  // the one head of one batch item computed on demand when lean

@@ -10,30 +10,40 @@
 
 namespace ui {
 
+// The head and output a question reads: of its layer in a stack (every layer's trace is kept
+// whole), else of the trace shown.
+const attn::HeadTrace& AppState::quiz_head(const scenario::QuizAnswer& a) {
+  if (layered()) return stack_trace.layers[a.layer].heads[a.head];
+  return head_trace(a.head, a.batch);
+}
+const attn::Batch& AppState::quiz_output(const scenario::QuizAnswer& a) const {
+  return layered() ? stack_trace.layers[a.layer].output : trace.output;
+}
+
 int AppState::quiz_truth_key(int q) {
-  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
-  return scenario::argmax_in_row(
-      scenario::quiz_matrix(a, head_trace(a.head, a.batch), a.batch, trace.output), a.row);
+  const scenario::QuizAnswer& a = quiz()[q].answer;
+  return scenario::argmax_in_row(scenario::quiz_matrix(a, quiz_head(a), a.batch, quiz_output(a)),
+                                 a.row);
 }
 
 float AppState::quiz_truth_value(int q) {
-  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
-  return scenario::quiz_matrix(a, head_trace(a.head, a.batch), a.batch, trace.output)(a.row, a.col);
+  const scenario::QuizAnswer& a = quiz()[q].answer;
+  return scenario::quiz_matrix(a, quiz_head(a), a.batch, quiz_output(a))(a.row, a.col);
 }
 
 std::string AppState::quiz_verdict(int q) {
-  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  const scenario::QuizAnswer& a = quiz()[q].answer;
   char verdict[200];
   if (a.argmax) {
     const std::vector<std::string> keys = key_labels(scenario, a.batch);
     const int truth = quiz_truth_key(q);
-    const float w = head_trace(a.head, a.batch).weights[a.batch](a.row, truth);
+    const float w = quiz_head(a).weights[a.batch](a.row, truth);
     std::snprintf(verdict, sizeof verdict, T("The largest weight is on \"%s\" (%.2f)."),
                   truth < static_cast<int>(keys.size()) ? keys[truth].c_str() : "?",
                   static_cast<double>(w));
     // A wrong key: what the learner chose, its weight and its place among the row's weights.
     const int given = q < static_cast<int>(replies.size()) ? replies[q].key : -1;
-    const attn::Matrix& row_of = head_trace(a.head, a.batch).weights[a.batch];
+    const attn::Matrix& row_of = quiz_head(a).weights[a.batch];
     if (given >= 0 && given != truth && given < static_cast<int>(row_of.cols()) &&
         given < static_cast<int>(keys.size())) {
       const float mine = row_of(a.row, given);
@@ -60,17 +70,17 @@ std::string AppState::quiz_verdict(int q) {
 }
 
 bool AppState::quiz_key_holds(int q) {
-  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  const scenario::QuizAnswer& a = quiz()[q].answer;
   return a.argmax ? quiz_truth_key(q) == a.col
                   : std::fabs(quiz_truth_value(q) - a.value) <= a.tolerance;
 }
 
 bool AppState::answer_quiz(int q, int key, float value) {
   recompute_if_needed();
-  if (q < 0 || q >= static_cast<int>(scenario.quiz.size()) || !runs()) return false;
-  replies.resize(scenario.quiz.size());
+  if (q < 0 || q >= static_cast<int>(quiz().size()) || !runs()) return false;
+  replies.resize(quiz().size());
   QuizReply& r = replies[q];
-  const scenario::QuizAnswer& a = scenario.quiz[q].answer;
+  const scenario::QuizAnswer& a = quiz()[q].answer;
   r.answered = true;
   if (a.argmax) {
     r.key = key;
@@ -85,7 +95,7 @@ bool AppState::answer_quiz(int q, int key, float value) {
   if (!id.empty()) {
     const bool was_done = lesson_done(id);
     std::string& marks = progress[id];
-    if (marks.size() != scenario.quiz.size()) marks.resize(scenario.quiz.size(), '-');
+    if (marks.size() != quiz().size()) marks.resize(quiz().size(), '-');
     if (marks[q] == '-') marks[q] = r.correct ? 'r' : 'w';
     if (!was_done && lesson_done(id)) emit("lesson");
   }
@@ -101,11 +111,19 @@ bool AppState::show_quiz_answer(int q) {
 }
 
 int AppState::open_question() const {
-  for (size_t q = 0; q < scenario.quiz.size(); ++q)
-    if (scenario.quiz[q].step == static_cast<int>(step) &&
+  for (size_t q = 0; q < quiz().size(); ++q)
+    if (quiz()[q].step == static_cast<int>(step) &&
+        (!layered() || quiz()[q].answer.layer == layer) &&  // a stack: on the layer shown
         (q >= replies.size() || !replies[q].answered))
       return static_cast<int>(q);
   return -1;
+}
+
+bool AppState::question_waiting() const {
+  for (size_t q = 0; q < quiz().size(); ++q)
+    if (quiz()[q].step == static_cast<int>(step) && (q >= replies.size() || !replies[q].answered))
+      return true;
+  return false;
 }
 
 bool AppState::lesson_done(const std::string& id) const {

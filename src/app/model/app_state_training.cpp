@@ -11,7 +11,7 @@
 namespace ui {
 
 void AppState::replay_training(const scenario::TrainState& t) {
-  const scenario::Scenario shown = scenario;
+  const scenario::Scenario shown = document();
   const uint64_t loads_before = loads;
   if (!load_task(t.task, static_cast<uint64_t>(t.seed)).ok()) return;
   training.lr = t.lr;
@@ -19,7 +19,7 @@ void AppState::replay_training(const scenario::TrainState& t) {
   if (t.steps > 0) train(t.steps, 1e9);
   // The scenario shown was edited after training (or trained further than a link holds):
   // keep it as it was, with the section's task and settings but no curve to show.
-  if (scenario::to_json(scenario) != scenario::to_json(shown)) {
+  if (scenario::to_json(document()) != scenario::to_json(shown)) {
     set_scenario(shown);
     training.task = t.task;
     training.seed = static_cast<uint64_t>(t.seed);
@@ -63,19 +63,23 @@ bool AppState::reset_lesson_weights() {
   // The task's random start on all its items (the lesson keeps the first few: on those alone
   // Train would fit the outputs without finding the alignment), inside the lesson: its place,
   // title, notes and questions, which speak of those first items.
-  const scenario::Scenario lesson = scenario;
+  const scenario::Scenario lesson = document();
   const int was_preset = preset;
   if (!load_task(training.task, training.seed).ok()) return false;
-  scenario.title = lesson.title;
-  scenario.description = lesson.description;
-  scenario.tour = lesson.tour;
-  scenario.quiz = lesson.quiz;
-  scenario.read_title = lesson.read_title;
-  scenario.read_url = lesson.read_url;
-  scenario.trained_from_task = lesson.trained_from_task;
-  scenario.trained_from_seed = lesson.trained_from_seed;
+  const auto keep_lesson = [&lesson](scenario::Scenario* s) {
+    s->title = lesson.title;
+    s->description = lesson.description;
+    s->tour = lesson.tour;
+    s->quiz = lesson.quiz;
+    s->read_title = lesson.read_title;
+    s->read_url = lesson.read_url;
+    s->trained_from_task = lesson.trained_from_task;
+    s->trained_from_seed = lesson.trained_from_seed;
+  };
+  keep_lesson(&scenario);
+  if (layered()) keep_lesson(&whole);  // a stack's lesson: the texts the layers show
   scenario::fit_to_shapes(&scenario);
-  replies.assign(scenario.quiz.size(), QuizReply{});
+  replies.assign(quiz().size(), QuizReply{});
   preset = was_preset;
   edited = true;  // its notes speak of the learned weights
   emit("view");
@@ -124,6 +128,7 @@ int AppState::train(int steps, double budget_ms, bool stop_when_converged) {
     training.playing = false;
     return 0;
   }
+  if (layered()) return train_stack(steps, budget_ms, stop_when_converged);
   if (scenario.target.empty()) {
     training.error = "target: the scenario has none (give \"target\", or load a toy task)";
     training.playing = false;
@@ -179,7 +184,12 @@ const scenario::TaskCheck* AppState::task_check() {
   if (!info) return nullptr;
   recompute_if_needed();
   if (!runs() || lean) return nullptr;  // a task's trace is small: never lean
-  if (training.check_revision != revision) {
+  if (info->layered != layered()) return nullptr;
+  if (training.check_revision != revision && info->layered) {
+    const scenario::StackTaskCheck c = scenario::check_stack_task(*info, whole, stack);
+    training.check = scenario::TaskCheck{c.loss, c.value, c.passed, c.text};
+    training.check_revision = revision;
+  } else if (training.check_revision != revision) {
     training.check = scenario::check_task(*info, scenario, trace);
     training.check_revision = revision;
   }

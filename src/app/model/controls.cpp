@@ -34,7 +34,7 @@ Control make(const char* id, const char* label, ControlKind kind, const char* hi
 }
 
 bool has_target(const AppState& s) {
-  return !s.scenario.target.empty();
+  return s.has_target();
 }
 bool not_additive(const AppState& s) {  // W_q and W_k project (ScoringInfo::projects)
   return attn::scoring_info(s.scenario.scoring).projects;
@@ -91,6 +91,7 @@ std::vector<Control> make_table() {
   view.read = [](const AppState& s) { return json(s.view_tab); };
   view.options = [](const AppState& s) {
     std::vector<ControlOption> o{{"steps", T("Step by step")}};
+    if (s.visible(Panel::kHeads) && s.layered()) o.push_back({"layers", T("Layers")});
     if (s.visible(Panel::kHeads)) o.push_back({"heads", T("All heads")});
     if (s.visible(Panel::kPositional)) o.push_back({"positional", T("Positional encoding")});
     if (s.visible(Panel::kPlane)) o.push_back({"plane", T("2-D view")});
@@ -101,6 +102,25 @@ std::vector<Control> make_table() {
     return std::string();
   };
   t.push_back(view);
+
+  // The layer of a stack the steps and heads show (AppState::layer_view).
+  Control layer = make("layer", N_("Layer"), ControlKind::kSelect, "layer");
+  layer.available = [](const AppState& s) { return s.layered(); };
+  layer.read = [](const AppState& s) { return json(s.layer + 1); };
+  layer.options = [](const AppState& s) {
+    std::vector<ControlOption> o;
+    for (int l = 1; l <= s.layer_count(); ++l) o.push_back({l, std::to_string(l)});
+    return o;
+  };
+  layer.apply = [](AppState& s, const json& v) {
+    s.set_layer(v.get<int>() - 1);
+    return std::string();
+  };
+  layer.help =
+      N_("A stack adds each layer's output to the stream it read: layer l reads the inputs plus "
+         "what layers 1 to l\xe2\x88\x92"
+         "1 wrote. The steps show one layer at a time.");
+  t.push_back(layer);
 
   Control head = make("head", N_("Head"), ControlKind::kSelect, "head");
   head.available = [](const AppState& s) { return s.scenario.heads > 1; };
@@ -211,7 +231,8 @@ std::vector<Control> make_table() {
 
   Control projections =
       make("projections", N_("learned projections"), ControlKind::kCheckbox, "projections");
-  projections.available = not_additive;
+  // A stack's layers keep their weights (its widths are set in its JSON).
+  projections.available = [](const AppState& s) { return !s.layered() && not_additive(s); };
   projections.read = [](const AppState& s) { return json(has_projections(s.scenario)); };
   projections.apply = [](AppState& s, const json& v) {
     set_projections(&s.scenario, v.get<bool>());
@@ -243,8 +264,11 @@ std::vector<Control> make_table() {
       N_("Heads split d_model into equal blocks of columns; only divisors of d_model work.");
   t.push_back(heads);
 
-  t.push_back(scenario_flag("positional_encoding", N_("positional encoding"),
-                            &scenario::Scenario::positional_encoding));
+  Control pe = scenario_flag("positional_encoding", N_("positional encoding"),
+                             &scenario::Scenario::positional_encoding);
+  // A stack adds it to its input once, before the first layer: not per layer.
+  pe.available = [](const AppState& s) { return !s.layered(); };
+  t.push_back(pe);
   t.push_back(scenario_flag("hard", N_("hard attention (argmax)"), &scenario::Scenario::hard));
   Control straight = make("hard_straight_through", N_("train it straight through"),
                           ControlKind::kCheckbox, "hard");
@@ -283,8 +307,7 @@ std::vector<Control> make_table() {
   task.options = [](const AppState& s) {
     std::vector<ControlOption> o{{"", T("this scenario's target")}};
     for (const scenario::TaskInfo& info : scenario::task_list())
-      if (!info.layered)  // the page does not train stacked layers yet
-        o.push_back({info.name, info.title.in(lang_code(s))});
+      o.push_back({info.name, info.title.in(lang_code(s))});
     return o;
   };
   task.apply = [](AppState& s, const json& v) {

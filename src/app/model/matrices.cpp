@@ -438,13 +438,15 @@ Export make_export(AppState& s, const std::string& what, const std::string& form
     return e;
   };
   if (what == "trace")
-    return document("trace.json", "application/json", scenario::trace_to_json(s.trace));
+    return document("trace.json", "application/json",
+                    s.layered() ? s.stack_trace_json() : scenario::trace_to_json(s.trace));
   if (what == "scenario")
-    return document("scenario.json", "application/json", scenario::to_json(s.scenario));
+    return document("scenario.json", "application/json", scenario::to_json(s.document()));
   if (what == "numpy")
-    return document("attention_numpy.py", "text/x-python", scenario::export_numpy(s.scenario));
+    return document("attention_numpy.py", "text/x-python", scenario::export_numpy(s.document()));
   if (what == "pytorch")
-    return document("attention_pytorch.py", "text/x-python", scenario::export_pytorch(s.scenario));
+    return document("attention_pytorch.py", "text/x-python",
+                    scenario::export_pytorch(s.document()));
   if (const MatrixInfo* info = export_target(s, what, format, head, batch, &e.error))
     return export_matrix(s, info->kind, format == "csv" ? ExportFormat::kCsv : ExportFormat::kJson,
                          head, batch);
@@ -454,7 +456,7 @@ Export make_export(AppState& s, const std::string& what, const std::string& form
 bool answer_hidden(const AppState& s, MatrixKind k) {
   const int q = s.open_question();
   if (q < 0) return false;
-  const scenario::QuizAnswer& a = s.scenario.quiz[q].answer;
+  const scenario::QuizAnswer& a = s.quiz()[q].answer;
   using K = MatrixKind;
   const auto any = [k](std::initializer_list<K> kinds) {
     return std::find(kinds.begin(), kinds.end(), k) != kinds.end();

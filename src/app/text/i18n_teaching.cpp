@@ -101,6 +101,37 @@ extern const std::pair<const char*, const char*> kZhTeaching[] = {
      "已自动暂停：损失已降到 0.000001 以下，权重已经训练好了。再按“训练”会从这里继续。"},
     {"Head", "头"},
     {"head", "头"},
+    // Stacked layers.
+    {"Layer", "层"},
+    {"Layers", "各层"},
+    {"Layer %d", "第 %d 层"},
+    {"Show layer %d", "显示第 %d 层"},
+    {"Layer %d of %d", "第 %d 层（共 %d 层）"},
+    {"Layer %d adds", "第 %d 层加上的"},
+    {"The stream h%d = h%d + what layer %d adds", "残差流 h%d = h%d + 第 %d 层加上的"},
+    {"The stream h\xe2\x82\x80: the inputs (with their positions)",
+     "残差流 h\xe2\x82\x80：输入（含位置信息）"},
+    {"next token", "下一个词元"},
+    {"The next token: each position's probabilities (softmax of h_L \xc2\xb7 unembed).",
+     "下一个词元：每个位置给出的概率（h_L \xc2\xb7 unembed 的 softmax）。"},
+    {"Each layer reads the stream, attends, and adds what it found to the stream: the next "
+     "layer reads the sum. Rows are layers, one heatmap per head (its attention weights); "
+     "click a head to open it step by step.",
+     "每一层读取残差流、做注意力，再把找到的内容加回残差流：下一层读到的是这个和。每一行是一层，"
+     "每个头一张热图（它的注意力权重）；点击一个头，可在逐步视图中打开它。"},
+    {"A stack adds each layer's output to the stream it read: layer l reads the inputs plus "
+     "what layers 1 to l\xe2\x88\x92"
+     "1 wrote. The steps show one layer at a time.",
+     "堆叠时，每一层把自己的输出加回它读到的残差流：第 l 层读到的是输入，加上第 1 到 l−1 层写进去的"
+     "内容。逐步视图一次显示一层。"},
+    {"A stack of %d layers: its tokens, sizes and inputs are set in its JSON.",
+     "这是 %d 层的堆叠：它的词元、尺寸和输入都写在它的 JSON 里。"},
+    {"A stack's inputs are not edited here: change x in its JSON.",
+     "堆叠的输入不在这里修改：请在它的 JSON 里改 x。"},
+    {"A layer's inputs are what the layers below wrote: they change when the layers below do.",
+     "一层的输入是下面各层写出的结果：下面的层变了，它才会变。"},
+    {"This experiment runs on one layer: open a scenario without \"layers\".",
+     "这个实验只针对单层：请打开一个没有 \"layers\" 的场景。"},
     {"heads", "头数"},
 
     // Step explanations.

@@ -319,8 +319,11 @@ void App::frame() {
                     state.visible(Panel::kPlane) || controls_tab;
   // Narrow: the tabs keep their names and scroll instead of shrinking to "Ste…".
   // The tab the "view" control asked for is selected once; the tab drawn is remembered.
+  // The tab asked for, selected once (this frame).
+  const std::string wanted_tab = std::move(state.view_tab_wanted);
+  state.view_tab_wanted.clear();
   const auto tab = [&](const char* label, const char* id) {
-    const bool wanted = state.view_tab_wanted == id;
+    const bool wanted = wanted_tab == id;
     const bool open =
         ImGui::BeginTabItem(label, nullptr, wanted ? ImGuiTabItemFlags_SetSelected : 0);
     if (open) state.view_tab = id;
@@ -342,6 +345,10 @@ void App::frame() {
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
+    if (state.visible(Panel::kHeads) && state.layered() && tab(T("Layers"), "layers")) {
+      draw_layers(state, heatmaps);
+      ImGui::EndTabItem();
+    }
     if (state.visible(Panel::kHeads) && tab(T("All heads"), "heads")) {
       draw_heads(state, heatmaps);
       ImGui::EndTabItem();
@@ -355,7 +362,8 @@ void App::frame() {
       ImGui::EndTabItem();
     }
     ImGui::EndTabBar();
-    state.view_tab_wanted.clear();
+    // (A tab asked for while drawing this frame, as a click on the Layers tab's head does,
+    // is selected by the next.)
   } else if (!tabs) {
     draw_pipeline(state, heatmaps);
   }

@@ -56,6 +56,14 @@ void section_scenario(AppState& s) {
 
 void section_tokens(AppState& s) {
   scenario::Scenario& sc = s.scenario;
+  if (s.layered()) {  // a layer's rows are the stream the layers below wrote
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled(T("A stack of %d layers: its tokens, sizes and inputs are set in its "
+                          "JSON."),
+                        s.layer_count());
+    ImGui::PopTextWrapPos();
+    return;
+  }
   if (shown(s, "sizes")) {
     int n_q = sc.n_queries(), n_k = sc.n_keys(), d = attn::batch_cols(sc.queries);
     ImGui::SetNextItemWidth(120);
@@ -461,7 +469,7 @@ void section_train(AppState& s) {
   // An ID of its own: "Train" alone is also the section's header, and the two clashed (the
   // button did nothing).
   // Without a target the buttons are there but greyed out: the text below says what to do.
-  ImGui::BeginDisabled(s.scenario.target.empty());
+  ImGui::BeginDisabled(!s.has_target());
   const std::string play = std::string(tr.playing ? T("Pause") : T("Train")) + "###train_play";
   if (ImGui::Button(play.c_str())) control_apply(s, "train", !tr.playing);
   ImGui::EndDisabled();
@@ -494,7 +502,7 @@ void section_train(AppState& s) {
                      "trained. Train goes on from here."),
                    true);
   } else if (!task && tr.error.empty()) {
-    text_wrapped(s.scenario.target.empty()
+    text_wrapped(!s.has_target()
                      ? T("Pick a toy task, or give the scenario a \"target\", then Train.")
                      : T("Train moves the weights toward the target, step by step."),
                  true);

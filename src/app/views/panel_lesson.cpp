@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "app/model/edits.h"
 #include "app/text/glossary.h"
@@ -60,7 +61,7 @@ void draw_step_words(AppState& s) {
 // (one button per key token) or a typed number, checked against the core's numbers, then
 // explained; in a warm box under the lesson's note.
 void draw_questions(AppState& s) {
-  const std::vector<scenario::QuizQuestion>& quiz = s.scenario.quiz;
+  const std::vector<scenario::QuizQuestion>& quiz = s.quiz();
   s.replies.resize(quiz.size());
   static char typed[scenario::kMaxQuizQuestions][32] = {};
   static uint64_t typed_for = ~uint64_t{0};
@@ -90,6 +91,11 @@ void draw_questions(AppState& s) {
     text_wrapped(qq.ask.in(lang), false, room());
     AppState::QuizReply& r = s.replies[q];
     const scenario::QuizAnswer& a = qq.answer;
+    if (s.layered() && a.layer != s.layer) {  // a stack: the question reads another layer
+      char label[64];
+      std::snprintf(label, sizeof label, T("Show layer %d"), a.layer + 1);
+      if (small_button((std::string(label) + "##show_layer").c_str())) s.set_layer(a.layer);
+    }
     if (!r.answered) {
       if (a.argmax) {
         const std::vector<std::string> keys = key_labels(s.scenario, a.batch);
@@ -232,7 +238,7 @@ void draw_lesson(AppState& s) {
   // The steps that ask a question.
   bool any_question = false;
   std::vector<int> asked;
-  for (const scenario::QuizQuestion& q : s.scenario.quiz) {
+  for (const scenario::QuizQuestion& q : s.quiz()) {
     if (std::find(asked.begin(), asked.end(), q.step) != asked.end()) continue;
     asked.push_back(q.step);
     if (!any_question) {

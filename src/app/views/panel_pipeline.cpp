@@ -220,6 +220,19 @@ void export_menu(AppState& s) {
   ImGui::TextDisabled("%s", T("Right-click any matrix to export it alone."));
 }
 
+// A stack's layer: the steps show one layer at a time (AppState::layer_view).
+void layer_selector(AppState& s) {
+  if (!s.layered()) return;
+  ImGui::SameLine(0, 24);
+  ImGui::TextUnformatted(T("Layer"));
+  for (int l = 0; l < s.layer_count(); ++l) {
+    ImGui::SameLine();
+    char label[32];
+    std::snprintf(label, sizeof label, "%d##layer", l + 1);
+    if (ImGui::RadioButton(label, s.layer == l)) s.set_layer(l);
+  }
+}
+
 void head_selector(AppState& s) {
   if (s.scenario.heads <= 1) return;
   ImGui::SameLine(0, 24);
@@ -263,6 +276,7 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   if (g_fonts.title) ImGui::PushFont(g_fonts.title);
   ImGui::Text("%d. %s", static_cast<int>(s.step) + 1, T(step_name(s.step)));
   if (g_fonts.title) ImGui::PopFont();
+  layer_selector(s);
   if (s.step != Step::kInputs && s.step != Step::kOutput) head_selector(s);
   if (s.scenario.batch() > 1) {
     ImGui::SameLine(0, 24);
@@ -289,7 +303,7 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   }
   draw_step_words(s);
   // The note explains the step's numbers, so it waits, like them, for the question's answer.
-  if (s.open_question() < 0)
+  if (!s.question_waiting())
     for (const scenario::TourStop& stop : s.scenario.tour)
       if (stop.step == static_cast<int>(s.step) && s.note_shown(stop))
         lesson_note(s, stop.text.in(language_code()));

@@ -254,6 +254,11 @@ void draw_positional(AppState& s, Heatmaps& h) {
     ImGui::TextDisabled("%s", T("This experiment needs self-attention (a scenario with x)."));
     return;
   }
+  if (s.layered()) {  // its shuffle would reorder one layer's stream, not the stack's tokens
+    ImGui::TextDisabled("%s", T("This experiment runs on one layer: open a scenario without "
+                                "\"layers\"."));
+    return;
+  }
   if (ImGui::Checkbox(T("positional encoding"), &s.scenario.positional_encoding)) s.changed();
   ImGui::SameLine();
   if (ImGui::Button(T("Shuffle tokens"))) {

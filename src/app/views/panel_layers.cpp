@@ -1,0 +1,150 @@
+// The model view of a stack (AppState::layered): one row per layer, with each head's attention
+// weights and what the layer adds to the residual stream, the stream before and after, and a
+// token model's next-token probabilities. Click a head to open it step by step.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/text/i18n.h"
+#include "app/views/app.h"
+
+namespace ui {
+
+namespace {
+
+std::vector<std::string> vocab_labels(const scenario::Scenario& w, int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(i < static_cast<int>(w.vocab.size()) ? w.vocab[i] : std::to_string(i));
+  return out;
+}
+
+}  // namespace
+
+void draw_layers(AppState& s, Heatmaps& h) {
+  if (!s.layered() || s.stack_trace.layers.empty() || !s.runs()) return;
+  text_wrapped(
+      T("Each layer reads the stream, attends, and adds what it found to the stream: the next "
+        "layer reads the sum. Rows are layers, one heatmap per head (its attention weights); "
+        "click a head to open it step by step."));
+  batch_selector(s);
+  const int B = static_cast<int>(s.stack_trace.stream.front().size());
+  const int b = std::clamp(s.batch, 0, B - 1);
+  const std::vector<std::string> tokens =
+      axis_labels(s, Axis::kQueryTokens, b, s.stack_trace.stream.front()[b].rows());
+  const std::vector<std::string> features =
+      axis_labels(s, Axis::kInputFeatures, b, s.stack_trace.stream.front()[b].cols());
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  int most_heads = 1;
+  for (const attn::Trace& t : s.stack_trace.layers)
+    most_heads = std::max(most_heads, static_cast<int>(t.heads.size()));
+  // A row: the heads and what the layer adds, each at most 300 px wide, wrapping when narrow.
+  const int per_row = std::max(1, std::min(most_heads + 1, static_cast<int>(avail / 200.0f)));
+  const float w = std::min(300.0f, avail / per_row - spacing);
+
+  // The stream's columns share one scale, so that what a layer adds compares with the stream.
+  float stream_hi = 0.0f;
+  for (const attn::Batch& st : s.stack_trace.stream)
+    stream_hi = std::max(stream_hi, st[b].cwiseAbs().maxCoeff());
+  for (const attn::Trace& t : s.stack_trace.layers)
+    stream_hi = std::max(stream_hi, t.output[b].cwiseAbs().maxCoeff());
+  stream_hi = std::max(stream_hi, 1e-6f);
+  const auto stream_map = [&](const char* id, const attn::Matrix& m, const char* caption) {
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted(caption);
+    HeatmapSpec sp;
+    sp.id = id;
+    sp.values = &m;
+    sp.row_labels = &tokens;
+    sp.col_labels = &features;
+    sp.row_axis = T("tokens");
+    sp.col_axis = T("features");
+    sp.palette = Palette::kDiverging;
+    sp.fixed_range = !s.scale_alone;
+    sp.lo = -stream_hi;
+    sp.hi = stream_hi;
+    sp.size = ImVec2(w, w * 0.8f);
+    sp.max_cell_px = 40.0f;
+    sp.max_aspect = 2.0f;
+    sp.numbers = s.show_numbers;
+    sp.revision = s.revision;
+    h.draw(sp);
+    ImGui::EndGroup();
+  };
+
+  stream_map("layers_h0", s.stack_trace.stream.front()[b],
+             T("The stream h\xe2\x82\x80: the inputs (with their positions)"));
+  char id[48], caption[128];
+  for (int l = 0; l < static_cast<int>(s.stack_trace.layers.size()); ++l) {
+    const attn::Trace& t = s.stack_trace.layers[l];
+    ImGui::Separator();
+    if (g_fonts.title) ImGui::PushFont(g_fonts.title);
+    ImGui::Text(T("Layer %d"), l + 1);
+    if (g_fonts.title) ImGui::PopFont();
+    const int H = static_cast<int>(t.heads.size());
+    for (int k = 0; k < H; ++k) {
+      if (k % per_row) ImGui::SameLine();
+      ImGui::BeginGroup();
+      const bool focused = l == s.layer && k == s.head;
+      std::snprintf(caption, sizeof caption, "%s %d%s", T("head"), k + 1,
+                    focused ? "  \xe2\x97\x8f" : "");
+      ImGui::TextUnformatted(caption);
+      std::snprintf(id, sizeof id, "layers_l%d_h%d", l + 1, k + 1);
+      HeatmapSpec sp;
+      sp.id = id;
+      sp.values = &t.heads[k].weights[b];
+      sp.row_labels = &tokens;
+      sp.col_labels = &tokens;
+      sp.row_axis = T("queries");
+      sp.col_axis = T("keys");
+      sp.fixed_range = true;
+      sp.lo = 0.0f;
+      sp.hi = 1.0f;
+      sp.size = ImVec2(w, w * 0.8f);
+      sp.max_cell_px = 40.0f;
+      sp.numbers = s.show_numbers;
+      sp.revision = s.revision;
+      if (h.draw(sp).clicked) {  // open it step by step, at its weights
+        s.set_layer(l);
+        s.set_head(k);
+        s.set_step(static_cast<int>(Step::kWeights));
+        s.view_tab_wanted = "steps";
+      }
+      ImGui::EndGroup();
+    }
+    if (H % per_row) ImGui::SameLine();
+    std::snprintf(id, sizeof id, "layers_l%d_adds", l + 1);
+    std::snprintf(caption, sizeof caption, T("Layer %d adds"), l + 1);
+    stream_map(id, t.output[b], caption);
+    std::snprintf(id, sizeof id, "layers_h%d", l + 1);
+    std::snprintf(caption, sizeof caption, T("The stream h%d = h%d + what layer %d adds"), l + 1, l,
+                  l + 1);
+    stream_map(id, s.stack_trace.stream[l + 1][b], caption);
+  }
+  if (s.stack.token_model() && b < static_cast<int>(s.stack_trace.logits.size())) {
+    ImGui::Separator();
+    const attn::Matrix p = attn::next_token_probabilities(s.stack_trace.logits[b]);
+    const std::vector<std::string> vocab = vocab_labels(s.whole, static_cast<int>(p.cols()));
+    text_wrapped(
+        T("The next token: each position's probabilities (softmax of h_L \xc2\xb7 unembed)."));
+    HeatmapSpec sp;
+    sp.id = "layers_next";
+    sp.values = &p;
+    sp.row_labels = &tokens;
+    sp.col_labels = &vocab;
+    sp.row_axis = T("tokens");
+    sp.col_axis = T("next token");
+    sp.fixed_range = true;
+    sp.lo = 0.0f;
+    sp.hi = 1.0f;
+    sp.size = ImVec2(std::min(avail, 420.0f), std::min(avail, 420.0f) * 0.9f);
+    sp.max_cell_px = 40.0f;
+    sp.numbers = s.show_numbers;
+    sp.revision = s.revision;
+    h.draw(sp);
+  }
+}
+
+}  // namespace ui
