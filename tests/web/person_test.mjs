@@ -304,6 +304,14 @@ async function checkLessons({ browser, url }, sizes, { questions = true } = {}) 
           const stepButton = await reveal(page, viewport, (i) => i.id.endsWith(`##step${q.step}`));
           if (!stepButton) { problems.push(`${where} ${name}: no button for step ${q.step + 1}`); continue; }
           await clickItem(page, stepButton);
+          // A stack's question reads one layer: its "Show layer N" button brings that layer.
+          if (q.layer !== undefined && (await page.evaluate(() => window.attentionPlayground.getView())).layer !== q.layer) {
+            const show = await reveal(page, viewport, (i) => i.id.endsWith("##show_layer"));
+            if (!show) { problems.push(`${where} ${name} step ${q.step + 1}: no "Show layer ${q.layer + 1}" on screen`); continue; }
+            await clickItem(page, show);
+            const shownLayer = (await page.evaluate(() => window.attentionPlayground.getView())).layer;
+            if (shownLayer !== q.layer) problems.push(`${where} ${name}: "Show layer ${q.layer + 1}" shows layer ${shownLayer + 1}`);
+          }
           const before = await itemsNow(page);
           const layout = await page.evaluate(() => window.attentionPlayground.layout());
           const hidden = Object.values(layout).filter((g) => g.hidden).length;
@@ -614,7 +622,113 @@ async function checkClicks({ browser, url }) {
   ok(`clicks at 1440×900: ${seen.join("; ")}`);
 }
 
+// A stack of layers as a person meets it, en and zh at 1440×900: the step view's "Layer" and
+// its buttons are on screen (read back by OCR), and a click on "2" shows layer 2 (its own
+// weights); the "Layers" tab shows every layer's heads and the stream, and a click on layer 2's
+// head opens it step by step at its weights. Then the induction task trains from the Train
+// button, every layer at once.
+async function checkLayers({ browser, url }) {
+  const seen = [];
+  // (The line is found by its word "Layer"; in Chinese, whose one-glyph "层" tesseract does not
+  // read alone, by the step's title "权重" on it.)
+  for (const [lang, layerWord, tabWord, layerTwo] of [["en", "Layer", "Layers", "Layer 2"],
+                                                      ["zh", "权重", "各层", "第 2 层"]]) {
+    const page = await openPage(browser, `${url}?preset=why_stack&lang=${lang}&step=6`, { width: 1440, height: 900 });
+    if (lang === "zh") await chineseGlyphs(page);
+    await settle(page);
+    const ap = (f, ...a) => page.evaluate(f, ...a);
+    const start = await ap(() => window.attentionPlayground.getView());
+    if (start.layers !== 2 || start.layer !== 0) fail(`${lang}: why_stack opens as ${JSON.stringify(start).slice(0, 160)}`);
+    // The word "Layer" on the step view's title line, read from the screen.
+    const clip = { x: 320, y: 0, width: 1120, height: 160 };
+    const title = await find(page, layerWord, lang, clip);
+    // (Read in the clip: its words' places are the page's less the clip's corner.)
+    title.hits = title.hits.map((w) => ({ ...w, x0: w.x0 + clip.x, x1: w.x1 + clip.x, y0: w.y0 + clip.y, y1: w.y1 + clip.y }));
+    if (!title.hits.length) fail(`${lang}: "${layerWord}" is not on the step view's first lines (read: ${title.all.map((w) => w.text).join(" ").slice(0, 300)})`);
+    // Its "2": the button drawn right of it, on its line (the layout's boxes), clicked where
+    // it is drawn.
+    const items = await itemsNow(page);
+    const two = items.find((i) => i.id === "2##layer");
+    const label = two && title.hits.find((w) => Math.abs(two.y0 - w.y0) <= 12 && w.x1 <= two.x0 && two.x0 - w.x1 < 160);
+    if (!label) {
+      fail(`${lang}: no "2" button beside "${layerWord}" (${JSON.stringify(two)}; "${layerWord}" read at ` +
+           `${title.hits.map((w) => `(${Math.round(w.x0)}, ${Math.round(w.y0)})`).join(", ")})`);
+    }
+    await clickItem(page, two);
+    await settle(page);
+    const shown = await ap(() => window.attentionPlayground.getView());
+    if (shown.layer !== 1) fail(`${lang}: a click on layer 2's button shows layer ${shown.layer + 1}`);
+    // Layer 2's trace is what the step view holds now: its weights are layer 2's of the stack.
+    const trace = await ap(() => window.attentionPlayground.getTrace());
+    const stackWeights = trace.layers[1].heads[0].weights;
+    // The "Layers" tab, clicked where drawn; it shows "Layer 2" (OCR) and each head's map.
+    const tab = (await itemsNow(page)).find((i) => i.tab && i.label === tabWord);
+    if (!tab) fail(`${lang}: no "${tabWord}" tab on screen`);
+    await clickItem(page, tab);
+    await settle(page);
+    if ((await ap(() => window.attentionPlayground.getView())).tab !== "layers") fail(`${lang}: the "${tabWord}" tab did not open`);
+    const words = await find(page, layerTwo, lang);
+    if (!words.hits.length) fail(`${lang}: "${layerTwo}" is not on the Layers tab (read: ${words.all.map((w) => w.text).join(" ").slice(0, 300)})`);
+    const grids = await ap(() => window.attentionPlayground.layout());
+    for (const id of ["layers_h0", "layers_l1_h1", "layers_l1_adds", "layers_l2_h1", "layers_h2"]) {
+      if (!grids[id]) fail(`${lang}: the Layers tab draws no ${id} (${Object.keys(grids).join(", ")})`);
+    }
+    // Back to the steps and layer 1 (its button, clicked), then the Layers tab again and a
+    // click on layer 2's head map.
+    const stepsTab = (await itemsNow(page)).find((i) => i.tab && i.label === (lang === "en" ? "Step by step" : "逐步演示"));
+    await clickItem(page, stepsTab);
+    await clickItem(page, (await itemsNow(page)).find((i) => i.id === "1##layer"));
+    if ((await ap(() => window.attentionPlayground.getView())).layer !== 0) fail(`${lang}: a click on "1" did not show layer 1`);
+    await clickItem(page, (await itemsNow(page)).find((i) => i.tab && i.label === tabWord));
+    await settle(page);
+    const g = (await ap(() => window.attentionPlayground.layout())).layers_l2_h1;
+    if (!g) fail(`${lang}: back on the Layers tab, layer 2's head is not drawn`);
+    const cell = { x0: g.x0 + 2, x1: g.x0 + g.cell_w, y0: g.y0 + 2, y1: g.y0 + g.cell };
+    await clickItem(page, cell);
+    await settle(page);
+    const opened = await ap(() => window.attentionPlayground.getView());
+    if (opened.tab !== "steps" || opened.layer !== 1 || opened.step !== 5) {
+      fail(`${lang}: a click on layer 2's head gave ${JSON.stringify(opened).slice(0, 200)}`);
+    }
+    if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
+    seen.push(`${lang}: "${layerWord}" read at (${Math.round(label.x0)}, ${Math.round(label.y0)}), "2" clicked ` +
+              `(layer 2: ${stackWeights[0].length} × ${stackWeights[0][0].length} weights), "${tabWord}" tab with ` +
+              `"${layerTwo}" read, its head clicked open at step ${opened.step + 1}`);
+    await page.context().close();
+  }
+  // The induction task from the Train button (found as a person finds it: OCR beside Step).
+  const page = await openPage(browser, `${url}?task=induction&seed=1`, { width: 1280, height: 800 });
+  await page.evaluate(() => window.attentionPlayground.setTraining({ speed: "fast" }));
+  await settle(page);
+  const panel = { x: 0, y: 0, width: 320, height: 800 };
+  let all = [];
+  const button = await scrollPanelUntil(page, 4, async () => {
+    let hits;
+    ({ all, hits } = await find(page, "Train", "en", panel));
+    const beside = [...findText(all, "Step"), ...findText(all, "Reset")];
+    return hits.find((w) => beside.some((s) => Math.abs(s.y0 - w.y0) < 8 && s.x0 > w.x1));
+  });
+  if (!button) fail(`induction: no "Train" button beside "Step" (read: ${all.map((w) => w.text).join(" ").slice(0, 300)})`);
+  const t0 = Date.now();
+  await click(page, button);
+  let tr = null;
+  while (Date.now() - t0 < 60000) {
+    await page.waitForTimeout(1000);
+    tr = await page.evaluate(() => window.attentionPlayground.getTraining());
+    if (tr.step >= 300) break;
+  }
+  await click(page, button);  // the same button, "Pause" now
+  await settle(page);
+  if (!tr || tr.step < 100) fail(`induction: the Train button trained ${tr?.step} steps in 60 s`);
+  if (!(tr.loss < 1.5)) fail(`induction: after ${tr.step} steps the loss is ${tr.loss} (it starts near 2.7)`);
+  if (page.problems.length) fail(`induction: ${page.problems.join("; ")}`);
+  await page.context().close();
+  ok(`layers: ${seen.join("; ")}; induction trained from its Train button: ${tr.step} steps in ` +
+     `${((Date.now() - t0) / 1000).toFixed(1)} s, loss ${tr.loss.toFixed(3)}`);
+}
+
 const CHECKS = {
+  layers: checkLayers,
   touch: checkTouch,
   "touch-gestures": checkTouchGestures,
   "train-button": checkTrainButton,
