@@ -149,6 +149,16 @@ TEST_CASE("an edit of the layer shown goes into the stack, which runs again", "[
   app.recompute_if_needed();
   CHECK(app.runs());
   CHECK(app.whole.layers[0].heads == 4);
+  // An edit that cannot run stays on its layer: another layer shown is the stack's own.
+  app.scenario.heads = 3;
+  app.changed();
+  app.recompute_if_needed();
+  REQUIRE(!app.runs());
+  app.set_layer(1);
+  app.recompute_if_needed();
+  CHECK(app.runs());
+  CHECK(app.layer == 1);
+  CHECK(app.whole.layers[0].heads == 4);
 }
 
 TEST_CASE("the view and the link carry the layer; a hostile layer is refused by name",

@@ -153,7 +153,7 @@ void AppState::set_layer(int l) {
   l = std::clamp(l, 0, layer_count() - 1);
   if (l == layer) return;
   recompute_if_needed();  // an edit of the layer shown goes in first
-  if (!runs()) return;
+  // (One that cannot run never reached the stack: the layer shown next is the stack's own.)
   layer = l;
   scenario = layer_view(whole, stack, stack_trace, layer);
   scenario::Resolved r = scenario::resolve(scenario);

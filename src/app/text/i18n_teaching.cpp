@@ -106,6 +106,8 @@ extern const std::pair<const char*, const char*> kZhTeaching[] = {
     {"Layers", "各层"},
     {"Layer %d", "第 %d 层"},
     {"Show layer %d", "显示第 %d 层"},
+    {"A question on this step waits on layer %d.", "这一步还有一个问题在第 %d 层等你。"},
+    {"%d questions on this step wait on layer %d.", "这一步还有 %d 个问题在第 %d 层等你。"},
     {"Layer %d of %d", "第 %d 层（共 %d 层）"},
     {"Layer %d adds", "第 %d 层加上的"},
     {"The stream h%d = h%d + what layer %d adds", "残差流 h%d = h%d + 第 %d 层加上的"},

@@ -40,8 +40,9 @@ void draw_layers(AppState& s, Heatmaps& h) {
   int most_heads = 1;
   for (const attn::Trace& t : s.stack_trace.layers)
     most_heads = std::max(most_heads, static_cast<int>(t.heads.size()));
-  // A row: the heads and what the layer adds, each at most 300 px wide, wrapping when narrow.
-  const int per_row = std::max(1, std::min(most_heads + 1, static_cast<int>(avail / 200.0f)));
+  // A row: the heads, what the layer adds and the stream after it, each at most 300 px wide,
+  // wrapping when narrow.
+  const int per_row = std::max(1, std::min(most_heads + 2, static_cast<int>(avail / 200.0f)));
   const float w = std::min(300.0f, avail / per_row - spacing);
 
   // The stream's columns share one scale, so that what a layer adds compares with the stream.
@@ -118,6 +119,7 @@ void draw_layers(AppState& s, Heatmaps& h) {
     std::snprintf(id, sizeof id, "layers_l%d_adds", l + 1);
     std::snprintf(caption, sizeof caption, T("Layer %d adds"), l + 1);
     stream_map(id, t.output[b], caption);
+    if ((H + 1) % per_row) ImGui::SameLine();
     std::snprintf(id, sizeof id, "layers_h%d", l + 1);
     std::snprintf(caption, sizeof caption, T("The stream h%d = h%d + what layer %d adds"), l + 1, l,
                   l + 1);

@@ -71,9 +71,16 @@ void draw_questions(AppState& s) {
   }
   const std::string lang = language_code();
   const auto marks = s.progress.find(s.lesson_id());
+  // A stack asks each question on its layer: the others of this step wait there, behind a
+  // button that shows that layer (one per layer, with how many are open there).
+  std::vector<int> elsewhere(static_cast<size_t>(s.layer_count()), 0);
   for (size_t q = 0; q < quiz.size(); ++q) {
     const scenario::QuizQuestion& qq = quiz[q];
     if (qq.step != static_cast<int>(s.step)) continue;
+    if (s.layered() && qq.answer.layer != s.layer) {
+      if (!s.replies[q].answered && qq.answer.layer < s.layer_count()) ++elsewhere[qq.answer.layer];
+      continue;
+    }
     ImGui::PushID(static_cast<int>(q));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float pad = 8.0f;
@@ -91,11 +98,6 @@ void draw_questions(AppState& s) {
     text_wrapped(qq.ask.in(lang), false, room());
     AppState::QuizReply& r = s.replies[q];
     const scenario::QuizAnswer& a = qq.answer;
-    if (s.layered() && a.layer != s.layer) {  // a stack: the question reads another layer
-      char label[64];
-      std::snprintf(label, sizeof label, T("Show layer %d"), a.layer + 1);
-      if (small_button((std::string(label) + "##show_layer").c_str())) s.set_layer(a.layer);
-    }
     if (!r.answered) {
       if (a.argmax) {
         const std::vector<std::string> keys = key_labels(s.scenario, a.batch);
@@ -159,6 +161,21 @@ void draw_questions(AppState& s) {
     dl->ChannelsMerge();
     ImGui::Spacing();
     ImGui::PopID();
+  }
+  for (int l = 0; l < static_cast<int>(elsewhere.size()); ++l) {
+    if (elsewhere[l] == 0) continue;
+    char waiting[96], label[64];
+    if (elsewhere[l] == 1)
+      std::snprintf(waiting, sizeof waiting, T("A question on this step waits on layer %d."),
+                    l + 1);
+    else
+      std::snprintf(waiting, sizeof waiting, T("%d questions on this step wait on layer %d."),
+                    elsewhere[l], l + 1);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(waiting);
+    std::snprintf(label, sizeof label, T("Show layer %d"), l + 1);
+    same_line_if_fits(button_width(label));
+    if (small_button((std::string(label) + "##show_layer").c_str())) s.set_layer(l);
   }
 }
 

@@ -220,10 +220,28 @@ void export_menu(AppState& s) {
   ImGui::TextDisabled("%s", T("Right-click any matrix to export it alone."));
 }
 
+// The width of a selector on the title line: its label and n radio buttons (more than 6: the
+// arrows and "3 of 32").
+float selector_width(const char* label, int n) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float radio = ImGui::GetFrameHeight() + st.ItemInnerSpacing.x +
+                      ImGui::CalcTextSize("00").x + st.ItemSpacing.x;
+  const float arrows = 2.0f * (ImGui::GetFrameHeight() + st.ItemSpacing.x) +
+                       ImGui::CalcTextSize(T("%d of %d")).x + ImGui::CalcTextSize("0000").x;
+  return ImGui::CalcTextSize(label).x + st.ItemSpacing.x + (n > 6 ? arrows : n * radio);
+}
+
+// Beside what the title line holds (24 px apart) when the selector fits there, else below.
+void beside_if_fits(float width) {
+  ImGui::SameLine(0, 24);
+  const float room = ImGui::GetContentRegionAvail().x + ImGui::GetStyle().WindowPadding.x * 0.5f;
+  if (room < width) ImGui::NewLine();
+}
+
 // A stack's layer: the steps show one layer at a time (AppState::layer_view).
 void layer_selector(AppState& s) {
   if (!s.layered()) return;
-  ImGui::SameLine(0, 24);
+  beside_if_fits(selector_width(T("Layer"), s.layer_count()));
   ImGui::TextUnformatted(T("Layer"));
   for (int l = 0; l < s.layer_count(); ++l) {
     ImGui::SameLine();
@@ -235,7 +253,7 @@ void layer_selector(AppState& s) {
 
 void head_selector(AppState& s) {
   if (s.scenario.heads <= 1) return;
-  ImGui::SameLine(0, 24);
+  beside_if_fits(selector_width(T("Head"), s.scenario.heads));
   ImGui::TextUnformatted(T("Head"));
   for (int h = 0; h < s.scenario.heads; ++h) {
     ImGui::SameLine();
@@ -279,7 +297,7 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   layer_selector(s);
   if (s.step != Step::kInputs && s.step != Step::kOutput) head_selector(s);
   if (s.scenario.batch() > 1) {
-    ImGui::SameLine(0, 24);
+    beside_if_fits(selector_width(T("Batch item"), s.scenario.batch()));
     batch_selector(s);
   }
   const bool mask_switch =

@@ -31,7 +31,11 @@ void view_inputs(Ctx& c, ImVec2 avail) {
     const bool stacked =
         pe && (avail.x < 520.0f ||
                cell_in(MatrixKind::kQueries, (avail.x - 80.0f) / 3.0f) < number_cell());
-    const float w = stacked ? avail.x : pe ? (avail.x - 80.0f) / 3.0f : std::min(avail.x, 560.0f);
+    // Alone, X is at most 560 px wide, unless its cells would be too narrow for their numbers
+    // there (16 features, as a token model's stream has).
+    const float alone =
+        cell_in(MatrixKind::kQueries, 560.0f) < number_cell() ? avail.x : std::min(avail.x, 560.0f);
+    const float w = stacked ? avail.x : pe ? (avail.x - 80.0f) / 3.0f : alone;
     const float h = stacked ? std::max(5.0f * ImGui::GetTextLineHeightWithSpacing() +
                                            stacked_rows(s.problem.queries[c.b].rows()) * 26.0f,
                                        avail.y / 3.0f)
