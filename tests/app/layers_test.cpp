@@ -308,3 +308,24 @@ TEST_CASE("the learned induction lesson trains on, and Reset starts its task ove
   CHECK(app.training.losses.size() == 5);
   CHECK(app.training.error == "");
 }
+
+TEST_CASE("a stack too large to keep every layer's trace is refused by its sizes, changing nothing",
+          "[app][layers][bad]") {
+  ui::AppState app;
+  REQUIRE(app.set_scenario_json(kTwoLayers).error == "");
+  const std::string before = ui::api::get_scenario(app);
+  // 16 layers over 2048 tokens: each layer alone would fit, the 16 traces together would not.
+  std::string x = "[";
+  for (int i = 0; i < 2048; ++i)
+    x += std::string(i ? "," : "") + "[" + std::to_string(i % 7) + ",1,0,1]";
+  x += "]";
+  std::string layers = "[{}";
+  for (int l = 1; l < 16; ++l) layers += ",{}";
+  layers += "]";
+  const std::string error =
+      app.set_scenario_json(R"({"version": 1, "x": )" + x + R"(, "layers": )" + layers + "}").error;
+  CHECK(error.rfind("layers: 16 layers need about ", 0) == 0);
+  CHECK(error.find("more than the 384 MB the playground may use") != std::string::npos);
+  CHECK(ui::api::get_scenario(app) == before);
+  CHECK(app.layer_count() == 2);
+}

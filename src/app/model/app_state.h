@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -406,7 +407,12 @@ struct AppState : AppStateJobs {
   // Layered: what an edit of the layer view changed, written into `whole`; false (and a
   // notice) when the edit is one a layer view cannot make.
   bool merge_layer_edit();
-  int train_stack(int steps, double budget_ms, bool stop_when_converged);
+  // Up to `steps` calls of `step` (one optimizer step, its loss before it), as train()
+  // describes: the losses recorded, stopping after budget_ms or, when asked, at convergence.
+  int take_steps(int steps, double budget_ms, bool stop_when_converged,
+                 const std::function<attn::Status(double*)>& step);
+  // After training a stack: its weights written into `whole`, which runs again.
+  void show_trained_stack(const attn::Stack& st);
   void go_on_computing(double budget_ms);
   void start_head_job();
   attn::HeadTrace on_demand_;  // the one head of one batch item computed on demand when lean

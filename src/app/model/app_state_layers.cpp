@@ -1,8 +1,6 @@
 // The playground's state for a stack of layers: the shown layer as one layer (layer_view),
 // edits of it written back into the stack, and training every layer at once.
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstring>
 
 #include "app/model/app_state.h"
@@ -165,66 +163,18 @@ void AppState::set_layer(int l) {
   emit("view");
 }
 
-int AppState::train_stack(int steps, double budget_ms, bool stop_when_converged) {
-  if (whole.target.empty() && !whole.token_model()) {
-    training.error = "target: the scenario has none (give \"target\", or load a toy task)";
+void AppState::show_trained_stack(const attn::Stack& st) {
+  scenario::set_weights(&whole, st);  // the weights; the stack keeps the tokens it shows
+  const attn::Status ran = run_whole();
+  scenario::Resolved r = scenario::resolve(scenario);
+  if (!ran.ok() || !r.ok()) {
+    error = ran.ok() ? r.error : ran.error;
+    training.error = error;
     training.playing = false;
-    return 0;
+    return;
   }
-  if (attn::gradient_refusal(problem) == attn::GradientRefusal::kHardWithoutEstimator) {
-    training.error =
-        T("hard: the argmax has no gradient. Tick \"train it straight through\" under "
-          "\"hard attention\" to train through it.");
-    training.playing = false;
-    return 0;
-  }
-  attn::Optimizer& opt = training.optimizer;
-  opt.kind = training.adam ? attn::Optimizer::Kind::kAdam : attn::Optimizer::Kind::kSgd;
-  opt.lr = training.lr;
-  attn::Stack st = stack;
-  const auto t0 = std::chrono::steady_clock::now();
-  int taken = 0;
-  double prev = training.losses.empty() ? HUGE_VAL : training.losses.back();
-  while (taken < steps) {
-    // With "batches", step k trains on the task's batch k, as attention-cli train does.
-    if (!whole.batches_task.empty()) {
-      scenario::TaskBatch b =
-          scenario::task_batch(whole.batches_task, whole.batches_seed, training.losses.size() + 1);
-      st.tokens.ids = std::move(b.ids);
-      st.tokens.next = std::move(b.next);
-    }
-    double loss = 0.0;
-    const attn::Status status = opt.step(&st, whole.target, &loss);
-    if (!status.ok()) {
-      training.error = status.error;
-      training.playing = false;
-      break;
-    }
-    training.losses.push_back(static_cast<float>(loss));
-    ++taken;
-    if (stop_when_converged && prev >= kConvergedLoss && loss < kConvergedLoss) {
-      training.converged = true;
-      break;
-    }
-    prev = loss;
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (ms >= budget_ms) break;
-  }
-  if (taken > 0) {
-    scenario::set_weights(&whole, st);  // the weights; the stack keeps the tokens it shows
-    const attn::Status ran = run_whole();
-    scenario::Resolved r = scenario::resolve(scenario);
-    if (!ran.ok() || !r.ok()) {
-      error = ran.ok() ? r.error : ran.error;
-      training.error = error;
-      training.playing = false;
-      return taken;
-    }
-    recompute(std::move(r.problem), 0.0);
-    emit("training");
-  }
-  return taken;
+  recompute(std::move(r.problem), 0.0);
+  emit("training");
 }
 
 }  // namespace ui

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 
 #include "app/model/matrices.h"
 #include "scenario/tasks.h"
@@ -128,8 +129,7 @@ int AppState::train(int steps, double budget_ms, bool stop_when_converged) {
     training.playing = false;
     return 0;
   }
-  if (layered()) return train_stack(steps, budget_ms, stop_when_converged);
-  if (scenario.target.empty()) {
+  if (!has_target()) {
     training.error = "target: the scenario has none (give \"target\", or load a toy task)";
     training.playing = false;
     return 0;
@@ -145,13 +145,41 @@ int AppState::train(int steps, double budget_ms, bool stop_when_converged) {
   attn::Optimizer& opt = training.optimizer;
   opt.kind = training.adam ? attn::Optimizer::Kind::kAdam : attn::Optimizer::Kind::kSgd;
   opt.lr = training.lr;
+  if (layered()) {  // every layer, embed and unembed at once (the stack's weights)
+    attn::Stack st = stack;
+    const int taken = take_steps(steps, budget_ms, stop_when_converged, [&](double* loss) {
+      // With "batches", step k trains on the task's batch k, as attention-cli train does.
+      if (!whole.batches_task.empty()) {
+        scenario::TaskBatch b = scenario::task_batch(whole.batches_task, whole.batches_seed,
+                                                     training.losses.size() + 1);
+        st.tokens.ids = std::move(b.ids);
+        st.tokens.next = std::move(b.next);
+      }
+      return opt.step(&st, whole.target, loss);
+    });
+    if (taken > 0) show_trained_stack(st);
+    return taken;
+  }
   attn::Problem p = problem;
+  const int taken = take_steps(steps, budget_ms, stop_when_converged,
+                               [&](double* loss) { return opt.step(&p, scenario.target, loss); });
+  if (taken > 0) {
+    scenario::set_weights(&scenario, p.weights);
+    dirty_ = true;  // not changed(): training is not an edit of the lesson
+    recompute_if_needed();
+    emit("training");  // the page writes its link once training pauses
+  }
+  return taken;
+}
+
+int AppState::take_steps(int steps, double budget_ms, bool stop_when_converged,
+                         const std::function<attn::Status(double*)>& step) {
   const auto t0 = std::chrono::steady_clock::now();
   int taken = 0;
   double prev = training.losses.empty() ? HUGE_VAL : training.losses.back();
   while (taken < steps) {
     double loss = 0.0;
-    const attn::Status st = opt.step(&p, scenario.target, &loss);
+    const attn::Status st = step(&loss);
     if (!st.ok()) {
       training.error = st.error;
       training.playing = false;
@@ -169,12 +197,6 @@ int AppState::train(int steps, double budget_ms, bool stop_when_converged) {
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (ms >= budget_ms) break;
-  }
-  if (taken > 0) {
-    scenario::set_weights(&scenario, p.weights);
-    dirty_ = true;  // not changed(): training is not an edit of the lesson
-    recompute_if_needed();
-    emit("training");  // the page writes its link once training pauses
   }
   return taken;
 }

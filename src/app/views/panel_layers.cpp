@@ -20,6 +20,28 @@ std::vector<std::string> vocab_labels(const scenario::Scenario& w, int n) {
   return out;
 }
 
+// A map of probabilities (attention weights, next-token odds): 0 to 1 on the sequential palette.
+HeatmapSpec probability_map(const AppState& s, const char* id, const attn::Matrix& values,
+                            const std::vector<std::string>& rows,
+                            const std::vector<std::string>& cols, const char* row_axis,
+                            const char* col_axis, ImVec2 size) {
+  HeatmapSpec sp;
+  sp.id = id;
+  sp.values = &values;
+  sp.row_labels = &rows;
+  sp.col_labels = &cols;
+  sp.row_axis = row_axis;
+  sp.col_axis = col_axis;
+  sp.fixed_range = true;
+  sp.lo = 0.0f;
+  sp.hi = 1.0f;
+  sp.size = size;
+  sp.max_cell_px = 40.0f;
+  sp.numbers = s.show_numbers;
+  sp.revision = s.revision;
+  return sp;
+}
+
 }  // namespace
 
 void draw_layers(AppState& s, Heatmaps& h) {
@@ -93,20 +115,8 @@ void draw_layers(AppState& s, Heatmaps& h) {
                     focused ? "  \xe2\x97\x8f" : "");
       ImGui::TextUnformatted(caption);
       std::snprintf(id, sizeof id, "layers_l%d_h%d", l + 1, k + 1);
-      HeatmapSpec sp;
-      sp.id = id;
-      sp.values = &t.heads[k].weights[b];
-      sp.row_labels = &tokens;
-      sp.col_labels = &tokens;
-      sp.row_axis = T("queries");
-      sp.col_axis = T("keys");
-      sp.fixed_range = true;
-      sp.lo = 0.0f;
-      sp.hi = 1.0f;
-      sp.size = ImVec2(w, w * 0.8f);
-      sp.max_cell_px = 40.0f;
-      sp.numbers = s.show_numbers;
-      sp.revision = s.revision;
+      const HeatmapSpec sp = probability_map(s, id, t.heads[k].weights[b], tokens, tokens,
+                                             T("queries"), T("keys"), ImVec2(w, w * 0.8f));
       if (h.draw(sp).clicked) {  // open it step by step, at its weights
         s.set_layer(l);
         s.set_head(k);
@@ -131,20 +141,9 @@ void draw_layers(AppState& s, Heatmaps& h) {
     const std::vector<std::string> vocab = vocab_labels(s.whole, static_cast<int>(p.cols()));
     text_wrapped(
         T("The next token: each position's probabilities (softmax of h_L \xc2\xb7 unembed)."));
-    HeatmapSpec sp;
-    sp.id = "layers_next";
-    sp.values = &p;
-    sp.row_labels = &tokens;
-    sp.col_labels = &vocab;
-    sp.row_axis = T("tokens");
-    sp.col_axis = T("next token");
-    sp.fixed_range = true;
-    sp.lo = 0.0f;
-    sp.hi = 1.0f;
-    sp.size = ImVec2(std::min(avail, 420.0f), std::min(avail, 420.0f) * 0.9f);
-    sp.max_cell_px = 40.0f;
-    sp.numbers = s.show_numbers;
-    sp.revision = s.revision;
+    const float side = std::min(avail, 420.0f);
+    const HeatmapSpec sp = probability_map(s, "layers_next", p, tokens, vocab, T("tokens"),
+                                           T("next token"), ImVec2(side, side * 0.9f));
     h.draw(sp);
   }
 }
