@@ -447,7 +447,32 @@ async function checkEveryControl({ browser, url }) {
      `${clip.length} characters of NumPy`);
 }
 
+// A stack's layer from the keyboard: Tab reaches the table view's "Layer" select, ↓ shows
+// layer 2 on the canvas (its heading says so) with the focus kept, and Tab goes on past it.
+async function checkLayer({ browser, url }) {
+  const context = await browser.newContext({ viewport: VIEWPORT, reducedMotion: "reduce" });
+  const page = watchProblems(await context.newPage());
+  await page.goto(`${url}?preset=why_stack&step=6`);
+  await waitReady(page);
+  const seen = [];
+  await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 5 });
+  await pressAndKeep(page, "Enter", "#a11y", "opening the table view", seen);
+  await tabTo(page, (n) => n === "#a11y-control-layer", "the layer");
+  await pressAndKeep(page, "ArrowDown", "#a11y-control-layer", "layer 2", seen);
+  const view = await page.evaluate(() => window.attentionPlayground.getView());
+  if (view.layer !== 1) fail(`↓ in the layer select shows layer ${view.layer + 1}`);
+  const heading = await page.evaluate(() => window.attentionPlayground.getAccessible().heading);
+  if (!heading.startsWith("Layer 2 of 2")) fail(`the heading after ↓ reads "${heading}"`);
+  await page.keyboard.press("Tab");
+  await page.waitForTimeout(SETTLE_MS);
+  if ((await focusedIn(page)).name === "#a11y-control-layer") fail("Tab stayed on the layer select");
+  checkNoProblems(page, "layer");
+  await context.close();
+  ok(`layer: Tab reaches the layer select, ↓ shows "${heading}", the focus kept, Tab goes on`);
+}
+
 const CHECKS = {
+  layer: checkLayer,
   "table-focus": checkTableFocus,
   "every-control": checkEveryControl,
   "embed-tab": checkEmbedTab,
