@@ -104,7 +104,7 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
   if (!fits.ok()) return fits;
   whole = std::move(layers);
   stack = std::move(new_stack);
-  stack_trace = std::move(new_trace);
+  set_stack_trace(std::move(new_trace));
   layer = 0;
   scenario = std::move(s);
   preset = -1;

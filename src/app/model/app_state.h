@@ -180,6 +180,9 @@ struct AppState : AppStateJobs {
   scenario::Scenario whole;
   attn::Stack stack;
   attn::StackTrace stack_trace;
+  // A token model's next-token probabilities (softmax of stack_trace.logits), once per run.
+  attn::Batch next_probabilities;
+  void set_stack_trace(attn::StackTrace t);
   int layer = 0;
   bool layered() const { return !whole.layers.empty(); }
   int layer_count() const { return layered() ? static_cast<int>(whole.layers.size()) : 1; }

@@ -74,12 +74,19 @@ scenario::Scenario AppState::layer_view(const scenario::Scenario& whole, const a
   return v;
 }
 
+void AppState::set_stack_trace(attn::StackTrace t) {
+  stack_trace = std::move(t);
+  next_probabilities = attn::Batch(stack_trace.logits.size());
+  for (size_t b = 0; b < stack_trace.logits.size(); ++b)
+    next_probabilities.mut(b) = attn::next_token_probabilities(stack_trace.logits[b]);
+}
+
 attn::Status AppState::run_whole() {
   scenario::Resolved r = scenario::resolve(whole);
   if (!r.ok()) return attn::Status{r.error};
   stack = std::move(r.stack);
   stack_trace = attn::StackTrace{};  // the old one goes before the new one is made
-  stack_trace = attn::run(stack);
+  set_stack_trace(attn::run(stack));
   layer = std::clamp(layer, 0, layer_count() - 1);
   scenario = layer_view(whole, stack, stack_trace, layer);
   return attn::Status{};
@@ -136,11 +143,8 @@ std::string AppState::stack_trace_json() const {
   }
   w.output(stack_trace.output());
   if (stack.token_model()) {
-    attn::Batch probabilities(stack_trace.logits.size());
-    for (size_t b = 0; b < stack_trace.logits.size(); ++b)
-      probabilities.mut(b) = attn::next_token_probabilities(stack_trace.logits[b]);
     w.batch_member("logits", stack_trace.logits);
-    w.batch_member("probabilities", probabilities);
+    w.batch_member("probabilities", next_probabilities);
   }
   w.finish();
   return text;

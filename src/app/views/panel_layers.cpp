@@ -135,9 +135,9 @@ void draw_layers(AppState& s, Heatmaps& h) {
                   l + 1);
     stream_map(id, s.stack_trace.stream[l + 1][b], caption);
   }
-  if (s.stack.token_model() && b < static_cast<int>(s.stack_trace.logits.size())) {
+  if (s.stack.token_model() && b < static_cast<int>(s.next_probabilities.size())) {
     ImGui::Separator();
-    const attn::Matrix p = attn::next_token_probabilities(s.stack_trace.logits[b]);
+    const attn::Matrix& p = s.next_probabilities[b];
     const std::vector<std::string> vocab = vocab_labels(s.whole, static_cast<int>(p.cols()));
     text_wrapped(
         T("The next token: each position's probabilities (softmax of h_L \xc2\xb7 unembed)."));
