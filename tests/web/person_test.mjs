@@ -187,6 +187,18 @@ async function itemsNow(page) {
   return list;
 }
 
+// The first item on screen that `wanted` picks, looked for over frames until `ms` pass (on a
+// loaded machine a frame of SwiftShader at 1440×900 may take seconds, and the record of a
+// frame drawn before the last input may not have the item yet); undefined if none came.
+async function itemWhen(page, wanted, ms = 30000) {
+  const t0 = Date.now();
+  for (;;) {
+    const item = (await itemsNow(page)).find(wanted);
+    if (item || Date.now() - t0 > ms) return item;
+    await page.waitForTimeout(250);
+  }
+}
+
 // How much of an item its panel and the window show, 0 to 1.
 function shownPart(item, viewport) {
   const x0 = Math.max(item.x0, item.clip[0], 0), x1 = Math.min(item.x1, item.clip[2], viewport.width);
@@ -647,8 +659,7 @@ async function checkLayers({ browser, url }) {
     if (!title.hits.length) fail(`${lang}: "${layerWord}" is not on the step view's first lines (read: ${title.all.map((w) => w.text).join(" ").slice(0, 300)})`);
     // Its "2": the button drawn right of it, on its line (the layout's boxes), clicked where
     // it is drawn.
-    const items = await itemsNow(page);
-    const two = items.find((i) => i.id === "2##layer");
+    const two = await itemWhen(page, (i) => i.id === "2##layer");
     const label = two && title.hits.find((w) => Math.abs(two.y0 - w.y0) <= 12 && w.x1 <= two.x0 && two.x0 - w.x1 < 160);
     if (!label) {
       fail(`${lang}: no "2" button beside "${layerWord}" (${JSON.stringify(two)}; "${layerWord}" read at ` +
@@ -662,7 +673,7 @@ async function checkLayers({ browser, url }) {
     const trace = await ap(() => window.attentionPlayground.getTrace());
     const stackWeights = trace.layers[1].heads[0].weights;
     // The "Layers" tab, clicked where drawn; it shows "Layer 2" (OCR) and each head's map.
-    const tab = (await itemsNow(page)).find((i) => i.tab && i.label === tabWord);
+    const tab = await itemWhen(page, (i) => i.tab && i.label === tabWord);
     if (!tab) fail(`${lang}: no "${tabWord}" tab on screen`);
     await clickItem(page, tab);
     await settle(page);
@@ -675,11 +686,11 @@ async function checkLayers({ browser, url }) {
     }
     // Back to the steps and layer 1 (its button, clicked), then the Layers tab again and a
     // click on layer 2's head map.
-    const stepsTab = (await itemsNow(page)).find((i) => i.tab && i.label === (lang === "en" ? "Step by step" : "逐步演示"));
+    const stepsTab = await itemWhen(page, (i) => i.tab && i.label === (lang === "en" ? "Step by step" : "逐步演示"));
     await clickItem(page, stepsTab);
-    await clickItem(page, (await itemsNow(page)).find((i) => i.id === "1##layer"));
+    await clickItem(page, await itemWhen(page, (i) => i.id === "1##layer"));
     if ((await ap(() => window.attentionPlayground.getView())).layer !== 0) fail(`${lang}: a click on "1" did not show layer 1`);
-    await clickItem(page, (await itemsNow(page)).find((i) => i.tab && i.label === tabWord));
+    await clickItem(page, await itemWhen(page, (i) => i.tab && i.label === tabWord));
     await settle(page);
     const g = (await ap(() => window.attentionPlayground.layout())).layers_l2_h1;
     if (!g) fail(`${lang}: back on the Layers tab, layer 2's head is not drawn`);
