@@ -325,7 +325,60 @@ float dropout_draw(uint64_t seed, int head, int b, int i, int j, int batch_size,
   return uniform01(seed, row * n_k + j);
 }
 
+namespace {
+
+// log(x) for a finite x > 0, in double with + − × ÷ only, so that it gives the same bits on
+// every platform (libm's log may differ in the last bit): x = m·2^e with m in [√½, √2), then
+// log m = 2·atanh(s) = 2(s + s³/3 + s⁵/5 + …) with s = (m − 1)/(m + 1), |s| < 0.172, summed to
+// s²⁹ (the next term is below 1e-23 of the sum).
+double portable_log(double x) {
+  int e = 0;
+  double m = std::frexp(x, &e);  // m in [0.5, 1), exact
+  if (m < 0.70710678118654752) {
+    m *= 2.0;
+    e -= 1;
+  }
+  const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
+  double sum = 0.0;
+  for (int k = 29; k >= 1; k -= 2) sum = sum * s2 + 1.0 / k;
+  return e * 0.69314718055994531 + 2.0 * s * sum;
+}
+
+// The stream Gumbel's draws take, apart from dropout's: xored into the seed (its top bit set,
+// so no seed below 2^63 meets it).
+constexpr uint64_t kGumbelStream = 0xD1B54A32D192ED03ull;
+
+}  // namespace
+
+float gumbel_noise(uint64_t seed, int head, int b, int i, int j, int batch_size, int n_q, int n_k) {
+  const uint64_t row = (static_cast<uint64_t>(head) * batch_size + b) * n_q + i;
+  const uint64_t bits = splitmix64((seed ^ kGumbelStream) ^ splitmix64(row * n_k + j));
+  const double u = (static_cast<double>(bits >> 40) + 0.5) * (1.0 / 16777216.0);
+  return static_cast<float>(-portable_log(-portable_log(u)));
+}
+
 namespace work {
+
+void gumbel_rows(Matrix* x, const Problem& p, int head, int batch, int batch_size, int n_q, int i0,
+                 bool over_tau) {
+  const int rows = rows_of(*x), n_k = cols_of(*x);
+  const float tau = p.gumbel_tau;
+  std::vector<uint8_t> hidden(static_cast<size_t>(n_k));
+  for (int r = 0; r < rows; ++r) {
+    const int i = i0 + r;
+    int lo, hi;
+    visible_range(p.mask, batch, i, n_k, &lo, &hi);
+    for (int j = 0; j < n_k; ++j) hidden[j] = j < lo || j >= hi;
+    for (const auto& c : p.mask.cells)
+      if (c[0] == batch && c[1] == i && c[2] < n_k) hidden[c[2]] = 1;
+    for (int j = 0; j < n_k; ++j) {
+      if (hidden[j]) continue;
+      float& v = (*x)(r, j);
+      v += gumbel_noise(p.gumbel_seed, head, batch, i, j, batch_size, n_q, n_k);
+      if (over_tau) v /= tau;
+    }
+  }
+}
 
 void dropout_rows(Matrix* weights, float p, uint64_t seed, int head, int batch, int batch_size,
                   int n_q, int i0) {

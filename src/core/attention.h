@@ -127,6 +127,11 @@ enum class HardGradient {
   kNone,             // none: gradients() refuses, saying why
   kStraightThrough,  // the forward keeps its one-hot weights; the backward takes the gradient
                      // of the softmax of the masked scores in their place
+  kGumbel,           // Gumbel-softmax: noise (gumbel_noise) is added to the visible masked
+                     // scores, y = masked + g. Soft (Problem::gumbel_soft): the weights are
+                     // softmax(y / tau), differentiated exactly. Else one-hot at the first
+                     // maximum of y, and the backward takes the gradient of softmax(y / tau)
+                     // in their place (straight-through Gumbel-softmax)
 };
 
 struct Problem {
@@ -140,6 +145,11 @@ struct Problem {
   float pe_base = 10000.0f;
   bool hard = false;                                 // one-hot argmax weights instead of softmax
   HardGradient hard_gradient = HardGradient::kNone;  // with hard: its gradient, if any
+  // With hard and HardGradient::kGumbel: the softmax's temperature (in (0, 100]), the noise's
+  // seed, and whether the forward is the softmax itself rather than its one-hot argmax.
+  float gumbel_tau = 1.0f;
+  uint64_t gumbel_seed = 0;
+  bool gumbel_soft = false;
   float dropout_p = 0.0f;  // > 0: train mode, weights dropped with probability p
   uint64_t dropout_seed = 0;
 };
@@ -249,6 +259,17 @@ Matrix hard_rows(const Matrix& x);
 // this draw, uniform in [0, 1), is below p, and scales the survivors by 1/(1-p). The draw is
 // uniform01(seed, ((head·batch_size + b)·n_q + i)·n_k + j): one stream for every weight.
 float dropout_draw(uint64_t seed, int head, int b, int i, int j, int batch_size, int n_q, int n_k);
+// The Gumbel noise g = −log(−log(u)) that HardGradient::kGumbel adds to masked score (i, j) of
+// `head` and batch item b: u = (k + 1/2) / 2^24, in (0, 1), with k the top 24 bits of a
+// SplitMix64 hash of (seed, ((head·batch_size + b)·n_q + i)·n_k + j) in a stream of its own
+// (not dropout's draws). Both logarithms are taken in double with + − × ÷ only (no libm), so
+// the noise is the same bits natively, in WASM and in the exported Python program; then it is
+// rounded to float. g lies in [−2.9, 17.4].
+float gumbel_noise(uint64_t seed, int head, int b, int i, int j, int batch_size, int n_q, int n_k);
+// Whether p's hard attention is Gumbel's (HardGradient::kGumbel).
+inline bool gumbel(const Problem& p) {
+  return p.hard && p.hard_gradient == HardGradient::kGumbel;
+}
 
 // The sizes of one head and the factor its scores are scaled by. Head h takes the columns
 // [h·dq, (h+1)·dq) of the projected queries (likewise dk, dv), or of the inputs where there

@@ -1,7 +1,7 @@
-// The forward pass's parts that the core's sources share: products on the kernels, masks and
-// dropout of row blocks (attention.cpp), and one head's rows and the projections as tasks
-// (head_work.cpp), which attn::RunJob runs at once or in parts (run.cpp).
-// Not the core's API: callers include core/attention.h.
+// The forward pass's parts that the core's sources share: products on the kernels, masks,
+// dropout and Gumbel noise of row blocks (attention.cpp), and one head's rows and the projections
+// as tasks (head_work.cpp), which attn::RunJob runs at once or in parts (run.cpp). Not the core's
+// API: callers include core/attention.h.
 #pragma once
 
 #include <array>
@@ -44,6 +44,11 @@ void mask_rows(Matrix* x, const MaskSpec& m, int b, int i0);
 // Dropout on rows [i0, i0 + w.rows()) of the n_q × n_k weights of (head, batch).
 void dropout_rows(Matrix* weights, float p, uint64_t seed, int head, int batch, int batch_size,
                   int n_q, int i0);
+// Gumbel's perturbed scores on rows [i0, i0 + x->rows()) of the masked n_q × n_k scores of
+// (head, batch): each visible cell becomes masked + gumbel_noise (divided by p.gumbel_tau with
+// over_tau, as the softmax takes it); a masked cell keeps mask_value, noise-free.
+void gumbel_rows(Matrix* x, const Problem& p, int head, int batch, int batch_size, int n_q, int i0,
+                 bool over_tau);
 
 // One head and batch item of the pass without n_q × n_k matrices: what every row task of it
 // reads, prepared once.

@@ -26,6 +26,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/attention_work.h"
 #include "core/gradient.h"
 #include "core/kernels.h"
 #include "core/parallel.h"
@@ -217,9 +218,14 @@ Status backward_from(const Problem& p, const Trace& t, Buf dY, double loss, Grad
   const bool additive = p.scoring == Scoring::kAdditive;
   const bool dropout = p.dropout_p > 0.0f;
   // Where the weights that multiplied the values are not the softmax the backward goes through
-  // (dropout rescaled some; hard attention, straight through, made them one-hot), it computes
-  // that softmax again.
+  // (dropout rescaled some; hard attention, straight through or Gumbel's, made them one-hot;
+  // Gumbel's soft weights are that softmax, but of noise drawn again here), it computes that
+  // softmax again.
   const bool softmax_again = dropout || p.hard;
+  // Gumbel: that softmax is of (masked + noise) / tau, the noise drawn again as the forward drew
+  // it, and a score's gradient through it carries 1/tau besides the scores' scale.
+  const bool noisy = gumbel(p);
+  const float back_scale = noisy ? hs.scale / p.gumbel_tau : hs.scale;
   const float keep_scale = 1.0f / (1.0f - p.dropout_p);  // as the forward scales the kept
 
   Gradients g;
@@ -321,6 +327,12 @@ Status backward_from(const Problem& p, const Trace& t, Buf dY, double loss, Grad
     const float* a = used.data();
     if (softmax_again) {
       row_blocks(n_q, 8.0 * n_k, [&](int r0, int r1) {
+        if (noisy) {
+          Matrix z = ht.masked[b].middleRows(r0, r1 - r0);
+          work::gumbel_rows(&z, p, h, b, B, n_q, r0, true);
+          for (int i = r0; i < r1; ++i) ks.softmax_row(n_k, z.row(i - r0).data(), A.row(i));
+          return;
+        }
         for (int i = r0; i < r1; ++i) ks.softmax_row(n_k, ht.masked[b].row(i).data(), A.row(i));
       });
       a = A.data();
@@ -345,7 +357,7 @@ Status backward_from(const Problem& p, const Trace& t, Buf dY, double loss, Grad
     // dS, in place over dA: the gradient of the raw scores; masked cells get exactly 0.
     row_blocks(n_q, 4.0 * n_k, [&](int r0, int r1) {
       for (int i = r0; i < r1; ++i)
-        ks.softmax_backward_row(n_k, a + static_cast<ptrdiff_t>(i) * n_k, dS.row(i), hs.scale,
+        ks.softmax_backward_row(n_k, a + static_cast<ptrdiff_t>(i) * n_k, dS.row(i), back_scale,
                                 lo[i], hi[i], cells.of(i), cells.count(i), dS.row(i));
     });
     transpose(n_q, n_k, dS.data(), n_k, dSt.data(), n_q);

@@ -6,7 +6,9 @@
 // W_q, W_k, W_v, W_o and the inputs (positional encoding adds a constant, so it passes the
 // input's gradient through), and hard attention with the straight-through estimator
 // (HardGradient::kStraightThrough: the forward's one-hot weights multiply the values, and the
-// backward goes through the softmax of the masked scores as if they had been its weights).
+// backward goes through the softmax of the masked scores as if they had been its weights), and
+// Gumbel-softmax (HardGradient::kGumbel: the softmax of (masked + noise) / tau, exactly when
+// it is the forward's weights (soft), straight through when they are its one-hot argmax).
 // Refused with a reason (check_gradient): hard attention without an estimator (argmax has no
 // gradient) and a row fully masked under -inf. Cosine scoring of a zero vector is the constant
 // 0: its gradient there is taken as 0.
@@ -102,6 +104,10 @@ Status check_finite(const Gradients& g);
 // Gradient steps on a problem's weights (W_q, W_k, W_v, W_o, W, w_v; the inputs stay fixed),
 // with the float32 gradients(): SGD, w ← w − lr·∂L/∂w, or Adam (β = 0.9, 0.999, ε = 1e-8,
 // bias-corrected). The same problem, target and settings give the same weights, step for step.
+// Gumbel's noise changes from step to step, reproducibly: the step taken after k steps
+// (k = steps) computes its gradient with gumbel_seed + k (a stack: base.gumbel_seed + k, its
+// layer l adding l), and leaves the problem's own seed as it was. The page and the CLI both
+// train through step, so they draw the same noise.
 struct Stack;  // core/stack.h
 
 struct Optimizer {

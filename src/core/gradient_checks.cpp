@@ -156,7 +156,11 @@ Status Optimizer::step(Problem* p, const Batch& target, double* loss) {
   if (!any)
     return Status{"train: the scenario has no weights to learn (give \"init\" or W_q, W_k, W_v)"};
   Gradients g;
+  // Gumbel's noise is drawn anew at each step, from seed + the steps taken (restored after).
+  const uint64_t seed = p->gumbel_seed;
+  p->gumbel_seed = seed + static_cast<uint64_t>(steps);
   const Status st = gradients(*p, target, &g);
+  p->gumbel_seed = seed;
   if (!st.ok()) return st;
   *loss = g.loss;
   const MatrixD gw_v = g.w_v;

@@ -37,7 +37,19 @@ HeadSteps head_steps(const Problem& p, const Trace& t, const MatrixD& dConcat, i
   const int B = static_cast<int>(t.output.size());
   const HeadTrace& ht = t.heads[h];
   // The weights as the softmax made them (dropout rescales a fixed set of them after).
-  const MatrixD Mk = d(ht.masked[b]);
+  MatrixD Mk = d(ht.masked[b]);
+  // Gumbel: the softmax is of (masked + g) / tau at the visible cells (a masked one keeps
+  // mask_value), so a score's gradient through it carries 1/tau.
+  const bool noisy = gumbel(p);
+  const double over_tau = noisy ? 1.0 / static_cast<double>(p.gumbel_tau) : 1.0;
+  if (noisy)
+    for (int i = 0; i < Mk.rows(); ++i)
+      for (int j = 0; j < Mk.cols(); ++j)
+        if (!is_masked(p.mask, b, i, j))
+          Mk(i, j) =
+              (Mk(i, j) + gumbel_noise(p.gumbel_seed, h, b, i, j, B, static_cast<int>(Mk.rows()),
+                                       static_cast<int>(Mk.cols()))) *
+              over_tau;
   MatrixD A(Mk.rows(), Mk.cols());
   for (int i = 0; i < Mk.rows(); ++i) {
     const double mx = Mk.row(i).maxCoeff();  // finite: check_gradient
@@ -57,9 +69,9 @@ HeadSteps head_steps(const Problem& p, const Trace& t, const MatrixD& dConcat, i
                          : k;
   }
   HeadSteps s;
-  // Straight through: the trace's one-hot weights (after dropout) multiplied the values; A
-  // stands in for them below.
-  s.Aused = p.hard ? d(ht.weights[b]) : A.cwiseProduct(keep);
+  // Straight through (and Gumbel's one-hot): the trace's one-hot weights (after dropout)
+  // multiplied the values; A stands in for them below. Gumbel's soft weights are A itself.
+  s.Aused = p.hard && !(noisy && p.gumbel_soft) ? d(ht.weights[b]) : A.cwiseProduct(keep);
   s.dO = dConcat.middleCols(h * hs.dv, hs.dv);
   const MatrixD dAused = s.dO * d(ht.v[b]).transpose();
   const MatrixD dA = dAused.cwiseProduct(keep);
@@ -70,7 +82,7 @@ HeadSteps head_steps(const Problem& p, const Trace& t, const MatrixD& dConcat, i
   for (int i = 0; i < A.rows(); ++i) {
     const double dot = A.row(i).dot(dA.row(i));
     for (int j = 0; j < A.cols(); ++j) {
-      dM(i, j) = A(i, j) * (dA(i, j) - dot);
+      dM(i, j) = A(i, j) * (dA(i, j) - dot) * over_tau;
       const double scaled = is_masked(p.mask, b, i, j) ? 0.0 : dM(i, j);
       s.dS(i, j) = scale * scaled;
       if (view) view->scaled(i, j) = scaled;

@@ -49,7 +49,15 @@ void head_rows(const Problem& p, int head, int b, const Matrix& q, const Matrix&
                                  r->scaled.data());
   r->masked = r->scaled;
   mask_rows(&r->masked, p.mask, b, i0);
-  r->weights = p.hard ? hard_rows(r->masked) : softmax_rows(r->masked);
+  if (gumbel(p)) {
+    // Gumbel: the weights come from the masked scores plus noise (the trace keeps the masked
+    // scores themselves); soft, their softmax at temperature tau, else their one-hot argmax.
+    Matrix y = r->masked;
+    gumbel_rows(&y, p, head, b, B, rows_of(q), i0, p.gumbel_soft);
+    r->weights = p.gumbel_soft ? softmax_rows(y) : hard_rows(y);
+  } else {
+    r->weights = p.hard ? hard_rows(r->masked) : softmax_rows(r->masked);
+  }
   dropout_rows(&r->weights, p.dropout_p, p.dropout_seed, head, b, B, rows_of(q), i0);
   r->output = times_packed(r->weights, packed_v, dv);
 }

@@ -109,6 +109,7 @@ Problem layer_problem(const Stack& s, int l, const Batch& h) {
   p.heads = s.layers[l].heads;
   p.positional_encoding = false;
   p.dropout_seed = s.base.dropout_seed + static_cast<uint64_t>(l);
+  p.gumbel_seed = s.base.gumbel_seed + static_cast<uint64_t>(l);
   return p;
 }
 
@@ -333,7 +334,11 @@ Status Optimizer::step(Stack* s, const Batch& target, double* loss) {
   any = any || s->token_model();
   if (!any) return Status{"train: the layers have no weights to learn (give \"init\")"};
   StackGradients g;
+  // Gumbel's noise is drawn anew at each step, from seed + the steps taken (restored after).
+  const uint64_t seed = s->base.gumbel_seed;
+  s->base.gumbel_seed = seed + static_cast<uint64_t>(steps);
   const Status st = gradients(*s, target, &g);
+  s->base.gumbel_seed = seed;
   if (!st.ok()) return st;
   *loss = g.loss;
   std::vector<MatrixD> gw_vs;

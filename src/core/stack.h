@@ -3,8 +3,9 @@
 // h₀ = x (+ the positional encoding, added once, here), h_{l+1} = h_l + layer_l(h_l), and the
 // output is h_L. Layer l is self-attention over the stream: its queries, keys and values are
 // all h_l, with the layer's own weights and heads and the stack's scoring, temperature, mask,
-// hard attention and dropout (layer l draws its dropout from seed + l). Each layer's output
-// (concat · W_o, or concat without W_o) must be as wide as the stream, d, to be added to it.
+// hard attention and dropout (layer l draws its dropout, and Gumbel's noise, from seed + l). Each
+// layer's output (concat · W_o, or concat without W_o) must be as wide as the stream, d, to be
+// added to it.
 //
 // The forward runs each layer with attn::run; the backward runs each layer's backward
 // (attn::backward in float32, attn::backward_reference in float64) from the top down, the
@@ -47,7 +48,8 @@ struct Stack {
 };
 
 // The problem layer l computes over the stream h: base's settings with queries = keys =
-// values = h, layer l's weights and heads, no positional encoding, dropout seed + l.
+// values = h, layer l's weights and heads, no positional encoding, dropout seed + l and
+// Gumbel seed + l.
 Problem layer_problem(const Stack& s, int l, const Batch& h);
 
 // The stream's first state: x (a token model: each token's row of embed) plus its positional

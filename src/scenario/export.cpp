@@ -286,10 +286,22 @@ std::string settings_constants(const Scenario& s, const attn::Problem& p, bool s
   o += "PE_BASE = " + py_number(s.pe_base) + "\n";
   o += std::string("HARD = ") + (s.hard ? "True" : "False") +
        "  # one-hot weights at the first maximum instead of softmax\n";
+  const bool gumbel = s.hard && s.hard_gradient == attn::HardGradient::kGumbel;
   o += std::string("HARD_ESTIMATOR = ") +
        (s.hard && s.hard_gradient == attn::HardGradient::kStraightThrough ? "\"straight_through\""
+        : gumbel                                                          ? "\"gumbel\""
                                                                           : "None") +
        "  # with HARD: backward() passes through the softmax of the masked scores\n";
+  o += std::string("GUMBEL = ") + (gumbel ? "True" : "False") +
+       "  # Gumbel-softmax: noise on the masked scores, the softmax taken at GUMBEL_TAU\n";
+  const float tau = gumbel ? s.gumbel_tau : 1.0f;
+  o += "GUMBEL_TAU = " + py_exact(tau);
+  if (py_exact(tau) != py_number(tau)) o += "  # " + py_number(tau) + " as float32, exactly";
+  o += "\n";
+  o += "GUMBEL_SEED = " + std::to_string(gumbel ? s.gumbel_seed : 0) +
+       (stack ? "  # layer l draws its noise from GUMBEL_SEED + l\n" : "\n");
+  o += std::string("GUMBEL_SOFT = ") + (gumbel && s.gumbel_soft ? "True" : "False") +
+       "  # the weights are the softmax itself, not its one-hot argmax\n";
   const float p_drop = s.has_dropout ? s.dropout_p : 0.0f;
   o += "DROPOUT_P = " + py_exact(p_drop) +
        "  # > 0: train-mode dropout, drawn as the playground does";

@@ -545,17 +545,42 @@ Scenario read_scenario(const json& j) {
     if (hard.is_boolean()) {
       s.hard = hard.get<bool>();
     } else if (hard.is_object()) {  // hard attention with an estimator of its gradient
-      check_keys(hard, "hard", {"estimator"});
-      if (!hard.contains("estimator")) fail("hard.estimator", "missing (\"straight_through\")");
+      check_keys(hard, "hard", {"estimator", "tau", "seed", "soft"});
+      if (!hard.contains("estimator"))
+        fail("hard.estimator", "missing (\"straight_through\" or \"gumbel\")");
       const std::string estimator = read_string(hard["estimator"], "hard.estimator", 64);
-      if (estimator != "straight_through")
-        fail("hard.estimator", "unknown estimator " + json_util::quoted(estimator) +
-                                   ", expected \"straight_through\"");
       s.hard = true;
-      s.hard_gradient = attn::HardGradient::kStraightThrough;
+      if (estimator == "straight_through") {
+        s.hard_gradient = attn::HardGradient::kStraightThrough;
+        for (const char* key : {"tau", "seed", "soft"})
+          if (hard.contains(key))
+            fail(std::string("hard.") + key,
+                 "unknown field for \"straight_through\" (tau, seed and soft are \"gumbel\"'s)");
+      } else if (estimator == "gumbel") {
+        s.hard_gradient = attn::HardGradient::kGumbel;
+        if (hard.contains("tau")) {
+          const json& t = hard["tau"];
+          const std::string expected = "must be a number > 0 and at most 100, got ";
+          if (!t.is_number()) fail("hard.tau", expected + type_name(t));
+          const double d = t.get<double>();
+          // Positive once in float32 (1e-50 is not), and finite (NaN fails both tests).
+          if (!(d > 0.0 && d <= 100.0 && static_cast<float>(d) > 0.0f))
+            fail("hard.tau", expected + t.dump());
+          s.gumbel_tau = static_cast<float>(d);
+        }
+        if (hard.contains("seed"))
+          s.gumbel_seed =
+              static_cast<uint64_t>(read_int(hard["seed"], "hard.seed", 0, int64_t{1} << 53));
+        if (hard.contains("soft")) s.gumbel_soft = read_bool(hard["soft"], "hard.soft");
+      } else {
+        fail("hard.estimator", "unknown estimator " + json_util::quoted(estimator) +
+                                   ", expected \"straight_through\" or \"gumbel\"");
+      }
     } else {
       fail("hard",
-           "must be true, false or {\"estimator\": \"straight_through\"}, got " + type_name(hard));
+           "must be true, false, {\"estimator\": \"straight_through\"} or {\"estimator\": "
+           "\"gumbel\", \"tau\": 1, \"seed\": 0, \"soft\": false}, got " +
+               type_name(hard));
     }
   }
   if (s.token_model()) {

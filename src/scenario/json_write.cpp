@@ -336,9 +336,14 @@ std::string to_json(const Scenario& s) {
   }
   if (s.hard) {
     append_key(&o, "hard");
-    o += s.hard_gradient == attn::HardGradient::kStraightThrough
-             ? "{\"estimator\":\"straight_through\"}"
-             : "true";
+    if (s.hard_gradient == attn::HardGradient::kStraightThrough)
+      o += "{\"estimator\":\"straight_through\"}";
+    else if (s.hard_gradient == attn::HardGradient::kGumbel)
+      o += "{\"estimator\":\"gumbel\",\"tau\":" + format_float(s.gumbel_tau) +
+           ",\"seed\":" + std::to_string(s.gumbel_seed) +
+           ",\"soft\":" + (s.gumbel_soft ? "true" : "false") + "}";
+    else
+      o += "true";
   }
   if (s.has_dropout) {
     append_key(&o, "dropout");

@@ -676,6 +676,9 @@ attn::Problem to_problem(const Scenario& s) {
   p.pe_base = s.pe_base;
   p.hard = s.hard;
   p.hard_gradient = s.hard ? s.hard_gradient : attn::HardGradient::kNone;
+  p.gumbel_tau = s.gumbel_tau;
+  p.gumbel_seed = s.gumbel_seed;
+  p.gumbel_soft = s.gumbel_soft;
   if (s.has_dropout) {
     p.dropout_p = s.dropout_p;
     p.dropout_seed = s.dropout_seed;

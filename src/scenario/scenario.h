@@ -179,10 +179,14 @@ struct Scenario {
 
   bool positional_encoding = false;
   float pe_base = 10000.0f;
-  // "hard": true, or {"estimator": "straight_through"} (also hard): how grad and train pass a
-  // gradient through the argmax (attn::HardGradient).
+  // "hard": true, or {"estimator": "straight_through"} or {"estimator": "gumbel", "tau": 1,
+  // "seed": 0, "soft": false} (also hard): how grad and train pass a gradient through the
+  // argmax (attn::HardGradient), and Gumbel's settings (attn::Problem::gumbel_tau, ...).
   bool hard = false;
   attn::HardGradient hard_gradient = attn::HardGradient::kNone;
+  float gumbel_tau = 1.0f;
+  uint64_t gumbel_seed = 0;
+  bool gumbel_soft = false;
   bool has_dropout = false;
   float dropout_p = 0.0f;
   uint64_t dropout_seed = 0;

@@ -23,6 +23,7 @@
 #include "app/model/matrices.h"
 #include "app/text/glossary.h"
 #include "core/attention.h"
+#include "core/gradient.h"
 #include "scenario/scenario.h"
 #include "scenario/tasks.h"
 
@@ -1162,4 +1163,60 @@ TEST_CASE("hard attention trains only straight through, a control the table view
   CHECK(json.find(R"("hard":{"estimator":"straight_through"})") != std::string::npos);
   CHECK(ui::api::set_control(app, "hard_straight_through", "1") ==
         "hard_straight_through: must be true or false");
+}
+
+TEST_CASE(
+    "hard attention trains with Gumbel's noise from the controls, as the CLI's optimizer "
+    "does, and the link keeps its settings",
+    "[app][state][controls][train]") {
+  ui::AppState app;
+  REQUIRE(app.load_task("previous_token", 1).ok());
+  REQUIRE(ui::api::set_control(app, "hard", "true") == "");
+  CHECK_FALSE(ui::control_shown(app, "hard_gumbel"));  // only once it trains straight through
+  REQUIRE(ui::api::set_control(app, "hard_straight_through", "true") == "");
+  REQUIRE(ui::control_shown(app, "hard_gumbel"));
+  CHECK_FALSE(ui::control_shown(app, "gumbel_tau"));
+  REQUIRE(ui::api::set_control(app, "hard_gumbel", "true") == "");
+  CHECK(app.scenario.hard_gradient == attn::HardGradient::kGumbel);
+  REQUIRE(ui::control_shown(app, "gumbel_tau"));
+  REQUIRE(ui::control_shown(app, "gumbel_soft"));
+  CHECK(ui::api::set_control(app, "gumbel_tau", "0.5") == "");
+  CHECK(app.scenario.gumbel_tau == 0.5f);
+  CHECK(ui::api::set_control(app, "gumbel_tau", "0") != "");  // below its range: refused
+  CHECK(app.scenario.gumbel_tau == 0.5f);
+  // "straight through" stays ticked with the noise; unticking it drops both.
+  CHECK(ui::find_control("hard_straight_through")->read(app) == true);
+  app.recompute_if_needed();
+  CHECK(app.problem.hard_gradient == attn::HardGradient::kGumbel);
+  CHECK(app.problem.gumbel_tau == 0.5f);
+
+  // Trained in the page, step by step, as attn::Optimizer trains the same problem.
+  const attn::Problem start = app.problem;
+  REQUIRE(app.train(20, 1e9) == 20);
+  CHECK(app.training.error == "");
+  attn::Problem p = start;
+  attn::Optimizer opt;
+  opt.kind = attn::Optimizer::Kind::kAdam;
+  opt.lr = app.training.lr;
+  const attn::Batch target = app.scenario.target;
+  for (int k = 0; k < 20; ++k) {
+    double loss = 0.0;
+    REQUIRE(opt.step(&p, target, &loss).ok());
+    CHECK(static_cast<float>(loss) == static_cast<float>(app.training.losses[k]));
+  }
+  app.recompute_if_needed();
+  CHECK(app.problem.weights.W_q == p.weights.W_q);
+  // One-hot rows in the forward (soft off).
+  for (const attn::Matrix& w : app.trace.heads[0].weights)
+    for (int i = 0; i < w.rows(); ++i) CHECK((w.row(i).array() == 1.0f).count() == 1);
+  // The link keeps it.
+  const std::string json = scenario::to_json(app.scenario);
+  CHECK(json.find(R"("estimator":"gumbel")") != std::string::npos);
+  CHECK(json.find(R"("tau":0.5)") != std::string::npos);
+  REQUIRE(ui::api::set_control(app, "gumbel_soft", "true") == "");
+  app.recompute_if_needed();
+  CHECK(app.problem.gumbel_soft);
+  REQUIRE(ui::api::set_control(app, "hard_straight_through", "false") == "");
+  CHECK(app.scenario.hard_gradient == attn::HardGradient::kNone);
+  CHECK_FALSE(ui::control_shown(app, "hard_gumbel"));
 }

@@ -118,6 +118,41 @@ console.log(`ok: grad's ${checked} numbers agree with central differences of eva
               `100 Adam steps take the loss ${hl[0].loss.toPrecision(3)} → ${hl[99].loss.toPrecision(3)}`);
 }
 
+// Gumbel-softmax: grad's loss is eval's (the same noise); soft, every gradient is a central
+// difference of eval's loss; train draws new noise each step, the same in two runs, and the
+// loss comes down.
+{
+  const soft = { ...structuredClone(scenario), hard: { estimator: "gumbel", tau: 0.5, seed: 3, soft: true } };
+  const gs = ok(run(cli, "grad", soft), "grad (Gumbel, soft)");
+  if (Math.abs(gs.loss - loss(soft)) > 1e-6 * Math.max(1, gs.loss))
+    fail(`grad's loss ${gs.loss} under soft Gumbel differs from eval's ${loss(soft)}`);
+  const before = checked;
+  differences(soft, gs.grads);
+  const oneHot = { ...structuredClone(scenario), hard: { estimator: "gumbel", tau: 0.5, seed: 3 } };
+  const go = ok(run(cli, "grad", oneHot), "grad (Gumbel, straight through)");
+  if (Math.abs(go.loss - loss(oneHot)) > 1e-6 * Math.max(1, go.loss))
+    fail(`grad's loss ${go.loss} under Gumbel differs from eval's ${loss(oneHot)}`);
+  const train = (sc) => {
+    const t = spawnSync(cli[0], [...cli.slice(1), "train", "-", "--steps", "100", "--optimizer", "adam", "--lr", "0.05"],
+                        { input: JSON.stringify(sc), encoding: "utf8", maxBuffer: 1 << 28 });
+    if (t.status !== 0) fail(`train (Gumbel): exit ${t.status}: ${t.stderr}`);
+    return t.stdout.trim().split("\n").filter((l) => l.startsWith("{\"step\""));
+  };
+  for (const sc of [oneHot, soft]) {
+    const a = train(sc), b = train(sc);
+    if (a.join("\n") !== b.join("\n")) fail("train (Gumbel) printed other losses the second time");
+    const losses = a.map((l) => JSON.parse(l).loss);
+    if (!losses.every(Number.isFinite)) fail(`train (Gumbel) printed a loss that is not finite`);
+    const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
+    if (!(mean(losses.slice(-10)) < 0.7 * mean(losses.slice(0, 10))))
+      fail(`100 Adam steps through Gumbel (${sc.hard.soft ? "soft" : "one-hot"}) took the loss from ` +
+           `${mean(losses.slice(0, 10))} to ${mean(losses.slice(-10))} only (means of 10)`);
+    if (new Set(losses.slice(0, 5)).size < 2) fail("train (Gumbel): the first losses are all the same");
+  }
+  console.log(`ok: Gumbel-softmax: loss as eval's, soft: ${checked - before} central differences; ` +
+              "train deterministic, its loss coming down, soft and one-hot");
+}
+
 // train: one SGD step is exactly w ← w − lr·∂L/∂w for every weight; Adam lowers the loss; the
 // same run twice prints the same lines.
 const trainLines = (extra) => {
@@ -184,9 +219,11 @@ const errors = [
   [{ ...scenario, target: mat(3, 2) }, "error: target: is 1 × 3 × 2, the output is 1 × 3 × 3 (batch × queries × columns)"],
   [{ ...scenario, hard: true }, "error: grad: hard attention picks one key by argmax, which has no gradient (the " +
    "straight-through estimator gives it one: \"hard\": {\"estimator\": \"straight_through\"})"],
-  [{ ...scenario, hard: { estimator: "gumbel" } }, "error: hard.estimator: unknown estimator \"gumbel\", expected \"straight_through\""],
-  [{ ...scenario, hard: {} }, "error: hard.estimator: missing (\"straight_through\")"],
-  [{ ...scenario, hard: "yes" }, "error: hard: must be true, false or {\"estimator\": \"straight_through\"}, got a string"],
+  [{ ...scenario, hard: { estimator: "gumbell" } }, "error: hard.estimator: unknown estimator \"gumbell\", expected \"straight_through\" or \"gumbel\""],
+  [{ ...scenario, hard: {} }, "error: hard.estimator: missing (\"straight_through\" or \"gumbel\")"],
+  [{ ...scenario, hard: "yes" }, "error: hard: must be true, false, {\"estimator\": \"straight_through\"} or " +
+   "{\"estimator\": \"gumbel\", \"tau\": 1, \"seed\": 0, \"soft\": false}, got a string"],
+  [{ ...scenario, hard: { estimator: "gumbel", tau: -1 } }, "error: hard.tau: must be a number > 0 and at most 100, got -1"],
 ];
 const noWeights = { version: 1, x: [[1, 0], [0, 1]], target: [[0, 0], [1, 1]] };
 const t1 = spawnSync(cli[0], [...cli.slice(1), "train", "-", "--steps", "3"], { input: JSON.stringify(noWeights), encoding: "utf8" });

@@ -807,3 +807,284 @@ TEST_CASE("the float32 gradients agree with the float64 reference on special pro
   INFO("largest gap / the largest |f64| of its problem's gradients: " << g_gaps.worst_of_max);
   CHECK(g_gaps.worst_relative <= kRelative);
 }
+
+//-----------------------------------------------------------------------------
+// Gumbel-softmax (HardGradient::kGumbel)
+//-----------------------------------------------------------------------------
+
+namespace {
+
+// A problem of every scoring and mask kind the straight-through tests cover, with Gumbel's
+// estimator (tau 0.7, seed 5).
+struct GumbelCase {
+  const char* name;
+  attn::Scoring scoring;
+  int heads;
+  bool projections, causal, valid_lens, window, cells, pe;
+  float dropout, mask_value;
+};
+// clang-format off
+const GumbelCase kGumbelCases[] = {
+    {"scaled dot, 2 heads, projections, causal, PE", attn::Scoring::kScaledDot, 2, true, true, false, false, false, true, 0.0f, -1e6f},
+    {"dot, valid lengths under -inf", attn::Scoring::kDot, 1, false, false, true, false, false, false, 0.0f, -INFINITY},
+    {"general, a window", attn::Scoring::kGeneral, 1, true, false, false, true, false, false, 0.0f, -1e6f},
+    {"cosine, masked cells", attn::Scoring::kCosine, 1, false, false, false, false, true, false, 0.0f, -1e6f},
+    {"additive, valid lengths", attn::Scoring::kAdditive, 1, false, false, true, false, false, false, 0.0f, -1e6f},
+    {"scaled dot with dropout 0.25", attn::Scoring::kScaledDot, 1, true, false, false, false, false, false, 0.25f, -1e6f},
+};
+// clang-format on
+
+attn::Problem gumbel_problem(const GumbelCase& c, bool soft) {
+  const int B = 2, n = 4, d = 4, d_model = 4;
+  attn::Problem p;
+  p.queries = p.keys = p.values = seeded_batch(B, n, d, 31);
+  p.scoring = c.scoring;
+  p.heads = c.heads;
+  p.temperature = 0.8f;
+  p.positional_encoding = c.pe;
+  p.hard = true;
+  p.hard_gradient = attn::HardGradient::kGumbel;
+  p.gumbel_tau = 0.7f;
+  p.gumbel_seed = 5;
+  p.gumbel_soft = soft;
+  p.mask.causal = c.causal;
+  p.mask.mask_value = c.mask_value;
+  if (c.valid_lens) p.mask.valid_lens = {{3}, {2}};
+  if (c.window) p.mask.window = 1;
+  if (c.cells) p.mask.cells = {{0, 1, 2}, {1, 3, 0}};
+  if (c.dropout > 0.0f) p.dropout_p = c.dropout, p.dropout_seed = 3;
+  if (c.projections) {
+    p.weights.W_q = seeded(d, d_model, 32);
+    p.weights.W_k = seeded(d, d_model, 33);
+    p.weights.W_v = seeded(d, d_model, 34);
+    p.weights.W_o = seeded(d_model, d_model, 35);
+  }
+  const int head_d = (c.projections ? d_model : d) / c.heads;
+  if (p.scoring == attn::Scoring::kGeneral) p.weights.W = seeded(head_d, head_d, 36);
+  if (p.scoring == attn::Scoring::kAdditive) {
+    p.weights.W_q = seeded(d, 5, 37);
+    p.weights.W_k = seeded(d, 5, 38);
+    p.weights.w_v = seeded(5, 1, 39).col(0);
+  }
+  return p;
+}
+
+attn::Batch target_of(const attn::Trace& t) {
+  attn::Batch target;
+  for (size_t b = 0; b < t.output.size(); ++b)
+    target.push_back(
+        seeded(static_cast<int>(t.output[b].rows()), static_cast<int>(t.output[b].cols()), 40 + b));
+  return target;
+}
+
+}  // namespace
+
+TEST_CASE("gumbel_noise is Gumbel-distributed, deterministic, and apart from dropout's draws",
+          "[core][gumbel]") {
+  double sum = 0.0, sum2 = 0.0, lo = 1e9, hi = -1e9;
+  const int n = 40000;
+  for (int k = 0; k < n; ++k) {
+    const float g = attn::gumbel_noise(17, 0, 0, k / 200, k % 200, 1, 200, 200);
+    CHECK(g == attn::gumbel_noise(17, 0, 0, k / 200, k % 200, 1, 200, 200));
+    sum += g;
+    sum2 += static_cast<double>(g) * g;
+    lo = std::min(lo, static_cast<double>(g));
+    hi = std::max(hi, static_cast<double>(g));
+  }
+  const double mean = sum / n, var = sum2 / n - mean * mean;
+  CHECK(mean == Approx(0.5772156649).margin(0.02));  // the Euler-Mascheroni constant
+  CHECK(var == Approx(M_PI * M_PI / 6.0).margin(0.05));
+  CHECK(lo >= -2.9);
+  CHECK(hi <= 17.4);
+  // The noise is −log(−log(u)) of the cell's own u: its inverse, exp(−exp(−g)), is in (0, 1)
+  // and differs from dropout's draw of the same cell (a stream of its own).
+  int same = 0;
+  for (int j = 0; j < 200; ++j) {
+    const double u =
+        std::exp(-std::exp(-static_cast<double>(attn::gumbel_noise(3, 1, 0, 2, j, 2, 4, 200))));
+    CHECK(u > 0.0);
+    CHECK(u < 1.0);
+    same += std::fabs(u - attn::dropout_draw(3, 1, 0, 2, j, 2, 4, 200)) < 1e-4;
+  }
+  CHECK(same < 5);
+}
+
+TEST_CASE(
+    "Gumbel forward: the one-hot picks argmax(masked + noise), never a masked key, and soft is "
+    "softmax((masked + noise) / tau), both as the float64 reference",
+    "[core][gumbel]") {
+  for (const GumbelCase& c : kGumbelCases) {
+    for (const bool soft : {false, true}) {
+      INFO(c.name << (soft ? ", soft" : ", one-hot"));
+      const attn::Problem p = gumbel_problem(c, soft);
+      REQUIRE(attn::validate(p).ok());
+      const attn::Trace t = attn::run(p);
+      const ref::Trace r = ref::run(p);
+      const int B = static_cast<int>(t.output.size());
+      for (int h = 0; h < p.heads; ++h)
+        for (int b = 0; b < B; ++b) {
+          const attn::Matrix& m = t.heads[h].masked[b];
+          const attn::Matrix& w = t.heads[h].weights[b];
+          const int n_q = static_cast<int>(m.rows()), n_k = static_cast<int>(m.cols());
+          for (int i = 0; i < n_q; ++i) {
+            INFO("head " << h << " b " << b << " i " << i);
+            // The argmax of masked + noise over the visible keys, computed here.
+            int best = -1;
+            float best_y = 0.0f;
+            for (int j = 0; j < n_k; ++j) {
+              if (attn::is_masked(p.mask, b, i, j)) {
+                CHECK(m(i, j) == p.mask.mask_value);  // the trace's masked scores: no noise
+                continue;
+              }
+              const float y = m(i, j) + attn::gumbel_noise(5, h, b, i, j, B, n_q, n_k);
+              if (best < 0 || y > best_y) best = j, best_y = y;
+            }
+            for (int j = 0; j < n_k; ++j) {
+              INFO("key " << j);
+              const double want = r.heads[h].weights[b][i][j];
+              if (!soft && c.dropout == 0.0f) {
+                CHECK(w(i, j) == (j == best ? 1.0f : 0.0f));
+                CHECK(w(i, j) == want);
+              } else {
+                CHECK(std::fabs(w(i, j) - want) <= 1e-5 * std::max(1.0, std::fabs(want)));
+              }
+              if (attn::is_masked(p.mask, b, i, j) && !soft) CHECK(w(i, j) == 0.0f);
+            }
+          }
+        }
+      // The same seed gives the same weights; another seed picks other keys somewhere.
+      const attn::Trace again = attn::run(p);
+      attn::Problem other = p;
+      other.gumbel_seed = 6;
+      const attn::Trace moved = attn::run(other);
+      bool differs = false;
+      for (int h = 0; h < p.heads; ++h)
+        for (int b = 0; b < B; ++b) {
+          CHECK(again.heads[h].weights[b] == t.heads[h].weights[b]);
+          differs = differs || moved.heads[h].weights[b] != t.heads[h].weights[b];
+        }
+      CHECK(differs);
+      // Without keeping the head matrices (the row blocks), the output is the same bits.
+      attn::RunOptions light;
+      light.keep_head_matrices = false;
+      const attn::Trace l = attn::run(p, light);
+      for (int b = 0; b < B; ++b) CHECK(l.output[b] == t.output[b]);
+    }
+  }
+}
+
+TEST_CASE(
+    "Gumbel gradients: soft ones match central differences, straight-through ones the "
+    "surrogate's, for every scoring and mask",
+    "[core][grad][gumbel]") {
+  for (const GumbelCase& c : kGumbelCases) {
+    for (const bool soft : {true, false}) {
+      INFO(c.name << (soft ? ", soft" : ", straight through"));
+      const attn::Problem p = gumbel_problem(c, soft);
+      REQUIRE(attn::check_gradient(p).ok());
+      const attn::Trace t = attn::run(p);
+      const attn::Batch target = target_of(t);
+      // Straight through: the surrogate one-hot + softmax − (the softmax at the point), whose
+      // derivative is the estimator's; soft: the forward itself.
+      std::vector<ref::Bat> soft0;
+      for (const ref::Head& h : ref::run(p).heads) soft0.push_back(h.soft);
+      const std::vector<ref::Bat>* at = soft ? nullptr : &soft0;
+      CHECK(loss_of(p, target, at) == Approx(loss_of(p, target)).epsilon(1e-12));
+      for (const Backward& backward : kBackwards) {
+        INFO(backward.name);
+        attn::Gradients g;
+        REQUIRE(backward.run(p, target, &g).error == "");
+        CHECK(g.loss == Approx(loss_of(p, target)).epsilon(1e-5));
+        for (int b = 0; b < 2; ++b) {
+          attn::Problem moved = p;
+          const attn::MatrixD gx = g.queries[b] + g.keys[b] + g.values[b];
+          const attn::Matrix x = p.queries[b];
+          for (int i = 0; i < x.rows(); ++i)
+            for (int j = 0; j < x.cols(); ++j) {
+              const float x0 = x(i, j), up = x0 + 1e-3f, down = x0 - 1e-3f;
+              const auto at_x = [&](float v) {
+                attn::Matrix m = x;
+                m(i, j) = v;
+                moved.queries.mut(b) = moved.keys.mut(b) = moved.values.mut(b) = m;
+                return loss_of(moved, target, at);
+              };
+              const double fd =
+                  (at_x(up) - at_x(down)) / (static_cast<double>(up) - static_cast<double>(down));
+              INFO("x[" << b << "](" << i << ", " << j << "): analytic " << gx(i, j)
+                        << ", finite difference " << fd);
+              CHECK(std::fabs(gx(i, j) - fd) <= 2e-6 + 2e-4 * std::fabs(fd));
+            }
+        }
+        attn::Problem q = p;
+        if (c.projections) {
+          check_all(q, target, &q.weights.W_q, g.W_q, "W_q", at);
+          check_all(q, target, &q.weights.W_k, g.W_k, "W_k", at);
+          check_all(q, target, &q.weights.W_v, g.W_v, "W_v", at);
+          check_all(q, target, &q.weights.W_o, g.W_o, "W_o", at);
+        }
+        if (p.scoring == attn::Scoring::kGeneral) check_all(q, target, &q.weights.W, g.W, "W", at);
+        if (p.scoring == attn::Scoring::kAdditive) {
+          check_all(q, target, &q.weights.W_q, g.W_q, "the scorer's W_q", at);
+          check_all(q, target, &q.weights.W_k, g.W_k, "the scorer's W_k", at);
+        }
+        if (c.projections) CHECK(g.W_q.cwiseAbs().maxCoeff() > 1e-6);
+      }
+      // The float32 pass against the float64 one.
+      attn::Gradients f, d;
+      REQUIRE(attn::gradients(p, target, &f).ok());
+      REQUIRE(attn::gradients_reference(p, target, &d).ok());
+      attn::for_each_weight(f, d, [&](const char* name, const auto& a, const auto& b) {
+        INFO(name);
+        REQUIRE(a.size() == b.size());
+        if (a.size()) CHECK((a - b).cwiseAbs().maxCoeff() <= 1e-3 * b.cwiseAbs().maxCoeff() + 1e-6);
+      });
+    }
+  }
+  // An invalid tau is refused by validate.
+  attn::Problem p = gumbel_problem(kGumbelCases[0], false);
+  for (const float tau : {0.0f, -1.0f, 101.0f, NAN}) {
+    p.gumbel_tau = tau;
+    CHECK(attn::validate(p).error == "hard.tau: must be a number > 0 and at most 100");
+  }
+}
+
+TEST_CASE("the optimizer's step k draws Gumbel's noise from seed + k, and keeps the seed",
+          "[core][grad][train][gumbel]") {
+  for (const bool soft : {false, true}) {
+    INFO((soft ? "soft" : "straight through"));
+    attn::Problem p = gumbel_problem(kGumbelCases[0], soft);
+    const attn::Batch target = target_of(attn::run(p));
+    attn::Optimizer opt;
+    opt.kind = attn::Optimizer::Kind::kSgd;
+    opt.lr = 0.1;
+    double loss = 0.0;
+    for (int k = 0; k < 2; ++k) REQUIRE(opt.step(&p, target, &loss).ok());
+    CHECK(p.gumbel_seed == 5);
+    // Step 2's gradient is a fresh one with seed 5 + 2 on the weights after two steps.
+    attn::Problem fresh = p;
+    fresh.gumbel_seed = 7;
+    attn::Gradients g;
+    REQUIRE(attn::gradients(fresh, target, &g).ok());
+    attn::Problem stepped = p;
+    REQUIRE(opt.step(&stepped, target, &loss).ok());
+    CHECK(loss == g.loss);
+    const attn::Matrix want = (p.weights.W_q.cast<double>() - 0.1 * g.W_q).cast<float>();
+    CHECK(stepped.weights.W_q == want);
+    // And not the one with the problem's own seed.
+    attn::Gradients same_seed;
+    REQUIRE(attn::gradients(p, target, &same_seed).ok());
+    CHECK((same_seed.W_q - g.W_q).cwiseAbs().maxCoeff() > 0.0);
+    // Training is deterministic: the same steps again give the same weights.
+    attn::Problem a = gumbel_problem(kGumbelCases[0], soft), b = a;
+    attn::Optimizer oa, ob;
+    oa.kind = ob.kind = attn::Optimizer::Kind::kAdam;
+    oa.lr = ob.lr = 0.05;
+    for (int k = 0; k < 5; ++k) {
+      double la = 0.0, lb = 0.0;
+      REQUIRE(oa.step(&a, target, &la).ok());
+      REQUIRE(ob.step(&b, target, &lb).ok());
+      CHECK(la == lb);
+    }
+    CHECK(a.weights.W_q == b.weights.W_q);
+  }
+}

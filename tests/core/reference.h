@@ -1,6 +1,7 @@
 // A plain float64 reference of the whole attention pipeline, written with loops and no Eigen,
 // to check every intermediate of attn::run. It shares nothing with the core but the Problem
-// it reads and the specified dropout stream (attn::uniform01).
+// it reads, the specified dropout stream (attn::uniform01) and Gumbel's noise
+// (attn::gumbel_noise).
 #pragma once
 
 #include <algorithm>
@@ -69,6 +70,7 @@ inline Mat pe(size_t rows, size_t d, double base) {
 struct Head {
   Bat scores, scaled, masked, weights, output;
   Bat soft;  // the softmax of the masked scores (before dropout), also under hard attention
+             // (Gumbel: of the noisy scores over tau)
 };
 
 struct Trace {
@@ -182,18 +184,32 @@ inline Trace run_on(const attn::Problem& p, const Bat& Q, const Bat& K, const Ba
           if (masked(p.mask, b, i, j)) mk[i][j] = p.mask.mask_value;
       Mat wt(nq, std::vector<double>(nk, 0.0));
       Mat soft(nq, std::vector<double>(nk, 0.0));
+      const bool noisy = attn::gumbel(p);
       for (size_t i = 0; i < nq; ++i) {
+        // Gumbel: the argmax is of y = masked + noise, the softmax of y / tau (at the visible
+        // cells; a masked one keeps mask_value in both).
+        std::vector<double> y = mk[i], z = mk[i];
+        if (noisy)
+          for (size_t j = 0; j < nk; ++j)
+            if (!masked(p.mask, static_cast<int>(b), static_cast<int>(i), static_cast<int>(j))) {
+              y[j] +=
+                  attn::gumbel_noise(p.gumbel_seed, static_cast<int>(h), static_cast<int>(b),
+                                     static_cast<int>(i), static_cast<int>(j), static_cast<int>(B),
+                                     static_cast<int>(nq), static_cast<int>(nk));
+              z[j] = y[j] / p.gumbel_tau;
+            }
         double mx = -std::numeric_limits<double>::infinity();
         size_t arg = 0;
         for (size_t j = 0; j < nk; ++j)
-          if (mk[i][j] > mx) mx = mk[i][j], arg = j;
+          if (y[j] > mx) mx = y[j], arg = j;
         if (mx == -std::numeric_limits<double>::infinity()) {
           for (double& x : wt[i]) x = std::numeric_limits<double>::quiet_NaN();
         } else {
+          const double mz = *std::max_element(z.begin(), z.end());
           double sum = 0.0;
-          for (size_t j = 0; j < nk; ++j) sum += soft[i][j] = std::exp(mk[i][j] - mx);
+          for (size_t j = 0; j < nk; ++j) sum += soft[i][j] = std::exp(z[j] - mz);
           for (double& x : soft[i]) x /= sum;
-          if (!p.hard) {
+          if (!p.hard || (noisy && p.gumbel_soft)) {
             wt[i] = soft[i];
           } else {
             wt[i][arg] = 1.0;

@@ -392,3 +392,61 @@ TEST_CASE("a token model learns, and its bad fields are named", "[core][stack][t
           "next: no position has a next token to predict (give next, -1 for none)");
   }
 }
+
+TEST_CASE(
+    "a stack with Gumbel's estimator: layer l draws from seed + l, soft gradients match "
+    "differences, straight-through ones the float64 pass, step k uses seed + k",
+    "[core][stack][grad][gumbel]") {
+  for (const bool soft : {true, false}) {
+    INFO((soft ? "soft" : "straight through"));
+    attn::Stack s = make_stack(kCases[0]);
+    s.base.hard = true;
+    s.base.hard_gradient = attn::HardGradient::kGumbel;
+    s.base.gumbel_tau = 0.6f;
+    s.base.gumbel_seed = 21;
+    s.base.gumbel_soft = soft;
+    CHECK(attn::layer_problem(s, 1, attn::Batch{}).gumbel_seed == 22);
+    const attn::Batch target = target_for(s);
+    // The forward is the float64 one, layer on layer (each with its own seed).
+    const attn::StackTrace t = attn::run(s);
+    const ref::Bat want = ref::run_stack(s);
+    for (size_t b = 0; b < want.size(); ++b)
+      for (size_t i = 0; i < want[b].size(); ++i)
+        for (size_t j = 0; j < want[b][i].size(); ++j)
+          CHECK(t.output()[b](static_cast<int>(i), static_cast<int>(j)) ==
+                Approx(want[b][i][j]).margin(1e-5));
+    attn::StackGradients f, d;
+    REQUIRE(attn::gradients(s, target, &f).error == "");
+    REQUIRE(attn::gradients_reference(s, target, &d).error == "");
+    CHECK(f.loss == d.loss);
+    for (size_t l = 0; l < d.layers.size(); ++l)
+      attn::for_each_weight(
+          f.layers[l], d.layers[l], [&](const char* name, const auto& a, const auto& b) {
+            INFO("layers[" << l << "]." << name);
+            REQUIRE(a.size() == b.size());
+            if (a.size())
+              CHECK((a - b).cwiseAbs().maxCoeff() <= 1e-3 * b.cwiseAbs().maxCoeff() + 1e-6);
+          });
+    if (soft) {  // differentiable: central differences of the float64 forward
+      for (size_t l = 0; l < s.layers.size(); ++l) {
+        const std::string at = "layers[" + std::to_string(l) + "].";
+        attn::Weights& w = s.layers[l].weights;
+        check_all(s, target, &w.W_q, d.layers[l].W_q, at + "W_q");
+        check_all(s, target, &w.W_v, d.layers[l].W_v, at + "W_v");
+      }
+    }
+    // Step 2 of the optimizer draws from seed + 2 (layer l: + l more).
+    attn::Optimizer opt;
+    opt.kind = attn::Optimizer::Kind::kSgd;
+    opt.lr = 0.1;
+    double loss = 0.0;
+    for (int k = 0; k < 2; ++k) REQUIRE(opt.step(&s, target, &loss).ok());
+    CHECK(s.base.gumbel_seed == 21);
+    attn::Stack fresh = s;
+    fresh.base.gumbel_seed = 23;
+    attn::StackGradients g;
+    REQUIRE(attn::gradients(fresh, target, &g).ok());
+    REQUIRE(opt.step(&s, target, &loss).ok());
+    CHECK(loss == g.loss);
+  }
+}

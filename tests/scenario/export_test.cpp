@@ -116,7 +116,7 @@ TEST_CASE("the PyTorch program mirrors the NumPy one", "[export][python]") {
   const std::string numpy = scenario::export_numpy(s), torch = scenario::export_pytorch(s);
   CHECK(matches(numpy, "^# \\[SECTION\\] (.*)$") == matches(torch, "^# \\[SECTION\\] (.*)$"));
   CHECK(matches(numpy, "^def (\\w+)") == matches(torch, "^def (\\w+)"));
-  CHECK(matches(numpy, "^def (\\w+)").size() == 17);
+  CHECK(matches(numpy, "^def (\\w+)").size() == 19);
   const auto scenario_part = [](const std::string& program) {
     const size_t begin = program.find("# [SECTION] The scenario\n# ---");
     return program.substr(begin, program.find("# [SECTION] The steps\n# ---") - begin);
@@ -129,6 +129,24 @@ TEST_CASE("the PyTorch program mirrors the NumPy one", "[export][python]") {
   CHECK(scenario_part(numpy).find("MASKED_CELLS = [(0, 0, 0)]") != std::string::npos);
   CHECK(scenario_part(numpy).find("W = f32([\n    [1, 0],\n    [0, 1],\n])") != std::string::npos);
   CHECK(scenario_part(numpy).find("SELF_ATTENTION = False\n") != std::string::npos);
+}
+
+TEST_CASE("the programs hold Gumbel's settings, and its noise drawn as the playground draws it",
+          "[export][python][gumbel]") {
+  const scenario::Scenario s = parsed(R"({"version": 1, "x": [[1, 0], [0, 1]],
+      "hard": {"estimator": "gumbel", "tau": 0.3, "seed": 12, "soft": true}})");
+  for (const std::string& program : {scenario::export_numpy(s), scenario::export_pytorch(s)}) {
+    CHECK(program.find("\nHARD_ESTIMATOR = \"gumbel\"  #") != std::string::npos);
+    CHECK(program.find("\nGUMBEL = True  #") != std::string::npos);
+    // 0.3 as float32, exactly: the program divides by what the playground divides by.
+    CHECK(program.find("\nGUMBEL_TAU = 0.30000001192092896  # 0.3 as float32, exactly\n") !=
+          std::string::npos);
+    CHECK(program.find("\nGUMBEL_SEED = 12\n") != std::string::npos);
+    CHECK(program.find("\nGUMBEL_SOFT = True  #") != std::string::npos);
+    CHECK(program.find("def gumbel_noise(") != std::string::npos);
+  }
+  const scenario::Scenario plain = parsed(R"({"version": 1, "x": [[1, 0], [0, 1]]})");
+  CHECK(scenario::export_numpy(plain).find("\nGUMBEL = False  #") != std::string::npos);
 }
 
 TEST_CASE("the programs hold the target --grad compares with", "[export][python]") {

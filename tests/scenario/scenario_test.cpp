@@ -990,21 +990,82 @@ TEST_CASE("hard attention with its estimator: read, written back, and hostile ve
   REQUIRE(plain.error == "");
   CHECK(plain.scenario.hard_gradient == attn::HardGradient::kNone);
   CHECK(scenario::to_json(plain.scenario).find(R"("hard":true)") != std::string::npos);
-  CHECK(error_of(with(R"("hard": {"estimator": "gumbel"})")) ==
-        R"(hard.estimator: unknown estimator "gumbel", expected "straight_through")");
   CHECK(error_of(with(R"("hard": {"estimator": "a\nb"})")) ==
-        R"(hard.estimator: unknown estimator "a\nb", expected "straight_through")");
+        R"(hard.estimator: unknown estimator "a\nb", expected "straight_through" or "gumbel")");
   CHECK(error_of(with(R"("hard": {"estimator": 1})")) ==
         "hard.estimator: must be a string, got a number");
   CHECK(error_of(with(R"("hard": {"estimator": ")" + std::string(100000, 'x') + R"("})")) ==
         "hard.estimator: is 100000 bytes long, more than the limit 64");
-  CHECK(error_of(with(R"("hard": {})")) == R"(hard.estimator: missing ("straight_through"))");
+  CHECK(error_of(with(R"("hard": {})")) ==
+        R"(hard.estimator: missing ("straight_through" or "gumbel"))");
   CHECK(error_of(with(R"("hard": {"estimator": "straight_through", "tau": 1})")) ==
-        "hard.tau: unknown field");
-  CHECK(error_of(with(R"("hard": "yes")")) ==
-        R"(hard: must be true, false or {"estimator": "straight_through"}, got a string)");
-  CHECK(error_of(with(R"("hard": null)")) ==
-        R"(hard: must be true, false or {"estimator": "straight_through"}, got null)");
+        R"(hard.tau: unknown field for "straight_through" (tau, seed and soft are "gumbel"'s))");
+  CHECK(error_of(with(R"("hard": {"estimator": "straight_through", "x": 1})")) ==
+        "hard.x: unknown field");
+  CHECK(
+      error_of(with(R"("hard": "yes")")) ==
+      R"(hard: must be true, false, {"estimator": "straight_through"} or {"estimator": "gumbel", "tau": 1, "seed": 0, "soft": false}, got a string)");
+  CHECK(
+      error_of(with(R"("hard": null)")) ==
+      R"(hard: must be true, false, {"estimator": "straight_through"} or {"estimator": "gumbel", "tau": 1, "seed": 0, "soft": false}, got null)");
+}
+
+TEST_CASE("Gumbel's estimator: read with its defaults, written back, and hostile values named",
+          "[scenario][json][gumbel]") {
+  // The defaults: tau 1, seed 0, one-hot.
+  const scenario::ParseResult d = scenario::parse(with(R"("hard": {"estimator": "gumbel"})"));
+  REQUIRE(d.error == "");
+  CHECK(d.scenario.hard);
+  CHECK(d.scenario.hard_gradient == attn::HardGradient::kGumbel);
+  CHECK(d.scenario.gumbel_tau == 1.0f);
+  CHECK(d.scenario.gumbel_seed == 0);
+  CHECK_FALSE(d.scenario.gumbel_soft);
+  CHECK(scenario::to_json(d.scenario)
+            .find(R"("hard":{"estimator":"gumbel","tau":1,"seed":0,"soft":false})") !=
+        std::string::npos);
+  // Every field given: into the problem, written back, and read again to the same text.
+  const scenario::ParseResult r = scenario::parse(with(
+      R"("hard": {"estimator": "gumbel", "tau": 0.25, "seed": 9007199254740992, "soft": true})"));
+  REQUIRE(r.error == "");
+  const attn::Problem p = scenario::to_problem(r.scenario);
+  CHECK(p.hard);
+  CHECK(p.hard_gradient == attn::HardGradient::kGumbel);
+  CHECK(p.gumbel_tau == 0.25f);
+  CHECK(p.gumbel_seed == 9007199254740992ull);
+  CHECK(p.gumbel_soft);
+  const std::string written = scenario::to_json(r.scenario);
+  CHECK(written.find(
+            R"("hard":{"estimator":"gumbel","tau":0.25,"seed":9007199254740992,"soft":true})") !=
+        std::string::npos);
+  const scenario::ParseResult again = scenario::parse(written);
+  REQUIRE(again.error == "");
+  CHECK(scenario::to_json(again.scenario) == written);
+  CHECK(scenario::parse(with(R"("hard": {"estimator": "gumbel", "tau": 100})")).error == "");
+  // Hostile values, each named.
+  const std::pair<const char*, const char*> hostile[] = {
+      {R"("tau": 0)", "hard.tau: must be a number > 0 and at most 100, got 0"},
+      {R"("tau": -1)", "hard.tau: must be a number > 0 and at most 100, got -1"},
+      {R"("tau": "x")", "hard.tau: must be a number > 0 and at most 100, got a string"},
+      {R"("tau": "NaN")", "hard.tau: must be a number > 0 and at most 100, got a string"},
+      {R"("tau": 1e9)", "hard.tau: must be a number > 0 and at most 100, got 1000000000.0"},
+      {R"("tau": 100.5)", "hard.tau: must be a number > 0 and at most 100, got 100.5"},
+      {R"("tau": 1e-50)", "hard.tau: must be a number > 0 and at most 100, got 1e-50"},
+      {R"("tau": null)", "hard.tau: must be a number > 0 and at most 100, got null"},
+      {R"("seed": -1)", "hard.seed: is -1, must be at least 0"},
+      {R"("seed": 1.5)", "hard.seed: must be an integer, got 1.5"},
+      {R"("seed": 1e300)", "hard.seed: is 1e+300, must be at most 9007199254740992"},
+      {R"("seed": "1")", "hard.seed: must be an integer, got a string"},
+      {R"("soft": "yes")", "hard.soft: must be true or false, got a string"},
+      {R"("soft": 1)", "hard.soft: must be true or false, got a number"},
+      {R"("extra": 1)", "hard.extra: unknown field"},
+  };
+  for (const auto& [field, message] : hostile) {
+    INFO(field);
+    CHECK(error_of(with(std::string(R"("hard": {"estimator": "gumbel", )") + field + "}")) ==
+          message);
+  }
+  CHECK(error_of(with(R"("hard": {"estimator": "gumbell"})")) ==
+        R"(hard.estimator: unknown estimator "gumbell", expected "straight_through" or "gumbel")");
 }
 
 TEST_CASE("in 'why is he so tall?' the question attends to the tall father",

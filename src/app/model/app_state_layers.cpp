@@ -68,6 +68,9 @@ scenario::Scenario AppState::layer_view(const scenario::Scenario& whole, const a
                         [](const char*, auto& to, const auto& from) { to = from; });
   v.hard = whole.hard;
   v.hard_gradient = whole.hard_gradient;
+  v.gumbel_tau = whole.gumbel_tau;
+  v.gumbel_soft = whole.gumbel_soft;
+  v.gumbel_seed = whole.gumbel_seed + static_cast<uint64_t>(l);  // as the stack draws layer l's
   v.has_dropout = whole.has_dropout;
   v.dropout_p = whole.dropout_p;
   v.dropout_seed = whole.dropout_seed + static_cast<uint64_t>(l);
@@ -114,6 +117,9 @@ bool AppState::merge_layer_edit() {
     w.mask_value = s.mask_value;
     w.hard = s.hard;
     w.hard_gradient = s.hard_gradient;
+    w.gumbel_tau = s.gumbel_tau;
+    w.gumbel_soft = s.gumbel_soft;
+    w.gumbel_seed = s.gumbel_seed - static_cast<uint64_t>(layer);
     w.has_dropout = s.has_dropout;
     w.dropout_p = s.dropout_p;
     w.dropout_seed = s.dropout_seed - static_cast<uint64_t>(layer);

@@ -273,12 +273,15 @@ std::vector<Control> make_table() {
   Control straight = make("hard_straight_through", N_("train it straight through"),
                           ControlKind::kCheckbox, "hard");
   straight.available = [](const AppState& s) { return s.scenario.hard; };
+  // On for straight through, with Gumbel's noise or without (hard_gumbel says which).
   straight.read = [](const AppState& s) {
-    return json(s.scenario.hard_gradient == attn::HardGradient::kStraightThrough);
+    return json(s.scenario.hard_gradient != attn::HardGradient::kNone);
   };
   straight.apply = [](AppState& s, const json& v) {
+    const bool on = v.get<bool>();
+    if (on == (s.scenario.hard_gradient != attn::HardGradient::kNone)) return std::string();
     s.scenario.hard_gradient =
-        v.get<bool>() ? attn::HardGradient::kStraightThrough : attn::HardGradient::kNone;
+        on ? attn::HardGradient::kStraightThrough : attn::HardGradient::kNone;
     s.changed();
     return std::string();
   };
@@ -287,6 +290,53 @@ std::vector<Control> make_table() {
          "forward keeps its one-hot weights and the backward takes the gradient of the softmax "
          "of the same scores in their place.");
   t.push_back(straight);
+  // Gumbel-softmax: noise from the seed added to the scores before the argmax; each training
+  // step draws new noise (seed + step).
+  const auto gumbel_on = [](const AppState& s) {
+    return s.scenario.hard && s.scenario.hard_gradient == attn::HardGradient::kGumbel;
+  };
+  Control gumbel = make("hard_gumbel", N_("with Gumbel noise"), ControlKind::kCheckbox, "hard");
+  gumbel.available = [](const AppState& s) {
+    return s.scenario.hard && s.scenario.hard_gradient != attn::HardGradient::kNone;
+  };
+  gumbel.read = gumbel_on;
+  gumbel.apply = [](AppState& s, const json& v) {
+    s.scenario.hard_gradient =
+        v.get<bool>() ? attn::HardGradient::kGumbel : attn::HardGradient::kStraightThrough;
+    s.changed();
+    return std::string();
+  };
+  gumbel.help =
+      N_("Gumbel-softmax: random noise, drawn from the seed, is added to the scores before the "
+         "argmax, so a key that is nearly the best is sometimes picked and learns too. The "
+         "backward takes the gradient of softmax((scores + noise) / \xcf\x84). Each training "
+         "step draws new noise.");
+  t.push_back(gumbel);
+  Control tau = make("gumbel_tau", N_("Gumbel \xcf\x84"), ControlKind::kNumber, "hard", 0.05, 10.0,
+                     0.05, true);
+  tau.available = gumbel_on;
+  tau.read = [](const AppState& s) { return json(s.scenario.gumbel_tau); };
+  tau.apply = [](AppState& s, const json& v) {
+    s.scenario.gumbel_tau = v.get<float>();
+    s.changed();
+    return std::string();
+  };
+  tau.help =
+      N_("Divides the noisy scores in the backward's softmax (and in the forward when "
+         "soft): small \xcf\x84, close to the argmax; large, close to uniform.");
+  t.push_back(tau);
+  Control soft = make("gumbel_soft", N_("soft (no argmax)"), ControlKind::kCheckbox, "hard");
+  soft.available = gumbel_on;
+  soft.read = [](const AppState& s) { return json(s.scenario.gumbel_soft); };
+  soft.apply = [](AppState& s, const json& v) {
+    s.scenario.gumbel_soft = v.get<bool>();
+    s.changed();
+    return std::string();
+  };
+  soft.help =
+      N_("The forward's weights are softmax((scores + noise) / \xcf\x84) themselves, "
+         "not their argmax: what the noise does without the one-hot.");
+  t.push_back(soft);
 
   Control numbers =
       checkbox("numbers", N_("numbers in the cells"), "numbers", &AppState::show_numbers);

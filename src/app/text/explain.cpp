@@ -206,6 +206,19 @@ const char* step_explanation(Step s, const attn::Problem& p) {
                       "a "
                       "valid length, the causal mask or a window.");
     case Step::kWeights:
+      if (p.hard && p.hard_gradient == attn::HardGradient::kGumbel && p.gumbel_soft)
+        return N_(
+            "Gumbel-softmax: random noise, the same for a given seed, is added to every score "
+            "a query may see, and the softmax of the noisy scores divided by \xcf\x84 gives the "
+            "weights. Small \xcf\x84 makes them nearly one-hot; each training step draws new "
+            "noise.");
+      if (p.hard && p.hard_gradient == attn::HardGradient::kGumbel)
+        return N_(
+            "Hard attention with Gumbel noise: random noise, the same for a given seed, is added "
+            "to every score a query may see, and all the weight goes to the best noisy score, "
+            "so a key that is nearly the best is sometimes picked. Training passes the gradient "
+            "of the softmax of the noisy scores divided by \xcf\x84 through the one-hot rows, "
+            "with new noise each step.");
       if (p.hard && p.hard_gradient == attn::HardGradient::kStraightThrough)
         return N_(
             "Hard attention puts all the weight on the single best key of each row (the "

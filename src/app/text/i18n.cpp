@@ -263,6 +263,42 @@ const std::pair<const char*, const char*> kZh[] = {
      "给每个输入行加上由位置决定的正弦/余弦图案（底数 %g）。"},
     {"hard attention (argmax)", "硬注意力（argmax）"},
     {"train it straight through", "用直通估计训练"},
+    {"with Gumbel noise", "加上 Gumbel 噪声"},
+    {"Gumbel \xcf\x84", "Gumbel \xcf\x84"},
+    {"soft (no argmax)", "软的（不取 argmax）"},
+    {"Gumbel-softmax: random noise, drawn from the seed, is added to the scores before the "
+     "argmax, so a key that is nearly the best is sometimes picked and learns too. The "
+     "backward takes the gradient of softmax((scores + noise) / \xcf\x84). Each training "
+     "step draws new noise.",
+     "Gumbel-softmax：在取 argmax "
+     "之前，把由种子生成的随机噪声加到分数上，这样几乎最好的键有时也会被选中，"
+     "也能学到东西。反向传播取 softmax((分数 + 噪声) / \xcf\x84) "
+     "的梯度。每一步训练都抽取新的噪声。"},
+    {"Divides the noisy scores in the backward's softmax (and in the forward when soft): "
+     "small \xcf\x84, close to the argmax; large, close to uniform.",
+     "在反向传播的 softmax 中（软的时候也在前向中）除带噪声的分数：\xcf\x84 小，接近 argmax；"
+     "\xcf\x84 大，接近均匀。"},
+    {"The forward's weights are softmax((scores + noise) / \xcf\x84) themselves, not their "
+     "argmax: what the noise does without the one-hot.",
+     "前向的权重就是 softmax((分数 + 噪声) / \xcf\x84) 本身，而不是它的 "
+     "argmax：看看没有独热时噪声起什么作用。"},
+    {"Gumbel-softmax: random noise, the same for a given seed, is added to every score a "
+     "query may see, and the softmax of the noisy scores divided by \xcf\x84 gives the "
+     "weights. Small \xcf\x84 makes them nearly one-hot; each training step draws new noise.",
+     "Gumbel-softmax：给查询能看到的每个分数加上随机噪声（种子相同，噪声就相同），带噪声的分数除以 "
+     "\xcf\x84 "
+     "再做 softmax，得到权重。\xcf\x84 越小，权重越接近独热；每一步训练都抽取新的噪声。"},
+    {"Hard attention with Gumbel noise: random noise, the same for a given seed, is added to "
+     "every score a query may see, and all the weight goes to the best noisy score, so a key "
+     "that is nearly the best is sometimes picked. Training passes the gradient of the softmax "
+     "of the noisy scores divided by \xcf\x84 through the one-hot rows, with new noise each "
+     "step.",
+     "加 Gumbel "
+     "噪声的硬注意力：给查询能看到的每个分数加上随机噪声（种子相同，噪声就相同），全部权重给带噪声"
+     "分数最高的键，"
+     "所以几乎最好的键有时也会被选中。训练时，带噪声的分数除以 \xcf\x84 后的 softmax "
+     "的梯度穿过独热的行，"
+     "每一步都用新的噪声。"},
     {"hard: the argmax has no gradient. Tick \"train it straight through\" under "
      "\"hard attention\" to train through it.",
      "hard：argmax 没有梯度。勾选“硬注意力”下面的“用直通估计训练”，才能穿过它训练。"},

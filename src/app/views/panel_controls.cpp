@@ -302,6 +302,16 @@ void section_extras(AppState& s) {
   if (sc.hard) {
     ImGui::Indent();
     control_checkbox(s, "hard_straight_through");
+    if (control_shown(s, "hard_gumbel")) {
+      ImGui::Indent();
+      control_checkbox(s, "hard_gumbel");
+      if (control_shown(s, "gumbel_tau")) {
+        ImGui::Text("%s = %.2f", T("Gumbel \xcf\x84"), static_cast<double>(sc.gumbel_tau));
+        control_slider(s, "gumbel_tau");
+        control_checkbox(s, "gumbel_soft");
+      }
+      ImGui::Unindent();
+    }
     ImGui::Unindent();
   }
   if (shown(s, "scale")) {
