@@ -316,7 +316,9 @@ import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
     }
     // Counted from 1 in the address, as the page shows them ("6. Weights", "head 2"); the JS
     // API counts from 0.
-    for (const [name, set, count] of [["head", api.focusHead, () => counts().heads],
+    // (The layer first: a stack's layers may have different numbers of heads.)
+    for (const [name, set, count] of [["layer", api.setLayer, () => counts().layers],
+                                      ["head", api.focusHead, () => counts().heads],
                                       ["step", api.setStep, () => limits.max_step + 1]]) {
       if (param(name) === null) continue;
       const n = smallInt(param(name), 999), max = count();

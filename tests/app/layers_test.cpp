@@ -329,3 +329,64 @@ TEST_CASE("a stack too large to keep every layer's trace is refused by its sizes
   CHECK(ui::api::get_scenario(app) == before);
   CHECK(app.layer_count() == 2);
 }
+
+TEST_CASE(
+    "a layer's scores split into what its keys took from the inputs and from the layers "
+    "below, summing to its scaled scores",
+    "[app][layers]") {
+  ui::AppState app;
+  REQUIRE(app.set_scenario_json(kTwoLayers).error == "");
+  app.recompute_if_needed();
+  attn::Matrix from_input, from_layers;
+  // Layer 1 reads only the inputs: nothing to split.
+  CHECK_FALSE(
+      ui::AppState::key_split(app.stack, app.stack_trace, 0, 0, 0, &from_input, &from_layers));
+  CHECK_FALSE(ui::AppState::key_split(app.stack, app.stack_trace, 1, 1, 0, &from_input,
+                                      &from_layers));  // layer 2 has one head
+  REQUIRE(ui::AppState::key_split(app.stack, app.stack_trace, 1, 0, 0, &from_input, &from_layers));
+  const attn::Matrix& scaled = app.stack_trace.layers[1].heads[0].scaled[0];
+  REQUIRE(from_input.rows() == scaled.rows());
+  REQUIRE(from_input.cols() == scaled.cols());
+  const attn::Matrix sum = from_input + from_layers;
+  CHECK((sum - scaled).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + scaled.cwiseAbs().maxCoeff()));
+  CHECK(from_layers.cwiseAbs().maxCoeff() > 0.0f);  // layer 1 wrote something the keys read
+
+  // The hand-set induction lesson: layer 2's score for row 5 (the second A) on key 3 (the B
+  // after the first A) comes from what layer 1 wrote, not from the inputs.
+  REQUIRE(ui::api::load_preset(app, "why_stack"));
+  app.recompute_if_needed();
+  REQUIRE(ui::AppState::key_split(app.stack, app.stack_trace, 1, 0, 0, &from_input, &from_layers));
+  const attn::Matrix& s2 = app.stack_trace.layers[1].heads[0].scaled[0];
+  CHECK(std::abs(from_input(4, 2) + from_layers(4, 2) - s2(4, 2)) <=
+        1e-4f * (1.0f + std::abs(s2(4, 2))));
+  CHECK(from_layers(4, 2) > 2.0f * std::abs(from_input(4, 2)));
+  int best = 0;
+  for (int j = 1; j <= 4; ++j)
+    if (from_layers(4, j) > from_layers(4, best)) best = j;
+  CHECK(best == 2);
+
+  // Additive scoring is not a sum over the key's parts.
+  std::string additive = kTwoLayers;
+  additive.replace(additive.find("\"causal\""), 8, "\"scoring\": \"additive\", \"causal\"");
+  additive.replace(additive.find("{\"heads\": 2}"), 12, "{\"heads\": 1}");  // one head each
+  ui::AppState other;
+  REQUIRE(other.set_scenario_json(additive).error == "");
+  other.recompute_if_needed();
+  REQUIRE(other.layered());
+  CHECK_FALSE(
+      ui::AppState::key_split(other.stack, other.stack_trace, 1, 0, 0, &from_input, &from_layers));
+}
+
+TEST_CASE("api::set_layer shows a stack's layer and answers the layer shown", "[app][layers]") {
+  ui::AppState app;
+  REQUIRE(app.set_scenario_json(kTwoLayers).error == "");
+  app.recompute_if_needed();
+  CHECK(ui::api::set_layer(app, 1) == 1);
+  CHECK(app.layer == 1);
+  CHECK(ui::api::set_layer(app, 7) == 1);  // clamped
+  CHECK(nlohmann::json::parse(ui::api::counts(app))["layers"] == 2);
+  ui::AppState one;
+  REQUIRE(one.set_scenario_json(R"({"version":1,"x":[[1,0],[0,1]]})").error == "");
+  CHECK(ui::api::set_layer(one, 1) == 0);
+  CHECK(nlohmann::json::parse(ui::api::counts(one))["layers"] == 1);
+}

@@ -205,6 +205,8 @@ async function checkApi({ browser, url, pages }) {
       "setStep(2.5)": () => ap.setStep(2.5),
       "focusHead(5)": () => ap.focusHead(5),
       "setBatch(1)": () => ap.setBatch(1),
+      "setLayer(1)": () => ap.setLayer(1),  // one layer: only 0
+      "setLayer(-1)": () => ap.setLayer(-1),
       'setLanguage("fr")': () => ap.setLanguage("fr"),
       'loadPreset("nope")': () => ap.loadPreset("nope"),
       "loadPreset(7)": () => ap.loadPreset(7),
@@ -308,13 +310,14 @@ async function checkRefusedLink({ browser, url, pages }) {
 
 // A bad URL parameter is named in a notice and ignored; the good ones still apply.
 async function checkParams({ browser, url, pages }) {
-  const page = await openPage(browser, `${url}?allow=javascript:alert(1),https://ok.example&step=99&head=3` +
+  const page = await openPage(browser, `${url}?allow=javascript:alert(1),https://ok.example&step=99&head=3&layer=2` +
                                        "&preset=multi_head&hide=causal,casual&lang=klingon");
   pages.push(page);
   const state = await page.evaluate(() => ({ notice: window.attentionPlayground.stats().notice,
                                              view: window.attentionPlayground.getView() }));
   for (const want of ['allow: "javascript:alert(1)" is not an origin', "step: must be a whole number from 1 to 8",
-                      "head: must be a whole number from 1 to 2", 'hide: no control "casual"',
+                      "head: must be a whole number from 1 to 2", "layer: must be a whole number from 1 to 1",
+                      'hide: no control "casual"',
                       'lang: must be en or zh, not "klingon"']) {
     if (!state.notice.includes(want)) fail(`the notice does not say "${want}": ${JSON.stringify(state.notice)}`);
   }
@@ -322,21 +325,36 @@ async function checkParams({ browser, url, pages }) {
   // The known id is hidden all the same: the canvas draws no causal checkbox.
   if (!state.view.hidden?.includes("causal")) fail(`?hide=causal,casual did not hide causal: ${JSON.stringify(state.view)}`);
   // The address counts as the page does: ?step=6 is the step titled "6. Weights", ?head=2 the
-  // second head (the JS API's step 5 and head 1), and ?step=0 is refused.
-  for (const [query, want] of [["step=6&head=2", { step: 5, head: 1 }], ["step=1", { step: 0, head: 0 }]]) {
-    const p = await openPage(browser, `${url}?preset=multi_head&${query}`);
+  // second head (the JS API's step 5 and head 1), ?layer=2 a stack's second layer, and ?step=0
+  // is refused.
+  for (const [query, want] of [["preset=multi_head&step=6&head=2", { step: 5, head: 1, layer: 0 }],
+                               ["preset=multi_head&step=1", { step: 0, head: 0, layer: 0 }],
+                               ["preset=why_stack&step=6&layer=2", { step: 5, head: 0, layer: 1 }]]) {
+    const p = await openPage(browser, `${url}?${query}`);
     pages.push(p);
     const v = await p.evaluate(() => window.attentionPlayground.getView());
-    if (v.step !== want.step || v.head !== want.head) {
-      fail(`?${query}: getView() has step ${v.step}, head ${v.head}; expected ${want.step}, ${want.head}`);
+    if (v.step !== want.step || v.head !== want.head || v.layer !== want.layer) {
+      fail(`?${query}: getView() has step ${v.step}, head ${v.head}, layer ${v.layer}; expected ` +
+           `${want.step}, ${want.head}, ${want.layer}`);
+    }
+    if (want.layer === 1) {
+      // setLayer: back to the first layer, and a third that the stack does not have is refused.
+      const r = await p.evaluate(() => {
+        const ap = window.attentionPlayground;
+        return { first: ap.setLayer(0), third: ap.setLayer(2), view: ap.getView() };
+      });
+      if (!r.first.ok || r.first.layer !== 0 || r.view.layer !== 0) fail(`setLayer(0) on why_stack: ${JSON.stringify(r)}`);
+      if (r.third.ok || r.third.error !== "layer: must be a whole number from 0 to 1") {
+        fail(`setLayer(2) on a stack of two: ${JSON.stringify(r.third)}`);
+      }
     }
   }
   const zero = await openPage(browser, `${url}?preset=multi_head&step=0`);
   pages.push(zero);
   const zeroNotice = await zero.evaluate(() => window.attentionPlayground.stats().notice);
   if (!zeroNotice.includes("step: must be a whole number from 1 to 8")) fail(`?step=0: notice ${JSON.stringify(zeroNotice)}`);
-  ok("params: bad allow, step, head, hide and lang parameters are each named in the notice; ?preset still applies; " +
-     "?step=6&head=2 is the step titled 6 and the second head");
+  ok("params: bad allow, step, head, layer, hide and lang parameters are each named in the notice; ?preset still applies; " +
+     "?step=6&head=2 is the step titled 6 and the second head; ?layer=2 and setLayer show a stack's layer");
 }
 
 // Typed arrays in and out: a scenario given as {shape, data: Float32Array} runs as its JSON

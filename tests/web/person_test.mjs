@@ -681,7 +681,8 @@ async function checkLayers({ browser, url }) {
     const words = await find(page, layerTwo, lang);
     if (!words.hits.length) fail(`${lang}: "${layerTwo}" is not on the Layers tab (read: ${words.all.map((w) => w.text).join(" ").slice(0, 300)})`);
     const grids = await ap(() => window.attentionPlayground.layout());
-    for (const id of ["layers_h0", "layers_l1_h1", "layers_l1_adds", "layers_l2_h1", "layers_h2"]) {
+    for (const id of ["layers_h0", "layers_l1_h1", "layers_l1_adds", "layers_l2_h1", "layers_h2",
+                      "layers_l2_h1_from_input", "layers_l2_h1_from_layers"]) {
       if (!grids[id]) fail(`${lang}: the Layers tab draws no ${id} (${Object.keys(grids).join(", ")})`);
     }
     // Back to the steps and layer 1 (its button, clicked), then the Layers tab again and a

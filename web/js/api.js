@@ -275,6 +275,13 @@ export function createApi({ call, getJson, callWithText, isReady, limits, listen
       if (bad) return failure(bad);
       return success({ batch: call("ap_set_batch", "number", ["number"], [batch]) });
     },
+    // A stack's layer to show, 0 to getView().layers − 1 (a scenario without "layers" has one).
+    setLayer(layer) {
+      if (!isReady()) return failure(NOT_READY);
+      const bad = whole(layer, "layer", counts().layers - 1);
+      if (bad) return failure(bad);
+      return success({ layer: call("ap_set_layer", "number", ["number"], [layer]) });
+    },
     setLanguage(lang) {
       if (!isReady()) return failure(NOT_READY);
       if (lang !== "en" && lang !== "zh") return failure('lang: must be "en" or "zh"');

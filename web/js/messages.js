@@ -23,6 +23,7 @@ export const METHODS = {
   setStep: ["number"],
   focusHead: ["number"],
   setBatch: ["number"],
+  setLayer: ["number"],
   setLanguage: ["string"],
   loadPreset: ["string"],
   presets: [],

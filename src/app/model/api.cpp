@@ -251,7 +251,8 @@ std::string get_trace(AppState& s) {
 
 std::string counts(const AppState& s) {
   return "{\"heads\":" + std::to_string(s.scenario.heads) +
-         ",\"batch\":" + std::to_string(s.scenario.batch()) + "}";
+         ",\"batch\":" + std::to_string(s.scenario.batch()) +
+         ",\"layers\":" + std::to_string(s.layer_count()) + "}";
 }
 
 std::string trace_shape(AppState& s) {

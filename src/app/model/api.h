@@ -38,7 +38,7 @@ std::string set_scenario(AppState& s, const std::string& json,
 // unchanged).
 std::string open_arrays(AppState& s, const std::string& bytes, const std::string& file_name);
 std::string get_trace(AppState& s);     // Trace JSON; "lean": true when heads are outputs only
-std::string counts(const AppState& s);  // {"heads": H, "batch": B}
+std::string counts(const AppState& s);  // {"heads": H, "batch": B, "layers": L}
 
 // The trace as typed arrays (getTrace({typed: true})): its sizes, {"heads", "batch",
 // "queries", "keys", "head_columns", "output_columns", "lean"}; then, one head of one batch
@@ -55,6 +55,7 @@ std::string view(const AppState& s);  // getView(): every field, "preset" = "les
 int set_step(AppState& s, int step);
 int focus_head(AppState& s, int head);
 int set_batch(AppState& s, int batch);
+int set_layer(AppState& s, int layer);  // a stack's layer shown (0 without layers)
 void set_language(AppState& s, const std::string& code);  // "zh", or English
 bool load_preset(AppState& s, const std::string& name);
 // The lessons a course walks (?lessons=a,b): names of presets, comma-separated, each

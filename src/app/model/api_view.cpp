@@ -66,6 +66,11 @@ int set_batch(AppState& s, int batch) {
   return s.batch;
 }
 
+int set_layer(AppState& s, int layer) {
+  s.set_layer(layer);
+  return s.layered() ? s.layer : 0;
+}
+
 void set_language(AppState& s, const std::string& code) {
   s.set_language(code == "zh" ? Lang::kZh : Lang::kEn);
 }

@@ -191,13 +191,21 @@ struct AppState : AppStateJobs {
   // The scenario the learner has: `whole` when layered, else `scenario`. Exports, links and
   // getScenario give it.
   const scenario::Scenario& document() const { return layered() ? whole : scenario; }
+  // The stack's trace JSON, as attention-cli eval writes it: every layer's heads and what it
+  // adds, the output, and a token model's logits and probabilities.
+  std::string stack_trace_json() const;
+  // The composition of layer l ≥ 1, whose keys read what the layers below wrote: head `head`'s
+  // scaled scores of batch item b split by where each key came from. A key is h_l·W_k and
+  // h_l = h_0 + what the layers below added, so with dot-product scoring each score is
+  // q·(h_0·W_k) + q·((h_l − h_0)·W_k), times the scoring's scale: `from_input` and
+  // `from_layers`, whose sum is the layer's `scaled` (tests/app/layers_test.cpp). False, the
+  // matrices untouched, for a first layer and for additive, general and cosine scoring.
+  static bool key_split(const attn::Stack& st, const attn::StackTrace& t, int l, int head, int b,
+                        attn::Matrix* from_input, attn::Matrix* from_layers);
   // Layer l of a stack seen as one layer: self-attention over the stream state h_l (x = h_l,
   // no positional encoding: h_0 has it already), the layer's weights written out and its
   // heads, the shared settings (dropout's seed + l), the stack's titles and notes, the token
   // names (a token model's vocabulary), no target.
-  // The stack's trace JSON, as attention-cli eval writes it: every layer's heads and what it
-  // adds, the output, and a token model's logits and probabilities.
-  std::string stack_trace_json() const;
   static scenario::Scenario layer_view(const scenario::Scenario& whole, const attn::Stack& st,
                                        const attn::StackTrace& t, int l);
 

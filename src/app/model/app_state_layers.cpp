@@ -84,6 +84,37 @@ void AppState::set_stack_trace(attn::StackTrace t) {
     next_probabilities.mut(b) = attn::next_token_probabilities(stack_trace.logits[b]);
 }
 
+bool AppState::key_split(const attn::Stack& st, const attn::StackTrace& t, int l, int head, int b,
+                         attn::Matrix* from_input, attn::Matrix* from_layers) {
+  const attn::Scoring scoring = st.base.scoring;
+  if (l < 1 || l >= static_cast<int>(t.layers.size()) || l >= static_cast<int>(st.layers.size()))
+    return false;
+  if (scoring != attn::Scoring::kDot && scoring != attn::Scoring::kScaledDot) return false;
+  const attn::Trace& layer = t.layers[l];
+  if (head < 0 || head >= static_cast<int>(layer.heads.size()) || b < 0 ||
+      b >= static_cast<int>(layer.q_proj.size()))
+    return false;
+  const attn::Matrix& h0 = t.stream.front()[b];
+  const attn::Matrix& hl = t.stream[l][b];
+  const attn::Matrix& W_k = st.layers[l].weights.W_k;
+  const int d = static_cast<int>(layer.q_proj[b].cols());
+  const int H = static_cast<int>(layer.heads.size());
+  const int dk = d / H, c0 = head * dk;
+  // In double, rounded once: each part as the core's float run would give it.
+  const Eigen::MatrixXd added = (hl - h0).cast<double>();
+  const Eigen::MatrixXd k_in =
+      W_k.size() ? Eigen::MatrixXd(h0.cast<double>() * W_k.middleCols(c0, dk).cast<double>())
+                 : Eigen::MatrixXd(h0.middleCols(c0, dk).cast<double>());
+  const Eigen::MatrixXd k_up = W_k.size()
+                                   ? Eigen::MatrixXd(added * W_k.middleCols(c0, dk).cast<double>())
+                                   : Eigen::MatrixXd(added.middleCols(c0, dk));
+  const Eigen::MatrixXd q = layer.q_proj[b].middleCols(c0, dk).cast<double>();
+  const double scale = attn::score_scale(scoring, dk, st.base.temperature);
+  *from_input = (scale * q * k_in.transpose()).cast<float>();
+  *from_layers = (scale * q * k_up.transpose()).cast<float>();
+  return true;
+}
+
 attn::Status AppState::run_whole() {
   scenario::Resolved r = scenario::resolve(whole);
   if (!r.ok()) return attn::Status{r.error};

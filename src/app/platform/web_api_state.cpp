@@ -152,6 +152,11 @@ EMSCRIPTEN_KEEPALIVE int ap_set_batch(int batch) {
   return ui::api::set_batch(g_runtime.app.state, batch);
 }
 
+EMSCRIPTEN_KEEPALIVE int ap_set_layer(int layer) {
+  ui::request_wake();
+  return ui::api::set_layer(g_runtime.app.state, layer);
+}
+
 EMSCRIPTEN_KEEPALIVE void ap_set_language(const char* code) {
   ui::api::set_language(g_runtime.app.state, code ? code : "");
   ui::request_wake();

@@ -114,6 +114,19 @@ extern const std::pair<const char*, const char*> kZhTeaching[] = {
     {"The stream h\xe2\x82\x80: the inputs (with their positions)",
      "残差流 h\xe2\x82\x80：输入（含位置信息）"},
     {"next token", "下一个词元"},
+    {"(How the keys read the layers below is shown for dot-product scoring, whose scores split "
+     "into a sum.)",
+     "（键如何读取下面各层写下的内容，只对点积评分显示：它的分数可以拆成两项之和。）"},
+    {"How layer %d reads what the layers below wrote: each head's scaled scores split in two. "
+     "A key is h%d \xc2\xb7 W_k and h%d = h\xe2\x82\x80 + what the layers below added, so "
+     "each score is a sum: the part from the inputs' own rows (left) and the part from what the "
+     "layers below added (right).",
+     "第 %d 层如何读取下面各层写下的内容：把每个头缩放后的分数拆成两部分。键是 h%d \xc2\xb7 W_k，"
+     "而 h%d = h\xe2\x82\x80 + "
+     "下面各层加上的内容，所以每个分数都是两项之和：来自输入本身各行的部分（左），"
+     "和来自下面各层所加内容的部分（右）。"},
+    {"head %d: scores from h\xe2\x82\x80", "头 %d：来自 h\xe2\x82\x80 的分数"},
+    {"head %d: scores from layers below", "头 %d：来自下面各层的分数"},
     {"The next token: each position's probabilities (softmax of h_L \xc2\xb7 unembed).",
      "下一个词元：每个位置给出的概率（h_L \xc2\xb7 unembed 的 softmax）。"},
     {"Each layer reads the stream, attends, and adds what it found to the stream: the next "

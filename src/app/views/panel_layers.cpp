@@ -42,6 +42,92 @@ HeatmapSpec probability_map(const AppState& s, const char* id, const attn::Matri
   return sp;
 }
 
+// The composition maps of one layer's heads (AppState::key_split), kept while the numbers
+// and the item shown stay the same: they take n²·d multiplications a head.
+struct SplitCache {
+  uint64_t revision = ~0ull;
+  int batch = -1;
+  std::vector<std::vector<std::pair<attn::Matrix, attn::Matrix>>> maps;  // [layer][head]
+  std::vector<std::vector<bool>> made;
+};
+
+// Below layer l's heads (l ≥ 1): for each head, its scaled scores split into the part its
+// keys took from the inputs h₀ and the part from what the layers below wrote. A layer that
+// reads earlier layers' work (an induction head) scores mostly with the second.
+void draw_composition(AppState& s, Heatmaps& h, int l, int b, float w,
+                      const std::vector<std::string>& tokens, int per_row) {
+  static SplitCache cache;
+  if (cache.revision != s.revision || cache.batch != b ||
+      cache.maps.size() != s.stack_trace.layers.size()) {
+    cache = SplitCache{};
+    cache.revision = s.revision;
+    cache.batch = b;
+    cache.maps.resize(s.stack_trace.layers.size());
+    cache.made.resize(s.stack_trace.layers.size());
+  }
+  const int H = static_cast<int>(s.stack_trace.layers[l].heads.size());
+  if (static_cast<int>(cache.maps[l].size()) != H) {
+    cache.maps[l].assign(H, {});
+    cache.made[l].assign(H, false);
+    for (int k = 0; k < H; ++k)
+      cache.made[l][k] = AppState::key_split(s.stack, s.stack_trace, l, k, b,
+                                             &cache.maps[l][k].first, &cache.maps[l][k].second);
+  }
+  if (H == 0 || !cache.made[l][0]) {
+    text_wrapped(
+        T("(How the keys read the layers below is shown for dot-product scoring, whose "
+          "scores split into a sum.)"));
+    return;
+  }
+  char text[256];
+  std::snprintf(text, sizeof text,
+                T("How layer %d reads what the layers below wrote: each head's scaled scores "
+                  "split in two. A key is h%d \xc2\xb7 W_k and h%d = h\xe2\x82\x80 + what the "
+                  "layers below added, so each score is a sum: the part from the inputs' own "
+                  "rows (left) and the part from what the layers below added (right)."),
+                l + 1, l, l);
+  text_wrapped(text);
+  const std::vector<uint8_t> mask = attn::mask_cells(
+      s.stack.base.mask, b, static_cast<int>(tokens.size()), static_cast<int>(tokens.size()));
+  char id[48], caption[128];
+  int drawn = 0;
+  for (int k = 0; k < H; ++k) {
+    const attn::Matrix& a = cache.maps[l][k].first;
+    const attn::Matrix& c = cache.maps[l][k].second;
+    const float hi = std::max({a.cwiseAbs().maxCoeff(), c.cwiseAbs().maxCoeff(), 1e-6f});
+    for (int part = 0; part < 2; ++part) {
+      if (drawn++ % per_row) ImGui::SameLine();
+      ImGui::BeginGroup();
+      std::snprintf(caption, sizeof caption,
+                    part == 0 ? T("head %d: scores from h\xe2\x82\x80")
+                              : T("head %d: scores from layers below"),
+                    k + 1);
+      ImGui::TextUnformatted(caption);
+      std::snprintf(id, sizeof id,
+                    part == 0 ? "layers_l%d_h%d_from_input" : "layers_l%d_h%d_from_layers", l + 1,
+                    k + 1);
+      HeatmapSpec sp;
+      sp.id = id;
+      sp.values = part == 0 ? &a : &c;
+      sp.mask = mask.empty() ? nullptr : &mask;
+      sp.row_labels = &tokens;
+      sp.col_labels = &tokens;
+      sp.row_axis = T("queries");
+      sp.col_axis = T("keys");
+      sp.palette = Palette::kDiverging;
+      sp.fixed_range = true;
+      sp.lo = -hi;
+      sp.hi = hi;
+      sp.size = ImVec2(w, w * 0.8f);
+      sp.max_cell_px = 40.0f;
+      sp.numbers = s.show_numbers;
+      sp.revision = s.revision;
+      h.draw(sp);
+      ImGui::EndGroup();
+    }
+  }
+}
+
 }  // namespace
 
 void draw_layers(AppState& s, Heatmaps& h) {
@@ -134,6 +220,7 @@ void draw_layers(AppState& s, Heatmaps& h) {
     std::snprintf(caption, sizeof caption, T("The stream h%d = h%d + what layer %d adds"), l + 1, l,
                   l + 1);
     stream_map(id, s.stack_trace.stream[l + 1][b], caption);
+    if (l >= 1) draw_composition(s, h, l, b, w, tokens, per_row);
   }
   if (s.stack.token_model() && b < static_cast<int>(s.next_probabilities.size())) {
     ImGui::Separator();
