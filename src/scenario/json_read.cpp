@@ -344,6 +344,53 @@ std::vector<std::vector<int>> read_ids(const json& v, const std::string& field, 
   return out;
 }
 
+// "image": {"width", "height", "patch", "pixels": one string of 6 hex digits a pixel per row}.
+Image read_image(const json& v, const std::string& field) {
+  const json& o = json_util::read_object(v, field);
+  check_keys(o, field, {"width", "height", "patch", "pixels"});
+  for (const char* name : {"width", "height", "patch", "pixels"})
+    if (!o.contains(name)) fail(field + "." + name, "missing");
+  Image im;
+  im.width = static_cast<int>(read_int(o["width"], field + ".width", kMinPatch, kMaxImageSide));
+  im.height = static_cast<int>(read_int(o["height"], field + ".height", kMinPatch, kMaxImageSide));
+  im.patch = static_cast<int>(read_int(o["patch"], field + ".patch", kMinPatch, kMaxPatch));
+  if (im.width % im.patch || im.height % im.patch)
+    fail(field + ".patch", std::to_string(im.patch) + " must divide the width (" +
+                               std::to_string(im.width) + ") and the height (" +
+                               std::to_string(im.height) + ")");
+  if (im.patches() > kMaxPatches)
+    fail(field + ".patch", "makes " + std::to_string(im.patches()) + " patches, at most " +
+                               std::to_string(kMaxPatches) + " (make the patches larger)");
+  const std::string rows = field + ".pixels";
+  const json& p = read_array(o["pixels"], rows, kMaxImageSide, "rows");
+  if (static_cast<int>(p.size()) != im.height)
+    fail(rows, "has " + std::to_string(p.size()) + " rows, expected the height, " +
+                   std::to_string(im.height));
+  const size_t digits = 6 * static_cast<size_t>(im.width);
+  im.rgb.reserve(3 * static_cast<size_t>(im.width) * im.height);
+  const auto hex = [](char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+  };
+  for (size_t y = 0; y < p.size(); ++y) {
+    const std::string r = read_string(p[y], idx(rows, y), digits + 1);
+    if (r.size() != digits)
+      fail(idx(rows, y), "has " + std::to_string(r.size()) + " characters, expected " +
+                             std::to_string(digits) + " (6 hex digits, RRGGBB, for each of the " +
+                             std::to_string(im.width) + " pixels)");
+    for (size_t k = 0; k < digits; k += 2) {
+      const int hi = hex(r[k]), lo = hex(r[k + 1]);
+      if (hi < 0 || lo < 0)
+        fail(idx(rows, y), "character " + std::to_string(k + (hi < 0 ? 0 : 1)) +
+                               " is not a hex digit (0-9, a-f)");
+      im.rgb.push_back(static_cast<uint8_t>(16 * hi + lo));
+    }
+  }
+  return im;
+}
+
 Scenario read_scenario(const json& j) {
   if (!j.is_object()) fail("scenario", "must be a JSON object, got " + type_name(j));
   // clang-format off
@@ -356,7 +403,8 @@ Scenario read_scenario(const json& j) {
               "hard",          "dropout",     "tour",         "quiz",        "read",
               "feature_names", "key_feature_names",           "value_names", "output_names",
               "target",        "trained_from",                "layers",      "tokens",
-              "next",          "embed",       "unembed",      "vocab",       "batches"});
+              "next",          "embed",       "unembed",      "vocab",       "batches",
+              "image"});
   // clang-format on
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
@@ -406,8 +454,42 @@ Scenario read_scenario(const json& j) {
       if (j.contains(name)) fail(name, "only with \"tokens\" (a token model)");
   }
 
+  // A picture: its patches are the keys and values (scenario/image.h), the queries say what to
+  // look for.
+  const bool image = j.contains("image");
+  if (image) {
+    for (const char* other : {"x", "tokens", "layers"})
+      if (j.contains(other))
+        fail("image",
+             std::string("not with \"") + other +
+                 "\": the picture's patches are the keys, and queries say what to look for");
+  }
+
   bool two_d = false;
-  if (tokens) {
+  if (image) {
+    s.image = read_image(j["image"], "image");
+    if (!j.contains("queries"))
+      fail("queries",
+           "missing; the picture's patches are the keys, the queries say what to look for");
+    s.queries = read_batch(j["queries"], "queries", &two_d);
+    if (s.queries.size() != 1) fail("queries", "must be one batch item: there is one picture");
+    // Keys and values are the patches' numbers; given, they must have a row for each patch (a
+    // learner's edit written out).
+    const attn::Matrix patches = image_features(s.image);
+    for (const char* name : {"keys", "values"}) {
+      attn::Batch& b = name[0] == 'k' ? s.keys : s.values;
+      if (!j.contains(name)) {
+        b = attn::Batch{patches};
+        continue;
+      }
+      bool b2 = false;
+      b = read_batch(j[name], name, &b2);
+      if (b.size() != 1 || b[0].rows() != patches.rows())
+        fail(name, "must have one row for each of the picture's " + std::to_string(patches.rows()) +
+                       " patches (or be left out)");
+    }
+    s.batch_of_one = two_d;
+  } else if (tokens) {
     s.self_attention = true;
     s.token_ids = read_ids(j["tokens"], "tokens", 0, &two_d);
     s.batch_of_one = two_d;

@@ -252,6 +252,22 @@ std::string to_json(const Scenario& s) {
   } else if (s.self_attention) {
     append_key(&o, "x");
     append_batch(&o, s.queries, s.batch_of_one);
+  } else if (!s.image.empty()) {
+    // The picture; its patches' numbers are the keys and values, written only when a learner
+    // changed them.
+    append_key(&o, "image");
+    o += "{\"width\":" + std::to_string(s.image.width) +
+         ",\"height\":" + std::to_string(s.image.height) +
+         ",\"patch\":" + std::to_string(s.image.patch) + ",\"pixels\":";
+    append_strings(&o, image_rows(s.image));
+    o += '}';
+    append_key(&o, "queries");
+    append_batch(&o, s.queries, s.batch_of_one);
+    const attn::Matrix patches = image_features(s.image);
+    if (s.keys.size() != 1 || s.keys[0] != patches)
+      append_key(&o, "keys"), append_batch(&o, s.keys, s.batch_of_one);
+    if (s.values.size() != 1 || s.values[0] != patches)
+      append_key(&o, "values"), append_batch(&o, s.values, s.batch_of_one);
   } else {
     append_key(&o, "queries");
     append_batch(&o, s.queries, s.batch_of_one);

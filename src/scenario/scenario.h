@@ -15,6 +15,7 @@
 
 #include "core/attention.h"
 #include "core/stack.h"
+#include "scenario/image.h"
 
 namespace scenario {
 
@@ -122,6 +123,8 @@ struct Scenario {
   bool self_attention = false;
   bool batch_of_one = false;  // inputs were written as 2-D arrays
   attn::Batch queries, keys, values;
+  // A picture whose patches are the keys and values (scenario/image.h); empty: none.
+  Image image;
   // Token labels: none, one list shared by every batch item, or one list per batch item.
   std::vector<std::vector<std::string>> query_tokens, key_tokens;
   // Their Chinese, when a lesson gives any: the same shape, a token written as

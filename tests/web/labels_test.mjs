@@ -16,7 +16,7 @@ import { chineseGlyphs, openPage, runPageChecks } from "./page.mjs";
 
 // The sizes a course uses: 640×480 and 800×600 iframes, a phone; a small laptop, a large one.
 // One browser check per one or two sizes: each walks every lesson's 8 steps in both languages
-// (17 lessons: 10 to 20 s a size here).
+// (18 lessons: 10 to 20 s a size here).
 const SMALL_SIZES = [[640, 480], [800, 600]];
 
 // The heatmaps of the page's latest layout, by id, after the view is laid out three times at
@@ -214,5 +214,5 @@ const TITLES = {
   "labels-1440": "no two labels overlap at 1440x900",
 };
 
-// Each check walks 17 lessons × 8 steps × 2 languages a size.
+// Each check walks 18 lessons × 8 steps × 2 languages a size.
 await runPageChecks(CHECKS, { titles: TITLES, checkMs: 150000 });

@@ -6,6 +6,7 @@
 import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
 import { findText, screenWords } from "./ocr.mjs";
 import { chineseGlyphs } from "./page.mjs";
+import { decodePng } from "./png.mjs";
 
 const TIMEOUT_MS = 30000;
 const DPR = 2; // the canvas drawn at twice the pixels: small UI text reads reliably
@@ -739,8 +740,84 @@ async function checkLayers({ browser, url }) {
      `${((Date.now() - t0) / 1000).toFixed(1)} s, loss ${tr.loss.toFixed(3)}`);
 }
 
+// Attention over a picture as a person meets it, en and zh at 1440×900 and 800×600: the
+// "Picture" tab, clicked where drawn, shows the street scene (its sky read back as blue from
+// the screenshot) with no weights while the lesson's questions are ahead; on the step of the
+// first question a click on the sign's writing, r3c3, answers it (right); after the other two
+// are answered the weights are drawn over the picture: the screenshot shows the sky dimmed
+// for "a red sign with writing" and bright again after a click on the "plain blue sky" button.
+async function checkPicture({ browser, url }) {
+  const seen = [];
+  for (const [lang, tabWord, size] of [["en", "Picture", { width: 1440, height: 900 }],
+                                       ["zh", "图片", { width: 800, height: 600 }]]) {
+    const page = await openPage(browser, `${url}?preset=where_the_eye_goes&lang=${lang}`, size);
+    if (lang === "zh") await chineseGlyphs(page);
+    await settle(page);
+    const ap = (f, ...a) => page.evaluate(f, ...a);
+    const tab = await itemWhen(page, (i) => i.tab && i.label === tabWord);
+    if (!tab) fail(`${lang}: no "${tabWord}" tab on screen at ${size.width}×${size.height}`);
+    await clickItem(page, tab);
+    await settle(page);
+    if ((await ap(() => window.attentionPlayground.getView())).tab !== "picture") fail(`${lang}: the "${tabWord}" tab did not open`);
+    const grid = async () => (await ap(() => window.attentionPlayground.layout())).picture;
+    let g = await grid();
+    if (!g || g.rows !== 5 || g.cols !== 8) fail(`${lang}: the picture is not drawn as 5 × 8 patches: ${JSON.stringify(g)}`);
+    if (!g.hidden) fail(`${lang}: the weights are drawn over the picture while the lesson's questions are ahead`);
+    // The mean colour of patch (r, c), 1-based, inside its borders, read from the screen.
+    const patchColour = async (r, c) => {
+      const cur = await grid();
+      const inset = cur.cell * 0.3;
+      const clip = { x: cur.x0 + (c - 1) * cur.cell + inset, y: cur.y0 + (r - 1) * cur.cell + inset,
+                     width: cur.cell - 2 * inset, height: cur.cell - 2 * inset };
+      const png = decodePng(await page.screenshot({ clip }));
+      const sum = [0, 0, 0];
+      for (let i = 0; i < png.width * png.height; ++i) for (let k = 0; k < 3; ++k) sum[k] += png.pixels[4 * i + k];
+      return sum.map((v) => v / (png.width * png.height));
+    };
+    const sky = await patchColour(1, 1);
+    if (!(sky[2] > 200 && sky[2] > sky[0] + 60)) fail(`${lang}: the top-left patch is not sky blue on screen: ${sky.map(Math.round)}`);
+    // The first question's step, by its button in the step view; then the writing, clicked on
+    // the picture.
+    await clickItem(page, await itemWhen(page, (i) => i.tab && i.label === (lang === "en" ? "Step by step" : "逐步演示")));
+    await clickItem(page, await itemWhen(page, (i) => i.id.endsWith("##step2")));
+    await settle(page);
+    const quiz0 = await ap(() => window.attentionPlayground.getQuiz());
+    if (quiz0[0].answered) fail(`${lang}: the first question is answered before the click`);
+    const tab2 = await itemWhen(page, (i) => i.tab && i.label === tabWord);
+    await clickItem(page, tab2);
+    await settle(page);
+    g = await grid();
+    await clickItem(page, { x0: g.x0 + 2 * g.cell + 4, x1: g.x0 + 3 * g.cell - 4, y0: g.y0 + 2 * g.cell + 4, y1: g.y0 + 3 * g.cell - 4 });
+    await settle(page);
+    const quiz1 = await ap(() => window.attentionPlayground.getQuiz());
+    if (!quiz1[0].answered || !quiz1[0].correct) fail(`${lang}: a click on r3c3 did not answer the first question right: ${JSON.stringify(quiz1[0]).slice(0, 200)}`);
+    // The other two, through the API (the lesson walk clicks its buttons), then the weights.
+    await ap(() => { const a = window.attentionPlayground; a.answerQuiz(1, { key: 19 }); a.answerQuiz(2, { value: 0.051 }); });
+    await settle(page);
+    g = await grid();
+    if (g.hidden) fail(`${lang}: every question answered, the weights are still not drawn over the picture`);
+    const dimmed = await patchColour(1, 1);
+    const writing = await patchColour(3, 3);
+    if (!(dimmed[2] < sky[2] * 0.5)) fail(`${lang}: "a red sign with writing" leaves the sky bright: ${dimmed.map(Math.round)} (was ${sky.map(Math.round)})`);
+    if (!(writing[0] > 150)) fail(`${lang}: the sign's writing is not bright red on screen: ${writing.map(Math.round)}`);
+    // The sky query, by its button: the sky is bright again.
+    const skyButton = await itemWhen(page, (i) => i.id.endsWith("##picture_q2"));
+    if (!skyButton) fail(`${lang}: no button for the third query`);
+    await clickItem(page, skyButton);
+    await settle(page);
+    const again = await patchColour(1, 1);
+    if (!(again[2] > sky[2] * 0.85)) fail(`${lang}: after "plain blue sky" the sky is not bright: ${again.map(Math.round)}`);
+    if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
+    seen.push(`${lang} ${size.width}×${size.height}: sky ${sky.map(Math.round)} → ${dimmed.map(Math.round)} under the sign's ` +
+              `query → ${again.map(Math.round)} under the sky's; r3c3 clicked as the answer`);
+    await page.context().close();
+  }
+  ok(`picture: ${seen.join("; ")}`);
+}
+
 const CHECKS = {
   layers: checkLayers,
+  picture: checkPicture,
   touch: checkTouch,
   "touch-gestures": checkTouchGestures,
   "train-button": checkTrainButton,

@@ -184,6 +184,8 @@ struct AppState : AppStateJobs {
   attn::Batch next_probabilities;
   void set_stack_trace(attn::StackTrace t);
   int layer = 0;
+  // An image scenario's Picture tab: the query whose weights it draws over the picture.
+  int picture_query = 0;
   bool layered() const { return !whole.layers.empty(); }
   int layer_count() const { return layered() ? static_cast<int>(whole.layers.size()) : 1; }
   // Shows layer l (clamped) and emits "view".

@@ -91,6 +91,8 @@ std::vector<Control> make_table() {
   view.read = [](const AppState& s) { return json(s.view_tab); };
   view.options = [](const AppState& s) {
     std::vector<ControlOption> o{{"steps", T("Step by step")}};
+    if (s.visible(Panel::kHeads) && !s.scenario.image.empty())
+      o.push_back({"picture", T("Picture")});
     if (s.visible(Panel::kHeads) && s.layered()) o.push_back({"layers", T("Layers")});
     if (s.visible(Panel::kHeads)) o.push_back({"heads", T("All heads")});
     if (s.visible(Panel::kPositional)) o.push_back({"positional", T("Positional encoding")});

@@ -332,6 +332,10 @@ std::vector<std::string> key_labels(const scenario::Scenario& s, int b) {
   if (!tokens.empty()) return tokens[std::min<size_t>(b, tokens.size() - 1)];
   if (s.self_attention) return query_labels(s, b);
   std::vector<std::string> out;
+  if (!s.image.empty() && s.n_keys() == s.image.patches()) {  // a picture's patches: "r2c5"
+    for (int j = 0; j < s.n_keys(); ++j) out.push_back(scenario::patch_name(s.image, j));
+    return out;
+  }
   for (int j = 0; j < s.n_keys(); ++j) out.push_back("k" + std::to_string(j + 1));
   return out;
 }

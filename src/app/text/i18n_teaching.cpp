@@ -101,6 +101,30 @@ extern const std::pair<const char*, const char*> kZhTeaching[] = {
      "已自动暂停：损失已降到 0.000001 以下，权重已经训练好了。再按“训练”会从这里继续。"},
     {"Head", "头"},
     {"head", "头"},
+    // Attention over a picture.
+    {"Picture", "图片"},
+    {"Query:", "查询："},
+    {"Click the patch you predict (or its button in the lesson). The weights show over the "
+     "picture once the lesson's questions up to here are answered.",
+     "点击你预测的小块（或课程里它的按钮）。回答完到这里为止的问题后，权重就会画在图片上。"},
+    {"A picture of %d \xc3\x97 %d pixels in %d patches: the keys are its patches, set in its "
+     "JSON.",
+     "一张 %d \xc3\x97 %d 像素的图片，分成 %d 个小块：键就是这些小块，由它的 JSON 设定。"},
+    {"red", "红"},
+    {"green", "绿"},
+    {"blue", "蓝"},
+    {"edges", "边缘"},
+    {"; weight %.3f", "；权重 %.3f"},
+    {"Each patch of the picture is a key, described by four numbers: how red, green and blue "
+     "it is and how many edges it has (writing, windows and lane marks have many). A query "
+     "says what to look for in the same four numbers. Its attention weights are drawn over "
+     "the picture: the patches it looks at stay bright, the others are dimmed.",
+     "图片的每一小块都是一个键，用四个数描述：它有多红、多绿、多蓝，以及边缘有多少（文字、窗户和车道线的边缘都很多）。"
+     "查询用同样四个数说明要找什么。它的注意力权重画在图片上：它关注的小块保持明亮，其余的变暗。"},
+    {"The weights show over the picture once the lesson's questions up to here are answered.",
+     "回答完到这里为止的问题后，权重就会画在图片上。"},
+    {"\"%s\" looks most at %s (row and column of patches).",
+     "“%s”最关注的是 %s（r 为小块的行，c 为列）。"},
     // Stacked layers.
     {"Layer", "层"},
     {"Layers", "各层"},

@@ -345,6 +345,11 @@ void App::frame() {
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
+    if (state.visible(Panel::kHeads) && !state.scenario.image.empty() &&
+        tab(T("Picture"), "picture")) {
+      draw_picture(state, heatmaps);
+      ImGui::EndTabItem();
+    }
     if (state.visible(Panel::kHeads) && state.layered() && tab(T("Layers"), "layers")) {
       draw_layers(state, heatmaps);
       ImGui::EndTabItem();

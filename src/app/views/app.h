@@ -56,6 +56,7 @@ void draw_pipeline(AppState& s, Heatmaps& h);
 void draw_details(AppState& s);
 void draw_heads(AppState& s, Heatmaps& h);
 void draw_layers(AppState& s, Heatmaps& h);  // a stack's layers, heads and stream
+void draw_picture(AppState& s, Heatmaps& h);  // an image scenario's weights over its picture
 void draw_positional(AppState& s, Heatmaps& h);
 void draw_plane(AppState& s);
 void draw_lesson(AppState& s);

@@ -64,6 +64,14 @@ void section_tokens(AppState& s) {
     ImGui::PopTextWrapPos();
     return;
   }
+  if (!sc.image.empty()) {  // the keys are the picture's patches
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled(T("A picture of %d \xc3\x97 %d pixels in %d patches: the keys are its "
+                          "patches, set in its JSON."),
+                        sc.image.width, sc.image.height, sc.image.patches());
+    ImGui::PopTextWrapPos();
+    return;
+  }
   if (shown(s, "sizes")) {
     int n_q = sc.n_queries(), n_k = sc.n_keys(), d = attn::batch_cols(sc.queries);
     ImGui::SetNextItemWidth(120);
