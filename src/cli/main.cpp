@@ -60,10 +60,10 @@ const char kUsage[] =
     "       attention-cli task --list             the tasks and their recipes, as JSON:\n"
     "                           [{\"name\", \"steps\", \"lr\", \"loss_below\", \"share_above\"}]\n"
     "       attention-cli train FILE|- --steps N [--optimizer sgd|adam] [--lr R]\n"
-    "                           learn W_q, W_k, W_v, W_o, W, w_v (inputs stay fixed): a line\n"
-    "                           {\"step\", \"loss\"} per step (the loss before it), then the\n"
-    "                           trained scenario with its weights written out; sgd is\n"
-    "                           w <- w - R * dL/dw, R = 0.1 unless given; it stops,\n"
+    "                           learn W_q, W_k, W_v, W_o, W, w_v, sigma (inputs stay fixed):\n"
+    "                           a line {\"step\", \"loss\"} per step (the loss before it),\n"
+    "                           then the trained scenario with its weights written out;\n"
+    "                           sgd is w <- w - R * dL/dw, R = 0.1 unless given; it stops,\n"
     "                           exit 2, at a step that takes the numbers past float32\n"
     "       attention-cli package --site DIR --out FILE.zip [--format scorm2004|scorm12]\n"
     "                           [--lessons A,B] [--title TEXT] [--pass P]  the staged site\n"
@@ -426,8 +426,9 @@ void next_batch(const scenario::Scenario& s, int step, attn::Stack* st) {
 }
 
 // attention-cli train: gradient steps on W_q, W_k, W_v and W_o (those the scenario has or
-// generates; the inputs stay fixed), of its one layer (attn::Problem) or of every layer of
-// its stack (attn::Stack). Deterministic: the same scenario and options give the same lines.
+// generates; the inputs stay fixed; gaussian scoring's σ too, written back as "sigma"), of its one
+// layer (attn::Problem) or of every layer of its stack (attn::Stack). Deterministic: the same
+// scenario and options give the same lines.
 template <class Model>
 int train(scenario::Scenario s, Model p, const EvalOptions& o) {
   if (s.target.empty() && !s.token_model())  // a token model's loss is next's cross-entropy

@@ -43,6 +43,7 @@ constexpr ScoringInfo kScoringTable[] = {
   {Scoring::kAdditive,  "additive",   false,   true,    Fused::kNone},
   {Scoring::kGeneral,   "general",    true,    false,   Fused::kBilinear},
   {Scoring::kCosine,    "cosine",     true,    false,   Fused::kUnitRows},
+  {Scoring::kGaussian,  "gaussian",   true,    false,   Fused::kNone},
 };
 // clang-format on
 static_assert(std::size(kScoringTable) == std::size(kScorings), "one row per scoring");
@@ -177,6 +178,27 @@ Matrix score_cosine(const Matrix& q, const Matrix& k) {
   return score_dot(unit_rows(q), unit_rows(k));
 }
 
+Matrix score_gaussian(const Matrix& q, const Matrix& k, float sigma) {
+  // A scalar loop, O(n_q·n_k·d) like the product it stands in for: the distance is summed
+  // in double (as vector_length is), then divided by 2σ² once.
+  const int n_q = rows_of(q), n_k = rows_of(k), d = cols_of(q);
+  const double over = -1.0 / (2.0 * static_cast<double>(sigma) * sigma);
+  Matrix s(n_q, n_k);
+  for (int i = 0; i < n_q; ++i) {
+    const float* qi = q.data() + static_cast<ptrdiff_t>(i) * d;
+    for (int j = 0; j < n_k; ++j) {
+      const float* kj = k.data() + static_cast<ptrdiff_t>(j) * d;
+      double sum = 0.0;
+      for (int c = 0; c < d; ++c) {
+        const double diff = static_cast<double>(qi[c]) - kj[c];
+        sum += diff * diff;
+      }
+      s(i, j) = static_cast<float>(sum * over);
+    }
+  }
+  return s;
+}
+
 namespace work {
 
 Matrix scores_of(const Problem& p, const Matrix& q, const Matrix& k) {
@@ -191,6 +213,8 @@ Matrix scores_of(const Problem& p, const Matrix& q, const Matrix& k) {
       return score_general(q, k, w.W);
     case Scoring::kCosine:
       return score_cosine(q, k);
+    case Scoring::kGaussian:
+      return score_gaussian(q, k, w.sigma);
   }
   return Matrix();
 }

@@ -32,12 +32,13 @@ enum class Scoring {
   kAdditive,   // w_vᵀ tanh(W_qᵀq + W_kᵀk)   (Bahdanau)
   kGeneral,    // qᵀ W k                      (bilinear, Luong "general")
   kCosine,     // q·k / (|q| |k|)
+  kGaussian,  // −|q − k|² / (2σ²)            (Nadaraya–Watson kernel, σ = Weights::sigma)
 };
 
 // Every scoring, in the order the UI lists them: the JSON reader, the controls and the tests
 // take the list from here.
-constexpr Scoring kScorings[] = {Scoring::kDot, Scoring::kScaledDot, Scoring::kAdditive,
-                                 Scoring::kGeneral, Scoring::kCosine};
+constexpr Scoring kScorings[] = {Scoring::kDot,     Scoring::kScaledDot, Scoring::kAdditive,
+                                 Scoring::kGeneral, Scoring::kCosine,    Scoring::kGaussian};
 
 // What each scoring is, decided once here (the core, the scenario, the app and the tests read
 // it rather than naming scorings):
@@ -76,10 +77,18 @@ struct MaskSpec {
 //  - additive: W_q (d_q×hidden) and W_k (d_k×hidden) are the scoring network, w_v (hidden).
 //  - general: W (d_q×d_k per head), shared by every head.
 //  - W_o (concat width × d_out) projects the concatenated heads.
+//  - gaussian: sigma, the kernel's width σ (one number, in (0, kMaxSigma]), shared by every
+//    head. Learned like the matrices (Optimizer::step), but a scalar: it is not in
+//    kWeightNames (for_each_weight walks matrices), the scenario writes it as "sigma": s, and
+//    it is there (1) whatever the scoring, read only by gaussian scoring.
 struct Weights {
   Matrix W_q, W_k, W_v, W_o, W;
   Vector w_v;
+  float sigma = 1.0f;
 };
+
+// The largest kernel width σ that gaussian scoring takes (the smallest is any number above 0).
+inline constexpr float kMaxSigma = 1000.0f;
 
 // The learnable weights by name, the one list: scenario JSON, its NumPy fields, the CLI's
 // gradients and the copies between a scenario and its problem walk it, so that a weight added
@@ -213,6 +222,8 @@ Matrix score_additive(const Matrix& q, const Matrix& k, const Matrix& W_q, const
                       const Vector& w_v);
 Matrix score_general(const Matrix& q, const Matrix& k, const Matrix& W);  // q · W · kᵀ
 Matrix score_cosine(const Matrix& q, const Matrix& k);                    // a zero vector scores 0
+// −|q_i − k_j|² / (2σ²) for each pair, the squared distance summed in double.
+Matrix score_gaussian(const Matrix& q, const Matrix& k, float sigma);
 
 // |x|, the length of the n floats at x, summed in double: it neither overflows nor underflows
 // for any finite floats (|x| may be past float32's largest number, 3.4e38, which is why it is

@@ -15,7 +15,8 @@
 // on any thread, so the gradients are the same bits with 1, 2 or 8 threads.
 // Scalar float32 loops where the work is not the hot path: the loss (summed in float64) and
 // dY, dropout's fixed mask (one hash per weight, as the forward draws it), cosine scoring's
-// normalisation (O(n·d) per head) and additive scoring's tanh network (O(n_q·n_k·hidden), like
+// normalisation (O(n·d) per head), gaussian scoring's row and column sums and σ's gradient
+// (O(n_q·n_k) per head) and additive scoring's tanh network (O(n_q·n_k·hidden), like
 // its forward, which is a scalar loop too).
 //
 // [SECTION] Helpers
@@ -283,6 +284,8 @@ Status backward_from(const Problem& p, const Trace& t, Buf dY, double loss, Grad
   std::mutex spare_mutex;
   // Additive scoring's Σ over the pairs for w_v, per batch item (summed in order below).
   std::vector<float> gwv_items(static_cast<size_t>(B) * hidden, 0.0f);
+  // Gaussian scoring's ∂L/∂σ, per (batch item, head) (summed in order below).
+  std::vector<double> gsigma_pairs(static_cast<size_t>(B) * H, 0.0);
 
   const auto pair_backward = [&](int pair) {
     const int b = pair / H, h = pair % H;
@@ -392,6 +395,36 @@ Status backward_from(const Problem& p, const Trace& t, Buf dY, double loss, Grad
         through_unit_rows(dunit_k, unit_k, norm_k, dk, wk);
         break;
       }
+      case Scoring::kGaussian: {  // S_ij = −|q_i − k_j|² / (2σ²)
+        // ∂S_ij/∂q_i = (k_j − q_i)/σ², ∂S_ij/∂k_j = (q_i − k_j)/σ², ∂S_ij/∂σ = −2·S_ij/σ:
+        // dq = (dS·k − rowsum(dS) ⊙ q)/σ², dk = (dSᵀ·q − colsum(dS) ⊙ k)/σ², and σ's
+        // gradient from the trace's raw scores (a masked cell, dS = 0, is skipped: its score
+        // may be anything).
+        const double sigma = w.sigma;
+        const float inv_s2 = static_cast<float>(1.0 / (sigma * sigma));
+        sc.mul.ab(n_q, hs.dq, n_k, dS.data(), n_k, kk.data(), hs.dk, dq, wq);
+        sc.mul.ab(n_k, hs.dk, n_q, dSt.data(), n_q, q.data(), hs.dq, dk, wk);
+        const Matrix& S = ht.scores[b];
+        double gsigma = 0.0;
+        for (int i = 0; i < n_q; ++i) {
+          float row = 0.0f;
+          for (int j = 0; j < n_k; ++j) {
+            const float ds = dS.row(i)[j];
+            row += ds;
+            if (ds != 0.0f) gsigma += static_cast<double>(ds) * S(i, j);
+          }
+          float* dq_i = dq + static_cast<ptrdiff_t>(i) * wq;
+          for (int c = 0; c < hs.dq; ++c) dq_i[c] = (dq_i[c] - row * q(i, c)) * inv_s2;
+        }
+        for (int j = 0; j < n_k; ++j) {
+          float col = 0.0f;
+          for (int i = 0; i < n_q; ++i) col += dSt.row(j)[i];
+          float* dk_j = dk + static_cast<ptrdiff_t>(j) * wk;
+          for (int c = 0; c < hs.dk; ++c) dk_j[c] = (dk_j[c] - col * kk(j, c)) * inv_s2;
+        }
+        gsigma_pairs[static_cast<size_t>(pair)] = -2.0 * gsigma / sigma;
+        break;
+      }
       case Scoring::kAdditive: {  // S_ij = Σ_u w_v[u]·tanh(qa_iu + ka_ju), qa = q·W_q, ka = k·W_k
         // The forward's own products (the same kernel on the same packing: the same bits).
         qa.resize(n_q, hidden);
@@ -454,6 +487,8 @@ Status backward_from(const Problem& p, const Trace& t, Buf dY, double loss, Grad
     mul.ab(hs.dq, hs.dk, rows, general_qt.data(), rows, general_t1.data(), hs.dk, gW.data(), hs.dk);
     g.W = to_double(gW);
   }
+  if (p.scoring == Scoring::kGaussian)
+    for (double gs : gsigma_pairs) g.sigma += gs;
   if (additive) {
     g.W_q = weight_grad(t.queries, dqa);
     g.W_k = weight_grad(t.keys, dka);

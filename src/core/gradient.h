@@ -1,10 +1,10 @@
 // Gradients of the attention forward pass, for the loss mean((output − target)²).
 //
 // A backward pass over the core's own float32 forward trace (attn::run): every scoring (dot,
-// scaled dot, additive with its W_q, W_k, w_v, general with its W, cosine), temperature, every
-// mask (masked cells pass no gradient), dropout with its fixed mask, heads, the projections
-// W_q, W_k, W_v, W_o and the inputs (positional encoding adds a constant, so it passes the
-// input's gradient through), and hard attention with the straight-through estimator
+// scaled dot, additive with its W_q, W_k, w_v, general with its W, cosine, gaussian with its σ),
+// temperature, every mask (masked cells pass no gradient), dropout with its fixed mask, heads,
+// the projections W_q, W_k, W_v, W_o and the inputs (positional encoding adds a constant, so it
+// passes the input's gradient through), and hard attention with the straight-through estimator
 // (HardGradient::kStraightThrough: the forward's one-hot weights multiply the values, and the
 // backward goes through the softmax of the masked scores as if they had been its weights), and
 // Gumbel-softmax (HardGradient::kGumbel: the softmax of (masked + noise) / tau, exactly when
@@ -39,6 +39,7 @@ struct Gradients {
   MatrixD W_q, W_k, W_v, W_o;  // empty when the problem has none
   MatrixD W;                   // general scoring's W (shared by the heads)
   Eigen::VectorXd w_v;         // additive scoring's w_v
+  double sigma = 0.0;          // gaussian scoring's σ (Weights::sigma); 0 for other scorings
 };
 
 // Why gradients() cannot differentiate a problem, whatever its numbers: the rule, kept here
@@ -101,9 +102,13 @@ Status check_gradient(const Problem& p, const Trace& t, const Batch& target);
 // is checked by both backward passes, check_gradient; a step's new weights by the Optimizer.)
 Status check_finite(const Gradients& g);
 
-// Gradient steps on a problem's weights (W_q, W_k, W_v, W_o, W, w_v; the inputs stay fixed),
-// with the float32 gradients(): SGD, w ← w − lr·∂L/∂w, or Adam (β = 0.9, 0.999, ε = 1e-8,
-// bias-corrected). The same problem, target and settings give the same weights, step for step.
+// Gradient steps on a problem's weights (W_q, W_k, W_v, W_o, W, w_v, and gaussian scoring's σ;
+// the inputs stay fixed), with the float32 gradients(): SGD, w ← w − lr·∂L/∂w, or Adam
+// (β = 0.9, 0.999, ε = 1e-8, bias-corrected). σ is stepped as it is, like any weight (one
+// number, with moments of its own); a step that would take it out of (0, kMaxSigma] is
+// refused, changing nothing ("train: step 3 would take sigma to -0.02, outside (0, 1000] (the
+// learning rate 0.5 is too large)"): the page and the CLI both step through here, so they
+// refuse the same step. The same problem, target and settings give the same weights, step for step.
 // Gumbel's noise changes from step to step, reproducibly: the step taken after k steps
 // (k = steps) computes its gradient with gumbel_seed + k (a stack: base.gumbel_seed + k, its
 // layer l adding l), and leaves the problem's own seed as it was. The page and the CLI both
@@ -128,6 +133,7 @@ struct Optimizer {
     std::string name;  // as the error names it: "W_q", "layers[1].W_o"
     Matrix* weight;
     const MatrixD* gradient;
+    bool width = false;  // gaussian scoring's σ (1 × 1): must stay in (0, kMaxSigma]
   };
   // One step of every weight by its gradient (SGD or Adam), all or none (see step).
   Status update(const std::vector<Param>& params);

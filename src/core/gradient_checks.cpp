@@ -129,7 +129,8 @@ Status check_finite(const Gradients& g) {
       {"W_v", finite(g.W_v)},
       {"W_o", finite(g.W_o)},
       {"W", finite(g.W)},
-      {"w_v", finite(g.w_v)}};
+      {"w_v", finite(g.w_v)},
+      {"sigma", within_float(&g.sigma, 1)}};
   for (const auto& [name, ok] : parts)
     if (!ok)
       return Status{std::string("grad: the gradient of ") + name +
@@ -149,8 +150,12 @@ Status forward_for_gradients(const Problem& p, const Batch& target, Trace* t) {
 Status Optimizer::step(Problem* p, const Batch& target, double* loss) {
   Vector& wv = p->weights.w_v;
   Matrix w_v = wv;  // a vector, stepped as a one-column matrix
+  // Gaussian scoring's σ, stepped as a 1 × 1 matrix (0 × 0, not stepped, in other scorings).
+  const bool gaussian = p->scoring == Scoring::kGaussian;
+  Matrix sigma = gaussian ? Matrix::Constant(1, 1, p->weights.sigma) : Matrix();
   Matrix* weights[] = {&p->weights.W_q, &p->weights.W_k, &p->weights.W_v,
-                       &p->weights.W_o, &p->weights.W,   &w_v};
+                       &p->weights.W_o, &p->weights.W,   &w_v,
+                       &sigma};
   bool any = false;
   for (Matrix* m : weights) any = any || m->size() > 0;
   if (!any)
@@ -164,20 +169,31 @@ Status Optimizer::step(Problem* p, const Batch& target, double* loss) {
   if (!st.ok()) return st;
   *loss = g.loss;
   const MatrixD gw_v = g.w_v;
-  const MatrixD* grads[] = {&g.W_q, &g.W_k, &g.W_v, &g.W_o, &g.W, &gw_v};
+  const MatrixD gsigma = MatrixD::Constant(1, 1, g.sigma);
+  const MatrixD* grads[] = {&g.W_q, &g.W_k, &g.W_v, &g.W_o, &g.W, &gw_v, &gsigma};
   std::vector<Param> params;
   for (int k = 0; k < 6; ++k) params.push_back({kWeightNames[k], weights[k], grads[k]});
+  params.push_back({"sigma", &sigma, &gsigma, true});
   const Status done = update(params);
   if (done.ok() && w_v.size()) wv = w_v.col(0);
+  if (done.ok() && gaussian) p->weights.sigma = sigma(0, 0);
   return done;
 }
 
 Status Optimizer::update(const std::vector<Param>& params) {
-  if (m1_.empty())
-    for (const Param& p : params) {
-      m1_.push_back(MatrixD::Zero(p.weight->rows(), p.weight->cols()));
-      m2_.push_back(MatrixD::Zero(p.weight->rows(), p.weight->cols()));
+  if (m1_.size() != params.size()) {
+    m1_.assign(params.size(), MatrixD());
+    m2_.assign(params.size(), MatrixD());
+  }
+  // A weight whose shape changed between steps (one that appeared, as σ does when the page
+  // switches to gaussian scoring mid-training) starts with zero moments.
+  for (size_t k = 0; k < params.size(); ++k) {
+    const Matrix& w = *params[k].weight;
+    if (m1_[k].rows() != w.rows() || m1_[k].cols() != w.cols()) {
+      m1_[k] = MatrixD::Zero(w.rows(), w.cols());
+      m2_[k] = MatrixD::Zero(w.rows(), w.cols());
     }
+  }
   // The new weights are made aside, the moments only once they are taken: a step that would
   // take a weight past float32 is refused, and changes nothing.
   const int step = steps + 1;
@@ -195,11 +211,18 @@ Status Optimizer::update(const std::vector<Param>& params) {
           lr * ((0.9 * m1_[k] + 0.1 * dw).array() / c1) /
           (((0.999 * m2_[k] + 0.001 * dw.cwiseProduct(dw)).array() / c2).sqrt() + 1e-8);
     }
-    if (!next[k].cast<float>().allFinite()) {
-      char lr_text[32];
-      std::snprintf(lr_text, sizeof lr_text, "%g", lr);
+    char lr_text[32];
+    std::snprintf(lr_text, sizeof lr_text, "%g", lr);
+    if (!next[k].cast<float>().allFinite())
       return Status{"train: step " + std::to_string(step) + " would take " + params[k].name +
                     " past float32's range (the learning rate " + lr_text + " is too large)"};
+    const float width = static_cast<float>(next[k](0, 0));
+    if (params[k].width && !(width > 0.0f && width <= kMaxSigma)) {
+      char to[32];
+      std::snprintf(to, sizeof to, "%.3g", static_cast<double>(width));
+      return Status{"train: step " + std::to_string(step) + " would take " + params[k].name +
+                    " to " + to + ", outside (0, 1000] (the learning rate " + lr_text +
+                    " is too large)"};
     }
   }
   ++steps;

@@ -176,6 +176,19 @@ Status reference_from(const Problem& p, const Trace& t, const BatchD& dYs, doubl
           g.W += q.transpose() * dS * k;
           break;
         }
+        case Scoring::kGaussian: {  // S_ij = −|q_i − k_j|² / (2σ²)
+          const double sigma = w.sigma, inv_s2 = 1.0 / (sigma * sigma);
+          for (int i = 0; i < q.rows(); ++i)
+            for (int j = 0; j < k.rows(); ++j) {
+              if (dS(i, j) == 0.0) continue;
+              const Eigen::RowVectorXd diff = q.row(i) - k.row(j);
+              dq.row(i) -= dS(i, j) * inv_s2 * diff;
+              dk.row(j) += dS(i, j) * inv_s2 * diff;
+              // ∂S/∂σ = |q − k|² / σ³, from the distance itself (not the float32 score).
+              g.sigma += dS(i, j) * diff.squaredNorm() / (sigma * sigma * sigma);
+            }
+          break;
+        }
         case Scoring::kCosine: {  // S = q̂ k̂ᵀ; a zero vector scores 0 whatever it meets
           const Eigen::VectorXd nq = q.rowwise().norm(), nk = k.rowwise().norm();
           for (int i = 0; i < q.rows(); ++i)

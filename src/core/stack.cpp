@@ -115,6 +115,10 @@ Problem layer_problem(const Stack& s, int l, const Batch& h) {
 
 Status validate(const Stack& s) {
   if (s.layers.empty()) return Status{"layers: is empty, expected at least one layer"};
+  // Its width σ is one number of the scenario's, not a layer's; the stack's Optimizer does not
+  // learn it.
+  if (s.base.scoring == Scoring::kGaussian)
+    return Status{"scoring: gaussian scoring is not available with \"layers\""};
   if (s.token_model()) {
     const std::string e = check_tokens(s.tokens);
     if (!e.empty()) return Status{e};

@@ -107,6 +107,9 @@ std::string check(const Problem& p) {
   const ScoringInfo& info = scoring_info(p.scoring);
   if (w.W.size() && p.scoring != Scoring::kGeneral) return "W: is only used by general scoring";
   if (w.w_v.size() && !additive) return "w_v: is only used by additive scoring";
+  // NaN fails both comparisons too.
+  if (p.scoring == Scoring::kGaussian && !(w.sigma > 0.0f && w.sigma <= kMaxSigma))
+    return "sigma: must be a number > 0 and at most 1000";
   int dv_model = d_v;
   if (w.W_v.size()) {
     if (!(e = check_rows(w.W_v, "W_v", d_v, "the columns of values")).empty()) return e;

@@ -250,7 +250,7 @@ std::string shape_and_labels(const Scenario& s) {
 std::string settings_constants(const Scenario& s, const attn::Problem& p, bool stack) {
   std::string o;
   o += "SCORING = \"" + std::string(attn::scoring_name(s.scoring)) +
-       "\"  # dot, scaled_dot, additive, general or cosine\n";
+       "\"  # dot, scaled_dot, additive, general, cosine or gaussian\n";
   o += "TEMPERATURE = " + py_number(s.temperature) + "\n";
   o += stack ? std::string("\n") : "HEADS = " + std::to_string(s.heads) + "\n\n";
 
@@ -352,6 +352,7 @@ std::string scenario_constants(const Scenario& s) {
   } else {
     o += "w_v = None  # used by additive scoring only\n";
   }
+  o += "sigma = f32(" + py_number(w.sigma) + ")  # the kernel's width σ: gaussian scoring only\n";
   o +=
       "\n# The output the loss mean((output - TARGET)²) compares with (--grad). None: no target.\n";
   o += "TARGET = " + (s.target.empty() ? std::string("None") : py_batch(s.target)) + "\n";

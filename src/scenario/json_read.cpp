@@ -404,7 +404,7 @@ Scenario read_scenario(const json& j) {
               "feature_names", "key_feature_names",           "value_names", "output_names",
               "target",        "trained_from",                "layers",      "tokens",
               "next",          "embed",       "unembed",      "vocab",       "batches",
-              "image"});
+              "image",         "sigma"});
   // clang-format on
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
@@ -570,6 +570,12 @@ Scenario read_scenario(const json& j) {
 
   if (j.contains("scoring")) s.scoring = read_scoring(j["scoring"]);
   if (j.contains("temperature")) s.temperature = read_float(j["temperature"], "temperature");
+  if (j.contains("sigma")) {  // gaussian scoring's kernel width σ
+    if (s.scoring != attn::Scoring::kGaussian) fail("sigma", "only with \"scoring\": \"gaussian\"");
+    s.sigma = read_float(j["sigma"], "sigma");
+    if (!(s.sigma > 0.0f && s.sigma <= attn::kMaxSigma))
+      fail("sigma", "must be a number > 0 and at most 1000");
+  }
   if (j.contains("heads")) s.heads = static_cast<int>(read_int(j["heads"], "heads", 1, kMaxHeads));
 
   if (j.contains("valid_lens") && !j["valid_lens"].is_null()) read_valid_lens(j["valid_lens"], &s);

@@ -285,6 +285,8 @@ std::string to_json(const Scenario& s) {
   append_key(&o, "scoring");
   o += std::string("\"") + attn::scoring_name(s.scoring) + "\"";
   if (s.temperature != 1.0f) append_key(&o, "temperature"), o += format_float(s.temperature);
+  // Always with gaussian scoring, so that a trained scenario shows the width it learned.
+  if (s.scoring == attn::Scoring::kGaussian) append_key(&o, "sigma"), o += format_float(s.sigma);
   if (s.heads != 1) append_key(&o, "heads"), o += std::to_string(s.heads);
   switch (s.valid_lens_form) {
     case ValidLensForm::kNone:
@@ -578,6 +580,10 @@ std::string gradients_json(const Scenario& s, const attn::Gradients& g) {
     t.batch("values", g.values, s.batch_of_one, false);
   }
   t.weights(g, false);
+  if (s.scoring == attn::Scoring::kGaussian) {  // σ's gradient, a number, after the weights
+    t.o += ",\"sigma\":";
+    t.number(g.sigma);
+  }
   t.o += "}}";
   return t.o;
 }

@@ -336,6 +336,7 @@ std::string check_quiz_answer(const QuizAnswer& a, const attn::Trace& t) {
 void set_weights(Scenario* s, const attn::Weights& w) {
   s->has_init = false;
   attn::for_each_weight(*s, w, [](const char*, auto& to, const auto& from) { to = from; });
+  s->sigma = w.sigma;  // gaussian scoring's learned width (to_problem gave it the scenario's)
 }
 
 attn::Matrix token_embed(const Scenario& s) {
@@ -540,6 +541,28 @@ std::string check_magnitudes(const attn::Problem& p, bool self_attention) {
                                  : too_large("w_v", "the scores (at most |w_v|_1)", w_v_sum);
       continue;
     }
+    if (p.scoring == Scoring::kGaussian) {
+      // −|q − k|² / (2σ²), with |q − k| <= |q| + |k| (projected: |x W| <= |x| |W|_F), summed in
+      // double and rounded to float once; then times the scale.
+      const double fq = Wq.present ? Wq.frobenius : 1.0, fk = Wk.present ? Wk.frobenius : 1.0;
+      double c_max = 0.0;
+      for (double len : k.length) c_max = std::max(c_max, len * fk);
+      const double sigma = w.sigma, two_s2 = 2.0 * sigma * sigma;
+      for (size_t i = 0; i < q.length.size(); ++i) {
+        const double dist = (q.length[i] * fq + c_max) * (q.length[i] * fq + c_max);
+        if (dist / two_s2 * grow <= kLimit) continue;
+        const std::string what = "the score of query " + str(static_cast<int64_t>(i)) + item(b) +
+                                 " and its farthest key (|q − k|² / (2σ²))";
+        if (dist / two_s2 > kLimit && two_s2 >= 1.0)
+          return too_large(q.length[i] * fq >= c_max ? qf : kf, what, dist / two_s2);
+        if (dist / two_s2 > kLimit)
+          return "sigma: is " + format_float(w.sigma) + ", too small: " + what +
+                 " can overflow float32 (up to " + num(dist / two_s2) + "; at most " + num(kLimit) +
+                 " is safe)";
+        return too_small(what, dist / two_s2 * grow);
+      }
+      continue;
+    }
     // The lengths of the rows that are dotted: projected (|x W| <= |x| |W|_F), general
     // scoring's q·W, or cosine scoring's unit rows. (Messages are made only on failure: this
     // runs at every training step of the CLI.)
@@ -687,6 +710,7 @@ attn::Problem to_problem(const Scenario& s) {
   if (!s.layers.empty()) return p;  // the stack's base: its layers hold the weights (to_stack)
   attn::Weights& w = p.weights;
   attn::for_each_weight(w, s, [](const char*, auto& to, const auto& from) { to = from; });
+  w.sigma = s.sigma;
   if (s.has_init)
     w = generated_weights(w, s.scoring, s.heads, attn::batch_cols(s.queries),
                           attn::batch_cols(s.keys), attn::batch_cols(s.values), s.init_d_model,

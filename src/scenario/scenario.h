@@ -145,6 +145,10 @@ struct Scenario {
 
   attn::Scoring scoring = attn::Scoring::kScaledDot;
   float temperature = 1.0f;
+  // Gaussian scoring's kernel width σ, in (0, 1000] (attn::Weights::sigma, which to_problem
+  // copies it to, and set_weights back: it is learned). JSON: "sigma": s, only with "scoring":
+  // "gaussian", written whenever the scoring is gaussian. Kept, unused, under another scoring.
+  float sigma = 1.0f;
   int heads = 1;
 
   ValidLensForm valid_lens_form = ValidLensForm::kNone;
@@ -363,7 +367,8 @@ float quiz_value(const QuizAnswer& a, const attn::Trace& t);
 // "" when the answer key agrees with the core's numbers, else what the core says instead.
 std::string check_quiz_answer(const QuizAnswer& a, const attn::Trace& t);
 
-// Writes a problem's weights into the scenario (after training): init no longer generates them.
+// Writes a problem's weights into the scenario (after training): init no longer generates them;
+// gaussian scoring's learned σ (attn::Weights::sigma) goes to Scenario::sigma.
 void set_weights(Scenario* s, const attn::Weights& w);
 // The same for a stack's layers, into the scenario's "layers".
 void set_weights(Scenario* s, const attn::Stack& st);

@@ -208,36 +208,31 @@ Scenario kernel_task(uint64_t seed) {
   std::vector<double> x(kPoints);
   for (double& v : x) v = 5.0 * draw();
   std::sort(x.begin(), x.end());
-  attn::Matrix q(kPoints, 2), k(kPoints, 2), v(kPoints, 1), t(kPoints, 1);
+  attn::Matrix xs(kPoints, 1), v(kPoints, 1), t(kPoints, 1);
   std::vector<std::string> labels;
   for (int i = 0; i < kPoints; ++i) {
     // Box–Muller: noise of standard deviation 0.5.
     const double u1 = std::max(draw(), 1e-12), u2 = draw();
     const double noise = 0.5 * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
     const double y = 2.0 * std::sin(x[i]) + std::pow(x[i], 0.8) + noise;
-    q(i, 0) = static_cast<float>(x[i]);
-    q(i, 1) = 1.0f;
-    k(i, 0) = static_cast<float>(x[i]);
-    k(i, 1) = static_cast<float>(x[i] * x[i]);
+    xs(i, 0) = static_cast<float>(x[i]);
     v(i, 0) = t(i, 0) = static_cast<float>(y);
     char label[16];
     std::snprintf(label, sizeof label, "%.2f", x[i]);
     labels.push_back(label);
     s.masked_cells.push_back({0, i, i});  // a point does not predict itself
   }
-  s.queries = {q};
-  s.keys = {k};
+  // The points' x are both the queries and the keys; gaussian scoring's −(x_q − x_k)²/2σ² is
+  // the kernel, of width σ = 1 to begin with, and σ is the one weight training learns.
+  s.queries = {xs};
+  s.keys = {xs};
   s.values = {v};
   s.target = {t};
   s.query_tokens = s.key_tokens = {labels};
-  s.feature_names = {{"x", "x² | 1"}};
+  s.feature_names = {{"x"}};
   s.value_names = {{"y"}};
-  s.scoring = attn::Scoring::kGeneral;
-  // q·W·kᵀ = x_q·x_k/σ² − x_k²/2σ² is −(x_q − x_k)²/2σ² up to a constant per row: a Gaussian
-  // kernel of width σ = 1 to begin with.
-  s.W = attn::Matrix::Zero(2, 2);
-  s.W(0, 0) = 1.0f;
-  s.W(1, 1) = -0.5f;
+  s.scoring = attn::Scoring::kGaussian;
+  s.sigma = 1.0f;
   return s;
 }
 
@@ -300,14 +295,15 @@ const std::vector<TaskInfo>& task_list() {
            0.2, 400, 0.01, 0.9),
       with("kernel_regression",
            {"kernel regression (Nadaraya–Watson)", "核回归（Nadaraya–Watson）"},
-           {"Each point is predicted from the others, weighted by a kernel of the distance that "
-            "begins as a Gaussian of width σ = 1. Training moves all four entries of W, so it "
-            "may reshape the kernel, not only widen or narrow it.",
-            "每个点由其他点预测，权重来自距离的核函数，开始时是宽度 σ = 1 的高斯核。训练会改动 W "
-            "的全部四个元素，所以它可能改变核的形状，而不只是把核变宽或变窄。"},
+           {"Each point is predicted from the others, weighted by a Gaussian kernel of the "
+            "distance, −(x_q − x_k)²/2σ². Its width σ begins at 1; training learns it: too wide "
+            "and every point sees the average, too narrow and it sees only its nearest "
+            "neighbour's noise.",
+            "每个点由其他点预测，权重来自距离的高斯核 −(x_q − x_k)²/2σ²。它的宽度 σ 从 1 "
+            "开始，由训练学到：太宽时每个点看到的都是平均值，太窄时只看到最近邻点的噪声。"},
            {"The kernel's width is now σ = %.2f (it began at 1).",
             "核的宽度现在是 σ = %.2f（开始时为 1）。"},
-           0.1, 400, 0.5, 0.0),
+           0.05, 200, 0.4, 0.0),
       [&] {
         TaskInfo t = with(
             "induction", {"induction head (two layers)", "归纳头（两层）"},
@@ -525,29 +521,9 @@ TaskCheck check_task(const TaskInfo& task, const Scenario& s, const attn::Trace&
     c.value = rows > 0 ? sum / rows : 0.0;
     c.passed = c.loss < task.loss_below && c.value >= task.share_above;
   } else {
-    // Kernel regression: W = [[1/σ², 0], [0, −1/(2σ²)]] is a Gaussian of width σ. Training
-    // moves all four entries; σ is reported only while W still has that shape.
-    const attn::Matrix w = s.W.size() == 4 ? s.W : attn::Matrix::Zero(2, 2);
-    const double a = w(0, 0);
-    const bool gaussian = a > 0 && std::fabs(w(0, 1)) < 0.05 * a && std::fabs(w(1, 0)) < 0.05 * a &&
-                          std::fabs(w(1, 1) + 0.5 * a) < 0.05 * a;
-    c.value = a > 0 ? 1.0 / std::sqrt(a) : INFINITY;
+    // Kernel regression: gaussian scoring's learned width σ.
+    c.value = s.sigma;
     c.passed = c.loss < task.loss_below;
-    if (!gaussian) {
-      char en[400], zh[400];
-      std::snprintf(en, sizeof en,
-                    "W is now [[%.2f, %.2f], [%.2f, %.2f]] (it began as [[1, 0], [0, -0.5]], a "
-                    "Gaussian of width 1). With all four entries moved the kernel is no longer "
-                    "a Gaussian of the distance: it is the shape that predicted these points best.",
-                    w(0, 0), w(0, 1), w(1, 0), w(1, 1));
-      std::snprintf(
-          zh, sizeof zh,
-          "W 现在是 [[%.2f, %.2f], [%.2f, %.2f]]（开始时是 [[1, 0], [0, -0.5]]，即宽度为 1 "
-          "的高斯核）。四个元素都变了，核已不再是距离的高斯函数，而是最能预测这些点的形状。",
-          w(0, 0), w(0, 1), w(1, 0), w(1, 1));
-      c.text = {en, zh};
-      return c;
-    }
   }
   char en[256], zh[256];
   std::snprintf(en, sizeof en, task.check.en.c_str(), c.value);

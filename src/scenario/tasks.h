@@ -20,8 +20,9 @@
 //                      crosses where the adjective follows the noun, and W_v learns the words.
 //   kernel_regression  attention pooling as Nadaraya–Watson kernel regression (Dive into
 //                      Deep Learning §11.2): 40 noisy points of y = 2 sin x + x^0.8 predict
-//                      each other (each point's own cell masked). General scoring's W holds a
-//                      Gaussian kernel exp(−(x_q − x_k)²/2σ²); training learns its width σ.
+//                      each other (each point's own cell masked): queries and keys are the
+//                      points' x, gaussian scoring −(x_q − x_k)²/2σ² the kernel, from σ = 1;
+//                      training learns its width σ (attn::Weights::sigma, the one weight).
 //   induction          a token model of two layers (attn::Stack) over 32 sequences of 16
 //                      letters (10 kinds) whose first m (4 to 8) repeat right after; each
 //                      position of the copy predicts its next letter. Layer 1 learns to look at

@@ -685,3 +685,35 @@ TEST_CASE("a positional-encoding cell shows the angle, with or without PE in the
   CHECK(own[0] == "PE[1, 1] = cos(1 / 10000^(0/3))");
   CHECK(own[1] == "= cos(1) = 0.5403");
 }
+
+TEST_CASE("gaussian scoring: its formula with σ, and a score's arithmetic", "[app][explain]") {
+  const English english;
+  Problem p;
+  p.queries = {mat({{0.4f}, {2.0f}})};
+  p.keys = p.values = {mat({{1.2f}, {0.4f}})};
+  p.scoring = Scoring::kGaussian;
+  CHECK(ui::step_formula(ui::Step::kScores, p) ==
+        "S[i,j] = \xe2\x88\x92\xe2\x80\x96q_i \xe2\x88\x92 k_j\xe2\x80\x96\xc2\xb2 / "
+        "(2\xcf\x83\xc2\xb2),   \xcf\x83 = 1");
+  CHECK_THAT(ui::step_explanation(ui::Step::kScores, p), Catch::Contains("Gaussian kernel"));
+  CHECK(std::string(ui::scoring_label(Scoring::kGaussian)) == "Gaussian kernel");
+  const attn::Trace t = attn::run(p);
+  const std::vector<std::string> lines = explain(cell(MatrixKind::kScores, 0, 0), p, t);
+  REQUIRE(lines.size() >= 2);
+  // −(0.4 − 1.2)² / (2 · 1²) = −0.32
+  CHECK(lines.back() ==
+        "= \xe2\x88\x92(0.4 \xe2\x88\x92 1.2)\xc2\xb2 / (2 \xc2\xb7 1\xc2\xb2) = "
+        "\xe2\x88\x92"
+        "0.32");
+  // Two columns: the squared differences summed inside the parentheses.
+  Problem two = p;
+  two.queries = {mat({{0.4f, 1.0f}})};
+  two.keys = two.values = {mat({{1.2f, -1.0f}})};
+  two.weights.sigma = 2.0f;
+  const attn::Trace t2 = attn::run(two);
+  CHECK(explain(cell(MatrixKind::kScores, 0, 0), two, t2).back() ==
+        "= \xe2\x88\x92((0.4 \xe2\x88\x92 1.2)\xc2\xb2 + (1 \xe2\x88\x92 (\xe2\x88\x92"
+        "1))\xc2\xb2) / "
+        "(2 \xc2\xb7 2\xc2\xb2) = \xe2\x88\x92"
+        "0.58");
+}

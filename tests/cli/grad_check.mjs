@@ -184,6 +184,51 @@ if (Math.abs(loss(trained) - ok(run(cli, "grad", trained), "grad of the trained"
 console.log(`ok: train: one SGD step is w − 0.3·grad (within ${sgdGap.toExponential(1)}), inputs fixed; ` +
             `100 Adam steps take the loss from ${first.toPrecision(3)} to ${last.toPrecision(3)}, the same twice`);
 
+// Gaussian scoring: "sigma" is a gradient too (a number, after the weights), against a central
+// difference of eval's loss like every other; one SGD step is σ − lr·∂L/∂σ, and train writes
+// the learned "sigma" back.
+{
+  const gauss = {
+    version: 1, queries: mat(4, 2), keys: mat(5, 2), values: mat(5, 3), scoring: "gaussian",
+    sigma: 0.7, temperature: 0.9, valid_lens: [4], W_q: mat(2, 4), W_k: mat(2, 4),
+    target: mat(4, 3),
+  };
+  const gg = ok(run(cli, "grad", gauss), "grad (gaussian)");
+  const keys = Object.keys(gg.grads).join(",");
+  if (keys !== "queries,keys,values,W_q,W_k,sigma")
+    fail(`grad (gaussian) printed grads for ${keys}, expected queries, keys, values, W_q, W_k, sigma`);
+  if (typeof gg.grads.sigma !== "number") fail(`grads.sigma is ${JSON.stringify(gg.grads.sigma)}, not a number`);
+  const { sigma, ...arrays } = gg.grads;
+  differences(gauss, arrays);
+  const h = 1e-3;
+  const fd = (loss({ ...gauss, sigma: gauss.sigma + h }) - loss({ ...gauss, sigma: gauss.sigma - h })) / (2 * h);
+  if (Math.abs(sigma - fd) > 1e-4 + 2e-3 * Math.abs(fd))
+    fail(`grads.sigma is ${sigma}, a central difference of eval's loss gives ${fd}`);
+  ++checked;
+  const stepped = spawnSync(cli[0], [...cli.slice(1), "train", "-", "--steps", "1", "--optimizer", "sgd", "--lr", "0.3"],
+                            { input: JSON.stringify(gauss), encoding: "utf8" });
+  if (stepped.status !== 0) fail(`train (gaussian): exit ${stepped.status}: ${stepped.stderr}`);
+  const after = JSON.parse(stepped.stdout.trim().split("\n")[1]);
+  const want = Math.fround(0.7 - Math.fround(0.3) * sigma);
+  if (Math.abs(after.sigma - want) > 1e-6) fail(`one SGD step took sigma to ${after.sigma}, expected ${want}`);
+  // The toy task kernel_regression learns σ alone, with its recipe, from seeds 1, 2 and 3.
+  const recipe = JSON.parse(spawnSync(cli[0], [...cli.slice(1), "task", "--list"], { encoding: "utf8" }).stdout
+    .trim().split("\n").find((l) => l.includes("kernel_regression")).trim().replace(/,$/, ""));
+  const learned = [];
+  for (const seed of [1, 2, 3]) {
+    const task = spawnSync(cli[0], [...cli.slice(1), "task", "kernel_regression", "--seed", String(seed)], { encoding: "utf8" }).stdout;
+    const t = spawnSync(cli[0], [...cli.slice(1), "train", "-", "--steps", String(recipe.steps), "--optimizer", "adam",
+                                 "--lr", String(recipe.lr)], { input: task, encoding: "utf8" });
+    if (t.status !== 0) fail(`train kernel_regression --seed ${seed}: exit ${t.status}: ${t.stderr}`);
+    const trained = JSON.parse(t.stdout.trim().split("\n").at(-1));
+    if (!(loss(trained) < recipe.loss_below)) fail(`kernel_regression from seed ${seed}: loss ${loss(trained)}`);
+    if (!(trained.sigma > 0 && trained.sigma < 1)) fail(`kernel_regression from seed ${seed}: sigma ${trained.sigma}`);
+    learned.push(trained.sigma.toFixed(2));
+  }
+  console.log(`ok: gaussian: grads.sigma is a central difference of eval's loss, one SGD step is σ − lr·grad; ` +
+              `kernel_regression learns σ = ${learned.join(", ")} from seeds 1, 2, 3`);
+}
+
 // Toy tasks: trained from `attention-cli task`, the intended head appears, and it holds on
 // sequences it never saw (another seed's data with the trained weights).
 const cliText = (argv, input) => {

@@ -81,6 +81,79 @@ TEST_CASE("every scoring function matches the float64 reference at every step", 
   check_trace(p);
 }
 
+TEST_CASE("gaussian scoring matches the float64 reference under every mask and temperature",
+          "[core][ref][gaussian]") {
+  const float sigma = GENERATE(0.3f, 1.0f, 2.5f);
+  const int mask = GENERATE(0, 1, 2, 3, 4);
+  const bool projected = GENERATE(false, true);
+  INFO("sigma " << sigma << ", mask " << mask << ", projected " << projected);
+  Problem p = random_problem(2, 6, 6, 3, 3, 2, 1.5, 41);
+  p.scoring = Scoring::kGaussian;
+  p.weights.sigma = sigma;
+  p.temperature = 0.8f;
+  switch (mask) {
+    case 0:
+      p.mask.causal = true;
+      break;
+    case 1:
+      p.mask.valid_lens = {{1, 2, 3, 4, 5, 6}, {6}};
+      p.mask.mask_value = -kInf;
+      break;
+    case 2:
+      p.mask.window = 1;
+      break;
+    case 3:  // a point does not see itself (kernel regression's diagonal)
+      for (int b = 0; b < 2; ++b)
+        for (int i = 0; i < 6; ++i) p.mask.cells.push_back({b, i, i});
+      break;
+    default:
+      p.temperature = 2.0f;
+      break;
+  }
+  if (projected) {
+    p.heads = 2;
+    p.weights.W_q = test::random_matrix(3, 4, -1, 1, 42);
+    p.weights.W_k = test::random_matrix(3, 4, -1, 1, 43);
+    p.weights.W_v = test::random_matrix(2, 4, -1, 1, 44);
+  }
+  check_trace(p);
+  // Without the head matrices (row blocks of the step-by-step path): the same output.
+  attn::RunOptions light;
+  light.keep_head_matrices = false;
+  CHECK_MATCHES(attn::run(p, light).output, ref::run(p).output);
+}
+
+TEST_CASE("gaussian scores are minus the squared distance over 2σ², and σ is checked",
+          "[core][gaussian]") {
+  Matrix q(1, 1), k(2, 1);
+  q << 0.4f;
+  k << 1.2f, 0.4f;
+  const Matrix s = attn::score_gaussian(q, k, 1.0f);
+  CHECK(s(0, 0) == Approx(-0.32).epsilon(1e-6));
+  CHECK(s(0, 1) == 0.0f);  // a key equal to the query scores the most
+  CHECK(attn::score_gaussian(q, k, 2.0f)(0, 0) == Approx(-0.08).epsilon(1e-6));
+  Problem p;
+  p.queries = Batch{q};
+  p.keys = p.values = Batch{k};
+  p.scoring = Scoring::kGaussian;
+  CHECK(attn::validate(p).error == "");
+  for (float bad : {0.0f, -1.0f, 1000.5f, std::numeric_limits<float>::quiet_NaN(), kInf}) {
+    p.weights.sigma = bad;
+    CHECK(attn::validate(p).error == "sigma: must be a number > 0 and at most 1000");
+  }
+  p.weights.sigma = 1000.0f;
+  CHECK(attn::validate(p).error == "");
+  p.scoring = Scoring::kDot;  // σ is read by gaussian scoring only
+  p.weights.sigma = -1.0f;
+  CHECK(attn::validate(p).error == "");
+  p.scoring = Scoring::kGaussian;
+  p.weights.sigma = 1.0f;
+  p.keys = p.values = Batch{Matrix::Ones(2, 3)};  // widths differ, as for dot
+  CHECK(attn::validate(p).error ==
+        "keys: key size 3 differs from query size 1; gaussian scoring needs equal sizes (project "
+        "with W_q/W_k, or use additive or general)");
+}
+
 TEST_CASE("multi-head self-attention with projections matches the reference", "[core][ref]") {
   const int heads = GENERATE(1, 2, 4);
   const bool pe = GENERATE(false, true);

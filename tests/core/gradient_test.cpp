@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <sstream>
@@ -90,6 +91,7 @@ TEST_CASE("gradients match finite differences of the float64 reference", "[core]
     std::vector<std::vector<int>> valid_lens;
     attn::Scoring scoring = attn::Scoring::kScaledDot;  // when not dot/scaled (see `scaled`)
     float dropout = 0.0f;
+    float sigma = 1.0f;  // gaussian scoring's width
   };
   // clang-format off
   const Case cases[] = {
@@ -102,6 +104,9 @@ TEST_CASE("gradients match finite differences of the float64 reference", "[core]
       {"cosine scoring, cross-attention 2 × 4", 2, 2, 4, 3, 0, 1, false, true, false, false, 0.5f, {}, attn::Scoring::kCosine},
       {"additive scoring, hidden 5, valid lengths", 2, 3, 4, 2, 5, 1, false, false, false, false, 1.0f, {{3}, {2}}, attn::Scoring::kAdditive},
       {"dropout 0.3 with projections", 1, 4, 4, 3, 4, 1, true, true, false, true, 1.0f, {}, attn::Scoring::kScaledDot, 0.3f},
+      {"gaussian, 2 heads, projections, causal, PE, σ 0.8", 2, 4, 4, 4, 6, 2, true, true, true, false, 1.3f, {}, attn::Scoring::kGaussian, 0.0f, 0.8f},
+      {"gaussian, cross-attention 3 × 5, valid lengths, σ 1.4, T 0.6", 2, 3, 5, 2, 0, 1, false, false, false, false, 0.6f, {{4}, {2}}, attn::Scoring::kGaussian, 0.0f, 1.4f},
+      {"gaussian, one column, dropout 0.2, σ 0.5", 1, 5, 5, 1, 0, 1, false, false, false, false, 1.0f, {}, attn::Scoring::kGaussian, 0.2f, 0.5f},
   };
   // clang-format on
   for (const Case& c : cases) {
@@ -118,6 +123,7 @@ TEST_CASE("gradients match finite differences of the float64 reference", "[core]
       p.dropout_seed = 5;
     }
     p.temperature = c.temperature;
+    p.weights.sigma = c.sigma;
     p.heads = c.heads;
     p.positional_encoding = c.pe;
     p.mask.causal = c.causal;
@@ -159,6 +165,20 @@ TEST_CASE("gradients match finite differences of the float64 reference", "[core]
         check_all(p, target, &p.weights.W_o, g.W_o, "W_o");
       }
       if (p.scoring == attn::Scoring::kGeneral) check_all(p, target, &p.weights.W, g.W, "W");
+      if (p.scoring == attn::Scoring::kGaussian) {  // σ, one number
+        const float x = p.weights.sigma, up = x + 1e-3f, down = x - 1e-3f;
+        p.weights.sigma = up;
+        const double l_up = loss_of(p, target);
+        p.weights.sigma = down;
+        const double l_down = loss_of(p, target);
+        p.weights.sigma = x;
+        const double fd = (l_up - l_down) / (static_cast<double>(up) - static_cast<double>(down));
+        INFO("sigma: analytic " << g.sigma << ", finite difference " << fd);
+        CHECK(fd != 0.0);
+        CHECK(std::fabs(g.sigma - fd) <= 2e-6 + 2e-4 * std::fabs(fd));
+      } else {
+        CHECK(g.sigma == 0.0);
+      }
       if (p.scoring == attn::Scoring::kAdditive) {
         check_all(p, target, &p.weights.W_q, g.W_q, "the scorer's W_q");
         check_all(p, target, &p.weights.W_k, g.W_k, "the scorer's W_k");
@@ -402,6 +422,71 @@ TEST_CASE("numbers past float32 are refused as overflows, not blamed on a -inf m
   }
 }
 
+TEST_CASE("the optimizer learns gaussian scoring's σ and keeps it above 0, at most 1000",
+          "[core][grad][gaussian]") {
+  // Kernel regression: one column of points, their own cells masked, σ the only weight.
+  attn::Problem p;
+  p.scoring = attn::Scoring::kGaussian;
+  attn::Matrix x(8, 1), y(8, 1);
+  for (int i = 0; i < 8; ++i) {
+    x(i, 0) = 0.5f * static_cast<float>(i);
+    y(i, 0) = std::sin(x(i, 0)) + (i % 2 ? 0.1f : -0.1f);
+  }
+  p.queries = p.keys = attn::Batch{x};
+  p.values = attn::Batch{y};
+  for (int i = 0; i < 8; ++i) p.mask.cells.push_back({0, i, i});
+  p.weights.sigma = 2.0f;
+  const attn::Batch target{y};
+  for (const auto kind : {attn::Optimizer::Kind::kSgd, attn::Optimizer::Kind::kAdam}) {
+    attn::Problem q = p;
+    attn::Optimizer opt;
+    opt.kind = kind;
+    opt.lr = 0.05;
+    double first = 0.0, loss = 0.0;
+    attn::Gradients g;
+    REQUIRE(attn::gradients(q, target, &g).ok());
+    CHECK(g.sigma > 0.0);  // too wide: narrowing helps
+    // 10 steps: these points are best predicted by their nearest neighbours (σ near 0), so
+    // that with many more SGD steps one would try to take σ below 0 (refused, below).
+    for (int k = 0; k < 10; ++k) {
+      REQUIRE(opt.step(&q, target, &loss).error == "");
+      if (k == 0) first = loss;
+    }
+    CHECK(q.weights.sigma < 2.0f);
+    CHECK(q.weights.sigma > 0.0f);
+    CHECK(loss < first);
+    if (kind == attn::Optimizer::Kind::kSgd) {  // the first step is −lr·∂L/∂σ exactly
+      attn::Problem one = p;
+      attn::Optimizer sgd;
+      sgd.lr = 0.05;
+      REQUIRE(sgd.step(&one, target, &loss).ok());
+      CHECK(one.weights.sigma == static_cast<float>(2.0 - 0.05 * g.sigma));
+    }
+  }
+  // A step that would take σ to 0 or below is refused, changing nothing.
+  attn::Optimizer big;
+  big.lr = 10000.0;
+  attn::Problem q = p;
+  double loss = 0.0;
+  attn::Gradients g;
+  REQUIRE(attn::gradients(q, target, &g).ok());
+  REQUIRE(2.0 - 10000.0 * g.sigma < 0.0);
+  char to[32];
+  std::snprintf(to, sizeof to, "%.3g",
+                static_cast<double>(static_cast<float>(2.0 - 10000.0 * g.sigma)));
+  CHECK(big.step(&q, target, &loss).error == std::string("train: step 1 would take sigma to ") +
+                                                 to + ", outside (0, 1000] (the learning rate " +
+                                                 "10000 is too large)");
+  CHECK(q.weights.sigma == 2.0f);
+  CHECK(big.steps == 0);
+  // σ alone is a weight to learn; other scorings leave it as it is.
+  attn::Problem dot = p;
+  dot.scoring = attn::Scoring::kDot;
+  attn::Optimizer none;
+  CHECK(none.step(&dot, target, &loss).error ==
+        "train: the scenario has no weights to learn (give \"init\" or W_q, W_k, W_v)");
+}
+
 TEST_CASE("a training step that would take a weight past float32 is refused, changing nothing",
           "[core][grad]") {
   attn::Problem p;
@@ -587,6 +672,11 @@ void compare_backwards(const attn::Problem& p, const attn::Batch& target) {
     if (weights[k].second->size())
       check_close({weights[k].first}, {weights[k].second}, largest, names[k]);
   }
+  // Gaussian scoring's σ, held to the same bound as the other weights (0 in both otherwise).
+  const attn::MatrixD sigma32 = attn::MatrixD::Constant(1, 1, f32.sigma);
+  const attn::MatrixD sigma64 = attn::MatrixD::Constant(1, 1, f64.sigma);
+  check_close({&sigma32}, {&sigma64}, std::max(largest, std::fabs(f64.sigma)), "sigma");
+  if (p.scoring != attn::Scoring::kGaussian) CHECK((f32.sigma == 0.0 && f64.sigma == 0.0));
 }
 
 // One problem of the sweep: scoring s, n queries (n_k keys), d input features, and variant v
@@ -602,6 +692,7 @@ Sweep sweep_problem(attn::Scoring s, int n, int d, int v) {
   name << attn::scoring_name(s) << ", n " << n << ", d " << d << ", variant " << v << ": ";
   attn::Problem p;
   p.scoring = s;
+  if (s == Scoring::kGaussian) p.weights.sigma = 0.6f + 0.3f * v;  // 0.6 to 2.1
   const bool cross = v == 3 || v == 5;
   const int B = v == 2 || v == 4 || v == 5 ? 2 : 1;
   const int n_k = cross ? n + 2 : n;
@@ -714,7 +805,7 @@ TEST_CASE("the float32 gradients agree with the float64 reference at edge sizes"
                                                                  << g_gaps.where_relative);
   INFO("largest gap / the largest |f64| of its problem's gradients: " << g_gaps.worst_of_max);
   INFO(problems << " problems, " << g_gaps.elements << " gradient elements");
-  CHECK(problems == 5 * 6 * 4 * 6);
+  CHECK(problems == static_cast<int>(std::size(attn::kScorings)) * 6 * 4 * 6);
   CHECK(g_gaps.worst_relative <= kRelative);
 }
 
@@ -765,6 +856,16 @@ TEST_CASE("the float32 gradients agree with the float64 reference on special pro
     p.dropout_p = 0.2f;
     p.dropout_seed = 4;
     cases.push_back({"additive, -inf padding, PE, dropout, W_o", p});
+  }
+  {  // Gaussian scoring, narrow: a peaked softmax over distances, 65 keys, two heads.
+    attn::Problem p;
+    p.scoring = attn::Scoring::kGaussian;
+    p.queries = seeded_batch(1, 33, 4, 78);
+    p.keys = p.values = seeded_batch(1, 65, 4, 79);
+    p.heads = 2;
+    p.weights.sigma = 0.3f;
+    p.mask.window = 20;
+    cases.push_back({"gaussian σ 0.3, 33 queries, 65 keys, window 20, two heads", p});
   }
   {  // n = 64 keys with two heads: every kernel path at a panel boundary and beyond.
     attn::Problem p;

@@ -151,6 +151,13 @@ inline Trace run_on(const attn::Problem& p, const Bat& Q, const Bat& K, const Ba
               s[i][j] = nqi > 0 && nkj > 0 ? dot(q[i], k[j]) / (nqi * nkj) : 0.0;
               break;
             }
+            case attn::Scoring::kGaussian: {  // −|q − k|² / (2σ²)
+              double dist = 0.0;
+              for (size_t c = 0; c < dq; ++c) dist += (q[i][c] - k[j][c]) * (q[i][c] - k[j][c]);
+              const double sigma = w.sigma;
+              s[i][j] = -dist / (2.0 * sigma * sigma);
+              break;
+            }
             case attn::Scoring::kGeneral: {
               const Mat W = from(w.W);
               double acc = 0.0;

@@ -427,10 +427,51 @@ TEST_CASE("heads must divide the model width", "[scenario][bad]") {
         "heads: additive scoring uses one head");
 }
 
+TEST_CASE("sigma: gaussian scoring's width, its bounds and where it may be given",
+          "[scenario][bad][gaussian]") {
+  const auto gauss = [](const std::string& sigma) {
+    return error_of(with(R"("scoring": "gaussian", "sigma": )" + sigma));
+  };
+  CHECK(gauss("0.25") == "");
+  CHECK(gauss("1000") == "");
+  CHECK(gauss("0") == "sigma: must be a number > 0 and at most 1000");
+  CHECK(gauss("-1") == "sigma: must be a number > 0 and at most 1000");
+  CHECK(gauss("1e9") == "sigma: must be a number > 0 and at most 1000");
+  CHECK(gauss("1e-50") == "sigma: must be a number > 0 and at most 1000");  // 0 as a float
+  CHECK(gauss(R"("x")") == "sigma: must be a number, got a string");
+  CHECK(gauss("1e400") == "sigma: is not a finite number");
+  CHECK(error_of(with(R"("scoring": "dot", "sigma": 0.5)")) ==
+        "sigma: only with \"scoring\": \"gaussian\"");
+  CHECK(error_of(with(R"("sigma": 0.5)")) == "sigma: only with \"scoring\": \"gaussian\"");
+  CHECK(error_of(with(R"("scoring": "gaussian", "sigma": 1e-30)")) ==
+        "sigma: is 1e-30, too small: the score of query 0 and its farthest key (|q − k|² / (2σ²)) "
+        "can overflow float32 (up to 3e+60; at most 1.7e+38 is safe)");
+  CHECK(error_of(R"({"version": 1, "x": [[1, 2]], "scoring": "gaussian", "layers": [{}]})") ==
+        "scoring: gaussian scoring is not available with \"layers\"");
+  // Read, written back (always, with gaussian scoring) and handed to the problem's weights.
+  const scenario::ParseResult r = scenario::parse(with(R"("scoring": "gaussian", "sigma": 0.4)"));
+  REQUIRE(r.ok());
+  CHECK(r.scenario.sigma == 0.4f);
+  CHECK(r.problem.weights.sigma == 0.4f);
+  CHECK(scenario::to_json(r.scenario).find(R"("scoring":"gaussian","sigma":0.4)") !=
+        std::string::npos);
+  const scenario::ParseResult one = scenario::parse(with(R"("scoring": "gaussian")"));
+  REQUIRE(one.ok());
+  CHECK(one.scenario.sigma == 1.0f);
+  CHECK(scenario::to_json(one.scenario).find(R"("sigma":1)") != std::string::npos);
+  // A trained σ goes back into the scenario with the weights (attention-cli train, the page).
+  scenario::Scenario s = r.scenario;
+  attn::Weights w = r.problem.weights;
+  w.sigma = 0.75f;
+  scenario::set_weights(&s, w);
+  CHECK(s.sigma == 0.75f);
+  CHECK(scenario::parse(scenario::to_json(s)).scenario.sigma == 0.75f);
+}
+
 TEST_CASE("scoring: unknown name and missing weights", "[scenario][bad]") {
   CHECK(error_of(with(R"("scoring": "dotty")")) ==
         "scoring: unknown scoring \"dotty\", expected one of dot, scaled_dot, additive, general, "
-        "cosine");
+        "cosine, gaussian");
   CHECK(error_of(with(R"("scoring": "additive")")) ==
         "W_q: additive scoring needs W_q (d_q × hidden)");
   CHECK(error_of(with(R"("scoring": "general")")) ==

@@ -116,6 +116,8 @@ const char* scoring_label(attn::Scoring s) {
       return N_("general (bilinear)");
     case attn::Scoring::kCosine:
       return N_("cosine");
+    case attn::Scoring::kGaussian:
+      return N_("Gaussian kernel");
   }
   return "";
 }
@@ -180,6 +182,12 @@ const char* step_explanation(Step s, const attn::Problem& p) {
           return N_(
               "The cosine of the angle between query and key: only the direction counts, not "
               "the length, so every score lies between -1 and 1.");
+        case attn::Scoring::kGaussian:
+          return N_(
+              "A Gaussian kernel scores each pair by distance: minus the squared distance "
+              "between query and key over 2σ², 0 when they are equal and lower the farther apart "
+              "they are. The width σ says how far a query reaches, and training learns it; with "
+              "the softmax this is Nadaraya-Watson kernel regression.");
         default:
           return N_(
               "The score of a query and a key is their dot product: large when the two "
@@ -281,6 +289,11 @@ std::string step_formula(Step s, const attn::Problem& p) {
         case attn::Scoring::kCosine:
           return "S[i,j] = q_i\xc2\xb7k_j / (\xe2\x80\x96q_i\xe2\x80\x96 "
                  "\xe2\x80\x96k_j\xe2\x80\x96)";
+        case attn::Scoring::kGaussian:  // S[i,j] = −‖q_i − k_j‖² / (2σ²),   σ = …
+          return printf_text(
+              "S[i,j] = \xe2\x88\x92\xe2\x80\x96q_i \xe2\x88\x92 k_j\xe2\x80\x96\xc2\xb2 / "
+              "(2\xcf\x83\xc2\xb2),   \xcf\x83 = %s",
+              num(p.weights.sigma).c_str());
         default:
           return "S = Q\xc2\xb7K\xe1\xb5\x80";
       }

@@ -201,6 +201,18 @@ std::vector<std::string> explain_cell(const CellRef& c, const attn::Problem& p,
                                            : T("a zero vector has no direction: the score is 0"));
           break;
         }
+        case attn::Scoring::kGaussian: {
+          // −(q₁ − k₁)² / (2 · σ²) with one column; −((q₁ − k₁)² + …) / (2 · σ²) with more.
+          const std::string terms = sum_of(d, [&](int t) {
+            return "(" + num(q(i, t)) + " \xe2\x88\x92 " + factor(k(j, t)) + ")\xc2\xb2";
+          });
+          const std::string sigma = num(p.weights.sigma);
+          lines.push_back("\xe2\x88\x92\xe2\x80\x96q" + sub(i) + " \xe2\x88\x92 k" + sub(j) +
+                          "\xe2\x80\x96\xc2\xb2 / (2\xcf\x83\xc2\xb2),   \xcf\x83 = " + sigma);
+          lines.push_back("= \xe2\x88\x92" + (d > 1 ? "(" + terms + ")" : terms) + " / (2 " + kDot +
+                          " " + sigma + "\xc2\xb2) = " + num(s));
+          break;
+        }
         case attn::Scoring::kGeneral: {
           const attn::Matrix qW = q.row(i) * p.weights.W;
           lines.push_back(

@@ -119,7 +119,8 @@ extern const std::pair<const char*, const char*> kZhTeaching[] = {
      "it is and how many edges it has (writing, windows and lane marks have many). A query "
      "says what to look for in the same four numbers. Its attention weights are drawn over "
      "the picture: the patches it looks at stay bright, the others are dimmed.",
-     "图片的每一小块都是一个键，用四个数描述：它有多红、多绿、多蓝，以及边缘有多少（文字、窗户和车道线的边缘都很多）。"
+     "图片的每一小块都是一个键，用四个数描述：它有多红、多绿、多蓝，以及边缘有多少（文字、窗户和车"
+     "道线的边缘都很多）。"
      "查询用同样四个数说明要找什么。它的注意力权重画在图片上：它关注的小块保持明亮，其余的变暗。"},
     {"The weights show over the picture once the lesson's questions up to here are answered.",
      "回答完到这里为止的问题后，权重就会画在图片上。"},
@@ -202,6 +203,14 @@ extern const std::pair<const char*, const char*> kZhTeaching[] = {
     {"The cosine of the angle between query and key: only the direction counts, not the length, "
      "so every score lies between -1 and 1.",
      "查询与键夹角的余弦：只看方向，不看长度，所以每个分数都在 -1 到 1 之间。"},
+    {"A Gaussian kernel scores each pair by distance: minus the squared distance between query "
+     "and key over 2σ², 0 when they are equal and lower the farther apart they are. The width σ "
+     "says how far a query reaches, and training learns it; with the softmax this is "
+     "Nadaraya-Watson kernel regression.",
+     "高斯核按距离给每一对打分：查询与键之间距离的平方除以 2σ² 再取负，两者相同时为 "
+     "0，相距越远越低。宽度 σ 决定一个查询能看多远，训练会学到它；再经过 softmax，这就是 "
+     "Nadaraya-Watson 核回归。"},
+    {"Gaussian kernel", "高斯核"},
     {"The score of a query and a key is their dot product: large when the two vectors point the "
      "same way, negative when they point apart.",
      "查询和键的分数是它们的点积：两个向量方向一致时分数大，方向相反时分数为负。"},
