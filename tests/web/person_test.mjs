@@ -124,8 +124,9 @@ async function checkTrainButton({ browser, url }) {
 async function checkHardTrain({ browser, url }) {
   const WORDS = {
     en: { more: "More", hard: "hard attention (argmax)", straight: "train it straight through",
-          train: "Train", said: "straight" },
-    zh: { more: "更多", hard: "硬注意力（argmax）", straight: "用直通估计训练", train: "训练", said: "直通估计" },
+          train: "Train", said: "straight", gumbel: "with Gumbel noise" },
+    zh: { more: "更多", hard: "硬注意力（argmax）", straight: "用直通估计训练", train: "训练", said: "直通估计",
+          gumbel: "加上 Gumbel 噪声" },
   };
   const viewport = { width: 1280, height: 800 };
   for (const lang of ["en", "zh"]) {
@@ -168,9 +169,22 @@ async function checkHardTrain({ browser, url }) {
     if (notOneHot.length) fail(`${lang}: after training ${notOneHot.length} rows are not one-hot: ${JSON.stringify(notOneHot[0])}`);
     // From the random start's loss (about 0.13) to a trained one: it learned through the argmax.
     if (!(t.loss < 0.01)) fail(`${lang}: after ${t.step} straight-through steps the loss is ${t.loss}`);
+    // Gumbel's noise, by its box under "train it straight through": the scenario says so, and
+    // Train goes on (Pause first if it still plays).
+    if ((await ap(() => window.attentionPlayground.getTraining())).playing) await press(w.train, (i) => i.id.endsWith("###train_play"));
+    await press(w.gumbel, (i) => i.label === w.gumbel);
+    const noisy = await ap(() => window.attentionPlayground.getScenario().hard);
+    if (noisy?.estimator !== "gumbel") fail(`${lang}: after "${w.gumbel}" the scenario's hard is ${JSON.stringify(noisy)}`);
+    const before = (await ap(() => window.attentionPlayground.getTraining())).step;
+    await press(w.train, trainButton);
+    await page.waitForTimeout(1000);
+    await settle(page);
+    const g = await ap(() => window.attentionPlayground.getTraining());
+    if (!(g.step > before)) fail(`${lang}: Train with Gumbel noise took no step (${before} → ${g.step})`);
     if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
     ok(`hard-train (${lang}): "${w.hard}" and Train clicked: nothing trained, the panel says "${w.said}"; ` +
-       `"${w.straight}" clicked, Train: ${t.step} steps in 1.5 s, loss ${t.loss.toExponential(2)}, every row one-hot`);
+       `"${w.straight}" clicked, Train: ${t.step} steps in 1.5 s, loss ${t.loss.toExponential(2)}, every row one-hot; ` +
+       `"${w.gumbel}" clicked, Train: ${g.step - before} more steps with its noise`);
     await page.context().close();
   }
 }
@@ -815,8 +829,80 @@ async function checkPicture({ browser, url }) {
   ok(`picture: ${seen.join("; ")}`);
 }
 
+// Nadaraya–Watson's curve as a person meets it, en at 1440×900 and zh at 800×600: the "Curve"
+// tab, clicked where drawn, draws the points only while the lesson's questions are ahead; once
+// they are answered the predictions' line is on screen (its orange read back from the
+// screenshot), the pointer over the point at x = 2.54 chooses that query (the line under the
+// plot, read by OCR, names it), and Train, clicked, learns σ (from 1 to below 0.6).
+async function checkCurve({ browser, url }) {
+  const seen = [];
+  for (const [lang, tabWord, trainWord, size] of [["en", "Curve", "Train", { width: 1440, height: 900 }],
+                                                  ["zh", "曲线", "训练", { width: 800, height: 600 }]]) {
+    const page = await openPage(browser, `${url}?preset=nadaraya_watson&lang=${lang}`, size);
+    if (lang === "zh") await chineseGlyphs(page);
+    await settle(page);
+    const ap = (f, ...a) => page.evaluate(f, ...a);
+    const tab = await itemWhen(page, (i) => i.tab && i.label === tabWord);
+    if (!tab) fail(`${lang}: no "${tabWord}" tab on screen at ${size.width}×${size.height}`);
+    await clickItem(page, tab);
+    await settle(page);
+    let g = (await ap(() => window.attentionPlayground.layout())).curve;
+    if (!g || g.cols !== 20) fail(`${lang}: the curve is not drawn with its 20 points: ${JSON.stringify(g)}`);
+    if (!g.hidden) fail(`${lang}: the predictions are drawn while the lesson's questions are ahead`);
+    const orange = async () => {
+      const cur = (await ap(() => window.attentionPlayground.layout())).curve;
+      const png = decodePng(await page.screenshot({ clip: { x: cur.x0, y: cur.y0, width: cur.x1 - cur.x0, height: cur.y1 - cur.y0 } }));
+      let n = 0;
+      for (let i = 0; i < png.width * png.height; ++i) {
+        const [r, gg, b] = [png.pixels[4 * i], png.pixels[4 * i + 1], png.pixels[4 * i + 2]];
+        if (r > 180 && gg > 60 && gg < 140 && b < 80) ++n;
+      }
+      return n;
+    };
+    const before = await orange();
+    await ap(() => { const a = window.attentionPlayground; a.answerQuiz(0, { value: 0.1 }); a.answerQuiz(1, { value: 2.07 }); });
+    await settle(page);
+    g = (await ap(() => window.attentionPlayground.layout())).curve;
+    if (g.hidden) fail(`${lang}: every question answered, the predictions are still not drawn`);
+    const after = await orange();
+    if (!(after > before + 200)) fail(`${lang}: the predictions' line is not on screen (${before} orange pixels before, ${after} after)`);
+    // The pointer over x = 2.54: the plot spans the points' x with 4% margins each side.
+    const xs = (await ap(() => window.attentionPlayground.getScenario())).queries.map((r) => r[0]);
+    const lo = Math.min(...xs), hi = Math.max(...xs), pad = 0.04 * (hi - lo);
+    const px = g.x0 + (2.54 - (lo - pad)) / (hi - lo + 2 * pad) * (g.x1 - g.x0);
+    await page.mouse.move(px, (g.y0 + g.y1) / 2);
+    await settle(page);
+    // ("Query 2.54 (x = 2.54) predicts …": the query's own name, read by OCR.)
+    const words = await find(page, "2.54", lang);
+    if (words.hits.length < 1) fail(`${lang}: with the pointer at x = 2.54 the screen does not name that query (read: ${words.all.map((w) => w.text).join(" ").slice(-300)})`);
+    // Train, clicked where the Train section draws it (the note on step 8 opens the section).
+    await clickItem(page, await itemWhen(page, (i) => i.tab && i.label === (lang === "en" ? "Step by step" : "逐步演示")));
+    await clickItem(page, await itemWhen(page, (i) => i.id.endsWith("##step7")));
+    await ap(() => window.attentionPlayground.setTraining({ speed: "fast" }));
+    const isTrain = (i) => i.label === trainWord && i.id.endsWith("###train_play");
+    let train = await scrollPanelUntil(page, 8, () => reveal(page, size, isTrain));
+    if (!train) {  // the section folded: its header opened as a person opens it
+      const header = await scrollPanelUntil(page, 8, () => reveal(page, size, (i) => i.label === trainWord && !isTrain(i)));
+      if (header) await clickItem(page, header);
+      train = await scrollPanelUntil(page, 8, () => reveal(page, size, isTrain));
+    }
+    if (!train) fail(`${lang}: no "${trainWord}" button on screen on step 8`);
+    await clickItem(page, train);
+    await page.waitForTimeout(2000);
+    await settle(page);
+    const sigma = (await ap(() => window.attentionPlayground.getScenario())).sigma;
+    if (!(sigma < 0.6)) fail(`${lang}: after Train σ is ${sigma} (the lesson says it learns about 0.385)`);
+    if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
+    seen.push(`${lang} ${size.width}×${size.height}: ${before} → ${after} orange pixels once answered, "2.54" named under the pointer, ` +
+              `Train clicked: σ ${sigma.toFixed(3)}`);
+    await page.context().close();
+  }
+  ok(`curve: ${seen.join("; ")}`);
+}
+
 const CHECKS = {
   layers: checkLayers,
+  curve: checkCurve,
   picture: checkPicture,
   touch: checkTouch,
   "touch-gestures": checkTouchGestures,

@@ -186,6 +186,15 @@ struct AppState : AppStateJobs {
   int layer = 0;
   // An image scenario's Picture tab: the query whose weights it draws over the picture.
   int picture_query = 0;
+  // The Curve tab, for a regression (each value one number, no W_v or W_o, one head, at least
+  // three keys, as Nadaraya–Watson's): the query whose weights it draws.
+  int curve_query = 0;
+  bool has_curve() const {
+    const scenario::Scenario& sc = scenario;
+    return !layered() && sc.image.empty() && !sc.values.empty() &&
+           attn::batch_cols(sc.values) == 1 && !sc.W_v.size() && !sc.W_o.size() &&
+           sc.n_keys() >= 3 && sc.heads == 1;
+  }
   bool layered() const { return !whole.layers.empty(); }
   int layer_count() const { return layered() ? static_cast<int>(whole.layers.size()) : 1; }
   // Shows layer l (clamped) and emits "view".

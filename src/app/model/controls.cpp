@@ -93,6 +93,7 @@ std::vector<Control> make_table() {
     std::vector<ControlOption> o{{"steps", T("Step by step")}};
     if (s.visible(Panel::kHeads) && !s.scenario.image.empty())
       o.push_back({"picture", T("Picture")});
+    if (s.visible(Panel::kPlane) && s.has_curve()) o.push_back({"curve", T("Curve")});
     if (s.visible(Panel::kHeads) && s.layered()) o.push_back({"layers", T("Layers")});
     if (s.visible(Panel::kHeads)) o.push_back({"heads", T("All heads")});
     if (s.visible(Panel::kPositional)) o.push_back({"positional", T("Positional encoding")});
@@ -180,6 +181,24 @@ std::vector<Control> make_table() {
       N_("The scores are divided by T. Large T: flatter weights. Small T: the largest score "
          "takes almost everything.");
   t.push_back(temperature);
+
+  // Gaussian scoring's kernel width σ (learned by Train, like a weight).
+  Control sigma = make("sigma", N_("kernel width \xcf\x83"), ControlKind::kNumber, "scoring", 0.05,
+                       20.0, 0.05, true);
+  sigma.available = [](const AppState& s) {
+    return !s.layered() && s.scenario.scoring == attn::Scoring::kGaussian;
+  };
+  sigma.read = [](const AppState& s) { return json(s.scenario.sigma); };
+  sigma.apply = [](AppState& s, const json& v) {
+    s.scenario.sigma = v.get<float>();
+    s.changed();
+    return std::string();
+  };
+  sigma.help =
+      N_("Each key's weight falls with its distance from the query as a bell curve of this "
+         "width: small \xcf\x83, only the nearest keys count (a wiggly fit); large, many keys "
+         "share the weight (a smooth one).");
+  t.push_back(sigma);
 
   Control valid_lens =
       make("valid_lens", N_("valid lengths"), ControlKind::kCheckbox, "valid_lens");

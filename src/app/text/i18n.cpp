@@ -264,6 +264,26 @@ const std::pair<const char*, const char*> kZh[] = {
     {"hard attention (argmax)", "硬注意力（argmax）"},
     {"train it straight through", "用直通估计训练"},
     {"with Gumbel noise", "加上 Gumbel 噪声"},
+    {"kernel width \xcf\x83", "核宽度 \xcf\x83"},
+    {"Each key's weight falls with its distance from the query as a bell curve of this width: "
+     "small \xcf\x83, only the nearest keys count (a wiggly fit); large, many keys share the "
+     "weight (a smooth one).",
+     "每个键的权重随它与查询的距离按这个宽度的钟形曲线下降：\xcf\x83 "
+     "小，只有最近的几个键起作用（拟合曲线弯弯曲曲）；"
+     "\xcf\x83 大，许多键分享权重（拟合曲线平滑）。"},
+    // The Curve tab (a regression).
+    {"Curve", "曲线"},
+    {"Each key is a point: its first number across, its value up. Each query predicts a value "
+     "at its own first number: the weighted average of the points' values, with the weights "
+     "its scores give (the bars below the points). The line joins the predictions.",
+     "每个键是一个点：横坐标是它的第一个数，纵坐标是它的值。每个查询在它自己的第一个数处预测一个值"
+     "："
+     "各点的值按它的分数给出的权重求加权平均（点下方的竖条就是权重）。折线把这些预测连起来。"},
+    {"The predictions and weights show here once the lesson's questions up to here are "
+     "answered.",
+     "回答完到这里为止的问题后，这里会显示预测和权重。"},
+    {"Query %s (x = %.2f) predicts %.2f; its largest weight, %.2f, is on the point at x = %.2f.",
+     "查询 %s（x = %.2f）预测 %.2f；它最大的权重 %.2f 落在 x = %.2f 的点上。"},
     {"Gumbel \xcf\x84", "Gumbel \xcf\x84"},
     {"soft (no argmax)", "软的（不取 argmax）"},
     {"Gumbel-softmax: random noise, drawn from the seed, is added to the scores before the "

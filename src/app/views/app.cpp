@@ -350,6 +350,10 @@ void App::frame() {
       draw_picture(state, heatmaps);
       ImGui::EndTabItem();
     }
+    if (state.visible(Panel::kPlane) && state.has_curve() && tab(T("Curve"), "curve")) {
+      draw_curve(state, heatmaps);
+      ImGui::EndTabItem();
+    }
     if (state.visible(Panel::kHeads) && state.layered() && tab(T("Layers"), "layers")) {
       draw_layers(state, heatmaps);
       ImGui::EndTabItem();

@@ -57,6 +57,8 @@ void draw_details(AppState& s);
 void draw_heads(AppState& s, Heatmaps& h);
 void draw_layers(AppState& s, Heatmaps& h);  // a stack's layers, heads and stream
 void draw_picture(AppState& s, Heatmaps& h);  // an image scenario's weights over its picture
+// A regression's points, predictions and the chosen query's weights (AppState::has_curve).
+void draw_curve(AppState& s, Heatmaps& h);
 void draw_positional(AppState& s, Heatmaps& h);
 void draw_plane(AppState& s);
 void draw_lesson(AppState& s);

@@ -158,6 +158,12 @@ void section_scoring(AppState& s) {
     help_marker(t.help);
     control_slider(s, "temperature");
   }
+  if (control_shown(s, "sigma")) {
+    const Control& c = *find_control("sigma");
+    ImGui::Text("%s = %.2f", T(c.label), static_cast<double>(sc.sigma));
+    help_marker(c.help);
+    control_slider(s, "sigma");
+  }
 }
 
 void section_masks(AppState& s) {

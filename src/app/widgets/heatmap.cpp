@@ -103,7 +103,8 @@ Heatmaps::Layout Heatmaps::layout(const HeatmapSpec& spec) {
   if (l.labels_flat && col_label_max + 6.0f > l.fit_w) fit_cells(false);
 
   const attn::Matrix& sized = spec.layout_values ? *spec.layout_values : m;
-  if (spec.numbers && l.rows <= 24 && l.cols <= 24) {
+  // (Up to 48 columns: a picture's 40 patches, say, scroll with their numbers.)
+  if (spec.numbers && l.rows <= 24 && l.cols <= 48) {
     // The widest number at three quarters of the text's size (the smaller size cells() draws).
     const float small = ImGui::GetFontSize() * 0.75f;
     float widest = 0.0f;

@@ -34,7 +34,7 @@ struct HeatmapSpec {
   float max_cell_px = 56.0f;   // cells are never drawn larger than this
   float max_aspect = 1.0f;     // cells may be up to this many times wider than tall
   bool numbers = true;         // write the values in the cells where they fit
-  bool keep_numbers = false;   // cells as large as their numbers need (≤ 24×24), scrolled
+  bool keep_numbers = false;   // cells as large as their numbers need (≤ 24 × 48), scrolled
   bool editable = false;       // drag a cell to change it, double-click to type
   bool legend = true;
   bool exportable = true;  // right-click (or the Export button) offers CSV, JSON and PNG

@@ -1,0 +1,176 @@
+// The curve: when each value is one number (a regression, as Nadaraya–Watson's), the keys are
+// points (x, y) — x their first column, y their value — and each query's output is a point of
+// the fitted curve at the query's x. The chosen query's weights are drawn as bars under the
+// points it averages, so the kernel is seen doing the averaging.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "app/model/matrices.h"
+#include "app/text/i18n.h"
+#include "app/views/app.h"
+
+namespace ui {
+
+namespace {
+
+// Whether the curve would answer a question the learner has not answered yet: one open on
+// this step, or one about the weights or the output on a step still ahead.
+bool curve_gives_away(const AppState& s) {
+  if (answer_hidden(s, MatrixKind::kWeights) || answer_hidden(s, MatrixKind::kOutput)) return true;
+  for (size_t q = 0; q < s.quiz().size(); ++q) {
+    const bool answered = q < s.replies.size() && s.replies[q].answered;
+    if (!answered && s.quiz()[q].step >= static_cast<int>(s.step)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void draw_curve(AppState& s, Heatmaps& h) {
+  if (!s.has_curve() || s.trace.heads.empty() || s.trace.output.empty() || !s.runs()) return;
+  const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.output.size()) - 1);
+  const attn::Matrix& xq = s.trace.queries[b];
+  const attn::Matrix& xk = s.trace.keys[b];
+  const attn::Matrix& y = s.trace.values[b];
+  const attn::Matrix& out = s.trace.output[b];
+  const attn::Matrix& w = s.trace.heads[0].weights[b];
+  const int n_q = static_cast<int>(xq.rows()), n_k = static_cast<int>(xk.rows());
+  if (out.cols() != 1 || y.cols() != 1 || w.cols() != n_k) return;
+  text_wrapped(
+      T("Each key is a point: its first number across, its value up. Each query predicts a "
+        "value at its own first number: the weighted average of the points' values, with the "
+        "weights its scores give (the bars below the points). The line joins the predictions."));
+  batch_selector(s);
+  int& q = s.curve_query;
+  q = std::clamp(q, 0, n_q - 1);
+  const bool hidden = curve_gives_away(s);
+
+  // The ranges: every point and every prediction, with a margin.
+  float x_lo = std::min(xk.col(0).minCoeff(), xq.col(0).minCoeff());
+  float x_hi = std::max(xk.col(0).maxCoeff(), xq.col(0).maxCoeff());
+  float y_lo = y.minCoeff(), y_hi = y.maxCoeff();
+  if (!hidden) {
+    y_lo = std::min(y_lo, out.minCoeff());
+    y_hi = std::max(y_hi, out.maxCoeff());
+  }
+  if (!(x_hi > x_lo)) x_hi = x_lo + 1.0f;
+  if (!(y_hi > y_lo)) y_hi = y_lo + 1.0f;
+  const float x_pad = 0.04f * (x_hi - x_lo), y_pad = 0.08f * (y_hi - y_lo);
+  x_lo -= x_pad;
+  x_hi += x_pad;
+  y_lo -= y_pad;
+  y_hi += y_pad;
+
+  // The plot, and a strip below it for the chosen query's weights.
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float width = std::clamp(avail.x - 8.0f, 240.0f, 900.0f);
+  const float height = std::clamp(width * 0.5f, 160.0f, 420.0f), strip = height * 0.28f;
+  const float axis = ImGui::GetFontSize() * 2.6f;  // room for the y axis's numbers
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const ImVec2 g0(p0.x + axis, p0.y + 4.0f), g1(p0.x + width, p0.y + 4.0f + height);
+  const ImVec2 s0(g0.x, g1.y + 6.0f), s1(g1.x, g1.y + 6.0f + strip);
+  // (Below the strip, the x axis's numbers: a line of text.)
+  ImGui::InvisibleButton("curve", ImVec2(width, height + strip + 14.0f + ImGui::GetFontSize()));
+  const bool hovered = ImGui::IsItemHovered();
+  const auto X = [&](float x) { return g0.x + (x - x_lo) / (x_hi - x_lo) * (g1.x - g0.x); };
+  const auto Y = [&](float v) { return g1.y - (v - y_lo) / (y_hi - y_lo) * (g1.y - g0.y); };
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 frame = ImGui::GetColorU32(ImGuiCol_Border);
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  dl->AddRect(g0, g1, frame);
+  char number[32];
+  for (const float v : {y_lo + y_pad, y_hi - y_pad}) {  // the y axis: the values' range
+    std::snprintf(number, sizeof number, "%.2f", static_cast<double>(v));
+    const ImVec2 t = ImGui::CalcTextSize(number);
+    dl->AddText(ImVec2(g0.x - t.x - 4.0f, Y(v) - t.y * 0.5f), text, number);
+    dl->AddLine(ImVec2(g0.x, Y(v)), ImVec2(g1.x, Y(v)), IM_COL32(128, 128, 128, 50));
+  }
+  for (const float v : {x_lo + x_pad, x_hi - x_pad}) {  // the x axis
+    std::snprintf(number, sizeof number, "%.2f", static_cast<double>(v));
+    const ImVec2 t = ImGui::CalcTextSize(number);
+    dl->AddText(ImVec2(X(v) - t.x * 0.5f, s1.y + 2.0f), text, number);
+  }
+
+  // Hovering chooses the query nearest the pointer's x.
+  if (hovered && !hidden) {
+    const float mx = ImGui::GetIO().MousePos.x;
+    int best = 0;
+    for (int i = 1; i < n_q; ++i)
+      if (std::fabs(X(xq(i, 0)) - mx) < std::fabs(X(xq(best, 0)) - mx)) best = i;
+    q = best;
+  }
+
+  // The predictions, joined in the order of their x.
+  const ImU32 line = IM_COL32(214, 96, 20, 255), point = IM_COL32(40, 90, 170, 255);
+  if (!hidden) {
+    std::vector<int> order(n_q);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int c) { return xq(a, 0) < xq(c, 0); });
+    std::vector<ImVec2> pts;
+    for (int i : order)
+      if (std::isfinite(out(i, 0))) pts.push_back(ImVec2(X(xq(i, 0)), Y(out(i, 0))));
+    dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), line, 0, 2.5f);
+  }
+  // The points, each as large as the chosen query's weight on it makes it.
+  const float top = hidden ? 1.0f : std::max(w.row(q).maxCoeff(), 1e-12f);
+  for (int j = 0; j < n_k; ++j) {
+    const float share = hidden ? 0.0f : std::clamp(w(q, j) / top, 0.0f, 1.0f);
+    dl->AddCircleFilled(ImVec2(X(xk(j, 0)), Y(y(j, 0))), 3.0f + 5.0f * share,
+                        hidden ? point : IM_COL32(40, 90, 170, 90 + static_cast<int>(165 * share)));
+    if (!hidden)  // its weight, a bar in the strip below
+      dl->AddRectFilled(ImVec2(X(xk(j, 0)) - 2.0f, s1.y - (s1.y - s0.y) * w(q, j) / top),
+                        ImVec2(X(xk(j, 0)) + 2.0f, s1.y), IM_COL32(40, 90, 170, 200));
+  }
+  dl->AddLine(ImVec2(s0.x, s1.y), ImVec2(s1.x, s1.y), frame);
+  if (!hidden) {
+    const float xi = X(xq(q, 0));
+    dl->AddLine(ImVec2(xi, g0.y), ImVec2(xi, s1.y), IM_COL32(214, 96, 20, 110), 1.5f);
+    dl->AddCircleFilled(ImVec2(xi, Y(out(q, 0))), 7.0f, line);
+  }
+
+  GridInfo g;  // the plot's area, for tests: rows the queries, columns the keys
+  g.x0 = g0.x;
+  g.y0 = g0.y;
+  g.x1 = g1.x;
+  g.y1 = g1.y;
+  g.rows = n_q;
+  g.cols = n_k;
+  g.lo = y_lo;
+  g.hi = y_hi;
+  g.wx0 = p0.x;
+  g.wy0 = p0.y;
+  g.wx1 = g1.x;
+  g.wy1 = s1.y;
+  g.hidden = hidden;
+  g.export_name = "curve";
+  h.record_grid("curve", g);
+
+  // The chosen query, also from the keyboard.
+  ImGui::SetNextItemWidth(std::min(width, 420.0f));
+  const std::string slider = std::string(T("query")) + "##curve_query";
+  ImGui::SliderInt(slider.c_str(), &q, 0, n_q - 1, "");
+  const std::vector<std::string> names = axis_labels(s, Axis::kQueryTokens, b, n_q);
+  if (hidden) {
+    text_wrapped(
+        T("The predictions and weights show here once the lesson's questions up to "
+          "here are answered."));
+    return;
+  }
+  // In words: what the chosen query averages.
+  int most = 0;
+  for (int j = 1; j < n_k; ++j)
+    if (w(q, j) > w(q, most)) most = j;
+  char line_text[320];
+  std::snprintf(line_text, sizeof line_text,
+                T("Query %s (x = %.2f) predicts %.2f; its largest weight, %.2f, is on the point "
+                  "at x = %.2f."),
+                names[q].c_str(), static_cast<double>(xq(q, 0)), static_cast<double>(out(q, 0)),
+                static_cast<double>(w(q, most)), static_cast<double>(xk(most, 0)));
+  text_wrapped(line_text);
+}
+
+}  // namespace ui
