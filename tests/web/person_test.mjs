@@ -754,6 +754,21 @@ async function checkLayers({ browser, url }) {
      `${((Date.now() - t0) / 1000).toFixed(1)} s, loss ${tr.loss.toFixed(3)}`);
 }
 
+// A lesson opened at `size` in `lang`, its tab `tabWord` clicked where the canvas draws it
+// (the view then says `tabId`).
+async function openOnTab(browser, url, preset, lang, size, tabWord, tabId) {
+  const page = await openPage(browser, `${url}?preset=${preset}&lang=${lang}`, size);
+  if (lang === "zh") await chineseGlyphs(page);
+  await settle(page);
+  const tab = await itemWhen(page, (i) => i.tab && i.label === tabWord);
+  if (!tab) fail(`${lang}: no "${tabWord}" tab on screen at ${size.width}×${size.height}`);
+  await clickItem(page, tab);
+  await settle(page);
+  const view = await page.evaluate(() => window.attentionPlayground.getView());
+  if (view.tab !== tabId) fail(`${lang}: the "${tabWord}" tab did not open (the view shows ${view.tab})`);
+  return page;
+}
+
 // Attention over a picture as a person meets it, en and zh at 1440×900 and 800×600: the
 // "Picture" tab, clicked where drawn, shows the street scene (its sky read back as blue from
 // the screenshot) with no weights while the lesson's questions are ahead; on the step of the
@@ -764,15 +779,8 @@ async function checkPicture({ browser, url }) {
   const seen = [];
   for (const [lang, tabWord, size] of [["en", "Picture", { width: 1440, height: 900 }],
                                        ["zh", "图片", { width: 800, height: 600 }]]) {
-    const page = await openPage(browser, `${url}?preset=where_the_eye_goes&lang=${lang}`, size);
-    if (lang === "zh") await chineseGlyphs(page);
-    await settle(page);
+    const page = await openOnTab(browser, url, "where_the_eye_goes", lang, size, tabWord, "picture");
     const ap = (f, ...a) => page.evaluate(f, ...a);
-    const tab = await itemWhen(page, (i) => i.tab && i.label === tabWord);
-    if (!tab) fail(`${lang}: no "${tabWord}" tab on screen at ${size.width}×${size.height}`);
-    await clickItem(page, tab);
-    await settle(page);
-    if ((await ap(() => window.attentionPlayground.getView())).tab !== "picture") fail(`${lang}: the "${tabWord}" tab did not open`);
     const grid = async () => (await ap(() => window.attentionPlayground.layout())).picture;
     let g = await grid();
     if (!g || g.rows !== 5 || g.cols !== 8) fail(`${lang}: the picture is not drawn as 5 × 8 patches: ${JSON.stringify(g)}`);
@@ -838,14 +846,8 @@ async function checkCurve({ browser, url }) {
   const seen = [];
   for (const [lang, tabWord, trainWord, size] of [["en", "Curve", "Train", { width: 1440, height: 900 }],
                                                   ["zh", "曲线", "训练", { width: 800, height: 600 }]]) {
-    const page = await openPage(browser, `${url}?preset=nadaraya_watson&lang=${lang}`, size);
-    if (lang === "zh") await chineseGlyphs(page);
-    await settle(page);
+    const page = await openOnTab(browser, url, "nadaraya_watson", lang, size, tabWord, "curve");
     const ap = (f, ...a) => page.evaluate(f, ...a);
-    const tab = await itemWhen(page, (i) => i.tab && i.label === tabWord);
-    if (!tab) fail(`${lang}: no "${tabWord}" tab on screen at ${size.width}×${size.height}`);
-    await clickItem(page, tab);
-    await settle(page);
     let g = (await ap(() => window.attentionPlayground.layout())).curve;
     if (!g || g.cols !== 20) fail(`${lang}: the curve is not drawn with its 20 points: ${JSON.stringify(g)}`);
     if (!g.hidden) fail(`${lang}: the predictions are drawn while the lesson's questions are ahead`);

@@ -47,7 +47,8 @@ std::string view(const AppState& s) {
     if (s.show[p]) panels.push_back(panel_id(static_cast<Panel>(p)));
   j["panels"] = panels;
   j["hidden"] = v.hidden;
-  j["tab"] = s.view_tab;  // the centre's tab: steps, heads, positional or plane
+  // The centre's tab: steps, picture, curve, layers, heads, positional or plane.
+  j["tab"] = s.view_tab;
   return dump(j);
 }
 

@@ -251,8 +251,9 @@ struct AppState : AppStateJobs {
   Transition transition;  // the step change being drawn, if any
   double play_clock = 0.0;
   bool show[static_cast<int>(Panel::kCount)] = {true, true, true, true, true, true};
-  // The centre's tab on screen ("steps", "heads", "positional", "plane"; app.cpp sets it as it
-  // draws), and the one the "view" control asked for, selected by the next frame.
+  // The centre's tab on screen ("steps", "picture", "curve", "layers", "heads", "positional",
+  // "plane"; app.cpp sets it as it draws), and the one the "view" control asked for, selected
+  // by the next frame.
   std::string view_tab = "steps";
   std::string view_tab_wanted;
   std::set<std::string> hidden;  // controls hidden by an embedding page

@@ -132,26 +132,16 @@ void draw_curve(AppState& s, Heatmaps& h) {
     dl->AddCircleFilled(ImVec2(xi, Y(out(q, 0))), 7.0f, line);
   }
 
-  GridInfo g;  // the plot's area, for tests: rows the queries, columns the keys
-  g.x0 = g0.x;
-  g.y0 = g0.y;
-  g.x1 = g1.x;
-  g.y1 = g1.y;
-  g.rows = n_q;
-  g.cols = n_k;
+  // The plot's area, for tests: rows the queries, columns the keys.
+  GridInfo& g = h.record_grid("curve", g0, g1, p0, ImVec2(g1.x, s1.y), n_q, n_k, hidden);
   g.lo = y_lo;
   g.hi = y_hi;
-  g.wx0 = p0.x;
-  g.wy0 = p0.y;
-  g.wx1 = g1.x;
-  g.wy1 = s1.y;
-  g.hidden = hidden;
-  g.export_name = "curve";
-  h.record_grid("curve", g);
 
   // The chosen query, also from the keyboard.
-  ImGui::SetNextItemWidth(std::min(width, 420.0f));
+  // (Its label beside it, within the panel's width: a phone's too.)
   const std::string slider = std::string(T("query")) + "##curve_query";
+  ImGui::SetNextItemWidth(std::min(width, 420.0f) - ImGui::CalcTextSize(T("query")).x -
+                          ImGui::GetStyle().ItemInnerSpacing.x - 4.0f);
   ImGui::SliderInt(slider.c_str(), &q, 0, n_q - 1, "");
   const std::vector<std::string> names = axis_labels(s, Axis::kQueryTokens, b, n_q);
   if (hidden) {

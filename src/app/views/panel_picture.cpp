@@ -162,21 +162,9 @@ void draw_picture(AppState& s, Heatmaps& h) {
     ImGui::SetTooltip("%s", tip.c_str());
   }
 
-  GridInfo g;
-  g.x0 = p0.x;
-  g.y0 = p0.y;
-  g.x1 = p0.x + size.x;
-  g.y1 = p0.y + size.y;
-  g.rows = im.rows();
-  g.cols = cols;
+  const ImVec2 end(p0.x + size.x, p0.y + size.y);
+  GridInfo& g = h.record_grid("picture", p0, end, p0, end, im.rows(), cols, hidden);
   g.cell = g.cell_w = patch_px;
-  g.wx0 = p0.x;
-  g.wy0 = p0.y;
-  g.wx1 = g.x1;
-  g.wy1 = g.y1;
-  g.hidden = hidden;
-  g.export_name = "picture";
-  h.record_grid("picture", g);
 
   // In words: where the chosen query looks.
   if (hidden) {

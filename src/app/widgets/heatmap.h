@@ -103,11 +103,27 @@ class Heatmaps {
   // Draws one heatmap widget at the cursor and returns what the user did with it.
   HeatmapResult draw(const HeatmapSpec& spec);
   const std::map<std::string, GridInfo>& last_grids() const { return grids_; }
-  // A grid drawn by other code (the picture of an image scenario), recorded as this frame's so
-  // that layout() and the tests find it as they find a heatmap's.
-  void record_grid(const std::string& id, GridInfo g) {
+  // A grid drawn by other code (an image scenario's picture, a regression's curve), recorded as
+  // this frame's so that layout() and the tests find it as they find a heatmap's: its cells'
+  // rectangle g0–g1, the whole widget's w0–w1, its rows and columns; the caller may add more.
+  GridInfo& record_grid(const std::string& id, ImVec2 g0, ImVec2 g1, ImVec2 w0, ImVec2 w1, int rows,
+                        int cols, bool hidden) {
+    GridInfo& g = grids_[id];
+    g = GridInfo{};
+    g.x0 = g0.x;
+    g.y0 = g0.y;
+    g.x1 = g1.x;
+    g.y1 = g1.y;
+    g.wx0 = w0.x;
+    g.wy0 = w0.y;
+    g.wx1 = w1.x;
+    g.wy1 = w1.y;
+    g.rows = rows;
+    g.cols = cols;
+    g.hidden = hidden;
+    g.export_name = id;
     g.frame = renderer.frame();
-    grids_[id] = std::move(g);
+    return g;
   }
 
   // A PNG of widget `id` (labels, cells and legend as drawn), read after the next frame is
