@@ -34,7 +34,11 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
   spec.max_cell_px = d.max_cell_px;
   spec.max_aspect = d.max_aspect;
   spec.numbers = s.show_numbers;
-  spec.keep_numbers = d.keep_numbers && s.show_numbers;
+  // A column or two of up to 24 rows (a regression's x and y, say) keeps its numbers too,
+  // scrolling when the height is short: beside it the line has room, so unnumbered cells
+  // would hide what is cheap to show.
+  const bool narrow = m->cols() <= 2 && m->rows() <= 24;
+  spec.keep_numbers = (d.keep_numbers || narrow) && s.show_numbers;
   spec.editable = d.editable;
   spec.legend = d.legend;
   spec.highlight_row = d.highlight_row;
