@@ -207,9 +207,12 @@ async function itemsNow(page) {
 // frame drawn before the last input may not have the item yet); undefined if none came.
 async function itemWhen(page, wanted, ms = 30000) {
   const t0 = Date.now();
-  for (;;) {
+  for (let n = 0; ; ++n) {
     const item = (await itemsNow(page)).find(wanted);
     if (item || Date.now() - t0 > ms) return item;
+    // An idle page draws no frame, and a record of the items needs one: the pointer moved
+    // over the title bar's left end, which nothing there answers, wakes it.
+    await page.mouse.move(4 + (n % 2), 4);
     await page.waitForTimeout(250);
   }
 }
@@ -678,7 +681,8 @@ async function checkLayers({ browser, url }) {
     const label = two && title.hits.find((w) => Math.abs(two.y0 - w.y0) <= 12 && w.x1 <= two.x0 && two.x0 - w.x1 < 160);
     if (!label) {
       fail(`${lang}: no "2" button beside "${layerWord}" (${JSON.stringify(two)}; "${layerWord}" read at ` +
-           `${title.hits.map((w) => `(${Math.round(w.x0)}, ${Math.round(w.y0)})`).join(", ")})`);
+           `${title.hits.map((w) => `(${Math.round(w.x0)}, ${Math.round(w.y0)})`).join(", ")}; on screen: ` +
+           `${(await itemsNow(page)).map((i) => i.id).join(" | ").slice(0, 600)})`);
     }
     await clickItem(page, two);
     await settle(page);

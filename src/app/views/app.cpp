@@ -32,7 +32,11 @@ bool touch_targets() {
 }
 
 bool small_button(const char* label) {
-  return g_touch ? ImGui::Button(label) : ImGui::SmallButton(label);
+  if (!g_touch) return ImGui::SmallButton(label);
+  // A finger's 24 px across too, for a label of one glyph ("键").
+  const float w =
+      ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * ImGui::GetStyle().FramePadding.x;
+  return ImGui::Button(label, ImVec2(std::max(w, 28.0f), 0.0f));
 }
 
 void apply_style(float scale) {
