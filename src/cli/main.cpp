@@ -601,6 +601,14 @@ int main(int argc, char** argv) {
                                            : scenario::parse_with_arrays(input.text, arrays);
   if (!parsed.ok()) return fail(parsed.error);
 
+  // A seq2seq model's scenario is its decoder's attention, derived: training it means training
+  // the encoder and decoder (attn::seq2seq::train_step), which train does not yet. (grad
+  // refuses for want of a target, as the exported programs' --grad does.)
+  if (command == "train" && !parsed.scenario.seq2seq.empty())
+    return fail(
+        "seq2seq: train does not take a GRU encoder-decoder yet; eval and normalize do (its "
+        "decoder's attention, derived from the model)");
+
   int status = 0;
   const bool layered = !parsed.stack.layers.empty();
   if (command == "validate") {

@@ -391,6 +391,116 @@ Image read_image(const json& v, const std::string& field) {
   return im;
 }
 
+// The words of a vocabulary: 1 to kMaxSeq2SeqWords distinct strings, none "<bos>" or "<eos>".
+std::vector<std::string> read_vocabulary(const json& v, const std::string& field) {
+  read_array(v, field, kMaxSeq2SeqWords, "words");
+  std::vector<std::string> words;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string w = read_string(v[i], idx(field, i), kMaxTokenBytes);
+    if (w.empty()) fail(idx(field, i), "is empty");
+    if (w == "<bos>" || w == "<eos>")
+      fail(idx(field, i), w + " is always there (ids 0 and 1): leave it out");
+    const auto same = std::find(words.begin(), words.end(), w);
+    if (same != words.end())
+      fail(idx(field, i), json_util::quoted(w) + " is already word " +
+                              std::to_string(same - words.begin()) + " of the list");
+    words.push_back(w);
+  }
+  return words;
+}
+
+// A sentence: 1 to kMaxSeq2SeqLength words of `words` (ids from 2), or "<eos>" (id 1) when
+// eos_allowed.
+std::vector<int> read_sentence(const json& v, const std::string& field,
+                               const std::vector<std::string>& words, const char* which,
+                               bool eos_allowed) {
+  read_array(v, field, kMaxSeq2SeqLength, "words");
+  std::vector<int> ids;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string w = read_string(v[i], idx(field, i), kMaxTokenBytes);
+    if (eos_allowed && w == "<eos>") {
+      ids.push_back(attn::seq2seq::kEos);
+      continue;
+    }
+    const auto at = std::find(words.begin(), words.end(), w);
+    if (at == words.end())
+      fail(idx(field, i), json_util::quoted(w) + " is not a " + which + " word" +
+                              (eos_allowed ? " (nor \"<eos>\")" : ""));
+    ids.push_back(static_cast<int>(at - words.begin()) + 2);
+  }
+  return ids;
+}
+
+// "seq2seq": {"sizes", "source_words", "target_words", "seed", "weights", "source", "target"}
+// (scenario/seq2seq_form.h).
+Seq2Seq read_seq2seq(const json& v) {
+  const std::string f = "seq2seq";
+  const json& o = json_util::read_object(v, f);
+  check_keys(o, f,
+             {"sizes", "source_words", "target_words", "seed", "weights", "source", "target"});
+  for (const char* name : {"sizes", "source_words", "target_words", "source"})
+    if (!o.contains(name)) fail(f + "." + name, "missing");
+  Seq2Seq m;
+  attn::seq2seq::Sizes z;
+  const json& sizes = json_util::read_object(o["sizes"], f + ".sizes");
+  check_keys(sizes, f + ".sizes", {"embed", "hidden", "attention"});
+  for (const char* name : {"embed", "hidden", "attention"}) {
+    const std::string field = f + ".sizes." + name;
+    if (!sizes.contains(name)) fail(field, "missing");
+    const int n = static_cast<int>(read_int(sizes[name], field, 1, kMaxSeq2SeqSize));
+    (name[0] == 'e' ? z.embed : name[0] == 'h' ? z.hidden : z.attention) = n;
+  }
+  m.source_words = read_vocabulary(o["source_words"], f + ".source_words");
+  m.target_words = read_vocabulary(o["target_words"], f + ".target_words");
+  z.src_vocab = static_cast<int>(m.source_words.size()) + 2;
+  z.tgt_vocab = static_cast<int>(m.target_words.size()) + 2;
+  if (!o.contains("seed") && !o.contains("weights"))
+    fail(f + ".seed", "missing: give a seed (a new model) or its weights (a trained one), or both");
+  if (o.contains("seed")) {
+    m.has_seed = true;
+    m.seed = static_cast<uint64_t>(read_int(o["seed"], f + ".seed", 0, int64_t{1} << 53));
+  }
+  // Every weight of its shape (from the seed, or 0 until given): then the given ones over it.
+  m.params = attn::seq2seq::init_params(z, m.seed);
+  if (o.contains("weights")) {
+    const json& w = json_util::read_object(o["weights"], f + ".weights");
+    const std::vector<std::string> names = seq2seq_param_names();
+    for (const auto& [key, value] : w.items())
+      if (std::find(names.begin(), names.end(), key) == names.end())
+        fail(f + ".weights." + json_util::key_name(key),
+             "is not a weight of the model (embed_src, embed_tgt, encoder.W_xz, ..., "
+             "decoder.b_h, W_q, W_k, w_v, W_out, b_out)");
+    uint32_t k = 0;
+    attn::seq2seq::for_each_param(m.params, [&](const char* name, attn::Matrix& dst) {
+      const uint32_t bit = uint32_t{1} << k++;
+      if (!w.contains(name)) return;
+      const std::string field = f + ".weights." + name;
+      const attn::Matrix given = read_matrix(w[name], field);
+      if (given.rows() != dst.rows() || given.cols() != dst.cols())
+        fail(field, "must be " + std::to_string(dst.rows()) + " × " + std::to_string(dst.cols()) +
+                        ", got " + std::to_string(given.rows()) + " × " +
+                        std::to_string(given.cols()));
+      dst = given;
+      m.given |= bit;
+    });
+  }
+  const uint32_t all = (uint32_t{1} << seq2seq_param_names().size()) - 1;
+  if (!m.has_seed && m.given != all) {
+    uint32_t k = 0;
+    std::string missing;
+    attn::seq2seq::for_each_param(m.params, [&](const char* name, const attn::Matrix&) {
+      if (missing.empty() && !(m.given & (uint32_t{1} << k))) missing = name;
+      ++k;
+    });
+    fail(f + ".weights." + missing,
+         "missing (give every weight of the model, or a \"seed\" to generate the rest)");
+  }
+  m.source = read_sentence(o["source"], f + ".source", m.source_words, "source", false);
+  if (o.contains("target"))
+    m.target = read_sentence(o["target"], f + ".target", m.target_words, "target", true);
+  return m;
+}
+
 Scenario read_scenario(const json& j) {
   if (!j.is_object()) fail("scenario", "must be a JSON object, got " + type_name(j));
   // clang-format off
@@ -404,11 +514,32 @@ Scenario read_scenario(const json& j) {
               "feature_names", "key_feature_names",           "value_names", "output_names",
               "target",        "trained_from",                "layers",      "tokens",
               "next",          "embed",       "unembed",      "vocab",       "batches",
-              "image",         "sigma"});
+              "image",         "sigma",       "seq2seq"});
   // clang-format on
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
     fail("version", j["version"].dump() + " is not supported; this build reads version 1");
+  // A GRU encoder–decoder (scenario/seq2seq_form.h): the decoder's attention, its inputs and
+  // weights all come from the model; a lesson's texts may go with it.
+  const bool seq2seq = j.contains("seq2seq");
+  if (seq2seq)
+    for (const auto& [key, value] : j.items()) {
+      (void)value;
+      static const std::set<std::string> kWith = {"version", "title", "description", "tour",
+                                                  "quiz",    "read",  "seq2seq"};
+      if (kWith.count(key)) continue;
+      const bool derived = key == "queries" || key == "keys" || key == "values" ||
+                           key == "scoring" || key == "query_tokens" || key == "key_tokens" ||
+                           key == "feature_names" || key == "value_names" ||
+                           key == "output_names" || key == "init" || key == "W_q" || key == "W_k" ||
+                           key == "w_v" || key == "W_v" || key == "W_o" || key == "W";
+      fail(key, std::string("not with \"seq2seq\": ") +
+                    (derived ? "the decoder's attention takes it from the model (its queries "
+                               "s_{t-1}, the encoder's states as keys and values, the model's "
+                               "W_q, W_k and w_v, additive scoring, the words as tokens)"
+                             : "the model is a GRU encoder-decoder with its own inputs, "
+                               "weights and settings (temperature 1, no masks, one head)"));
+    }
   // Stacked layers: self-attention over the stream, each layer with its own weights and heads.
   const bool layered = j.contains("layers");
   if (layered) {
@@ -439,6 +570,13 @@ Scenario read_scenario(const json& j) {
     s.trained_from_task = t["task"].get<std::string>();
     s.trained_from_seed =
         static_cast<uint64_t>(read_int(t["seed"], "trained_from.seed", 0, kMaxTaskSeed));
+  }
+
+  if (seq2seq) {
+    s.seq2seq = read_seq2seq(j["seq2seq"]);
+    const std::string e = derive_seq2seq(&s);
+    if (!e.empty()) throw FieldError{e};
+    return s;
   }
 
   // A token model: tokens in place of x, and the cross-entropy of next in place of a target.

@@ -123,6 +123,50 @@ void append_tokens(std::string* out, const std::vector<std::vector<std::string>>
   *out += ']';
 }
 
+// "seq2seq" as read (scenario/seq2seq_form.h): the given weights alone, in for_each_param's
+// order; what derive_seq2seq makes of it is left out.
+void append_seq2seq(std::string* o, const Seq2Seq& m) {
+  const attn::seq2seq::Sizes& z = m.params.sizes;
+  append_key(o, "seq2seq");
+  *o += "{\"sizes\":{\"embed\":" + std::to_string(z.embed) +
+        ",\"hidden\":" + std::to_string(z.hidden) +
+        ",\"attention\":" + std::to_string(z.attention) + "}";
+  append_key(o, "source_words");
+  append_strings(o, m.source_words);
+  append_key(o, "target_words");
+  append_strings(o, m.target_words);
+  if (m.has_seed) append_key(o, "seed"), *o += std::to_string(m.seed);
+  if (m.given) {
+    append_key(o, "weights");
+    *o += '{';
+    uint32_t k = 0;
+    attn::seq2seq::for_each_param(m.params, [&](const char* name, const attn::Matrix& w) {
+      if (m.given & (uint32_t{1} << k++)) append_key(o, name), append_matrix(o, w);
+    });
+    *o += '}';
+  }
+  const auto words = [&m](const std::vector<int>& ids, bool target) {
+    std::vector<std::string> out;
+    for (int id : ids) out.push_back(target ? m.target_word(id) : m.source_word(id));
+    return out;
+  };
+  append_key(o, "source");
+  append_strings(o, words(m.source, false));
+  if (!m.target.empty()) append_key(o, "target"), append_strings(o, words(m.target, true));
+  *o += '}';
+}
+
+void append_reading(std::string* o, const Scenario& s) {
+  if (s.read_url.empty()) return;
+  append_key(o, "read");
+  *o += '{';
+  append_key(o, "title");
+  append_text(o, s.read_title);
+  append_key(o, "url");
+  append_text(o, s.read_url);
+  *o += '}';
+}
+
 }  // namespace
 
 std::string to_json(const Scenario& s) {
@@ -194,6 +238,12 @@ std::string to_json(const Scenario& s) {
     }
     o += ']';
   }
+  if (!s.seq2seq.empty()) {  // the model alone: its attention's inputs and weights are derived
+    append_reading(&o, s);
+    append_seq2seq(&o, s.seq2seq);
+    o += '}';
+    return o;
+  }
   if (!s.feature_names.empty()) {
     append_key(&o, "feature_names");
     append_tokens(&o, s.feature_names, s.feature_names_zh, false);
@@ -219,15 +269,7 @@ std::string to_json(const Scenario& s) {
     o += "{\"task\":\"" + s.trained_from_task +
          "\",\"seed\":" + std::to_string(s.trained_from_seed) + "}";
   }
-  if (!s.read_url.empty()) {
-    append_key(&o, "read");
-    o += '{';
-    append_key(&o, "title");
-    append_text(&o, s.read_title);
-    append_key(&o, "url");
-    append_text(&o, s.read_url);
-    o += '}';
-  }
+  append_reading(&o, s);
   if (s.token_model()) {  // x is each token's row of embed: the tokens say it
     const auto ids = [&o, &s](const std::vector<std::vector<int>>& rows) {
       if (!s.batch_of_one) o += '[';

@@ -16,6 +16,7 @@
 #include "core/attention.h"
 #include "core/stack.h"
 #include "scenario/image.h"
+#include "scenario/seq2seq_form.h"
 
 namespace scenario {
 
@@ -125,6 +126,10 @@ struct Scenario {
   attn::Batch queries, keys, values;
   // A picture whose patches are the keys and values (scenario/image.h); empty: none.
   Image image;
+  // A GRU encoder–decoder whose decoder's attention this scenario is (scenario/seq2seq_form.h):
+  // queries, keys, values, W_q, W_k, w_v, scoring, tokens and names are derived from it when read,
+  // and to_json writes it alone. Empty: none.
+  Seq2Seq seq2seq;
   // Token labels: none, one list shared by every batch item, or one list per batch item.
   std::vector<std::vector<std::string>> query_tokens, key_tokens;
   // Their Chinese, when a lesson gives any: the same shape, a token written as
