@@ -11,14 +11,30 @@ if (!dir) {
   console.error("usage: stamp_sw.mjs DIR");
   process.exit(2);
 }
-const files = [];
-(function walk(d) {
+function walk(d, into) {
   for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const path = join(d, entry.name);
-    if (entry.isDirectory()) walk(path);
-    else if (entry.isFile() && !/\.(br|gz)$/.test(entry.name) && entry.name !== "sw.js") files.push(path);
+    if (entry.isDirectory()) walk(path, into);
+    else if (entry.isFile() && !/\.(br|gz)$/.test(entry.name)) into.push(relative(dir, path).split(sep).join("/"));
   }
-})(dir);
+  return into;
+}
+// DIR/site-files.json: every file of the site (itself and sw.js too, but not the .br and .gz
+// copies), which Export → "Course package…" (web/js/coursepack.js) fetches to put in a package,
+// as `attention-cli package` reads them from the directory.
+const SITE_FILES = "site-files.json";
+writeFileSync(join(dir, SITE_FILES), "[]");
+// In the order `attention-cli package` reads a directory (by path parts, byte by byte), so that
+// the page's package and the tool's are the same bytes.
+const byParts = (a, b) => {
+  const p = a.split("/"), q = b.split("/");
+  for (let i = 0; i < Math.min(p.length, q.length); ++i) {
+    if (p[i] !== q[i]) return Buffer.compare(Buffer.from(p[i]), Buffer.from(q[i]));
+  }
+  return p.length - q.length;
+};
+writeFileSync(join(dir, SITE_FILES), `${JSON.stringify(walk(dir, []).sort(byParts))}\n`);
+const files = walk(dir, []).filter((f) => f !== "sw.js").map((f) => join(dir, f));
 const hash = createHash("sha256");
 for (const f of files) {
   hash.update(relative(dir, f));

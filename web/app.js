@@ -3,7 +3,7 @@
 // start-up. Each other job is a module of web/js/: the API (api.js), postMessage and the
 // height (embed.js), progress in storage (progress.js), exports and files (files.js), the
 // table view (table_view.js), touch and the wheel (input.js), the builds (builds.js), kept
-// font atlases (atlas.js) and course platforms (lms.js).
+// font atlases (atlas.js), course platforms (lms.js) and course packages (coursepack.js).
 //
 // Nothing from a link, a URL parameter or a message ever reaches the DOM as HTML: the only
 // DOM text this file writes goes through textContent, and everything else goes to the app,
@@ -18,10 +18,11 @@ import { installTouch, installWheel } from "./js/input.js";
 import { createTableView } from "./js/table_view.js";
 import { fallbackNotice, keptBuild, missingFeature, moduleBuild } from "./js/builds.js";
 import { createFiles } from "./js/files.js";
-import { createReport, findRuntime, readCourse } from "./js/lms.js";
+import { createCmi5Report, createReport, findRuntime, launchParams, readCmi5Launch, readCourse } from "./js/lms.js";
 import { createProgress } from "./js/progress.js";
 import { createEmbedding } from "./js/embed.js";
 import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
+import { createCoursePack } from "./js/coursepack.js";
 
 (() => {
   // The app's limits, read once it is ready (ap_limits, ui::api::limits: the scenario's shapes,
@@ -242,7 +243,7 @@ import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
 
   const param = readParams(location.search);
   const embedded = param("embed") === "1" || param("embed") === "true";
-  // ?lms=scorm2004|scorm12&lessons=a,b&pass=P: a course in a course platform (js/lms.js),
+  // ?lms=scorm2004|scorm12|cmi5&lessons=a,b&pass=P: a course in a course platform (js/lms.js),
   // reported to once the page runs (startCourse).
   let course = { version: null, lessons: [], pass: 0.8, notes: [] };
   let report = null;
@@ -463,14 +464,28 @@ import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
     }
   }
 
-  // Inside a SCORM package: the LMS's run-time is found up the frames and told what the
-  // learner does (js/lms.js). Without one the page says so (onAppReady) and runs as anywhere
-  // else.
+  // The line said when the page was opened as a course but no platform answers (in the
+  // learner's language: src/app/text/i18n.cpp has it).
+  const NO_PLATFORM = "This page was opened as a course, but no course platform answered: " +
+                      "your answers are kept in this browser only.";
+
+  // Whether the platform the address asks for is there to report to: SCORM's run-time up the
+  // frames, or cmi5's launch parameters (checked; the LRS itself answers later, startCourse).
+  function platformFound() {
+    if (course.version === "cmi5") {
+      const { problems } = readCmi5Launch(launchParams(location.search));
+      if (problems.length > 0) console.warn("cmi5 launch parameters:", problems.join("; "));
+      return problems.length === 0;
+    }
+    return findRuntime(window, course.version) !== null;
+  }
+
+  // Inside a course package: the LMS's run-time (SCORM, found up the frames) or its LRS (cmi5,
+  // from the launch parameters) is told what the learner does (js/lms.js). Without one the page
+  // says so (onAppReady, or here once the LRS refuses) and runs as anywhere else.
   function startCourse() {
-    const runtime = findRuntime(window, course.version);
-    if (!runtime) return;  // said with the address's notes (onAppReady)
-    report = createReport({
-      runtime, version: course.version, lessons: course.lessons, pass: course.pass,
+    const page = {
+      lessons: course.lessons, pass: course.pass,
       progress: () => getJson("ap_get_progress"),
       marks: (marks) => {
         const checked = progress.check(marks, "suspend_data");
@@ -480,7 +495,22 @@ import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
         if (checked.problems.length > 0) console.warn("course progress set aside:", checked.problems.join("; "));
       },
       open: (lesson) => api.loadPreset(lesson),
-    });
+    };
+    if (course.version === "cmi5") {
+      const { launch } = readCmi5Launch(launchParams(location.search));
+      if (!launch) return;  // said with the address's notes (onAppReady)
+      const cmi5 = createCmi5Report({ ...page, launch, fetch: (...args) => window.fetch(...args),
+                                      beacon: (url, form) => navigator.sendBeacon(url, form) });
+      cmi5.start().then((started) => {
+        if (started) report = cmi5;
+        else showNotice(NO_PLATFORM);
+      }, () => showNotice(NO_PLATFORM));
+      window.addEventListener("pagehide", () => report?.finish());
+      return;
+    }
+    const runtime = findRuntime(window, course.version);
+    if (!runtime) return;  // said with the address's notes (onAppReady)
+    report = createReport({ ...page, runtime, version: course.version });
     if (!report.start()) {
       report = null;
       return;
@@ -550,6 +580,10 @@ import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
   // The step as text, the table view: js/table_view.js.
   const tableView = createTableView({ canvas, call, getJson, api, isReady: () => ready });
   const { renderAccessible, renderSoon } = tableView;
+  // Export → "Course package…": its dialog (js/coursepack.js), after the table view's keys.
+  const coursePack = createCoursePack({
+    canvas, call, getJson, download: (...args) => files.download(...args),
+    memory: { malloc: (n) => M._malloc(n), free: (p) => M._free(p), u8: () => heap().u8 } });
 
   function onAppEvent(name) {
     if (!ready) return;
@@ -583,6 +617,10 @@ import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
     }
     if (name === "table_view") {
       tableView.showTableView(!tableView.shown());
+      return;
+    }
+    if (name === "course_package") {
+      coursePack.open();
       return;
     }
     if (name === "open_file") {

@@ -1,5 +1,5 @@
-// attention-cli package: the staged site (build/wasm/site) as a SCORM package for a course
-// platform (scenario/package.h), written to --out.
+// attention-cli package: the staged site (build/wasm/site) as a SCORM or cmi5 package for a
+// course platform (scenario/package.h), written to --out.
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -25,7 +25,7 @@ int fail(const std::string& message) {
 }
 
 constexpr const char* kUsage =
-    "usage: attention-cli package --site DIR --out FILE.zip [--format scorm2004|scorm12] "
+    "usage: attention-cli package --site DIR --out FILE.zip [--format scorm2004|scorm12|cmi5] "
     "[--lessons A,B] [--title TEXT] [--pass P]";
 
 std::vector<std::string> split(const std::string& text) {
@@ -118,9 +118,11 @@ int package_command(int argc, char** argv) {
   const scenario::ZipResult zip = scenario::write_package(spec, files);
   if (!zip.ok()) return fail(zip.error);
   if (std::string e = write_file(out, zip.bytes); !e.empty()) return fail(e);
-  std::printf("%s: %s, %zu files and imsmanifest.xml, %zu bytes; launches %s\n", out.c_str(),
-              spec.format.c_str(), files.size(), zip.bytes.size(),
-              scenario::package_launch(spec).c_str());
+  std::printf("%s: %s, %zu files and %s, %zu bytes; launches %s\n", out.c_str(),
+              spec.format.c_str(), files.size(), scenario::package_manifest_name(spec).c_str(),
+              zip.bytes.size(), scenario::package_launch(spec).c_str());
+  if (spec.format == "cmi5")
+    std::printf("course id %s\n", scenario::package_course_id(spec).c_str());
   return std::fflush(stdout) == 0 ? 0 : 1;
 }
 

@@ -1,9 +1,12 @@
 // Course packages (package.h): the spec checked, the launch address, imsmanifest.xml for
 // SCORM 2004 4th edition and SCORM 1.2 (IMS Content Packaging 1.1, one organization with one
-// item and one SCO resource), and the archive.
+// item and one SCO resource), cmi5.xml (cmi5's course structure: a course and one AU), and the
+// archive.
 #include "scenario/package.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <set>
 
 namespace scenario {
@@ -43,12 +46,79 @@ std::string xml(const std::string& s) {
   return out;
 }
 
+// FNV-1a, 64 bits: a stable hash for ids (not a secret, so no cryptographic hash is needed).
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+// A percent as a decimal from 0 to 1 without trailing zeros: 70 → "0.7", 5 → "0.05".
+std::string fraction(int percent) {
+  if (percent >= 100) return "1";
+  if (percent <= 0) return "0";
+  std::string digits = std::to_string(100 + percent).substr(1);  // two digits
+  if (digits.back() == '0') digits.pop_back();
+  return "0." + digits;
+}
+
+// cmi5.xml: the course and its one AU, each with a title and a description in a langstring
+// (the course structure's schema requires both), the AU's url the page's launch address.
+std::string cmi5_manifest(const PackageSpec& spec) {
+  const std::string id = package_course_id(spec);
+  const std::string title =
+      "<title><langstring lang=\"en-US\">" + xml(spec.title) + "</langstring></title>\n";
+  std::string lessons;
+  for (const std::string& l : spec.lessons) lessons += (lessons.empty() ? "" : ", ") + l;
+  const std::string description =
+      "<description><langstring lang=\"en-US\">Attention Playground: " +
+      xml(lessons.empty() ? std::string("every lesson") : "the lessons " + lessons) +
+      ", passed at " + std::to_string(spec.pass) + " %</langstring></description>\n";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+         "<courseStructure xmlns=\"https://w3id.org/xapi/profiles/cmi5/v1/CourseStructure.xsd\">\n"
+         "  <course id=\"" +
+         xml(id) + "\">\n    " + title + "    " + description +
+         "  </course>\n"
+         // Completed and passed: the learner did every lesson and scored the passing score.
+         "  <au id=\"" +
+         xml(id + "/au") + "\" moveOn=\"CompletedAndPassed\" masteryScore=\"" +
+         fraction(spec.pass) + "\" launchMethod=\"AnyWindow\">\n    " + title + "    " +
+         description + "    <url>" + xml(package_launch(spec)) +
+         "</url>\n"
+         "  </au>\n"
+         "</courseStructure>\n";
+}
+
+// index.html with its connect-src 'self' widened for the LRS (kCmi5ConnectSrc); the page's
+// other directives are kept as they are.
+std::string widen_connect_src(std::string page) {
+  const std::string from = "connect-src 'self'";
+  const size_t at = page.find(from);
+  if (at != std::string::npos) page.replace(at, from.size(), kCmi5ConnectSrc);
+  return page;
+}
+
 }  // namespace
+
+std::string package_manifest_name(const PackageSpec& spec) {
+  return spec.format == "cmi5" ? "cmi5.xml" : "imsmanifest.xml";
+}
+
+std::string package_course_id(const PackageSpec& spec) {
+  std::string key = spec.title;
+  for (const std::string& l : spec.lessons) key += "\n" + l;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
+  return std::string("https://attention-playground.invalid/course/") + hex;
+}
 
 std::string check_package(const PackageSpec& spec) {
   if (std::find_if(std::begin(kPackageFormats), std::end(kPackageFormats),
                    [&](const char* f) { return spec.format == f; }) == std::end(kPackageFormats))
-    return "format: must be scorm2004 or scorm12, not \"" + spec.format.substr(0, 40) + "\"";
+    return "format: must be scorm2004, scorm12 or cmi5, not \"" + spec.format.substr(0, 40) + "\"";
   if (spec.title.empty() || spec.title.size() > 200) return "title: must be 1 to 200 characters";
   for (const char c : spec.title)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
@@ -75,6 +145,7 @@ std::string package_launch(const PackageSpec& spec) {
 }
 
 std::string package_manifest(const PackageSpec& spec, const std::vector<std::string>& files) {
+  if (spec.format == "cmi5") return cmi5_manifest(spec);
   const bool v2004 = spec.format == "scorm2004";
   const std::string title = xml(spec.title);
   std::string m = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -141,18 +212,23 @@ ZipResult write_package(const PackageSpec& spec, const std::vector<ZipEntry>& fi
     r.error = e;
     return r;
   }
+  // Either manifest in the site would leave a platform unsure which package it was given.
   std::vector<std::string> names;
   for (const ZipEntry& f : files) {
-    if (f.name == "imsmanifest.xml") {
-      r.error = "imsmanifest.xml: the package writes its own";
+    if (f.name == "imsmanifest.xml" || f.name == "cmi5.xml") {
+      r.error = f.name + ": the package writes its own";
       return r;
     }
     names.push_back(f.name);
   }
   std::vector<ZipEntry> all;
   all.reserve(files.size() + 1);
-  all.push_back({"imsmanifest.xml", package_manifest(spec, names)});
+  all.push_back({package_manifest_name(spec), package_manifest(spec, names)});
   all.insert(all.end(), files.begin(), files.end());
+  if (spec.format == "cmi5") {
+    for (ZipEntry& f : all)
+      if (f.name == "index.html") f.bytes = widen_connect_src(f.bytes);
+  }
   return write_zip(all);
 }
 

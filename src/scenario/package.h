@@ -1,6 +1,7 @@
-// Course packages: the playground's site as a SCORM 2004 (4th edition) or SCORM 1.2 package,
-// for course platforms (Moodle, Canvas, Blackboard, Open edX) to import. The package launches
-// index.html with ?lms=…&lessons=…&pass=… (web/js/lms.js reports to the platform from there).
+// Course packages: the playground's site as a SCORM 2004 (4th edition), SCORM 1.2 or cmi5
+// package, for course platforms (Moodle, Canvas, Blackboard, Open edX) to import. The package
+// launches index.html with ?lms=…&lessons=…&pass=… (web/js/lms.js reports to the platform from
+// there: SCORM's run-time up the frames, cmi5's xAPI statements to the LRS it is launched with).
 #pragma once
 
 #include <string>
@@ -11,14 +12,14 @@
 namespace scenario {
 
 struct PackageSpec {
-  std::string format = "scorm2004";  // "scorm2004" or "scorm12"
+  std::string format = "scorm2004";  // "scorm2004", "scorm12" or "cmi5"
   std::string title;                 // the course's title as the platform lists it
   std::vector<std::string> lessons;  // the course's lessons, in order; none: the whole path
   int pass = 80;                     // the passing score, percent
 };
 
 // The formats a package is written in.
-inline constexpr const char* kPackageFormats[] = {"scorm2004", "scorm12"};
+inline constexpr const char* kPackageFormats[] = {"scorm2004", "scorm12", "cmi5"};
 
 // "" or the problem, naming the field: format, title (1 to 200 characters, one line), lessons
 // (at most 64 names of [a-z0-9_], each once), pass (0 to 100).
@@ -28,12 +29,33 @@ std::string check_package(const PackageSpec& spec);
 // "index.html?lms=scorm2004&lessons=a,b&pass=80&offline=off" (no lessons=: the whole path).
 std::string package_launch(const PackageSpec& spec);
 
-// imsmanifest.xml for the spec, listing `files` (paths relative to the root, '/'-separated)
-// as the one SCO's resource.
+// The manifest's name at the package's root: "imsmanifest.xml" (SCORM) or "cmi5.xml".
+std::string package_manifest_name(const PackageSpec& spec);
+
+// cmi5's course and AU ids: IRIs under the reserved .invalid domain (they name, never locate),
+// "https://attention-playground.invalid/course/<16 hex digits>" (the AU's: that and "/au").
+// The digits are a hash (FNV-1a, 64 bits) of the title and the lessons, so that the same course
+// packaged again keeps its learners' records in the platform, and another course gets others.
+// The passing score is left out: raising it is the same course.
+std::string package_course_id(const PackageSpec& spec);
+
+// The manifest for the spec. SCORM: imsmanifest.xml, listing `files` (paths relative to the
+// root, '/'-separated) as the one SCO's resource. cmi5: cmi5.xml, a course structure of the
+// course and one AU (moveOn CompletedAndPassed, masteryScore pass/100, launchMethod AnyWindow)
+// launching package_launch (cmi5 lists no files).
 std::string package_manifest(const PackageSpec& spec, const std::vector<std::string>& files);
 
-// The package: `files` (the site's, from its root) and imsmanifest.xml in one ZIP archive.
-// The spec is checked first (check_package); a file named imsmanifest.xml is refused.
+// The Content-Security-Policy a cmi5 package's index.html declares instead of the site's
+// connect-src 'self': the LRS the platform launches the page with is on an origin known only at
+// launch, so any https origin, and plain http on the learner's own machine (a local LRS; also
+// what the tests run). Nothing else of the policy changes.
+inline constexpr const char* kCmi5ConnectSrc =
+    "connect-src 'self' https: http://127.0.0.1:* "
+    "http://localhost:*";
+
+// The package: `files` (the site's, from its root) and the manifest in one ZIP archive. The
+// spec is checked first (check_package); a file named imsmanifest.xml or cmi5.xml is refused.
+// In a cmi5 package, index.html's connect-src 'self' becomes kCmi5ConnectSrc.
 ZipResult write_package(const PackageSpec& spec, const std::vector<ZipEntry>& files);
 
 }  // namespace scenario

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "app/model/app_state.h"
 #include "app/text/explain.h"
 #include "scenario/npy_bytes.h"
+#include "scenario/package.h"
 #include "scenario/scenario.h"
 
 namespace {
@@ -279,4 +281,114 @@ TEST_CASE("set_path: a course's lessons are the path that Previous, Next and the
   REQUIRE(ui::api::set_path(s, "") == "");
   CHECK(place()["lesson_count"] == all);
   CHECK(place()["lesson_index"] == 1);
+}
+
+TEST_CASE("package: the page's course package is scenario::write_package's, its fields checked",
+          "[app][api]") {
+  ui::AppState s;
+  REQUIRE(s.presets.size() > 3);
+  // The formats, in scenario::kPackageFormats's order, with a label each.
+  const nlohmann::json formats = nlohmann::json::parse(ui::api::package_formats());
+  REQUIRE(formats.size() == std::size(scenario::kPackageFormats));
+  for (size_t i = 0; i < formats.size(); ++i) {
+    CHECK(formats[i]["value"] == scenario::kPackageFormats[i]);
+    CHECK(!formats[i]["label"].get<std::string>().empty());
+  }
+  CHECK(formats[0]["label"] == "SCORM 2004");
+
+  const std::vector<scenario::ZipEntry> site = {
+      {"index.html", "<!doctype html>"},
+      {"js/app.js", "// app"},
+      {"attention-playground.wasm", std::string(4, '\0')}};
+  ui::api::PackageJob job;
+  const std::string spec = nlohmann::json{
+      {"format", "scorm12"},
+      {"title", "Attention, week 3"},
+      {"lessons", {"why_so_tall", "padded_batch"}},
+      {"pass", 70}}.dump();
+  REQUIRE(ui::api::package_start(s, &job, spec) == "");
+  for (const scenario::ZipEntry& f : site)
+    REQUIRE(ui::api::package_add(&job, f.name, f.bytes) == "");
+  const scenario::ZipResult zip = ui::api::package_finish(&job);
+  REQUIRE(zip.ok());
+  CHECK(!job.open);
+  CHECK(job.files.empty());  // let go once written
+  // The same bytes as the CLI's (the same spec and files through scenario::write_package).
+  scenario::PackageSpec same;
+  same.format = "scorm12";
+  same.title = "Attention, week 3";
+  same.lessons = {"why_so_tall", "padded_batch"};
+  same.pass = 70;
+  CHECK(zip.bytes == scenario::write_package(same, site).bytes);
+  // The launch address, as the manifest writes it (XML-escaped).
+  const std::string launch =
+      "index.html?lms=scorm12&amp;lessons=why_so_tall,padded_batch&amp;pass=70";
+  CHECK(zip.bytes.find(launch) != std::string::npos);
+  CHECK(zip.bytes.find("imsmanifest.xml") != std::string::npos);
+
+  // Every field is hostile: each problem is named, and no job is left open.
+  const auto refused = [&s](const nlohmann::json& j) {
+    ui::api::PackageJob bad;
+    const std::string e =
+        ui::api::package_start(s, &bad, j.is_string() ? j.get<std::string>() : j.dump());
+    CHECK(!bad.open);
+    return e;
+  };
+  CHECK(refused("not json").rfind("package: must be {", 0) == 0);
+  CHECK(refused(nlohmann::json::array()).rfind("package: must be {", 0) == 0);
+  CHECK(refused({{"title", std::string(300, 'x')}}) == "title: must be 1 to 200 characters");
+  CHECK(refused({{"title", ""}}) == "title: must be 1 to 200 characters");
+  CHECK(refused({{"format", "scorm2004"}}) == "title: must be 1 to 200 characters");
+  CHECK(refused({{"title", "a\nb"}}).rfind("title: must be one line", 0) == 0);
+  CHECK(refused({{"title", 7}}) == "title: must be a string");
+  CHECK(refused({{"title", "T"}, {"format", "pdf"}}).rfind("format: must be ", 0) == 0);
+  CHECK(refused({{"title", "T"}, {"format", 1}}) == "format: must be a string");
+  CHECK(refused({{"title", "T"}, {"pass", 101}}) == "pass: must be a whole percent from 0 to 100");
+  CHECK(refused({{"title", "T"}, {"pass", -1}}) == "pass: must be a whole percent from 0 to 100");
+  CHECK(refused({{"title", "T"}, {"pass", 70.5}}) == "pass: must be a whole percent from 0 to 100");
+  CHECK(refused({{"title", "T"}, {"pass", "70"}}) == "pass: must be a whole percent from 0 to 100");
+  CHECK(refused({{"title", "T"}, {"lessons", "why_so_tall"}}) ==
+        "lessons: must be an array of lesson names");
+  CHECK(refused({{"title", "T"}, {"lessons", {"why_so_tall", 3}}}) ==
+        "lessons[1]: must be a string");
+  CHECK(refused({{"title", "T"}, {"lessons", {"why_so_tall", "nope"}}}) ==
+        "lessons[1]: \"nope\" is not a lesson of this playground");
+  CHECK(refused({{"title", "T"}, {"lessons", {"why_so_tall", "why_so_tall"}}}) ==
+        "lessons[1]: \"why_so_tall\" is listed twice");
+  CHECK(refused({{"title", "T"}, {"lessons", {"../x"}}}).rfind("lessons[0]: ", 0) == 0);
+  CHECK(refused({{"title", "T"}, {"lessons", std::vector<std::string>(1000, "a")}})
+            .rfind("lessons: must name at most", 0) == 0);
+  CHECK(refused({{"title", "T"}, {"extra", 1}}) == "package: unknown field \"extra\"");
+
+  // Files: none without a started job; a bad name is named by the archive, and ends the job.
+  ui::api::PackageJob none;
+  CHECK(ui::api::package_add(&none, "index.html", "x") == "package: no package is being written");
+  CHECK(ui::api::package_finish(&none).error == "package: no package is being written");
+  REQUIRE(ui::api::package_start(s, &job, R"({"title": "T"})") == "");
+  REQUIRE(ui::api::package_add(&job, "../etc/passwd", "x") == "");
+  const scenario::ZipResult bad = ui::api::package_finish(&job);
+  CHECK(!bad.ok());
+  CHECK(bad.error.rfind("../etc/passwd: ", 0) == 0);
+  REQUIRE(ui::api::package_start(s, &job, R"({"title": "T"})") == "");
+  REQUIRE(ui::api::package_add(&job, "imsmanifest.xml", "<x/>") == "");
+  CHECK(!ui::api::package_finish(&job).ok());
+  // Too much: the job ends at once.
+  REQUIRE(ui::api::package_start(s, &job, R"({"title": "T"})") == "");
+  job.bytes = ui::api::kMaxPackageBytes;
+  CHECK(ui::api::package_add(&job, "big.bin", "x").rfind("package: more than", 0) == 0);
+  CHECK(!job.open);
+}
+
+TEST_CASE("package: Export → \"Course package…\" is the page's, where it opens the dialog",
+          "[app][api]") {
+  ui::AppState s;
+  // Natively (the desktop app) there is no such item: attention-cli package writes one.
+  CHECK(
+      ui::api::set_control(s, "export", "\"course_package\"").rfind("export: must be one of", 0) ==
+      0);
+  s.in_page = true;
+  s.events.clear();
+  CHECK(ui::api::set_control(s, "export", "\"course_package\"") == "");
+  CHECK(s.events == std::vector<std::string>{"course_package"});
+  CHECK(s.exports_due.empty());
 }

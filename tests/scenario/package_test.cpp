@@ -1,7 +1,10 @@
 // Course packages: the ZIP writer read back by an independent reader (the CRC-32 a bit at a
-// time, npy_bytes.h), hostile entry names refused, and the SCORM manifests' structure, escaping
-// and launch address; the package as a platform hosts it is tests/web/lms_test.mjs's.
+// time, npy_bytes.h), hostile entry names refused, the SCORM manifests' structure, escaping
+// and launch address, and cmi5.xml read back by a small XML reader (elements, attributes,
+// entities); the package as a platform hosts it is tests/web/lms_test.mjs's.
 #include <catch2/catch.hpp>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +51,99 @@ std::vector<ReadEntry> read_back(const std::string& zip) {
     p += 46 + n + le(zip, p + 30, 2) + le(zip, p + 32, 2);
   }
   return out;
+}
+
+// A small XML reader for the cmi5 course structure: elements, attributes and text, the five
+// predefined entities decoded; anything else (a stray '<' or '&', a mismatched end tag) fails
+// the test. Enough to read back what package_manifest writes, and independent of it.
+struct Element {
+  std::string name, text;
+  std::map<std::string, std::string> attributes;
+  std::vector<std::unique_ptr<Element>> children;
+  const Element* child(const std::string& n) const {
+    for (const auto& c : children)
+      if (c->name == n) return c.get();
+    return nullptr;
+  }
+};
+
+std::string decode(const std::string& s) {
+  static const std::pair<const char*, char> entities[] = {
+      {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    REQUIRE(s[i] != '<');
+    if (s[i] != '&') {
+      out += s[i++];
+      continue;
+    }
+    bool known = false;
+    for (const auto& [e, c] : entities) {
+      if (s.compare(i, std::string(e).size(), e) == 0) {
+        out += c;
+        i += std::string(e).size();
+        known = true;
+        break;
+      }
+    }
+    INFO(s.substr(i, 10));
+    REQUIRE(known);
+  }
+  return out;
+}
+
+std::unique_ptr<Element> parse_element(const std::string& x, size_t& p) {
+  REQUIRE(x[p] == '<');
+  auto e = std::make_unique<Element>();
+  size_t q = x.find_first_of(" />", ++p);
+  e->name = x.substr(p, q - p);
+  p = q;
+  for (;;) {
+    while (x[p] == ' ' || x[p] == '\n') ++p;
+    if (x.compare(p, 2, "/>") == 0) {
+      p += 2;
+      return e;
+    }
+    if (x[p] == '>') break;
+    const size_t eq = x.find('=', p);
+    const std::string name = x.substr(p, eq - p);
+    REQUIRE(x[eq + 1] == '"');
+    const size_t close = x.find('"', eq + 2);
+    REQUIRE(close != std::string::npos);
+    e->attributes[name] = decode(x.substr(eq + 2, close - eq - 2));
+    p = close + 1;
+  }
+  ++p;
+  for (;;) {
+    const size_t lt = x.find('<', p);
+    REQUIRE(lt != std::string::npos);
+    e->text += decode(x.substr(p, lt - p));
+    p = lt;
+    if (x.compare(p, 2, "</") == 0) {
+      REQUIRE(x.compare(p + 2, e->name.size() + 1, e->name + ">") == 0);
+      p += e->name.size() + 3;
+      return e;
+    }
+    e->children.push_back(parse_element(x, p));
+  }
+}
+
+std::unique_ptr<Element> parse_xml(const std::string& x) {
+  const std::string declaration = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  REQUIRE(x.rfind(declaration, 0) == 0);
+  size_t p = declaration.size();
+  auto root = parse_element(x, p);
+  CHECK(x.substr(p) == "\n");
+  return root;
+}
+
+// The langstring inside a title or description element.
+std::string langstring(const Element* e) {
+  REQUIRE(e != nullptr);
+  REQUIRE(e->children.size() == 1);
+  CHECK(e->children[0]->name == "langstring");
+  CHECK(e->children[0]->attributes.at("lang") == "en-US");
+  return e->children[0]->text;
 }
 
 }  // namespace
@@ -99,7 +195,8 @@ TEST_CASE("a package's spec is checked field by field", "[package][bad]") {
     return scenario::check_package(s);
   };
   CHECK(with([](auto& s) { s.format = "cmi5x"; }) ==
-        "format: must be scorm2004 or scorm12, not \"cmi5x\"");
+        "format: must be scorm2004, scorm12 or cmi5, not \"cmi5x\"");
+  CHECK(with([](auto& s) { s.format = "cmi5"; }).empty());
   CHECK(with([](auto& s) { s.title = ""; }) == "title: must be 1 to 200 characters");
   CHECK(with([](auto& s) { s.title = std::string(201, 't'); }) ==
         "title: must be 1 to 200 characters");
@@ -155,4 +252,89 @@ TEST_CASE("a package is the manifest and the files in one archive", "[package]")
         "imsmanifest.xml: the package writes its own");
   CHECK(scenario::write_package({"scorm3000", "Course", {}, 80}, {}).error.rfind("format: ", 0) ==
         0);
+}
+
+TEST_CASE("cmi5.xml: a course and one AU, ids from the title and lessons, every field escaped",
+          "[package][cmi5]") {
+  const std::string hostile = "</title><x>&\"'";
+  const scenario::PackageSpec spec{"cmi5", hostile, {"why_so_tall", "padded_batch"}, 70};
+  CHECK(scenario::package_manifest_name(spec) == "cmi5.xml");
+  CHECK(scenario::package_launch(spec) ==
+        "index.html?lms=cmi5&lessons=why_so_tall,padded_batch&pass=70&offline=off");
+  const std::string id = scenario::package_course_id(spec);
+  CHECK(id.rfind("https://attention-playground.invalid/course/", 0) == 0);
+  CHECK(id.size() == std::string("https://attention-playground.invalid/course/").size() + 16);
+  // The same title and lessons: the same id; another title, other lessons, or their order:
+  // another; the passing score is not part of it.
+  CHECK(scenario::package_course_id({"cmi5", hostile, {"why_so_tall", "padded_batch"}, 90}) == id);
+  CHECK(scenario::package_course_id({"cmi5", "Other", {"why_so_tall", "padded_batch"}, 70}) != id);
+  CHECK(scenario::package_course_id({"cmi5", hostile, {"padded_batch", "why_so_tall"}, 70}) != id);
+
+  const std::string m = scenario::package_manifest(spec, {"index.html"});
+  CHECK(m.find("<x>") == std::string::npos);
+  const auto root = parse_xml(m);
+  CHECK(root->name == "courseStructure");
+  CHECK(root->attributes.at("xmlns") ==
+        "https://w3id.org/xapi/profiles/cmi5/v1/CourseStructure.xsd");
+  REQUIRE(root->children.size() == 2);
+  const Element* course = root->child("course");
+  REQUIRE(course != nullptr);
+  CHECK(course->attributes.at("id") == id);
+  CHECK(langstring(course->child("title")) == hostile);
+  CHECK(langstring(course->child("description")).find("why_so_tall, padded_batch") !=
+        std::string::npos);
+  const Element* au = root->child("au");
+  REQUIRE(au != nullptr);
+  CHECK(au->attributes == std::map<std::string, std::string>{{"id", id + "/au"},
+                                                             {"moveOn", "CompletedAndPassed"},
+                                                             {"masteryScore", "0.7"},
+                                                             {"launchMethod", "AnyWindow"}});
+  // The schema's order: title, description, url.
+  REQUIRE(au->children.size() == 3);
+  CHECK(au->children[0]->name == "title");
+  CHECK(langstring(au->children[0].get()) == hostile);
+  CHECK(au->children[1]->name == "description");
+  CHECK(au->children[2]->name == "url");
+  CHECK(au->children[2]->text == scenario::package_launch(spec));
+
+  // The mastery score is pass/100 written as a decimal.
+  const std::pair<int, std::string> scores[] = {{0, "0"}, {5, "0.05"}, {80, "0.8"}, {100, "1"}};
+  for (const auto& [pass, written] : scores) {
+    const auto r = parse_xml(scenario::package_manifest({"cmi5", "C", {}, pass}, {}));
+    CHECK(r->child("au")->attributes.at("masteryScore") == written);
+    CHECK(r->child("au")->child("url")->text ==
+          "index.html?lms=cmi5&pass=" + std::to_string(pass) + "&offline=off");
+  }
+}
+
+TEST_CASE("a cmi5 package: cmi5.xml, the site, and index.html's connect-src widened for the LRS",
+          "[package][cmi5]") {
+  const scenario::PackageSpec spec{"cmi5", "Course", {"why_so_tall"}, 80};
+  const std::string page =
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'self'; "
+      "connect-src 'self'; object-src 'none'\">";
+  const scenario::ZipResult z =
+      scenario::write_package(spec, {{"index.html", page}, {"js/a.js", "connect-src 'self'"}});
+  REQUIRE(z.ok());
+  const std::vector<ReadEntry> back = read_back(z.bytes);
+  REQUIRE(back.size() == 3);
+  CHECK(back[0].name == "cmi5.xml");
+  CHECK(back[0].bytes == scenario::package_manifest(spec, {}));
+  CHECK(back[1].name == "index.html");
+  CHECK(back[1].bytes ==
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'self'; "
+        "connect-src 'self' https: http://127.0.0.1:* http://localhost:*; object-src 'none'\">");
+  CHECK(back[2].bytes == "connect-src 'self'");  // only the launched page changes
+  // A SCORM package's page keeps its policy.
+  const scenario::ZipResult scorm =
+      scenario::write_package({"scorm2004", "Course", {}, 80}, {{"index.html", page}});
+  REQUIRE(scorm.ok());
+  CHECK(read_back(scorm.bytes)[1].bytes == page);
+  for (const char* name : {"cmi5.xml", "imsmanifest.xml"}) {
+    for (const char* format : {"cmi5", "scorm12"}) {
+      INFO(name << " in a " << format << " package");
+      CHECK(scenario::write_package({format, "Course", {}, 80}, {{name, "mine"}}).error ==
+            std::string(name) + ": the package writes its own");
+    }
+  }
 }

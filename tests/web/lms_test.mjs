@@ -16,16 +16,28 @@
 //              SCORM content aggregation model asks for (below), and the 2004 package, served
 //              on its own and launched from its manifest, reports a learner's walk to
 //              scorm-again
+//   cmi5       attention-cli package --format cmi5: cmi5.xml read back by python3 (the course
+//              structure's namespace, course and AU ids, masteryScore, launchMethod, the AU's
+//              url), index.html's connect-src widened; the package served on its own (no
+//              Content-Security-Policy header: the page's own meta policy governs) and a local
+//              LRS on another origin (a node http server: the fetch URL answers a token once
+//              and refuses the second POST, /statements keeps what is posted, /activities/state
+//              keeps documents); the AU launched with cmi5's launch parameters in an LMS's
+//              frame, the learner's walk by clicks: the statements in order (initialized,
+//              answered ×3 with success and response, completed, passed with scaled 0.6667,
+//              one terminated on leaving); a second launch of the same registration resumes at
+//              the lesson and answers of the first and sends neither completed nor passed again
 //   hostile    the platform's saved data planted: suspend data with lessons that are none,
 //              marks that are not marks and __proto__, a location that is no lesson; the
 //              page keeps what is its own, opens the first lesson, and nothing else changes
 //
 //   node tests/web/lms_test.mjs --site DIR --cli NATIVE_attention-cli CHECK... | all
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { extname, join, normalize, sep } from "node:path";
 import { fail, ok, runChecks, startSiteServer, watchProblems } from "./harness.mjs";
 import { noticeOnScreen } from "./ocr.mjs";
 
@@ -39,9 +51,15 @@ const RUNTIMES = {
 };
 
 // The LMS's page: the run-time (with the data of an earlier session, when given) and the
-// playground in a frame, served beside the site under /__lms/.
+// playground in a frame, served beside the site under /__lms/. cmi5 has no run-time in the
+// page (the AU talks to the LRS): the frame alone.
 function hostPage(version, launch, saved) {
   const r = RUNTIMES[version];
+  if (!r) {
+    return `<!doctype html><html lang="en"><meta charset="utf-8"><title>A course platform</title>
+<iframe id="sco" title="Attention Playground" src="../${launch}" width="1000" height="700"></iframe>
+</html>`;
+  }
   return `<!doctype html><html lang="en"><meta charset="utf-8"><title>A course platform</title>
 <script src="runtime.js"></script>
 <script>
@@ -431,11 +449,297 @@ async function checkPackage({ browser, url, opts }) {
   }
 }
 
+// cmi5.xml read back by python3's ElementTree: the course structure's namespace, the course
+// and its one AU with ids, titles and descriptions, and the AU's attributes and url.
+const READ_CMI5 = String.raw`
+import json, sys, zipfile, xml.etree.ElementTree as ET
+z = zipfile.ZipFile(sys.argv[1])
+problems = []
+bad = z.testzip()
+if bad: problems.append("CRC-32 does not match: " + bad)
+z.extractall(sys.argv[2])
+ns = "https://w3id.org/xapi/profiles/cmi5/v1/CourseStructure.xsd"
+n = lambda tag: "{%s}%s" % (ns, tag)
+root = ET.fromstring(z.read("cmi5.xml"))
+if root.tag != n("courseStructure"): problems.append("root is " + root.tag)
+course, aus = root.find(n("course")), root.findall(n("au"))
+if course is None or len(aus) != 1: problems.append("not one course and one au")
+for e in [course] + aus:
+    for part in ("title", "description"):
+        if not e.findtext(n(part) + "/" + n("langstring")): problems.append("%s without %s" % (e.tag, part))
+au = aus[0]
+url = au.findtext(n("url"))
+if url.split("?")[0] not in z.namelist(): problems.append("url %s is not in the package" % url)
+print(json.dumps({"problems": problems, "course": course.get("id"), "au": dict(au.attrib), "url": url,
+                  "title": course.findtext(n("title") + "/" + n("langstring")), "files": len(z.namelist())}))
+`;
+
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css",
+                ".wasm": "application/wasm", ".json": "application/json", ".svg": "image/svg+xml",
+                ".png": "image/png", ".ttf": "font/ttf", ".webmanifest": "application/manifest+json" };
+
+// The package's files as a course platform serves them: plainly, without the
+// Content-Security-Policy header serve.mjs sends (so that the page's own, the package's
+// index.html, is the policy in force).
+function servePackage(root) {
+  const server = createServer((req, res) => {
+    const path = normalize(join(root, decodeURIComponent(new URL(req.url, "http://x").pathname)));
+    const file = path.endsWith(sep) ? join(path, "index.html") : path;
+    if (!file.startsWith(root + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "Content-Type": TYPES[extname(file)] ?? "application/octet-stream" });
+    res.end(readFileSync(file));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () =>
+    resolve({ server, url: `http://127.0.0.1:${server.address().port}/` })));
+}
+
+// A small LRS, as a cmi5 platform runs one: each launch's fetch URL (/fetch/ID) answers an auth
+// token once and an error after (cmi5 requires a second POST to be refused); /xapi/statements
+// keeps the statements posted, in the order they came; /xapi/activities/state keeps documents
+// by stateId, activity, agent and registration, LMS.LaunchData among them. Every xAPI request
+// must carry a live token and the xAPI version; CORS lets the AU's origin call it.
+function startLrs() {
+  const statements = [], documents = new Map(), tokens = new Map(), problems = [], lrsAlternate = [], notFound = { count: 0 };
+  const server = createServer((req, res) => {
+    const cors = { "Access-Control-Allow-Origin": req.headers.origin ?? "*",
+                   "Access-Control-Allow-Headers": "Authorization, Content-Type, X-Experience-API-Version",
+                   "Access-Control-Allow-Methods": "GET, POST, PUT", "Access-Control-Max-Age": "600" };
+    const send = (status, body) => {
+      res.writeHead(status, { ...cors, "Content-Type": "application/json" });
+      res.end(body === undefined ? "" : JSON.stringify(body));
+    };
+    if (req.method === "OPTIONS") return send(204);
+    const u = new URL(req.url, "http://x");
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (d) => { body += d; });
+    req.on("end", () => {
+      const launch = /^\/fetch\/(\w+)$/.exec(u.pathname);
+      if (launch && req.method === "POST") {
+        const entry = tokens.get(launch[1]);
+        if (!entry || entry.fetched) {
+          problems.push(`a second POST to the fetch URL of launch ${launch[1]}`);
+          return send(400, { "error-code": "1", "error-text": "the fetch URL was used" });
+        }
+        entry.fetched = true;
+        return send(200, { "auth-token": entry.token });
+      }
+      // xAPI's alternate request syntax (the page's last requests as it is left): the method
+      // in the query; the headers, the parameters and the content in a form.
+      let method = req.method, headers = req.headers;
+      if (u.searchParams.has("method") && req.method === "POST") {
+        const form = new URLSearchParams(body);
+        method = u.searchParams.get("method");
+        headers = { authorization: form.get("Authorization"), "x-experience-api-version": form.get("X-Experience-API-Version") };
+        for (const k of ["stateId", "activityId", "agent", "registration"]) if (form.has(k)) u.searchParams.set(k, form.get(k));
+        body = form.get("content") ?? "";
+        lrsAlternate.push(`${method} ${u.pathname}`);
+      }
+      const auth = /^Basic (\S+)$/.exec(headers.authorization ?? "")?.[1];
+      if (![...tokens.values()].some((t) => t.fetched && t.token === auth) ||
+          headers["x-experience-api-version"] !== "1.0.3") {
+        problems.push(`${req.method} ${u.pathname} without a token or the version`);
+        return send(401, { error: "unauthorized" });
+      }
+      if (u.pathname === "/xapi/statements" && method === "POST") {
+        statements.push(JSON.parse(body));
+        return send(200, ["00000000-0000-4000-8000-000000000000"]);
+      }
+      if (u.pathname === "/xapi/activities/state") {
+        const q = u.searchParams;
+        const key = [q.get("stateId"), q.get("activityId"), q.get("agent"), q.get("registration")].join("|");
+        if (method === "GET") {
+          if (documents.has(key)) return send(200, JSON.parse(documents.get(key)));
+          ++notFound.count;  // xAPI's answer for a document not yet written
+          return send(404);
+        }
+        if (method === "PUT") {
+          documents.set(key, body);
+          return send(204);
+        }
+      }
+      problems.push(`${method} ${u.pathname}: no such resource`);
+      send(404);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => {
+    const url = `http://127.0.0.1:${server.address().port}/`;
+    resolve({
+      server, url, statements, problems, documents, alternate: lrsAlternate, notFound,
+      // A launch as the platform makes it: a fresh token behind a fresh fetch URL, and
+      // LMS.LaunchData for the registration.
+      launch(id, au, actor, registration, mastery) {
+        tokens.set(id, { token: Buffer.from(`lrs:${id}`).toString("base64"), fetched: false });
+        documents.set(["LMS.LaunchData", au, JSON.stringify(actor), registration].join("|"), JSON.stringify({
+          launchMode: "Normal", moveOn: "CompletedAndPassed", masteryScore: mastery,
+          contextTemplate: { extensions: { "https://w3id.org/xapi/cmi5/context/extensions/sessionid": `session-${id}` } } }));
+        return new URLSearchParams({ endpoint: `${url}xapi/`, fetch: `${url}fetch/${id}`, actor: JSON.stringify(actor),
+                                     registration, activityId: au }).toString();
+      },
+      verbs: () => statements.map((s) => s.verb.display["en-US"]),
+    });
+  }));
+}
+
+// The learner leaves the AU for the rest of the platform: the LMS's page goes to another
+// (pagehide in the AU's frame; the page's last requests go out as it is left).
+async function closeAu(page) {
+  await page.goto("about:blank");
+  await page.waitForTimeout(300);
+}
+
+// The page's problems but for the console's line for each document the LRS did not have (a
+// 404 is xAPI's answer there, and Chromium logs every 404).
+function problemsBesides404(page, lrs) {
+  let expected = lrs.notFound.count;
+  lrs.notFound.count = 0;
+  return page.problems.filter((p) => !(p.includes("status of 404 (Not Found)") && expected-- > 0));
+}
+
+// Waits until the LRS has `count` statements (or fails, naming what it has).
+async function statementsArrive(lrs, count, what) {
+  for (let t = 0; t < 100 && lrs.statements.length < count; ++t) await new Promise((r) => setTimeout(r, 100));
+  if (lrs.statements.length < count) {
+    fail(`${what}: the LRS has ${JSON.stringify(lrs.verbs())}${lrs.problems.length > 0 ? `; it saw ${lrs.problems.join("; ")}` : ""}` +
+         `${lrs.alternate.length > 0 ? `; as the page was left: ${lrs.alternate.join(", ")}` : ""}`);
+  }
+}
+
+async function checkCmi5({ browser, opts }) {
+  if (!opts.cli || !existsSync(opts.cli)) fail(`--cli: the native attention-cli is needed (${opts.cli}); build build/native first`);
+  const dir = mkdtempSync(join(tmpdir(), "ap-cmi5-"));
+  const servers = [];
+  try {
+    const zip = join(dir, "cmi5.zip"), title = "Attention </title> & \"cmi5\"";
+    const said = execFileSync(opts.cli, ["package", "--site", opts.site, "--out", zip, "--format", "cmi5",
+                                         "--lessons", LESSONS.join(","), "--title", title, "--pass", "60"], { encoding: "utf8" });
+    if (!said.includes("cmi5.xml")) fail(`attention-cli package said "${said}"`);
+    const root = join(dir, "site");
+    const read = JSON.parse(execFileSync("/usr/bin/python3", ["-c", READ_CMI5, zip, root], { encoding: "utf8" }));
+    if (read.problems.length > 0) fail(`the cmi5 package: ${read.problems.join("; ")}`);
+    expect("the course's title", read.title, title);
+    if (!/^https:\/\/attention-playground\.invalid\/course\/[0-9a-f]{16}$/.test(read.course)) fail(`the course id is ${read.course}`);
+    expect("the AU's attributes", JSON.stringify(read.au), JSON.stringify({ id: `${read.course}/au`, moveOn: "CompletedAndPassed",
+                                                                           masteryScore: "0.6", launchMethod: "AnyWindow" }));
+    expect("the AU's url", read.url, `index.html?lms=cmi5&lessons=${LESSONS.join(",")}&pass=60&offline=off`);
+    const csp = /connect-src [^;"]*/.exec(readFileSync(join(root, "index.html"), "utf8"))?.[0];
+    expect("the package's connect-src", csp, "connect-src 'self' https: http://127.0.0.1:* http://localhost:*");
+
+    const site = await keepServer(servers, () => servePackage(root));
+    const lrs = await keepServer(servers, startLrs);
+    const actor = { objectType: "Agent", account: { homePage: "https://lms.example", name: "learner-7" } };
+    const registration = "9a1f5b0e-3c2d-4e6f-8a7b-1c2d3e4f5a6b";
+    const launchOf = (id) => `${read.url}&${lrs.launch(id, read.au.id, actor, registration, 0.6)}`;
+
+    // The first session: the learner's walk, then the page is left.
+    const firstLaunch = launchOf("one");
+    const first = await openHost(browser, site.url, "cmi5", firstLaunch);
+    await statementsArrive(lrs, 1, "initialized at the start");
+    await walk(first.page, first.frame, first.settle, site.url);
+    await statementsArrive(lrs, 6, "three answers, completed and passed");
+    const progress = await first.frame.evaluate(() => window.attentionPlayground.getProgress());
+    await closeAu(first.page);
+    await statementsArrive(lrs, 7, "terminated on leaving");
+    await new Promise((r) => setTimeout(r, 300));  // nothing more should come
+    expect("the statements' verbs", lrs.verbs().join(" "),
+           "initialized answered answered answered completed passed terminated");
+    const [, ...rest] = lrs.statements;
+    const answered = rest.slice(0, 3).map((s) => `${s.object.id.split("#")[1]} ${s.result.success} ${s.result.response}`);
+    expect("the answered statements", answered.join("; "),
+           "why_so_tall.q1 true key_1; why_so_tall.q2 false key_3; padded_batch.q1 true 0");
+    for (const s of lrs.statements) {
+      if (s.context.registration !== registration || JSON.stringify(s.actor) !== JSON.stringify(actor) ||
+          s.context.extensions["https://w3id.org/xapi/cmi5/context/extensions/sessionid"] !== "session-one") {
+        fail(`a statement without the launch's registration, actor or session: ${JSON.stringify(s).slice(0, 300)}`);
+      }
+      const cmi5 = (s.context.contextActivities?.category ?? []).some((c) => c.id === "https://w3id.org/xapi/cmi5/context/categories/cmi5");
+      if (cmi5 === (s.verb.display["en-US"] === "answered")) fail(`the cmi5 category on ${s.verb.display["en-US"]}: ${cmi5}`);
+    }
+    const passed = lrs.statements[5];
+    expect("passed's scaled score", passed.result.score.scaled, 0.6667);
+    expect("passed's success", passed.result.success, true);
+    expect("passed's masteryScore", passed.context.extensions["https://w3id.org/xapi/cmi5/context/extensions/masteryscore"], 0.6);
+    if (!/^PT\d+(\.\d+)?S$/.test(lrs.statements[6].result?.duration)) fail(`terminated's duration: ${JSON.stringify(lrs.statements[6].result)}`);
+    const seen = problemsBesides404(first.page, lrs);  // a CSP refusal would be among them
+    if (seen.length > 0) fail(seen.join("; "));
+    if (!lrs.alternate.includes("POST /xapi/statements")) {
+      fail(`terminated did not come in xAPI's alternate syntax: ${lrs.alternate.join(", ")}`);
+    }
+    await first.page.context().close();
+
+    // The next day: the same registration, a new launch; the page resumes and judges no more.
+    const second = await openHost(browser, site.url, "cmi5", launchOf("two"));
+    await statementsArrive(lrs, 8, "initialized at the second start");
+    const resumed = await second.frame.evaluate(() => window.attentionPlayground.getProgress());
+    expect("the resumed lesson", resumed.lesson, "padded_batch");
+    expect("the resumed marks", JSON.stringify(resumed.marks), JSON.stringify(progress.marks));
+    await closeAu(second.page);
+    await statementsArrive(lrs, 9, "terminated on leaving the second session");
+    await new Promise((r) => setTimeout(r, 300));
+    expect("the second session's verbs", lrs.verbs().slice(7).join(" "), "initialized terminated");
+    if (lrs.problems.length > 0) fail(`the LRS saw: ${lrs.problems.join("; ")}`);
+    const seenAgain = problemsBesides404(second.page, lrs);
+    if (seenAgain.length > 0) fail(seenAgain.join("; "));
+    await second.page.context().close();
+
+    // Launch parameters that are none (the page says at once that no platform answered), and
+    // the first launch's fetch URL again (the LRS refuses the second POST; said once it does):
+    // either way the page works as anywhere else.
+    const hostile = new URLSearchParams({ endpoint: "javascript:alert(1)", fetch: "data:,x", actor: "{\"__proto__\":1}",
+                                          registration: "../../etc", activityId: "no iri" });
+    const refusals = [];
+    for (const [what, launch] of [["bad parameters", `${read.url}&${hostile}`], ["a used fetch URL", firstLaunch]]) {
+      const page = watchProblems(await browser.newPage({ viewport: { width: 1000, height: 700 }, reducedMotion: "reduce" }));
+      await page.goto(`${site.url}${launch}`);
+      await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
+      try {
+        await page.waitForFunction(() => window.attentionPlayground.stats().notice.includes("no course platform answered"),
+                                   null, { timeout: 5000, polling: 50 });
+      } catch {
+        fail(`${what}: the page does not say no course platform answered (it says "${await page.evaluate(() => window.attentionPlayground.stats().notice)}")`);
+      }
+      const r = await page.evaluate(() => {
+        const ap = window.attentionPlayground;
+        ap.loadPreset("padded_batch");
+        return ap.answerQuiz(0, { value: 0 });
+      });
+      if (!r.ok || !r.correct) fail(`${what}: the lesson's question answered ${JSON.stringify(r)}`);
+      // The refused fetch's 400 is the LRS's answer, logged by Chromium.
+      const left = page.problems.filter((p) => !(what === "a used fetch URL" && p.includes("status of 400")));
+      if (left.length > 0) fail(`${what}: ${left.join("; ")}`);
+      refusals.push(what);
+      await page.close();
+    }
+    expect("what the LRS saw of it", lrs.problems.join("; "), "a second POST to the fetch URL of launch one");
+    expect("statements sent by those pages", lrs.statements.length, 9);
+    ok(`cmi5: cmi5.xml (${read.files} files; course ${read.course}, masteryScore ${read.au.masteryScore}, ` +
+       `${read.au.moveOn}, ${read.au.launchMethod}); the packaged page reached the LRS on another origin ` +
+       `(${csp}); statements ${lrs.verbs().slice(0, 7).join(", ")}; answered ${answered.join("; ")}; ` +
+       `passed scaled ${passed.result.score.scaled}; a second launch resumed at ${resumed.lesson} with ` +
+       `${JSON.stringify(resumed.marks)} and sent only initialized, terminated; each fetch URL used once; ` +
+       `${refusals.join(" and ")}: the page says no course platform answered, and works`);
+  } finally {
+    for (const s of servers) s.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Starts a server with `start` and keeps it in `servers` to close.
+async function keepServer(servers, start) {
+  const started = await start();
+  servers.push(started.server);
+  return started;
+}
+
 const CHECKS = {
   scorm2004: checkScorm2004,
   scorm12: checkScorm12,
   "no-lms": checkNoLms,
   package: checkPackage,
+  cmi5: checkCmi5,
   hostile: checkHostile,
 };
 
@@ -445,6 +749,7 @@ const TITLES = {
   "no-lms": "a course page without a platform says so and works",
   package: "attention-cli package: SCORM 2004 and 1.2 packages a platform can import, reporting from its frame",
   hostile: "planted suspend data and location keep only this playground's marks",
+  cmi5: "attention-cli package --format cmi5: a learner's statements reach a local LRS, and a session resumes",
 };
 
 runChecks(CHECKS, { titles: TITLES, options: { cli: undefined }, checkMs: 90000,

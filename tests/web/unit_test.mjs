@@ -2,7 +2,8 @@
 // parameters, the postMessage rules and printf's numbers, each with the hostile version of
 // its input (long strings, wrong types, names that are Object's own, origins that are not).
 // formatG is compared with C's printf through python3's % operator on 3,000 numbers. The
-// course report (lms.js) against a stand-in run-time that keeps what it is told.
+// course report (lms.js) against a stand-in run-time that keeps what it is told, and cmi5's
+// against a stand-in LRS (a fetch that answers as one).
 //
 //   node tests/web/unit_test.mjs
 import assert from "node:assert/strict";
@@ -11,7 +12,8 @@ import { allowList, MAX_PARAM_CHARS, nameList, readParams, smallInt } from "../.
 import { answer, checkMessage, METHODS, originAllowed, parentOriginOf } from "../../web/js/messages.js";
 import { formatG, printf } from "../../web/js/format.js";
 import { checkShape, typedFields } from "../../web/js/typed.js";
-import { courseState, createReport, findRuntime, readCourse, VERSIONS } from "../../web/js/lms.js";
+import { CMI5, courseState, createCmi5Report, createReport, findRuntime, launchParams, readCmi5Launch, readCourse,
+         VERSIONS } from "../../web/js/lms.js";
 import { checkMarks } from "../../web/js/progress.js";
 
 const checks = [];
@@ -448,6 +450,268 @@ check("lms: a hostile or failing run-time stops the reports, never the page", ()
   assert.ok(warnings.every((w) => w.length < 400), "each warning is short");
 });
 
+// A stand-in LRS, as the fetch cmi5's report is given: the fetch URL answers a token once
+// (and an error after, as cmi5 requires), statements are kept, state documents stored; a
+// request without the token or the xAPI version is refused. `refuse` makes one path answer 500.
+function standInLrs({ documents = {}, tokenAnswer = null, refuse = null } = {}) {
+  const token = "dGVzdDpzZWNyZXQ=";
+  const statements = [];
+  let fetched = 0;
+  const reply = (status, body = "") => ({ ok: status >= 200 && status < 300, status,
+                                          headers: { get: () => null }, text: async () => body });
+  const fetch = async (url, init = {}) => {
+    const u = new URL(url);
+    if (u.pathname === "/fetch") {
+      if (init.method !== "POST") return reply(405);
+      return ++fetched === 1 ? reply(200, tokenAnswer ?? JSON.stringify({ "auth-token": token }))
+                             : reply(200, JSON.stringify({ "error-code": "1", "error-text": "already in use" }));
+    }
+    // xAPI's alternate request syntax (what the page sends as it is left): the method, the
+    // headers, the parameters and the content from the form.
+    if (u.searchParams.has("method")) {
+      assert.equal(init.method, "POST");
+      assert.equal(init.headers["Content-Type"], "application/x-www-form-urlencoded");
+      assert.equal(init.keepalive, true);
+      const form = new URLSearchParams(init.body);
+      const method = u.searchParams.get("method");
+      init = { method, body: form.get("content"),
+               headers: Object.fromEntries(["Authorization", "X-Experience-API-Version", "Content-Type"].map((h) => [h, form.get(h)])) };
+      for (const k of ["stateId", "activityId", "agent", "registration"]) if (form.has(k)) u.searchParams.set(k, form.get(k));
+      u.searchParams.delete("method");
+    }
+    if (init.headers?.Authorization !== `Basic ${token}` || init.headers?.["X-Experience-API-Version"] !== "1.0.3") {
+      return reply(401);
+    }
+    if (u.pathname === refuse) return reply(500);
+    if (u.pathname === "/xapi/statements" && init.method === "POST") {
+      assert.equal(init.headers["Content-Type"], "application/json");
+      statements.push(JSON.parse(init.body));
+      return reply(200, "[]");
+    }
+    if (u.pathname === "/xapi/activities/state") {
+      const id = u.searchParams.get("stateId");
+      assert.equal(u.searchParams.get("registration"), REGISTRATION);
+      assert.deepEqual(JSON.parse(u.searchParams.get("agent")), ACTOR);
+      if (init.method === "GET") return Object.hasOwn(documents, id) ? reply(200, documents[id]) : reply(404);
+      if (init.method === "PUT") {
+        documents[id] = init.body;
+        return reply(204);
+      }
+    }
+    return reply(404);
+  };
+  return { fetch, statements, documents, fetched: () => fetched, verbs: () => statements.map((s) => s.verb.display["en-US"]) };
+}
+
+const REGISTRATION = "2c0b5c39-8f7e-4f5b-9a5d-4f2b1a6c7d8e";
+const ACTOR = { objectType: "Agent", account: { homePage: "https://lms.example", name: "learner-7" } };
+const AU = "https://attention-playground.invalid/course/0123456789abcdef/au";
+const launchQuery = (over = {}) => `?${new URLSearchParams({
+  lms: "cmi5", endpoint: "https://lrs.example/xapi/", fetch: "https://lrs.example/fetch?k=1",
+  actor: JSON.stringify(ACTOR), registration: REGISTRATION, activityId: AU, ...over })}`;
+const LAUNCH = readCmi5Launch(launchParams(launchQuery())).launch;
+
+function cmi5Session(lrs, { lessons = ["a", "b"], pass = 0.6, warn = assert.fail, p = page() } = {}) {
+  const report = createCmi5Report({ launch: LAUNCH, lessons, pass, progress: p.progress, marks: p.restore,
+                                    open: p.open, fetch: lrs.fetch, warn, now: () => new Date("2026-11-27T10:00:00Z") });
+  return { report, p };
+}
+
+check("lms: cmi5's launch parameters, each bad or missing one named", () => {
+  assert.deepEqual(LAUNCH, { endpoint: "https://lrs.example/xapi/", fetchUrl: "https://lrs.example/fetch?k=1",
+                             actor: ACTOR, registration: REGISTRATION, activityId: AU });
+  // The endpoint without its "/"; the actor rebuilt from the checked fields alone.
+  const own = readCmi5Launch(launchParams(launchQuery({ endpoint: "http://127.0.0.1:9/lrs",
+    actor: JSON.stringify({ ...ACTOR, name: "Ann", mbox: "mailto:x@y", __proto__: { polluted: 1 }, extra: [1] }) })));
+  assert.equal(own.launch.endpoint, "http://127.0.0.1:9/lrs/");
+  assert.deepEqual(own.launch.actor, { ...ACTOR, name: "Ann" });
+  assert.deepEqual(readCmi5Launch(launchParams("?lms=cmi5")).problems,
+                   ["endpoint: missing", "fetch: missing", "actor: missing", "registration: missing", "activityId: missing"]);
+  const hostile = {
+    endpoint: ["javascript:alert(1)", "https://lrs.example/xapi/?x=1", "file:///etc/passwd", "", "not a url"],
+    fetch: ["data:text/plain,token", "//lrs.example/fetch", "ftp://x/"],
+    actor: ["{", "[]", "null", "\"learner\"", JSON.stringify({ mbox: "mailto:a@b" }),
+            JSON.stringify({ account: { homePage: "javascript:1", name: "n" } }),
+            JSON.stringify({ account: { homePage: "https://l", name: "n".repeat(501) } }),
+            JSON.stringify({ account: { homePage: "https://l", name: 7 } }), JSON.stringify({ account: [] })],
+    registration: ["not-a-uuid", `${REGISTRATION}\n`, REGISTRATION.replace(/-/g, ""), "../../etc"],
+    activityId: ["no scheme", "https://a b", "https://a\u0000b", ":x"],
+  };
+  for (const [name, values] of Object.entries(hostile)) {
+    for (const value of values) {
+      const r = fast(`${name}=${value.slice(0, 20)}`, () => readCmi5Launch(launchParams(launchQuery({ [name]: value }))));
+      assert.equal(r.launch, null, `${name}=${value}`);
+      assert.deepEqual(r.problems.map((q) => q.split(":")[0]), [name], `${name}=${value}`);
+    }
+  }
+  // Values over 2,000 characters are not read; an address of megabytes is cut before parsing.
+  assert.deepEqual(readCmi5Launch(launchParams(launchQuery({ activityId: `https://x/${"a".repeat(3000)}` }))).problems,
+                   ["activityId: missing"]);
+  assert.equal(fast("a huge address", () => readCmi5Launch(launchParams(`?endpoint=${huge}${huge}`))).launch, null);
+  assert.equal(readCourse(readParams("?lms=cmi5"), ["a"]).version, "cmi5");
+});
+
+check("lms: cmi5: initialized, answered, completed, passed, terminated; a second session resumes", async () => {
+  const lrs = standInLrs({ documents: { [CMI5.launchData]: JSON.stringify({
+    launchMode: "Normal", masteryScore: 0.6, moveOn: "CompletedAndPassed",
+    contextTemplate: { contextActivities: { grouping: [{ id: "https://lms.example/course/1" }] },
+                       extensions: { "https://w3id.org/xapi/cmi5/context/extensions/sessionid": "s-1" } } }) } });
+  const { report, p } = cmi5Session(lrs, { pass: 0.9 });  // LMS.LaunchData's 0.6 decides
+  assert.equal(await report.start(), true);
+  assert.equal(lrs.fetched(), 1);
+  assert.deepEqual(p.opened, ["a"]);
+  assert.deepEqual(lrs.verbs(), ["initialized"]);
+  p.answer("a", 0, true);
+  report.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 2, ask: "Which key?" });
+  p.answer("a", 1, false);
+  report.answered({ lesson: "a", question: 1, correct: false, kind: "value", response: 0.25 });
+  report.answered({ lesson: "elsewhere", question: 0, correct: true, kind: "key", response: 0 });
+  report.shown("b");
+  p.answer("b", 0, true);
+  report.answered({ lesson: "b", question: 0, correct: true, kind: "key", response: null });  // "Show me"
+  await report.settled();
+  assert.deepEqual(lrs.verbs(), ["initialized", "answered", "answered", "answered", "completed", "passed"]);
+  const [init, a1, a2, a3, completed, passed] = lrs.statements;
+  for (const s of lrs.statements) {
+    assert.deepEqual(s.actor, ACTOR);
+    assert.equal(s.context.registration, REGISTRATION);
+    assert.equal(s.context.extensions["https://w3id.org/xapi/cmi5/context/extensions/sessionid"], "s-1");
+    assert.deepEqual(s.context.contextActivities.grouping, [{ id: "https://lms.example/course/1" }]);
+    assert.equal(s.verb.id, `http://adlnet.gov/expapi/verbs/${s.verb.display["en-US"]}`);
+    assert.equal(s.timestamp, "2026-11-27T10:00:00.000Z");
+  }
+  const categories = (s) => (s.context.contextActivities.category ?? []).map((c) => c.id);
+  assert.deepEqual(init.object, { objectType: "Activity", id: AU });
+  assert.deepEqual(categories(init), [CMI5.category]);
+  // "answered" is an allowed statement: no cmi5 category.
+  assert.deepEqual(categories(a1), []);
+  assert.deepEqual(Object.keys(a1.context.contextActivities), ["grouping"]);
+  assert.deepEqual(a1.object, { objectType: "Activity", id: `${AU}#a.q1`, definition: {
+    type: "http://adlnet.gov/expapi/activities/cmi.interaction", name: { "en-US": "Which key?" }, interactionType: "choice" } });
+  assert.deepEqual(a1.result, { success: true, response: "key_3" });
+  assert.deepEqual(a2.result, { success: false, response: "0.25" });
+  assert.equal(a2.object.definition.interactionType, "numeric");
+  assert.deepEqual(a3.result, { success: true });
+  assert.deepEqual(categories(completed), [CMI5.category, CMI5.moveOnCategory]);
+  assert.deepEqual(completed.result, { completion: true, duration: "PT0.00S" });
+  assert.deepEqual(passed.result, { score: { scaled: 0.6667 }, success: true, duration: "PT0.00S" });
+  assert.equal(passed.context.extensions[CMI5.masteryScore], 0.6);
+  const kept = JSON.parse(lrs.documents[CMI5.stateId]);
+  assert.deepEqual(kept, { version: 1, marks: { a: "rw", b: "r" }, lesson: "b",
+                           sent: { completed: true, passed: true, failed: false } });
+  report.finish();
+  await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(lrs.verbs().slice(-1), ["terminated"]);
+  assert.deepEqual(categories(lrs.statements.at(-1)), [CMI5.category]);
+  assert.equal(report.live(), false);
+  report.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 1 });  // after: nothing
+  report.finish();
+  await report.settled();
+  assert.equal(lrs.statements.length, 7);
+  // The fetch URL answers once: a second start with it is refused, said once.
+  const warnings = [];
+  assert.equal(await cmi5Session(lrs, { warn: (m) => warnings.push(m) }).report.start(), false);
+  assert.match(warnings.join("\n"), /auth token \(already in use\)/);
+  // The next launch (a new fetch URL): the marks and the lesson come back, and neither
+  // completed nor passed is sent again for the registration.
+  const next = standInLrs({ documents: { ...lrs.documents } });
+  const again = cmi5Session(next);
+  assert.equal(await again.report.start(), true);
+  assert.deepEqual(again.p.marks, { a: "rw", b: "r" });
+  assert.deepEqual(again.p.opened, ["b"]);
+  assert.deepEqual(next.verbs(), ["initialized"]);
+});
+
+check("lms: cmi5: failed below the mastery score; Browse mode sends no judgement", async () => {
+  const lrs = standInLrs();
+  const { report, p } = cmi5Session(lrs, { lessons: ["a"], pass: 0.8 });
+  assert.equal(await report.start(), true);
+  p.answer("a", 0, true);
+  report.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 0 });
+  p.answer("a", 1, false);
+  report.answered({ lesson: "a", question: 1, correct: false, kind: "key", response: 1 });
+  await report.settled();
+  assert.deepEqual(lrs.verbs(), ["initialized", "answered", "answered", "completed", "failed"]);
+  assert.deepEqual(lrs.statements.at(-1).result, { score: { scaled: 0.5 }, success: false, duration: "PT0.00S" });
+  assert.equal(lrs.statements.at(-1).context.extensions, undefined);  // no mastery score given, no template
+  // As the page goes: a beacon when the window gives one (the alternate syntax's form), else
+  // the keepalive fetch.
+  const beacons = [];
+  const withBeacon = createCmi5Report({ launch: LAUNCH, lessons: ["a"], pass: 0.8, progress: page().progress,
+                                        marks: () => {}, open: () => {}, fetch: standInLrs().fetch, warn: assert.fail,
+                                        beacon: (url, form) => beacons.push([url, form.get("content")]) > 0 });
+  assert.equal(await withBeacon.start(), true);
+  withBeacon.finish();
+  assert.deepEqual(beacons.map(([url]) => url), ["https://lrs.example/xapi/statements?method=POST",
+                                                 "https://lrs.example/xapi/activities/state?method=PUT"]);
+  assert.equal(JSON.parse(beacons[0][1]).verb.display["en-US"], "terminated");
+  const browse = standInLrs({ documents: { [CMI5.launchData]: JSON.stringify({ launchMode: "Browse" }) } });
+  const b = cmi5Session(browse, { lessons: ["a"] });
+  assert.equal(await b.report.start(), true);
+  b.p.answer("a", 0, true);
+  b.report.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 0 });
+  b.p.answer("a", 1, true);
+  b.report.answered({ lesson: "a", question: 1, correct: true, kind: "key", response: 0 });
+  await b.report.settled();
+  assert.deepEqual(browse.verbs(), ["initialized", "answered", "answered"]);
+});
+
+check("lms: cmi5: hostile tokens, documents and a failing LRS stop the reports, never the page", async () => {
+  const warnings = [];
+  const warn = (m) => warnings.push(m);
+  // Token answers that are no token: refused, start is false, nothing else is asked.
+  for (const answer of ["not json", "[]", "{}", JSON.stringify({ "auth-token": 5 }), JSON.stringify({ "auth-token": "a b" }),
+                        JSON.stringify({ "auth-token": "x\r\nX-Injected: 1" }), JSON.stringify({ "auth-token": huge })]) {
+    const lrs = standInLrs({ tokenAnswer: answer });
+    const said = warnings.length;
+    assert.equal(await fast("a token", () => cmi5Session(lrs, { warn }).report.start()), false, answer.slice(0, 40));
+    assert.equal(warnings.length, said + 1);
+    assert.deepEqual(lrs.statements, []);
+  }
+  // A fetch that throws (the network, or the page's CSP), or answers nothing.
+  for (const fetch of [async () => { throw new TypeError("Failed to fetch"); }, async () => undefined, () => null]) {
+    const p = page();
+    const r = createCmi5Report({ launch: LAUNCH, lessons: ["a"], pass: 0.8, progress: p.progress, marks: p.restore,
+                                 open: p.open, fetch, warn });
+    assert.equal(await r.start(), false);
+  }
+  // The progress document planted: a huge string, the wrong shapes, __proto__: set aside, said,
+  // the first lesson opened; LMS.LaunchData of the wrong shape: its defaults.
+  for (const doc of [huge, "null", "[]", "\"rw\"", JSON.stringify({ version: 1, marks: "rw" }),
+                     JSON.stringify({ version: 2, marks: { a: "r" } }), "{\"version\":1,\"marks\":[\"r\"]}"]) {
+    const lrs = standInLrs({ documents: { [CMI5.stateId]: doc, [CMI5.launchData]: JSON.stringify({ launchMode: "Review!",
+      masteryScore: "1", contextTemplate: { contextActivities: "x", extensions: [] } }) } });
+    const said = warnings.length;
+    const { report, p } = cmi5Session(lrs, { warn });
+    assert.equal(await report.start(), true, doc.slice(0, 40));
+    assert.deepEqual(p.marks, {});
+    assert.deepEqual(p.opened, ["a"]);
+    assert.equal(warnings.length, said + 1);
+    assert.match(warnings.at(-1), /saved progress is not this playground's/);
+    assert.deepEqual(lrs.statements[0].context.contextActivities, { category: [{ id: CMI5.category, objectType: "Activity" }] });
+  }
+  // A document whose lesson is none and whose sent flags are not booleans: the marks kept (the
+  // page checks them), the first lesson opened, the judgements still to send.
+  const planted = standInLrs({ documents: { [CMI5.stateId]: JSON.stringify({ version: 1, marks: { a: "r" }, lesson: "../x",
+                                                                             sent: { completed: "yes", passed: 1 } }) } });
+  const s = cmi5Session(planted, { lessons: ["a"], p: page({ a: 1 }), warn });
+  assert.equal(await s.report.start(), true);
+  assert.deepEqual(s.p.opened, ["a"]);
+  assert.deepEqual(planted.verbs(), ["initialized", "completed", "passed"]);
+  // The LRS refuses a statement: one warning, then nothing more is sent; no call throws.
+  const failing = standInLrs({ refuse: "/xapi/statements" });
+  const said = warnings.length;
+  const f = cmi5Session(failing, { warn });
+  assert.equal(await f.report.start(), false);
+  f.report.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 0 });
+  f.report.shown("b");
+  f.report.finish();
+  await f.report.settled();
+  assert.equal(warnings.length, said + 1);
+  assert.match(warnings.at(-1), /refused POST https:\/\/lrs\.example\/xapi\/statements \(500\)/);
+  assert.ok(warnings.every((w) => w.length < 400), "each warning is short");
+});
+
 check("lms: the course state counts only the course's lessons", () => {
   const progress = { lessons: [{ id: "a", questions: 2, correct: 1, done: true },
                                { id: "b", questions: 3, correct: 3, done: false }] };
@@ -482,7 +746,7 @@ check("progress: marks of this playground's lessons are kept, anything else is n
 let failed = 0;
 for (const [name, fn] of checks) {
   try {
-    fn();
+    await fn();  // the cmi5 checks are asynchronous
     console.log(`ok - ${name}`);
   } catch (e) {
     ++failed;

@@ -342,4 +342,77 @@ std::string export_start(AppState& s, ExportJob* job, const std::string& what,
                {"rows", job->rows()}});
 }
 
+std::string package_formats() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const char* f : scenario::kPackageFormats) {
+    const std::string v = f;
+    const std::string label = v == "scorm2004" ? "SCORM 2004" : v == "scorm12" ? "SCORM 1.2" : v;
+    out.push_back({{"value", v}, {"label", label}});
+  }
+  return out.dump();
+}
+
+std::string package_start(const AppState& s, PackageJob* job, const std::string& spec_json) {
+  *job = PackageJob{};
+  const nlohmann::json j = nlohmann::json::parse(spec_json, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return "package: must be {\"format\", \"title\", \"lessons\", \"pass\"}";
+  scenario::PackageSpec spec;
+  for (const auto& [key, v] : j.items()) {
+    if (key == "format") {
+      if (!v.is_string()) return "format: must be a string";
+      spec.format = v.get<std::string>();
+    } else if (key == "title") {
+      if (!v.is_string()) return "title: must be a string";
+      spec.title = v.get<std::string>();
+    } else if (key == "lessons") {
+      if (!v.is_array()) return "lessons: must be an array of lesson names";
+      if (v.size() > s.presets.size())
+        return "lessons: must name at most " + std::to_string(s.presets.size()) + " lessons";
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_string()) return "lessons[" + std::to_string(i) + "]: must be a string";
+        spec.lessons.push_back(v[i].get<std::string>());
+      }
+    } else if (key == "pass") {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 100)
+        return "pass: must be a whole percent from 0 to 100";
+      spec.pass = static_cast<int>(v.get<int64_t>());
+    } else {
+      return "package: unknown field \"" + key.substr(0, 40) + "\"";
+    }
+  }
+  if (std::string e = scenario::check_package(spec); !e.empty()) return e;
+  for (size_t i = 0; i < spec.lessons.size(); ++i)
+    if (std::none_of(s.presets.begin(), s.presets.end(),
+                     [&](const Preset& p) { return p.name == spec.lessons[i]; }))
+      return "lessons[" + std::to_string(i) + "]: \"" + spec.lessons[i] +
+             "\" is not a lesson of this playground";
+  job->spec = std::move(spec);
+  job->open = true;
+  return "";
+}
+
+std::string package_add(PackageJob* job, const std::string& name, std::string bytes) {
+  if (!job->open) return "package: no package is being written";
+  std::string error;
+  if (job->files.size() >= kMaxPackageFiles)
+    error = "package: more than " + std::to_string(kMaxPackageFiles) + " files";
+  else if (bytes.size() > kMaxPackageBytes - job->bytes)
+    error = "package: more than " + std::to_string(kMaxPackageBytes >> 20) + " MiB of files";
+  if (!error.empty()) {
+    *job = PackageJob{};
+    return error;
+  }
+  job->bytes += bytes.size();
+  job->files.push_back({name, std::move(bytes)});
+  return "";
+}
+
+scenario::ZipResult package_finish(PackageJob* job) {
+  if (!job->open) return {"", "package: no package is being written"};
+  scenario::ZipResult zip = scenario::write_package(job->spec, job->files);
+  *job = PackageJob{};
+  return zip;
+}
+
 }  // namespace ui::api

@@ -13,6 +13,7 @@
 
 #include "app/model/app_state.h"
 #include "app/model/matrices.h"
+#include "scenario/package.h"
 
 namespace ui::api {
 
@@ -123,6 +124,32 @@ std::string export_json(AppState& s, const std::string& what, const std::string&
 // Its parts come from next_export_part.
 std::string export_start(AppState& s, ExportJob* job, const std::string& what,
                          const std::string& format, int head, int batch);
+
+// Course packages (Export → "Course package…", web/js/coursepack.js; the page's own, not
+// postMessage's): the archive `attention-cli package` writes (scenario::write_package), from
+// the site's files that the page fetches and hands over one at a time.
+// package_formats(): [{"value": "scorm2004", "label": "SCORM 2004"}, …], scenario::
+// kPackageFormats in its order.
+std::string package_formats();
+struct PackageJob {
+  scenario::PackageSpec spec;
+  std::vector<scenario::ZipEntry> files;
+  size_t bytes = 0;   // of the files so far
+  bool open = false;  // started with an accepted spec, not yet finished
+};
+// What one package may hold (the site is some 12 MB in about 130 files).
+constexpr size_t kMaxPackageBytes = size_t{256} << 20;
+constexpr size_t kMaxPackageFiles = 4096;
+// Starts *job from {"format", "title", "lessons": [names, in order; none: the whole path],
+// "pass"} (format and pass may be left out: scorm2004, 80): "" or the problem naming the field
+// (scenario::check_package's, or a lesson this playground does not have); on a problem no job
+// is open.
+std::string package_start(const AppState& s, PackageJob* job, const std::string& spec_json);
+// One of the site's files (its path from the site's root, '/'-separated, and its bytes): "" or
+// the problem, which ends the job.
+std::string package_add(PackageJob* job, const std::string& name, std::string bytes);
+// The archive (or the problem, naming the entry); the job is ended and its files let go.
+scenario::ZipResult package_finish(PackageJob* job);
 
 // What the canvas shows, for assistive technology and the page's table view (getAccessible):
 // {"lang", "lesson", "step" (1-based), "steps", "title", "formula", "explanation", "note",

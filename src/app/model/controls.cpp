@@ -504,9 +504,15 @@ std::vector<Control> make_table() {
                                  {"numpy", T("Copy as NumPy code")},
                                  {"pytorch", T("Copy as PyTorch code")}};
     if (s.in_page) o.push_back({"link", T("Copy the link")});
+    // The page's dialog (web/js/coursepack.js); natively attention-cli package writes one.
+    if (s.in_page) o.push_back({"course_package", T("Course package\xe2\x80\xa6")});
     return o;
   };
   exports.apply = [](AppState& s, const json& v) {
+    if (v.get<std::string>() == "course_package") {
+      s.emit("course_package");  // the page opens its dialog
+      return std::string();
+    }
     s.exports_due.push_back(v.get<std::string>());  // delivered by the next frame
     return std::string();
   };

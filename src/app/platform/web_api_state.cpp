@@ -384,6 +384,56 @@ EMSCRIPTEN_KEEPALIVE double ap_export_row(int id) {
   return id == g_export_id ? static_cast<double>(g_export_job.next_row) : -1.0;
 }
 
+// Export → "Course package…" (web/js/coursepack.js, the page only): the formats, then a
+// package started with its spec, the site's files added one at a time (`size` bytes at `data`
+// in the heap; "" or the problem, which ends it), and the archive made by ap_package_finish
+// ("" or the problem), whose bytes stay at ap_package_data() until ap_package_free().
+namespace {
+ui::api::PackageJob g_package_job;
+std::string g_package_zip;
+}  // namespace
+
+EMSCRIPTEN_KEEPALIVE const char* ap_package_formats() {
+  static const std::string out = ui::api::package_formats();
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_package_start(const char* spec) {
+  static std::string out;
+  std::string().swap(g_package_zip);
+  out = ui::api::package_start(g_runtime.app.state, &g_package_job, spec ? spec : "");
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_package_add(const char* name, const char* data, int size) {
+  static std::string out;
+  out = ui::api::package_add(
+      &g_package_job, name ? name : "",
+      std::string(data ? data : "", data && size > 0 ? static_cast<size_t>(size) : 0));
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* ap_package_finish() {
+  static std::string out;
+  scenario::ZipResult zip = ui::api::package_finish(&g_package_job);
+  out = zip.error;
+  g_package_zip = std::move(zip.bytes);
+  return out.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE double ap_package_data() {
+  return static_cast<double>(reinterpret_cast<uintptr_t>(g_package_zip.data()));
+}
+
+EMSCRIPTEN_KEEPALIVE double ap_package_size() {
+  return static_cast<double>(g_package_zip.size());
+}
+
+EMSCRIPTEN_KEEPALIVE void ap_package_free() {
+  g_package_job = ui::api::PackageJob{};
+  std::string().swap(g_package_zip);
+}
+
 // ui::api::limits(): what the page checks its inputs against before copying them in.
 EMSCRIPTEN_KEEPALIVE const char* ap_limits() {
   static const std::string out = ui::api::limits();

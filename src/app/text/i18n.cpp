@@ -367,6 +367,8 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Copy as NumPy code", "复制为 NumPy 代码"},
     {"Copy as PyTorch code", "复制为 PyTorch 代码"},
     {"Copy the link", "复制链接"},
+    // Export → the course package dialog (web/js/coursepack.js).
+    {"Course package\xe2\x80\xa6", "课程包…"},
     {"Right-click any matrix to export it alone.", "右键点击任意矩阵可单独导出它。"},
 
     // All heads.

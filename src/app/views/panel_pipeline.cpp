@@ -213,8 +213,10 @@ void step_bar(AppState& s) {
 // Whole-scenario exports: the trace, the scenario, code that recomputes it, the link.
 
 void export_menu(AppState& s) {
-  for (const ControlOption& o : find_control("export")->options(s))
+  for (const ControlOption& o : find_control("export")->options(s)) {
+    if (o.value == "course_package") ImGui::Separator();  // a file for a course platform
     if (ImGui::MenuItem(o.label.c_str())) control_apply(s, "export", o.value);
+  }
   deliver_exports(s);  // now: a copy to the clipboard is allowed while the click is fresh
   ImGui::Separator();
   ImGui::TextDisabled("%s", T("Right-click any matrix to export it alone."));
