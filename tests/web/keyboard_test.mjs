@@ -9,6 +9,7 @@
 // clicked by the test.
 import { createServer } from "node:http";
 import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
+import { cellMiddle, meanColour } from "./page.mjs";
 import { decodePng } from "./png.mjs";
 
 const VIEWPORT = { width: 800, height: 600 };
@@ -471,7 +472,59 @@ async function checkLayer({ browser, url }) {
   ok(`layer: Tab reaches the layer select, ↓ shows "${heading}", the focus kept, Tab goes on`);
 }
 
+// The Picture and Curve tabs from the keyboard: in the table view Tab reaches the view select,
+// ↓ shows the tab on the canvas, and the next select chooses the query the tab draws; Escape
+// closes the table view, and the canvas shows the query chosen (the sky patch dimmed under the
+// sign's query, bright under "plain blue sky"; the curve's weight bars move to another query).
+// The lessons' questions are answered through the API first (their keyboard path is
+// table-focus's): until then both tabs hide the weights.
+async function checkPictureCurve({ browser, url }) {
+  const seen = [];
+  for (const [preset, tab, answers] of [["where_the_eye_goes", "picture", [[0, { key: 18 }], [1, { key: 19 }], [2, { value: 0.051 }]]],
+                                        ["nadaraya_watson", "curve", [[0, { value: 0.1 }], [1, { value: 2.07 }]]]]) {
+    const context = await browser.newContext({ viewport: VIEWPORT, reducedMotion: "reduce" });
+    const page = watchProblems(await context.newPage());
+    await page.goto(`${url}?preset=${preset}`);
+    await waitReady(page);
+    const ap = (fn, arg) => page.evaluate(fn, arg);
+    await ap((list) => { for (const [q, a] of list) window.attentionPlayground.answerQuiz(q, a); }, answers);
+    const control = `#a11y-control-${tab}_query`;
+    // Opens the table view, presses `keys` on `control`, and closes it with Escape.
+    const inTable = async (id, keys, what) => {
+      await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 8 });
+      await pressAndKeep(page, "Enter", "#a11y", "opening the table view", seen);
+      await tabTo(page, (n) => n === id, what);
+      for (const key of keys) await pressAndKeep(page, key, id, what, seen);
+      await page.keyboard.press("Escape");
+      await page.waitForTimeout(SETTLE_MS);
+      if (await ap(() => document.getElementById("a11y").classList.contains("shown"))) fail("Escape left the table view open");
+    };
+    await inTable("#a11y-control-view", ["ArrowDown"], `${preset}: the ${tab} tab`);
+    const grid = async () => (await ap(() => window.attentionPlayground.layout()))[tab];
+    const g = await grid();
+    if (!g) fail(`${preset}: ↓ in the view select did not show the ${tab} tab on the canvas`);
+    if (g.hidden) fail(`${preset}: every question answered, the ${tab} tab still hides its weights`);
+    if (tab === "picture") {
+      const sky = cellMiddle(g, 0, 0);
+      const under = [await meanColour(page, sky)];
+      await inTable(control, ["ArrowDown", "ArrowDown"], "plain blue sky");
+      under.push(await meanColour(page, cellMiddle(await grid(), 0, 0)));
+      if (!(under[0][2] < under[1][2] * 0.5)) fail(`the sky patch is not dimmed under the sign's query, then bright under the sky's: ${JSON.stringify(under.map((c) => c.map(Math.round)))}`);
+      seen.push(`sky patch blue ${Math.round(under[0][2])} → ${Math.round(under[1][2])}`);
+    } else {
+      const box = { x: g.x0, y: g.y0, width: g.x1 - g.x0, height: g.y1 - g.y0 };
+      const before = await page.screenshot({ clip: box });
+      await inTable(control, ["ArrowDown"], "the next query");
+      if (Buffer.compare(before, await page.screenshot({ clip: box })) === 0) fail("↓ in the curve's query left the plot as it was");
+    }
+    checkNoProblems(page, preset);
+    await context.close();
+  }
+  ok(`picture-curve: from the keyboard: ${seen.join(", ")}`);
+}
+
 const CHECKS = {
+  "picture-curve": checkPictureCurve,
   layer: checkLayer,
   "table-focus": checkTableFocus,
   "every-control": checkEveryControl,

@@ -71,6 +71,22 @@ export function pixel(img, x, y) {
   return [img.pixels[i], img.pixels[i + 1], img.pixels[i + 2]];
 }
 
+// The mean colour [r, g, b] of a rectangle of the page's screen ({x, y, width, height}).
+export async function meanColour(page, clip) {
+  const png = decodePng(await page.screenshot({ clip }));
+  const sum = [0, 0, 0];
+  for (let i = 0; i < png.width * png.height; ++i) for (let k = 0; k < 3; ++k) sum[k] += png.pixels[4 * i + k];
+  return sum.map((v) => v / (png.width * png.height));
+}
+
+// The middle of cell (row, col), 0-based, of a grid as layout() gives it ({x0, y0, cell}):
+// the cell less `inset` of its side on each edge, for meanColour.
+export function cellMiddle(grid, row, col, inset = 0.3) {
+  const m = grid.cell * inset;
+  return { x: grid.x0 + col * grid.cell + m, y: grid.y0 + row * grid.cell + m,
+           width: grid.cell - 2 * m, height: grid.cell - 2 * m };
+}
+
 export const hex = (c) => `#${c.map((v) => v.toString(16).padStart(2, "0")).join("")}`;
 export const distance = (a, b) => Math.max(...a.map((v, i) => Math.abs(v - b[i])));
 export const euclid = (a, b) => Math.hypot(...a.map((v, i) => v - b[i]));

@@ -65,6 +65,33 @@ Control scenario_flag(const char* id, const char* label, bool scenario::Scenario
   return c;
 }
 
+// The query a tab draws (an index into the shown batch item's queries), chosen by name.
+int query_count(const AppState& s) {
+  if (s.trace.heads.empty() || s.trace.heads[0].weights.empty()) return 0;
+  const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.heads[0].weights.size()) - 1);
+  return static_cast<int>(s.trace.heads[0].weights[b].rows());
+}
+Control query_choice(const char* id, const char* label, int AppState::*member,
+                     std::function<bool(const AppState&)> available) {
+  Control c = make(id, label, ControlKind::kSelect, "view");
+  c.available = [available](const AppState& s) { return available(s) && query_count(s) > 0; };
+  c.read = [member](const AppState& s) {
+    return json(std::clamp(s.*member, 0, std::max(0, query_count(s) - 1)));
+  };
+  c.options = [](const AppState& s) {
+    const int n = query_count(s);
+    const std::vector<std::string> names = axis_labels(s, Axis::kQueryTokens, s.batch, n);
+    std::vector<ControlOption> o;
+    for (int i = 0; i < n; ++i) o.push_back({i, names[static_cast<size_t>(i)]});
+    return o;
+  };
+  c.apply = [member](AppState& s, const json& v) {
+    s.*member = v.get<int>();
+    return std::string();
+  };
+  return c;
+}
+
 std::vector<Control> make_table() {
   std::vector<Control> t;
 
@@ -105,6 +132,15 @@ std::vector<Control> make_table() {
     return std::string();
   };
   t.push_back(view);
+
+  // The query the Picture and Curve tabs draw: here too, so the table view and the keyboard
+  // reach it (the tabs draw their own buttons and slider for it).
+  t.push_back(query_choice(
+      "picture_query", N_("Picture's query"), &AppState::picture_query,
+      [](const AppState& s) { return s.visible(Panel::kHeads) && !s.scenario.image.empty(); }));
+  t.push_back(
+      query_choice("curve_query", N_("Curve's query"), &AppState::curve_query,
+                   [](const AppState& s) { return s.visible(Panel::kPlane) && s.has_curve(); }));
 
   // The layer of a stack the steps and heads show (AppState::layer_view).
   Control layer = make("layer", N_("Layer"), ControlKind::kSelect, "layer");

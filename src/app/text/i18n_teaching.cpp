@@ -126,6 +126,8 @@ extern const std::pair<const char*, const char*> kZhTeaching[] = {
      "回答完到这里为止的问题后，权重就会画在图片上。"},
     {"\"%s\" looks most at %s (row and column of patches).",
      "“%s”最关注的是 %s（r 为小块的行，c 为列）。"},
+    {"Picture's query", "图片的查询"},
+    {"Curve's query", "曲线的查询"},
     // Stacked layers.
     {"Layer", "层"},
     {"Layers", "各层"},
