@@ -282,6 +282,14 @@ import { createCoursePack } from "./js/coursepack.js";
     if (lang === "en" || lang === "zh") api.setLanguage(lang);
     else if (lang !== null) notes.push(`lang: must be en or zh, not "${lang.slice(0, 20)}"`);
     if (param("panels") !== null) call("ap_set_panels", null, ["string"], [nameList(param("panels")).join(",")]);
+    // ?transpose=1: the step view's matrices transposed, the formulas in the column convention
+    // (S = KᵀQ, O = V·A); 0 is the default. Anything else is named and ignored. Before hide=, so that
+    // transpose=1&hide=transpose fixes it on.
+    const transpose = param("transpose");
+    if (transpose === "1") call("ap_set_control", "string", ["string", "string"], ["transpose", "true"]);
+    else if (transpose !== null && transpose !== "0") {
+      notes.push(`transpose: must be 1 or 0, not "${transpose.slice(0, 20)}"`);
+    }
     if (param("hide") !== null) {  // an unknown id is named (a typo would hide nothing)
       const hidden = call("ap_hide_controls", "string", ["string"], [nameList(param("hide")).join(",")]);
       if (hidden) notes.push(hidden);
@@ -529,10 +537,7 @@ import { createCoursePack } from "./js/coursepack.js";
     const { notes, training } = atStart("the address", applyParams) ?? { notes: [], training: null };
     const notices = [];
     // First, so that its line is shown in the learner's language (ap_show_notice).
-    if (course.version && !findRuntime(window, course.version)) {
-      notices.push("This page was opened as a course, but no course platform answered: " +
-                   "your answers are kept in this browser only.");
-    }
+    if (course.version && !platformFound()) notices.push(NO_PLATFORM);
     if (notes.length > 0) notices.push(`Some settings in the address were ignored:\n${notes.join("\n")}`);
     // Another build than the one asked for runs (offline): said in the learner's language.
     if (buildFallback) notices.push(fallbackNotice(buildFallback, getJson("ap_get_view").lang));

@@ -717,3 +717,60 @@ TEST_CASE("gaussian scoring: its formula with σ, and a score's arithmetic", "[a
         "(2 \xc2\xb7 2\xc2\xb2) = \xe2\x88\x92"
         "0.58");
 }
+
+TEST_CASE("the column convention's formulas: S = KᵀQ, softmax over each column, O = V·A",
+          "[app][explain][transpose]") {
+  const English english;
+  Problem p = small_problem(Scoring::kScaledDot);
+  const auto col = [&](ui::Step s) { return ui::step_formula(s, p, true); };
+  CHECK(col(ui::Step::kScores) == "S = K\xe1\xb5\x80\xc2\xb7Q");  // S = Kᵀ·Q
+  CHECK(ui::step_formula(ui::Step::kScores, p) == "S = Q\xc2\xb7K\xe1\xb5\x80");
+  // Scaling is the same either way.
+  CHECK(col(ui::Step::kScaled) == ui::step_formula(ui::Step::kScaled, p));
+  CHECK(col(ui::Step::kInputs) == "X: one column per token");
+  CHECK_THAT(col(ui::Step::kMasked), Catch::StartsWith("M[j,i] = "));
+  CHECK_THAT(col(ui::Step::kMasked), Catch::EndsWith(", else S'[j,i]"));
+  CHECK_THAT(col(ui::Step::kWeights),
+             Catch::StartsWith("A[j,i] = exp(M[j,i] \xe2\x88\x92 max M[\xc2\xb7,i])"));
+  CHECK_THAT(col(ui::Step::kWeights), Catch::Contains("softmax over each column"));
+  CHECK(col(ui::Step::kWeightedValues) ==
+        "O = V\xc2\xb7"
+        "A");
+  p.hard = true;
+  CHECK_THAT(col(ui::Step::kWeights),
+             Catch::StartsWith("A[\xc2\xb7,i] = one-hot(argmax_j M[j,i])"));
+  p.hard = false;
+  // The stored weights are drawn transposed: Q = W_qᵀ·X.
+  p.weights.W_q = p.weights.W_k = Matrix::Constant(p.queries[0].cols(), 2, 0.1f);
+  CHECK_THAT(
+      col(ui::Step::kProjections),
+      Catch::StartsWith("Q = W_q\xe1\xb5\x80\xc2\xb7X,   K = W_k\xe1\xb5\x80\xc2\xb7X,   V = "));
+  p.heads = 2;
+  CHECK_THAT(col(ui::Step::kProjections), Catch::Contains("head h takes rows"));
+  CHECK(col(ui::Step::kWeightedValues) ==
+        "O_h = V_h\xc2\xb7"
+        "A_h");
+  CHECK(col(ui::Step::kOutput) == "Output = [O\xe2\x82\x81 ; O\xe2\x82\x82]");
+  p.weights.W_o = Matrix::Constant(4, 2, 0.5f);
+  CHECK(col(ui::Step::kOutput) ==
+        "Output = W_o\xe1\xb5\x80\xc2\xb7[O\xe2\x82\x81 ; O\xe2\x82\x82]");
+  // Every scoring has one; and explanations that speak of rows speak of columns.
+  for (Scoring sc : attn::kScorings) {
+    Problem q = small_problem(sc);
+    INFO(ui::scoring_label(sc));
+    for (int s = 0; s < ui::kStepCount; ++s)
+      CHECK_FALSE(ui::step_formula(static_cast<ui::Step>(s), q, true).empty());
+    CHECK_THAT(ui::step_explanation(ui::Step::kInputs, q, true), Catch::Contains("column"));
+    CHECK_THAT(ui::step_explanation(ui::Step::kWeights, q, true), Catch::Contains("column"));
+    CHECK_THAT(ui::step_explanation(ui::Step::kWeightedValues, q, true), Catch::Contains("column"));
+  }
+  Problem g = small_problem(Scoring::kGeneral);
+  CHECK(ui::step_formula(ui::Step::kScores, g, true) ==
+        "S = K\xe1\xb5\x80\xc2\xb7W\xe1\xb5\x80\xc2\xb7Q");
+  // In Chinese too: every text the column convention adds is translated.
+  ui::set_language(ui::Lang::kZh);
+  CHECK_THAT(ui::step_formula(ui::Step::kWeights, p, true), Catch::Contains("对每一列做 softmax"));
+  CHECK(std::string(ui::T(ui::step_explanation(ui::Step::kWeightedValues, p, true)))
+            .find("每一输出列") == 0);
+  ui::set_language(ui::Lang::kEn);
+}

@@ -420,3 +420,98 @@ TEST_CASE("numbers that would pass float32 are refused, naming the field",
                           "mask_value": "-inf"})")
                   .overflow);
 }
+
+//-----------------------------------------------------------------------------
+// [SECTION] The transposed view (AppState::transpose)
+//-----------------------------------------------------------------------------
+
+TEST_CASE("transpose_mask turns a row-major mask; one of another size is left as it is",
+          "[app][matrices][transpose]") {
+  // 2 × 3: row 0 masks column 2, row 1 masks columns 0 and 2.
+  const std::vector<uint8_t> mask = {0, 0, 1, 1, 0, 1};
+  // 3 × 2: column 2 of the matrix is row 2 of the transposed.
+  CHECK(ui::transpose_mask(mask, 2, 3) == std::vector<uint8_t>{0, 1, 0, 0, 1, 1});
+  CHECK(ui::transpose_mask(ui::transpose_mask(mask, 2, 3), 3, 2) == mask);
+  CHECK(ui::transpose_mask(mask, 4, 4) == mask);
+  CHECK(ui::transpose_mask({}, 0, 0).empty());
+}
+
+TEST_CASE(
+    "drawn transposed, a matrix has its shape, labels and axes swapped, the same numbers "
+    "and a mask that follows its cells",
+    "[app][matrices][transpose]") {
+  ui::AppState app = loaded();
+  // Batch item 0: valid length 2, so key 3 ("c") is masked for every query.
+  const ui::MatrixInfo& info = ui::matrix_info(MatrixKind::kWeights);
+  const attn::Matrix* w = ui::matrix_of(app, MatrixKind::kWeights, 1, 0);
+  REQUIRE(w);
+  REQUIRE(w->rows() == 3);
+  REQUIRE(w->cols() == 3);
+  const std::vector<uint8_t>* mask = ui::matrix_mask(app, MatrixKind::kWeights, 0);
+  REQUIRE(mask);
+
+  const ui::DrawnMatrix rows = ui::drawn_matrix(app, info, *w, mask, 0, false);
+  CHECK_FALSE(rows.transposed);
+  CHECK(&rows.values() == w);  // not copied
+  CHECK(rows.mask() == mask);
+  CHECK(rows.rows == ui::Axis::kQueryTokens);
+  CHECK(rows.cols == ui::Axis::kKeyTokens);
+  CHECK(rows.to_matrix(0, 2) == std::pair<int, int>{0, 2});
+
+  const ui::DrawnMatrix cols = ui::drawn_matrix(app, info, *w, mask, 0, true);
+  CHECK(cols.transposed);
+  CHECK(cols.rows == ui::Axis::kKeyTokens);  // keys down, queries across: A = softmax(KᵀQ)
+  CHECK(cols.cols == ui::Axis::kQueryTokens);
+  CHECK(cols.row_labels == ui::axis_labels(app, ui::Axis::kKeyTokens, 0, 3));
+  CHECK(cols.col_labels == std::vector<std::string>{"a", "b", "c"});  // the query tokens
+  REQUIRE(cols.values().rows() == w->cols());
+  REQUIRE(cols.values().cols() == w->rows());
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      INFO("query " << i << ", key " << j);
+      CHECK(cols.values()(j, i) == (*w)(i, j));  // the same number, bit for bit
+      // A drawn cell maps back to the matrix's: row = the query, column = the key.
+      CHECK(cols.to_matrix(j, i) == std::pair<int, int>{i, j});
+      CHECK(cols.to_drawn(i, j) == std::pair<int, int>{j, i});
+      REQUIRE(cols.mask());
+      CHECK((*cols.mask())[static_cast<size_t>(j * 3 + i)] ==
+            (*mask)[static_cast<size_t>(i * 3 + j)]);
+    }
+  // Key 3 is past the valid length: a whole drawn row is masked, no drawn column.
+  CHECK((*cols.mask())[6] == 1);
+  CHECK((*cols.mask())[7] == 1);
+  CHECK((*cols.mask())[8] == 1);
+  CHECK(cols.to_matrix(-1, -1) == std::pair<int, int>{-1, -1});
+
+  // A non-square one: Q of head 1 (3 tokens × 2 features) is drawn 2 × 3, features down.
+  const ui::MatrixInfo& q_info = ui::matrix_info(MatrixKind::kQ);
+  const attn::Matrix* q = ui::matrix_of(app, MatrixKind::kQ, 1, 1);
+  REQUIRE(q);
+  const ui::DrawnMatrix qt = ui::drawn_matrix(app, q_info, *q, nullptr, 1, true);
+  CHECK(qt.values().rows() == q->cols());
+  CHECK(qt.values().cols() == q->rows());
+  CHECK(qt.values() == q->transpose());
+  CHECK(qt.mask() == nullptr);
+  CHECK(qt.row_labels == ui::axis_labels(app, q_info.cols, 1, static_cast<int>(q->cols())));
+  CHECK(qt.col_labels == std::vector<std::string>{"d", "e", "f"});
+  // A transpose made before (a view's, kept while the matrix is unchanged) is used, not copied;
+  // one of the wrong shape is not.
+  const attn::Matrix before = q->transpose();
+  CHECK(&ui::drawn_matrix(app, q_info, *q, nullptr, 1, true, &before).values() == &before);
+  const attn::Matrix wrong = *q;
+  const ui::DrawnMatrix fresh = ui::drawn_matrix(app, q_info, *q, nullptr, 1, true, &wrong);
+  CHECK(&fresh.values() != &wrong);
+  CHECK(fresh.values() == q->transpose());
+}
+
+TEST_CASE("transposing is a view option: the trace and the exports keep the row convention",
+          "[app][matrices][transpose]") {
+  ui::AppState app = loaded();
+  const ui::Export before = ui::make_export(app, "weights", "csv", 0, 0);
+  const scenario::ViewState view = app.view();
+  const uint64_t revision = app.revision;
+  app.transpose = true;
+  CHECK(ui::make_export(app, "weights", "csv", 0, 0).data == before.data);
+  CHECK(app.revision == revision);  // nothing to recompute
+  CHECK(app.view() == view);        // the link's view (#...) leaves it out: ?transpose=1
+}

@@ -349,12 +349,27 @@ async function checkParams({ browser, url, pages }) {
       }
     }
   }
+  // ?transpose=1 draws the step view transposed (the column convention) and getView() says so;
+  // ?transpose=yes is named and ignored; 0 (the default) leaves it off.
+  for (const [query, want, notice] of [["transpose=1", true, null], ["transpose=0", false, null],
+                                       ["transpose=yes", false, 'transpose: must be 1 or 0, not "yes"']]) {
+    const p = await openPage(browser, `${url}?preset=why_so_tall&step=6&${query}`);
+    pages.push(p);
+    const r = await p.evaluate(() => ({ view: window.attentionPlayground.getView(),
+                                        notice: window.attentionPlayground.stats().notice,
+                                        formula: window.attentionPlayground.getAccessible().formula }));
+    if (r.view.transpose !== want) fail(`?${query}: getView().transpose is ${r.view.transpose}, expected ${want}`);
+    if (notice && !r.notice.includes(notice)) fail(`?${query}: the notice does not say "${notice}": ${JSON.stringify(r.notice)}`);
+    const columns = /^A\[j,i\] = .*softmax over each column/.test(r.formula);
+    if (columns !== want) fail(`?${query}: the step's formula is ${JSON.stringify(r.formula)}`);
+  }
   const zero = await openPage(browser, `${url}?preset=multi_head&step=0`);
   pages.push(zero);
   const zeroNotice = await zero.evaluate(() => window.attentionPlayground.stats().notice);
   if (!zeroNotice.includes("step: must be a whole number from 1 to 8")) fail(`?step=0: notice ${JSON.stringify(zeroNotice)}`);
   ok("params: bad allow, step, head, layer, hide and lang parameters are each named in the notice; ?preset still applies; " +
-     "?step=6&head=2 is the step titled 6 and the second head; ?layer=2 and setLayer show a stack's layer");
+     "?step=6&head=2 is the step titled 6 and the second head; ?layer=2 and setLayer show a stack's layer; " +
+     "?transpose=1 is getView().transpose with the column convention's formula, transpose=yes is named and ignored");
 }
 
 // Typed arrays in and out: a scenario given as {shape, data: Float32Array} runs as its JSON

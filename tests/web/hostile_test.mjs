@@ -813,7 +813,39 @@ async function checkFuzz({ browser, url, opts }) {
      `${r.counts.refused} refused naming a field, 0 threw); the page then draws and computes exactly`);
 }
 
+// -----------------------------------------------------------------------------------------
+// ?transpose= with values that are not 1 or 0
+// -----------------------------------------------------------------------------------------
+
+// ?transpose=yes is named in the notice and ignored; a 10 kB value (longer than any parameter
+// is read) is no value; neither leaves the view transposed, and the page still works. 1 turns
+// it on, 0 leaves it off.
+async function checkTransposeParam({ browser, url }) {
+  const cases = [["yes", false, 'transpose: must be 1 or 0, not "yes"'],
+                 ["<b>1</b>", false, "transpose: must be 1 or 0"],
+                 ["x".repeat(10000), false, null],
+                 ["1".repeat(10000), false, null],
+                 ["1", true, null],
+                 ["0", false, null]];
+  for (const [value, want, notice] of cases) {
+    const page = await openPage(browser, `${url}?preset=why_so_tall&step=6&transpose=${encodeURIComponent(value)}`);
+    const r = await page.evaluate(() => ({ view: window.attentionPlayground.getView(),
+                                           notice: window.attentionPlayground.stats().notice,
+                                           formula: window.attentionPlayground.getAccessible().formula }));
+    const shown = value.length > 20 ? `${value.slice(0, 8)}… (${value.length} characters)` : value;
+    if (r.view.transpose !== want) fail(`?transpose=${shown}: getView().transpose is ${r.view.transpose}, expected ${want}`);
+    if (notice && !r.notice.includes(notice)) fail(`?transpose=${shown}: the notice does not say "${notice}": ${JSON.stringify(r.notice)}`);
+    if (value.length > 20 && r.notice.includes(value.slice(0, 100))) fail(`?transpose=${shown}: the notice repeats the value`);
+    if (want !== /softmax over each column/.test(r.formula)) fail(`?transpose=${shown}: the formula is ${JSON.stringify(r.formula)}`);
+    await stillWorks(page, `?transpose=${shown}`);
+    await page.close();
+  }
+  ok("transpose-param: ?transpose=yes and <b>1</b> are named in the notice and ignored, 10 kB values are no value; " +
+     "only 1 transposes (getView().transpose, the column-convention formula); the page then draws and computes exactly");
+}
+
 const CHECKS = {
+  "transpose-param": checkTransposeParam,
   "long-strings": checkLongStrings,
   "long-messages": checkLongMessages,
   planted: checkPlanted,

@@ -5,7 +5,7 @@
 //   node tests/web/person_test.mjs --site DIR CHECK... | all
 import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
 import { findText, screenWords } from "./ocr.mjs";
-import { chineseGlyphs } from "./page.mjs";
+import { cellMiddle, chineseGlyphs, meanColour } from "./page.mjs";
 import { decodePng } from "./png.mjs";
 
 const TIMEOUT_MS = 30000;
@@ -790,16 +790,7 @@ async function checkPicture({ browser, url }) {
     if (!g || g.rows !== 5 || g.cols !== 8) fail(`${lang}: the picture is not drawn as 5 × 8 patches: ${JSON.stringify(g)}`);
     if (!g.hidden) fail(`${lang}: the weights are drawn over the picture while the lesson's questions are ahead`);
     // The mean colour of patch (r, c), 1-based, inside its borders, read from the screen.
-    const patchColour = async (r, c) => {
-      const cur = await grid();
-      const inset = cur.cell * 0.3;
-      const clip = { x: cur.x0 + (c - 1) * cur.cell + inset, y: cur.y0 + (r - 1) * cur.cell + inset,
-                     width: cur.cell - 2 * inset, height: cur.cell - 2 * inset };
-      const png = decodePng(await page.screenshot({ clip }));
-      const sum = [0, 0, 0];
-      for (let i = 0; i < png.width * png.height; ++i) for (let k = 0; k < 3; ++k) sum[k] += png.pixels[4 * i + k];
-      return sum.map((v) => v / (png.width * png.height));
-    };
+    const patchColour = async (r, c) => meanColour(page, cellMiddle(await grid(), r - 1, c - 1));
     const sky = await patchColour(1, 1);
     if (!(sky[2] > 200 && sky[2] > sky[0] + 60)) fail(`${lang}: the top-left patch is not sky blue on screen: ${sky.map(Math.round)}`);
     // The first question's step, by its button in the step view; then the writing, clicked on
@@ -906,7 +897,242 @@ async function checkCurve({ browser, url }) {
   ok(`curve: ${seen.join("; ")}`);
 }
 
+// The transpose view option as a person uses it, at a laptop's 1440×900 in English and a
+// course iframe's 800×600 in Chinese: the "transpose" checkbox is found where the canvas draws
+// it and clicked; the weights' grid (layout()) turns from 2 queries × 5 keys to 5 keys × 2
+// queries, its row labels become the key tokens, the formula the column convention's; a known
+// weight, read back from the screen by OCR, stands in the swapped cell; with "Click a cell to
+// mask it" on, a click on a transposed cell masks that query's key (not the mirrored cell);
+// a second click on the checkbox turns it all back.
+async function checkTranspose({ browser, url }) {
+  const WORDS = {
+    en: { more: "More", box: "transpose (tokens in columns)", mask: "Click a cell to mask it", key0: "his dad" },
+    zh: { more: "更多", box: "转置（词元排成列）", mask: "点击格子来掩蔽它", key0: "他爸爸" },
+  };
+  const seen = [];
+  for (const [lang, viewport] of [["en", { width: 1440, height: 900 }], ["zh", { width: 800, height: 600 }]]) {
+    const w = WORDS[lang];
+    const where = `${viewport.width}x${viewport.height} ${lang}`;
+    const page = await openPage(browser, `${url}?preset=why_so_tall&step=6&lang=${lang}`, viewport);
+    if (lang === "zh") await chineseGlyphs(page);
+    const ap = (fn, arg) => page.evaluate(fn, arg);
+    // Its questions (on the scores) answered first, as a learner would have, so that the weights
+    // show their numbers; through the API, which is not what this check is about.
+    await ap(() => { const a = window.attentionPlayground; a.getQuiz().forEach((q, i) => a.answerQuiz(i, { show: true })); a.setStep(5); });
+    await settle(page);
+    const grid = async () => {
+      await settle(page);
+      return (await ap(() => window.attentionPlayground.layout())).main;
+    };
+    const before = await grid();
+    if (!before || before.rows !== 2 || before.cols !== 5) fail(`${where}: the weights' grid is ${JSON.stringify(before)?.slice(0, 200)}, not 2 × 5`);
+    const weights = (await ap(() => window.attentionPlayground.getTrace().heads[0].weights))[0];
+    // The checkbox, where the canvas draws it (the controls panel scrolled to it if need be).
+    const press = async (label) => {
+      const match = (i) => i.label === label && typeof i.checked === "boolean";
+      const item = await scrollPanelUntil(page, 8, () => reveal(page, viewport, match));
+      if (!item) fail(`${where}: no "${label}" on screen (items: ${(await itemsNow(page)).map((i) => i.label).join(" | ").slice(0, 600)})`);
+      await clickItem(page, item);
+      return (await itemsNow(page)).find(match);
+    };
+    // The box is under "More", opened first as a person opens it.
+    const more = await scrollPanelUntil(page, 8, () => reveal(page, viewport, (i) => i.label === w.more && i.open === false));
+    if (!more) fail(`${where}: no closed "${w.more}" section on screen`);
+    await clickItem(page, more);
+    const on = await press(w.box);
+    if (!on?.checked) fail(`${where}: a click on "${w.box}" left it unticked`);
+    const view = await ap(() => window.attentionPlayground.getView());
+    if (view.transpose !== true) fail(`${where}: after the click getView().transpose is ${view.transpose}`);
+    const after = await grid();
+    if (after.rows !== 5 || after.cols !== 2) fail(`${where}: transposed, the weights' grid is ${after.rows} × ${after.cols}, not 5 × 2`);
+    // The row labels (left of the grid) are the keys now: the first names the first fact.
+    // (boxes: [x0, y0, x1, y1, text])
+    const rowLabels = (after.boxes ?? []).filter(([, y0, x1, y1]) => x1 <= after.x0 + 1 && y0 >= after.y0 - 2 && y1 <= after.y1 + 2);
+    if (!rowLabels.some((b) => b[4].startsWith(w.key0))) {
+      fail(`${where}: transposed, the row labels are ${JSON.stringify(rowLabels.map((b) => b[4]))}, not the keys`);
+    }
+    const formula = (await ap(() => window.attentionPlayground.getAccessible())).formula;
+    if (!/^A\[j,i\]/.test(formula)) fail(`${where}: transposed, the formula is ${JSON.stringify(formula)}`);
+    // A known number in its swapped place: query 2's weight of key 2 ("he skips maths class"),
+    // drawn at row 2 (key), column 2 (query) — and query 1's weight of key 1 at row 1, column 1
+    // would not tell; so query 1 against key 4 at row 4, column 1 too.
+    const cellRect = (g, row, col) => ({
+      x: g.x0 + (col - g.first_col) * g.cell_w, y: g.y0 + (row - g.first_row) * g.cell, width: g.cell_w, height: g.cell });
+    let read = 0;
+    for (const [q, k] of [[0, 3], [1, 1], [0, 0]]) {
+      const want = weights[q][k].toFixed(2);
+      const r = cellRect(after, k, q);
+      const clip = { x: Math.floor(r.x) - 2, y: Math.floor(r.y) - 2, width: Math.ceil(r.width) + 4, height: Math.ceil(r.height) + 4 };
+      const shot = await page.screenshot({ clip });
+      const words = screenWords(shot, { dpr: DPR, lang: "en" }).map((x) => x.text.replace(/[^\d.]/g, ""));
+      if (words.includes(want)) ++read;
+      else if (q === 0 && k === 3) fail(`${where}: transposed, the cell at row ${k + 1}, column ${q + 1} reads ${JSON.stringify(words)}, not ${want} (query ${q + 1}'s weight of key ${k + 1})`);
+    }
+    // A click on a transposed cell masks the query's key that it is: row 3 (key 3), column 2
+    // (query 2) masks [batch 0, query 1, key 2] (0-based), not [0, 2, 1].
+    await press(w.mask);
+    const target = cellRect(after, 2, 1);
+    await clickItem(page, { x0: target.x, y0: target.y, x1: target.x + target.width, y1: target.y + target.height });
+    const cells = (await ap(() => window.attentionPlayground.getScenario())).masked_cells ?? [];
+    if (JSON.stringify(cells) !== JSON.stringify([[0, 1, 2]])) fail(`${where}: a click on the transposed cell (row 3, column 2) masked ${JSON.stringify(cells)}, not [[0, 1, 2]] (query 2, key 3)`);
+    await clickItem(page, { x0: target.x, y0: target.y, x1: target.x + target.width, y1: target.y + target.height });
+    await press(w.mask);
+    // Off again: the grid as it was.
+    const off = await press(w.box);
+    if (off?.checked) fail(`${where}: a second click on "${w.box}" left it ticked`);
+    const back = await grid();
+    if (back.rows !== 2 || back.cols !== 5) fail(`${where}: unticked, the weights' grid is ${back.rows} × ${back.cols}, not 2 × 5`);
+    if ((await ap(() => window.attentionPlayground.getView())).transpose !== false) fail(`${where}: unticked, getView().transpose is still true`);
+    if (page.problems.length) fail(`${where}: ${page.problems.join("; ")}`);
+    seen.push(`${where}: 2 × 5 → 5 × 2 → 2 × 5, ${read} of 3 known weights read in their swapped cells`);
+    await page.context().close();
+  }
+  ok(`transpose: "transpose" clicked where it is drawn turns the weights' grid (rows and columns, labels, the formula ` +
+     `A[j,i]), the numbers stay in their swapped cells and a click masks the right query's key; ${seen.join("; ")}`);
+}
+
+// Export → "Course package…" as a teacher meets it (en, 1440×900): Export and then the item
+// clicked where the canvas draws them (the items registry), the dialog filled with the keyboard
+// (Tab reaches every field; Escape closes it and the canvas has the focus again), all but two
+// lessons unticked, pass 70, Download. The download is unzipped (python3's zipfile): its
+// imsmanifest.xml launches those two lessons with pass=70, and it holds every file of the
+// site (site-files.json: index.html and the four builds' .wasm). A title of 300 characters is
+// refused in the dialog, naming the field, and nothing is downloaded.
+async function checkCoursePackage({ browser, url, opts }) {
+  const viewport = { width: 1440, height: 900 };
+  let page = await openPage(browser, `${url}?preset=why_so_tall&lang=en`, viewport, 1);
+  const openDialog = async (words = ["Export", "Course package\u2026"]) => {
+    const exportButton = await itemWhen(page, (i) => i.label === words[0] && !i.text);
+    if (!exportButton) fail(`no ${words[0]} button on screen`);
+    await clickItem(page, exportButton);
+    const item = await itemWhen(page, (i) => i.label === words[1], 10000);
+    if (!item) fail(`${words[0]}'s menu has no "${words[1]}": ${(await itemsNow(page)).map((i) => i.label).join(", ")}`);
+    await clickItem(page, item);
+    await page.waitForSelector("#coursepack[open]", { timeout: 10000 });
+  };
+  const focused = () => page.evaluate(() => {
+    const e = document.activeElement;
+    return { id: e?.id ?? "", tag: e?.tagName ?? "", text: e?.textContent ?? "",
+             inDialog: !!e?.closest?.("#coursepack") };
+  });
+  await openDialog();
+  const first = await focused();
+  if (!first.inDialog || first.id !== "coursepack-format") fail(`the focus is on ${JSON.stringify(first)}, not the format`);
+  // Every field has its label (a screen reader says what it is).
+  const unlabelled = await page.$$eval("#coursepack input, #coursepack select",
+                                       (f) => f.filter((x) => x.labels.length === 0).map((x) => x.id));
+  if (unlabelled.length) fail(`fields without a label: ${unlabelled.join(", ")}`);
+  // The formats are the core's (scenario::kPackageFormats), SCORM 2004 first.
+  const formats = await page.$$eval("#coursepack-format option", (o) => o.map((x) => x.value));
+  if (formats[0] !== "scorm2004" || !formats.includes("scorm12")) fail(`formats: ${formats.join(", ")}`);
+  // Every field is reached by Tab, and the focus stays in the dialog.
+  const lessons = await page.evaluate(() => window.attentionPlayground.presets().map((p) => p.name));
+  const reached = new Set();
+  for (let k = 0; k < lessons.length + 7; ++k) {  // each field once, no wrap
+    const f = await focused();
+    if (!f.inDialog) fail(`Tab took the focus out of the dialog (to ${f.tag} ${f.id})`);
+    reached.add(f.id || f.text);
+    await page.keyboard.press("Tab");
+  }
+  const wanted = ["coursepack-format", "coursepack-title", "coursepack-pass", "coursepack-download",
+                  "coursepack-close", ...lessons.map((_, i) => `coursepack-lesson-${i}`)];
+  const missed = wanted.filter((id) => !reached.has(id));
+  if (missed.length) fail(`Tab never reached ${missed.join(", ")}`);
+  // Escape closes it and gives the canvas the focus back.
+  await page.keyboard.press("Escape");
+  await page.waitForSelector("#coursepack", { state: "detached", timeout: 5000 });
+  const back = await focused();
+  if (back.id !== "canvas") fail(`after Escape the focus is on ${back.tag} ${back.id}, not the canvas`);
+
+  // Filled with the keyboard: the format stays SCORM 2004; the title; None, then the first two
+  // lessons ticked with Space; pass 70; Download.
+  await openDialog();
+  const press = async (key, n = 1) => { for (let i = 0; i < n; ++i) await page.keyboard.press(key); };
+  await press("Tab");  // the title
+  await press("Control+A");
+  await page.keyboard.type("Attention, week 3");
+  await press("Tab", 2);  // All, None
+  await press("Enter");   // None
+  await press("Tab");     // lesson 1
+  await press("Space");
+  await press("Tab");     // lesson 2
+  await press("Space");
+  await press("Tab", lessons.length - 1);  // the pass field
+  if ((await focused()).id !== "coursepack-pass") fail(`Tab after the lessons is on ${(await focused()).id}`);
+  await press("Control+A");
+  await page.keyboard.type("70");
+  await press("Tab", 2);  // Close, Download
+  if ((await focused()).id !== "coursepack-download") fail(`Tab after the pass field is on ${(await focused()).id}`);
+  const ticked = await page.$$eval("#coursepack input[type=checkbox]", (b) => b.filter((x) => x.checked).map((x) => x.value));
+  if (ticked.join() !== lessons.slice(0, 2).join()) fail(`ticked: ${ticked.join(", ")}`);
+  const downloaded = page.waitForEvent("download", { timeout: 180000 });
+  const t0 = Date.now();
+  await press("Enter");
+  const download = await downloaded;
+  const ms = Date.now() - t0;
+  const path = `${await download.path()}`;
+  const status = await page.textContent("#coursepack-status");
+  const run = JSON.parse(await page.getAttribute("#coursepack", "data-run"));
+  const { execFileSync } = await import("node:child_process");
+  const zip = JSON.parse(execFileSync("/usr/bin/python3", ["-c", `
+import json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+bad = z.testzip()
+print(json.dumps({"names": z.namelist(), "bad": bad, "manifest": z.read("imsmanifest.xml").decode(),
+                  "stored": all(i.compress_type == zipfile.ZIP_STORED for i in z.infolist())}))
+`, path], { maxBuffer: 1 << 24 }).toString());
+  const launch = `index.html?lms=scorm2004&amp;lessons=${lessons[0]},${lessons[1]}&amp;pass=70`;
+  if (!zip.manifest.includes(launch)) fail(`imsmanifest.xml does not launch ${launch}:\n${zip.manifest.slice(0, 1500)}`);
+  if (!zip.manifest.includes("Attention, week 3")) fail("imsmanifest.xml lacks the title");
+  if (zip.bad !== null) fail(`${zip.bad}: its CRC does not match`);
+  const { readdirSync, readFileSync } = await import("node:fs");
+  const site = JSON.parse(readFileSync(`${opts.site}/site-files.json`, "utf8"));
+  const wasm = readdirSync(opts.site).filter((f) => f.endsWith(".wasm"));
+  const missing = [...site, "imsmanifest.xml"].filter((f) => !zip.names.includes(f));
+  if (missing.length || zip.names.length !== site.length + 1) {
+    fail(`the archive's ${zip.names.length} entries are not the site's ${site.length} files and the manifest: missing ${missing.join(", ")}`);
+  }
+  if (!zip.names.includes("index.html") || wasm.length < 2 || !wasm.every((f) => zip.names.includes(f))) {
+    fail(`the archive lacks index.html or a build (${wasm.join(", ")})`);
+  }
+  if (!/^Downloaded attention-week-3-scorm2004\.zip/.test(status)) fail(`the dialog says "${status}"`);
+
+  // A title of 300 characters: the app's own words in the dialog, and no download.
+  let more = 0;
+  page.on("download", () => { ++more; });
+  await page.focus("#coursepack-title");
+  await press("Control+A");
+  await page.keyboard.insertText("x".repeat(300));
+  await page.click("#coursepack-download");
+  await page.waitForFunction(() => /title:/.test(document.getElementById("coursepack-status").textContent), null,
+                             { timeout: 10000 });
+  const refused = await page.textContent("#coursepack-status");
+  await page.waitForTimeout(1000);
+  if (refused !== "Not downloaded: title: must be 1 to 200 characters" || more !== 0) {
+    fail(`a 300-character title: "${refused}", ${more} downloads`);
+  }
+  const live = await page.getAttribute("#coursepack-status", "aria-live");
+  if (live !== "polite") fail("the dialog's message is not in a live region");
+  if (page.problems.length) fail(page.problems.join("; "));
+  await page.context().close();
+  // In Chinese: the menu's item and the dialog in the page's language.
+  page = await openPage(browser, `${url}?preset=why_so_tall&lang=zh`, viewport, 1);
+  await openDialog(["\u5bfc\u51fa", "\u8bfe\u7a0b\u5305\u2026"]);  // 导出, 课程包…
+  const zh = await page.evaluate(() => [document.getElementById("coursepack-heading").textContent,
+                                        document.querySelector("label[for=coursepack-title]").textContent,
+                                        document.getElementById("coursepack-download").textContent]);
+  if (zh.join("|") !== "\u8bfe\u7a0b\u5305|\u8bfe\u7a0b\u6807\u9898|\u4e0b\u8f7d") fail(`in Chinese the dialog reads ${zh.join(", ")}`);
+  if (page.problems.length) fail(page.problems.join("; "));
+  ok(`course-package: Export → "Course package…" clicked where drawn; Tab reached all ${wanted.length} fields, Escape ` +
+     `closed it to the canvas; ${lessons[0]},${lessons[1]} and pass 70 typed → ${zip.names.length} stored entries ` +
+     `(${(run.bytes / 1048576).toFixed(1)} MB, ${ms} ms, heap ${(run.heapBefore / 1048576).toFixed(0)} → ` +
+     `${(run.heapAfter / 1048576).toFixed(0)} MB), manifest launches ${launch.replaceAll("&amp;", "&")}; ` +
+     "a 300-character title refused in the dialog, nothing downloaded; in Chinese 导出 → 课程包… opens it in Chinese");
+  await page.context().close();
+}
+
 const CHECKS = {
+  transpose: checkTranspose,
   layers: checkLayers,
   curve: checkCurve,
   picture: checkPicture,
@@ -915,6 +1141,7 @@ const CHECKS = {
   "train-button": checkTrainButton,
   "hard-train": checkHardTrain,
   clicks: checkClicks,
+  "course-package": checkCoursePackage,
   "lessons-800": (ctx) => checkLessons(ctx, [{ width: 800, height: 600 }]),
   // A laptop's frames cost the most here (SwiftShader): the lessons walked, the questions
   // left to the other two sizes.

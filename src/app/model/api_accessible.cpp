@@ -66,8 +66,9 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                 {"training_progress", T("Training: %s.")},
                 {"training_paused", T("Training paused: %s.")},
                 {"training_converged", T("Training converged and paused by itself: %s.")}};
-  j["formula"] = s.trace.heads.empty() ? "" : step_formula(s.step, s.problem);
-  j["explanation"] = s.trace.heads.empty() ? "" : T(step_explanation(s.step, s.problem));
+  j["formula"] = s.trace.heads.empty() ? "" : step_formula(s.step, s.problem, s.transpose);
+  j["explanation"] =
+      s.trace.heads.empty() ? "" : T(step_explanation(s.step, s.problem, s.transpose));
   std::string note;
   for (const scenario::TourStop& stop : s.scenario.tour)
     if (stop.step == static_cast<int>(s.step) && s.note_shown(stop)) note = stop.text.in(lang);

@@ -49,6 +49,9 @@ std::string view(const AppState& s) {
   j["hidden"] = v.hidden;
   // The centre's tab: steps, picture, curve, layers, heads, positional or plane.
   j["tab"] = s.view_tab;
+  // The step view drawn transposed, for the column convention (?transpose=1, the "transpose"
+  // control): a view option the link's # part does not carry.
+  j["transpose"] = s.transpose;
   return dump(j);
 }
 

@@ -263,7 +263,11 @@ struct AppState : AppStateJobs {
   // Each matrix coloured by its own values, not on the scale it shares with the matrices it
   // is compared with (matrix_range).
   bool scale_alone = false;
-  bool show_numbers = true;           // the values written in the cells (where they fit)
+  bool show_numbers = true;  // the values written in the cells (where they fit)
+  // The step view draws every matrix transposed (tokens along the columns) and its formulas
+  // in the column convention (S = KᵀQ, O = V·A); the numbers, the trace and the exports stay
+  // in the row convention.
+  bool transpose = false;
   std::optional<CellRef> hover;       // the cell under the mouse this frame
   std::optional<CellRef> prev_hover;  // last frame's, for highlights drawn before the hover
   float hover_cell[4] = {};           // the hovered cell's screen rectangle: x0, y0, x1, y1

@@ -401,6 +401,14 @@ std::vector<Control> make_table() {
       N_("Off: only the colours, for guessing before looking (pointing at a cell still shows "
          "its number and arithmetic).");
   t.push_back(numbers);
+  Control transpose =
+      checkbox("transpose", N_("transpose (tokens in columns)"), "transpose", &AppState::transpose);
+  transpose.help =
+      N_("Draws every matrix of the step view transposed, tokens along the columns, with the "
+         "same numbers, and writes the formulas in the column convention (S = K\xe1\xb5\x80Q, "
+         "O = V\xc2\xb7"
+         "A), as some courses teach them. Exports stay in the row convention.");
+  t.push_back(transpose);
   Control animate = checkbox("animate", N_("animate step changes"), "animate", &AppState::animate);
   animate.help =
       N_("Going one step forward animates what the step does: the scores shrink by 1/\xe2\x88\x9a"

@@ -188,6 +188,37 @@ std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, in
   return {};
 }
 
+std::vector<uint8_t> transpose_mask(const std::vector<uint8_t>& mask, int64_t rows, int64_t cols) {
+  if (rows < 0 || cols < 0 || static_cast<int64_t>(mask.size()) != rows * cols) return mask;
+  std::vector<uint8_t> out(mask.size());
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) out[j * rows + i] = mask[i * cols + j];
+  return out;
+}
+
+DrawnMatrix drawn_matrix(const AppState& s, const MatrixInfo& info, const attn::Matrix& m,
+                         const std::vector<uint8_t>* mask, int batch, bool transposed,
+                         const attn::Matrix* m_transposed) {
+  DrawnMatrix d;
+  d.transposed = transposed;
+  d.rows = transposed ? info.cols : info.rows;
+  d.cols = transposed ? info.rows : info.cols;
+  const int rows = static_cast<int>(transposed ? m.cols() : m.rows());
+  const int cols = static_cast<int>(transposed ? m.rows() : m.cols());
+  d.row_labels = axis_labels(s, d.rows, batch, rows);
+  d.col_labels = axis_labels(s, d.cols, batch, cols);
+  d.source = &m;
+  d.source_mask = mask;
+  if (transposed) {
+    if (m_transposed && m_transposed->rows() == m.cols() && m_transposed->cols() == m.rows())
+      d.cached = m_transposed;
+    else
+      d.transposed_values = m.transpose();
+    if (mask) d.transposed_mask = transpose_mask(*mask, m.rows(), m.cols());
+  }
+  return d;
+}
+
 const std::vector<uint8_t>* matrix_mask(AppState& s, MatrixKind k, int batch) {
   if (!matrix_info(k).masked || batch < 0 || batch >= static_cast<int>(s.problem.queries.size()))
     return nullptr;

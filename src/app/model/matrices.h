@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/attention.h"
@@ -115,6 +116,46 @@ const attn::Batch* batch_of(AppState& s, MatrixKind k, int head, int batch);
 
 // Labels of the n rows or columns along `axis` for batch item `batch`.
 std::vector<std::string> axis_labels(const AppState& s, Axis axis, int batch, int n);
+
+// A matrix as the step view draws it: in the row convention (queries down, keys across) or,
+// with AppState::transpose, transposed for the column convention (S = KᵀQ, O = V·A: tokens
+// along the columns), with the same numbers, its labels and the axes they name swapped and its
+// mask transposed. Only the drawing turns: the trace, the cell references (CellRef), the hover's
+// arithmetic, masks by click and the exports stay in the row convention; to_matrix and
+// to_drawn map a cell between the two.
+struct DrawnMatrix {
+  const attn::Matrix* source = nullptr;               // the matrix as the trace holds it
+  const std::vector<uint8_t>* source_mask = nullptr;  // its mask, or nullptr
+  attn::Matrix transposed_values;                     // when transposed (and not `cached`)
+  const attn::Matrix* cached = nullptr;               // mᵀ made before, instead
+  std::vector<uint8_t> transposed_mask;
+  std::vector<std::string> row_labels, col_labels;
+  Axis rows = Axis::kQueryTokens, cols = Axis::kKeyTokens;  // what the drawn rows/columns are
+  bool transposed = false;
+  // The values as drawn, and the mask over the drawn shape (row-major), or nullptr.
+  const attn::Matrix& values() const {
+    return !transposed ? *source : cached ? *cached : transposed_values;
+  }
+  const std::vector<uint8_t>* mask() const {
+    return transposed && source_mask ? &transposed_mask : source_mask;
+  }
+  // The matrix's (row, col) of drawn cell (r, c), and the drawn cell of the matrix's (r, c);
+  // -1 stays -1 (no row, no column).
+  std::pair<int, int> to_matrix(int r, int c) const {
+    return transposed ? std::pair<int, int>{c, r} : std::pair<int, int>{r, c};
+  }
+  std::pair<int, int> to_drawn(int r, int c) const { return to_matrix(r, c); }
+};
+// `m` (labelled by `info`'s axes for batch item `batch`, masked by `mask` when not null) as
+// drawn, transposed or not. DrawnMatrix::source is `m`, so m (and the mask) must outlive the
+// result. `m_transposed`, when given, is mᵀ made before (a view keeps it while m is unchanged,
+// so that a large matrix is not copied every frame).
+DrawnMatrix drawn_matrix(const AppState& s, const MatrixInfo& info, const attn::Matrix& m,
+                         const std::vector<uint8_t>* mask, int batch, bool transposed,
+                         const attn::Matrix* m_transposed = nullptr);
+// A row-major rows × cols mask, transposed (cols × rows, row-major); a mask of another size is
+// returned as it is.
+std::vector<uint8_t> transpose_mask(const std::vector<uint8_t>& mask, int64_t rows, int64_t cols);
 
 // Whether matrix `kind` would give away the answer to the lesson's open question on this step
 // (AppState::open_question): a key question (the row's largest weight) is answered by every

@@ -144,7 +144,45 @@ MatrixKind step_matrix(Step s) {
   return MatrixKind::kWeights;
 }
 
-const char* step_explanation(Step s, const attn::Problem& p) {
+const char* step_explanation(Step s, const attn::Problem& p, bool columns) {
+  if (columns) {  // the sentences that speak of rows, said of columns
+    switch (s) {
+      case Step::kInputs:
+        return p.positional_encoding
+                   ? N_("Each column is one token's vector. Positional encoding adds a different "
+                        "pattern of sines and cosines to every position, so equal tokens at "
+                        "different places become different vectors.")
+                   : N_("Each column is one token's vector. Attention will compare every query "
+                        "column with every key column, then mix the value columns.");
+      case Step::kWeights:
+        if (!p.hard && !(p.dropout_p > 0))
+          return N_(
+              "The softmax turns each column of scores (one query's) into weights that are "
+              "positive and sum to 1. A masked cell gets exactly 0, unless every key of its "
+              "column is masked.");
+        break;
+      case Step::kProjections:
+        if (p.scoring != attn::Scoring::kAdditive &&
+            (p.weights.W_q.size() || p.weights.W_k.size() || p.weights.W_v.size()))
+          return N_(
+              "Learned matrices turn each input column into a query (what it looks for), a key "
+              "(what it offers) and a value (what it passes on). With several heads, each head "
+              "takes its own block of rows.");
+        break;
+      case Step::kWeightedValues:
+        return N_(
+            "Each output column is a weighted sum of the value columns: the weights of a query "
+            "(its column of A) say how much of each value it takes.");
+      case Step::kOutput:
+        if (p.heads > 1 || p.weights.W_o.size())
+          return N_(
+              "The heads' outputs are stacked one above another, and the output matrix, drawn "
+              "as W_o\xe1\xb5\x80, mixes them into the final output.");
+        break;
+      default:
+        break;
+    }
+  }
   switch (s) {
     case Step::kInputs:
       return p.positional_encoding
@@ -257,7 +295,108 @@ const char* step_explanation(Step s, const attn::Problem& p) {
   return "";
 }
 
-std::string step_formula(Step s, const attn::Problem& p) {
+namespace {
+
+// The masked step's formula, in rows (M[i,j]) or in columns (M[j,i]).
+std::string masked_formula(const attn::Problem& p, bool columns) {
+  std::string rules;
+  if (!p.mask.valid_lens.empty()) rules += T("key j > valid length");
+  if (p.mask.causal) rules += std::string(rules.empty() ? "" : ", ") + "j > i";
+  if (p.mask.window >= 0)
+    rules += std::string(rules.empty() ? "" : ", ") +
+             printf_text("|i \xe2\x88\x92 j| > %d", p.mask.window);
+  if (!p.mask.cells.empty()) rules += std::string(rules.empty() ? "" : ", ") + T("clicked cells");
+  return std::string(columns ? "M[j,i]" : "M[i,j]") + " = " + num(p.mask.mask_value) +
+         T(" where masked") +
+         (rules.empty() ? std::string(T(" (nothing is)")) : " (" + rules + ")") +
+         (columns ? T(", else S'[j,i]") : T(", else S'[i,j]"));
+}
+
+// What the weights step adds for dropout, if any.
+std::string dropout_formula(const attn::Problem& p) {
+  if (!(p.dropout_p > 0)) return "";
+  return printf_text(
+      T(",   then dropout p = %s: dropped \xe2\x86\x92 0, kept %s 1/(1 \xe2\x88\x92 p)"),
+      num(p.dropout_p).c_str(), kTimes);
+}
+
+// step_formula in the column convention: every matrix transposed (the tokens are columns),
+// so S = KᵀQ, S[j,i] is key j against query i, A is the softmax of each column of M and
+// O = V·A. The stored weights are drawn transposed too: Q = W_qᵀ·X.
+std::string column_formula(Step s, const attn::Problem& p) {
+  const int H = p.heads;
+  const char* kT = "\xe1\xb5\x80";  // ᵀ
+  switch (s) {
+    case Step::kInputs:
+      return p.positional_encoding
+                 ? printf_text(
+                       "X + PE,   PE[2i, p] = sin(p / %g^(2i/d)),   PE[2i+1, p] = cos(p / "
+                       "%g^(2i/d))",
+                       p.pe_base, p.pe_base)
+                 : T("X: one column per token");
+    case Step::kProjections:
+      if (p.scoring == attn::Scoring::kAdditive)
+        return printf_text("Q = %s,   K = %s,   V = %s", T("queries"), T("keys"), T("values"));
+      return printf_text(
+                 "Q = %s,   K = %s,   V = %s",
+                 p.weights.W_q.size() ? printf_text("W_q%s%sX", kT, kDot).c_str() : T("queries"),
+                 p.weights.W_k.size() ? printf_text("W_k%s%sX", kT, kDot).c_str() : T("keys"),
+                 p.weights.W_v.size() ? printf_text("W_v%s%sX", kT, kDot).c_str() : T("values")) +
+             (H > 1 ? printf_text(T(",   head h takes rows (h\xe2\x88\x92"
+                                    "1)%sd/%d + 1 to h%sd/%d"),
+                                  kDot, H, kDot, H)
+                    : "");
+    case Step::kScores:
+      switch (p.scoring) {
+        case attn::Scoring::kAdditive:
+          return printf_text("S[j,i] = w_v \xc2\xb7 tanh(W_k%s\xc2\xb7k_j + W_q%s\xc2\xb7q_i)", kT,
+                             kT);
+        case attn::Scoring::kGeneral:
+          return printf_text("S = K%s\xc2\xb7W%s\xc2\xb7Q", kT, kT);
+        case attn::Scoring::kCosine:
+          return "S[j,i] = k_j\xc2\xb7q_i / (\xe2\x80\x96k_j\xe2\x80\x96 "
+                 "\xe2\x80\x96q_i\xe2\x80\x96)";
+        case attn::Scoring::kGaussian:
+          return printf_text(
+              "S[j,i] = \xe2\x88\x92\xe2\x80\x96k_j \xe2\x88\x92 q_i\xe2\x80\x96\xc2\xb2 / "
+              "(2\xcf\x83\xc2\xb2),   \xcf\x83 = %s",
+              num(p.weights.sigma).c_str());
+        default:
+          return printf_text("S = K%s\xc2\xb7Q", kT);
+      }
+    case Step::kScaled:  // the same either way
+      return step_formula(s, p, false);
+    case Step::kMasked:
+      return masked_formula(p, true);
+    case Step::kWeights: {
+      std::string f = p.hard ? "A[\xc2\xb7,i] = one-hot(argmax_j M[j,i])"
+                             : "A[j,i] = exp(M[j,i] \xe2\x88\x92 max M[\xc2\xb7,i]) / "
+                               "\xce\xa3_j exp(M[j,i] \xe2\x88\x92 max M[\xc2\xb7,i])";
+      f += T(",   softmax over each column");
+      return f + dropout_formula(p);
+    }
+    case Step::kWeightedValues:
+      return H > 1 ? "O_h = V_h\xc2\xb7"
+                     "A_h"
+                   : "O = V\xc2\xb7"
+                     "A";
+    case Step::kOutput: {
+      const std::string wo = p.weights.W_o.size() ? printf_text("W_o%s\xc2\xb7", kT) : "";
+      if (H == 1) return std::string(T("Output")) + " = " + wo + "O" + sub(0);
+      if (H == 2)
+        return printf_text("%s = %s[O%s ; O%s]", T("Output"), wo.c_str(), sub(0).c_str(),
+                           sub(1).c_str());
+      return printf_text("%s = %s[O%s ; %s ; O%s]", T("Output"), wo.c_str(), sub(0).c_str(),
+                         "\xe2\x80\xa6", sub(H - 1).c_str());
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string step_formula(Step s, const attn::Problem& p, bool columns) {
+  if (columns) return column_formula(s, p);
   const int H = p.heads;
   const int d_k = attn::head_shape(p).dk;
   switch (s) {
@@ -304,28 +443,13 @@ std::string step_formula(Step s, const attn::Problem& p) {
                        "d / T,   d = %d,   T = %s",
                        d_k, num(p.temperature).c_str())
                  : printf_text("S' = S / T,   T = %s", num(p.temperature).c_str());
-    case Step::kMasked: {
-      std::string rules;
-      if (!p.mask.valid_lens.empty()) rules += T("key j > valid length");
-      if (p.mask.causal) rules += std::string(rules.empty() ? "" : ", ") + "j > i";
-      if (p.mask.window >= 0)
-        rules += std::string(rules.empty() ? "" : ", ") +
-                 printf_text("|i \xe2\x88\x92 j| > %d", p.mask.window);
-      if (!p.mask.cells.empty())
-        rules += std::string(rules.empty() ? "" : ", ") + T("clicked cells");
-      return "M[i,j] = " + num(p.mask.mask_value) + T(" where masked") +
-             (rules.empty() ? std::string(T(" (nothing is)")) : " (" + rules + ")") +
-             T(", else S'[i,j]");
-    }
+    case Step::kMasked:
+      return masked_formula(p, false);
     case Step::kWeights: {
       std::string f = p.hard ? "A[i,\xc2\xb7] = one-hot(argmax_j M[i,j])"
                              : "A[i,j] = exp(M[i,j] \xe2\x88\x92 max M[i,\xc2\xb7]) / "
                                "\xce\xa3_j exp(M[i,j] \xe2\x88\x92 max M[i,\xc2\xb7])";
-      if (p.dropout_p > 0)
-        f += printf_text(
-            T(",   then dropout p = %s: dropped \xe2\x86\x92 0, kept %s 1/(1 \xe2\x88\x92 p)"),
-            num(p.dropout_p).c_str(), kTimes);
-      return f;
+      return f + dropout_formula(p);
     }
     case Step::kWeightedValues:
       return H > 1 ? "O_h = A_h\xc2\xb7V_h" : "O = A\xc2\xb7V";

@@ -31,10 +31,15 @@ MatrixKind step_matrix(Step s);
 // A scoring as the controls name it, in English ("scaled dot product").
 const char* scoring_label(attn::Scoring s);
 
-// One or two sentences, English, chosen for the scenario (scoring, masks, heads, PE).
-const char* step_explanation(Step s, const attn::Problem& p);
-// The formula exactly as the code computes it, with this scenario's numbers (d, T, p).
-std::string step_formula(Step s, const attn::Problem& p);
+// One or two sentences, English, chosen for the scenario (scoring, masks, heads, PE). With
+// `columns`, as the view transposed for the column convention says them (AppState::transpose:
+// tokens are columns) where the row convention's sentence speaks of rows.
+const char* step_explanation(Step s, const attn::Problem& p, bool columns = false);
+// The formula exactly as the code computes it, with this scenario's numbers (d, T, p). With
+// `columns`, in the column convention the transposed view draws (the tokens are columns; the
+// numbers are the same): S = KᵀQ, A = softmax over each column of M, O = V·A, and W_qᵀ for
+// the stored W_q, whose transpose is drawn.
+std::string step_formula(Step s, const attn::Problem& p, bool columns = false);
 
 // Lines of arithmetic behind one cell, e.g. "q₂·k₅ = 0.3×1.2 + (−0.5)×0.4 = −0.04".
 // Indices are shown 1-based; `query_tokens`/`key_tokens` name the rows and columns.

@@ -217,6 +217,47 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Off: only the colours, for guessing before looking (pointing at a cell still shows "
      "its number and arithmetic).",
      "关掉后只看颜色，先猜再看（鼠标指向格子时仍会显示它的数值和计算过程）。"},
+    // The transpose view option (the column convention: S = KᵀQ, O = V·A) and its formulas.
+    {"transpose (tokens in columns)", "转置（词元排成列）"},
+    {"Draws every matrix of the step view transposed, tokens along the columns, with the same "
+     "numbers, and writes the formulas in the column convention (S = K\xe1\xb5\x80Q, O = "
+     "V\xc2\xb7"
+     "A), as some courses teach them. Exports stay in the row convention.",
+     "把逐步演示中的每个矩阵转置后画出（词元排成列），数值不变，公式也改用列的写法（S = "
+     "K\xe1\xb5\x80Q，O = V\xc2\xb7"
+     "A），和一些课程的写法一致。导出的数据仍按行的写法。"},
+    {"X: one column per token", "X：每个词元一列"},
+    {"X: one column per token (drag a cell to change it)", "X：每个词元一列（拖动格子来修改）"},
+    {",   head h takes rows (h\xe2\x88\x92"
+     "1)%sd/%d + 1 to h%sd/%d",
+     "，   第 h 个头取第 (h\xe2\x88\x92"
+     "1)%sd/%d + 1 到第 h%sd/%d 行"},
+    {", else S'[j,i]", "，否则为 S'[j,i]"},
+    {",   softmax over each column", "，   对每一列做 softmax"},
+    {"Each column is one token's vector. Positional encoding adds a different pattern of sines "
+     "and cosines to every position, so equal tokens at different places become different "
+     "vectors.",
+     "每一列是一个词元的向量。位置编码给每个位置加上一组不同的正弦和余弦，所以相同的词元放在不同位"
+     "置就成了不同的向量。"},
+    {"Each column is one token's vector. Attention will compare every query column with every "
+     "key column, then mix the value columns.",
+     "每一列是一个词元的向量。注意力会把每个查询列和每个键列做比较，再把值的各列混合起来。"},
+    {"The softmax turns each column of scores (one query's) into weights that are positive and "
+     "sum to 1. A masked cell gets exactly 0, unless every key of its column is masked.",
+     "softmax 把每一列分数（一个查询的）变成为正且和为 1 的权重。被掩蔽的格子恰好为 "
+     "0，除非这一列的所有键都被掩蔽。"},
+    {"Each output column is a weighted sum of the value columns: the weights of a query (its "
+     "column of A) say how much of each value it takes.",
+     "每一输出列都是值各列的加权和：一个查询的权重（A 中它的那一列）决定它从每个值中取多少。"},
+    {"Learned matrices turn each input column into a query (what it looks for), a key (what it "
+     "offers) and a value (what it passes on). With several heads, each head takes its own block "
+     "of rows.",
+     "学到的矩阵把每个输入列变成一个查询（它要找什么）、一个键（它提供什么）和一个值（它传递什么）"
+     "。"
+     "有多个头时，每个头取自己的一段行。"},
+    {"The heads' outputs are stacked one above another, and the output matrix, drawn as "
+     "W_o\xe1\xb5\x80, mixes them into the final output.",
+     "各个头的输出上下叠在一起，再由输出矩阵（画作 W_o\xe1\xb5\x80）混合成最终输出。"},
     {"Going one step forward animates what the step does: the scores shrink by 1/\xe2\x88\x9a"
      "d, masked cells fall to the mask value, each row of weights is divided down to sum 1, "
      "the value rows flow into the output. Off when your system asks for reduced motion.",

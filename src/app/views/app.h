@@ -55,7 +55,7 @@ void draw_controls(AppState& s);
 void draw_pipeline(AppState& s, Heatmaps& h);
 void draw_details(AppState& s);
 void draw_heads(AppState& s, Heatmaps& h);
-void draw_layers(AppState& s, Heatmaps& h);  // a stack's layers, heads and stream
+void draw_layers(AppState& s, Heatmaps& h);   // a stack's layers, heads and stream
 void draw_picture(AppState& s, Heatmaps& h);  // an image scenario's weights over its picture
 // A regression's points, predictions and the chosen query's weights (AppState::has_curve).
 void draw_curve(AppState& s, Heatmaps& h);
@@ -87,6 +87,9 @@ struct MatrixDraw {
   float max_aspect = 1.0f;    // cells up to this many times wider than tall
   bool keep_numbers = false;  // the step's matrix: its numbers always show (it may scroll)
   int highlight_row = -1, highlight_col = -1;
+  // Drawn transposed (the step view with AppState::transpose): DrawnMatrix. Everything else
+  // here, and the HeatmapResult returned, stays in the matrix's own rows and columns.
+  bool transpose = false;
 };
 HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int batch,
                           const MatrixDraw& d);

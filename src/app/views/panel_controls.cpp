@@ -335,6 +335,7 @@ void section_extras(AppState& s) {
         "With this on, each matrix is coloured by its own values.");
   }
   control_checkbox(s, "numbers");
+  control_checkbox(s, "transpose");
   control_checkbox(s, "animate");
   if (shown(s, "dropout")) {
     if (ImGui::Checkbox(T("dropout (train mode)"), &sc.has_dropout)) {

@@ -32,6 +32,7 @@ const CellRef* hovered_on(const AppState& s, std::initializer_list<MatrixKind> k
 }
 
 HeatmapResult block(Ctx& c, MatrixKind kind, MatrixDraw d) {
+  d.transpose = c.s.transpose;
   return draw_matrix(c.s, c.h, kind, c.head, c.b, d);
 }
 
@@ -49,10 +50,14 @@ void operator_sign(const char* sign, float height, float gap) {
 
 int columns_and_labels(Ctx& c, MatrixKind k, float total, float* label_w) {
   const attn::Matrix* m = matrix_of(c.s, k, c.head, c.b);
-  const int rows = m ? static_cast<int>(m->rows()) : 0;
-  const std::vector<std::string> labels = axis_labels(c.s, matrix_info(k).rows, c.b, rows);
+  // As drawn: transposed, its columns are the matrix's rows (AppState::transpose).
+  const bool t = c.s.transpose;
+  const int rows = m ? static_cast<int>(t ? m->cols() : m->rows()) : 0;
+  const int cols = m ? static_cast<int>(t ? m->rows() : m->cols()) : 1;
+  const MatrixInfo& info = matrix_info(k);
+  const std::vector<std::string> labels = axis_labels(c.s, t ? info.cols : info.rows, c.b, rows);
   *label_w = heatmap_row_label_width(&labels, "", total);
-  return std::max(m ? static_cast<int>(m->cols()) : 1, 1);
+  return std::max(cols, 1);
 }
 
 std::vector<float> widths_in_row(Ctx& c, float total, std::initializer_list<MatrixKind> kinds,
@@ -99,7 +104,7 @@ float stacked_rows(Eigen::Index rows) {
 }
 float stacked_rows(Ctx& c, MatrixKind k) {
   const attn::Matrix* m = matrix_of(c.s, k, c.head, c.b);
-  return stacked_rows(m ? m->rows() : 1);
+  return stacked_rows(m ? (c.s.transpose ? m->cols() : m->rows()) : 1);
 }
 
 }  // namespace detail
@@ -314,12 +319,12 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   // lines leave room for it.
   const float marker_w =
       compact ? ImGui::CalcTextSize("(?)").x + 2.0f * ImGui::GetStyle().ItemSpacing.x : 0.0f;
-  text_wrapped_formula(step_formula(s.step, s.problem),
+  text_wrapped_formula(step_formula(s.step, s.problem, s.transpose),
                        std::max(40.0f, ImGui::GetContentRegionAvail().x - marker_w), compact);
   if (compact) {
-    help_marker(step_explanation(s.step, s.problem));
+    help_marker(step_explanation(s.step, s.problem, s.transpose));
   } else {
-    text_wrapped(T(step_explanation(s.step, s.problem)));
+    text_wrapped(T(step_explanation(s.step, s.problem, s.transpose)));
   }
   draw_step_words(s);
   // The note explains the step's numbers, so it waits, like them, for the question's answer.

@@ -48,8 +48,9 @@ void view_inputs(Ctx& c, ImVec2 avail) {
     };
     MatrixDraw x;
     x.id = "x";
-    x.caption = pe ? T("X (drag a cell to change it)")
-                   : T("X: one row per token (drag a cell to change it)");
+    x.caption = pe            ? T("X (drag a cell to change it)")
+                : s.transpose ? T("X: one column per token (drag a cell to change it)")
+                              : T("X: one row per token (drag a cell to change it)");
     x.size = ImVec2(w, h);
     x.values = &s.problem.queries[c.b];
     x.editable = true;
@@ -205,10 +206,17 @@ void view_projections(Ctx& c, ImVec2 avail) {
     for (const Row& r : rows) {
       ImGui::PushID(r.symbol);
       const bool projected = projects(r);
-      full(r.in, r.x_id, T(r.x_caption));
-      char w_caption[64], out_caption[96];
-      std::snprintf(w_caption, sizeof w_caption, "\xc2\xb7 %s", matrix_info(r.w).symbol);
-      if (projected) full(r.w, r.w_id, w_caption);
+      char w_caption[64], x_caption[96], out_caption[96];
+      if (s.transpose && projected) {  // Q = W_qᵀ·X: the weights first
+        std::snprintf(w_caption, sizeof w_caption, "%s%s", matrix_info(r.w).symbol, kTransposed);
+        std::snprintf(x_caption, sizeof x_caption, "\xc2\xb7 %s", T(r.x_caption));
+        full(r.w, r.w_id, w_caption);
+        full(r.in, r.x_id, x_caption);
+      } else {
+        full(r.in, r.x_id, T(r.x_caption));
+        std::snprintf(w_caption, sizeof w_caption, "\xc2\xb7 %s", matrix_info(r.w).symbol);
+        if (projected) full(r.w, r.w_id, w_caption);
+      }
       if (s.scenario.heads > 1)
         std::snprintf(out_caption, sizeof out_caption, "%s %s (%s %d)",
                       projected ? "=" : "\xe2\x86\x92", r.symbol, T("head"), s.head + 1);
@@ -223,8 +231,11 @@ void view_projections(Ctx& c, ImVec2 avail) {
   for (const Row& r : rows) {
     ImGui::PushID(r.symbol);
     const bool projected = projects(r);
-    const std::vector<float> w = projected ? widths_in_row(c, avail.x - 80.0f, {r.in, r.w, r.out})
-                                           : widths_in_row(c, avail.x - 40.0f, {r.in, r.out});
+    // Transposed (the column convention), Q = W_qᵀ·X: the weights come first.
+    const bool w_first = projected && s.transpose;
+    const std::vector<float> w = !projected ? widths_in_row(c, avail.x - 40.0f, {r.in, r.out})
+                                 : w_first  ? widths_in_row(c, avail.x - 80.0f, {r.w, r.in, r.out})
+                                            : widths_in_row(c, avail.x - 80.0f, {r.in, r.w, r.out});
     const bool hovering = hov && hov->kind == r.out;
     // Three rows of three share the height: cells wider than tall keep their numbers where a
     // square cell would be too small for "0.00" and the width is there.
@@ -234,21 +245,28 @@ void view_projections(Ctx& c, ImVec2 avail) {
     d.max_aspect = kAspect;
     d.id = r.x_id;
     d.caption = T(r.x_caption);
-    d.size = ImVec2(w[0], row_h);
+    d.size = ImVec2(w[w_first ? 1 : 0], row_h);
     if (hovering) d.highlight_row = hov->row;
-    block(c, r.in, d);
+    if (!w_first) block(c, r.in, d);
     if (projected) {
-      operator_sign("\xc2\xb7", row_h * 0.5f);
+      if (!w_first) operator_sign("\xc2\xb7", row_h * 0.5f);
       MatrixDraw wd;
       wd.legend = false;
       wd.max_aspect = kAspect;
       wd.id = r.w_id;
-      wd.caption = matrix_info(r.w).symbol;
-      wd.size = ImVec2(w[1], row_h);
+      char w_caption[32];
+      std::snprintf(w_caption, sizeof w_caption, "%s%s", matrix_info(r.w).symbol,
+                    w_first ? kTransposed : "");
+      wd.caption = w_caption;
+      wd.size = ImVec2(w[w_first ? 0 : 1], row_h);
       if (hovering)  // the hovered head's column of the whole projection
         wd.highlight_col =
             hov->head * static_cast<int>(matrix_of(s, r.out, c.head, c.b)->cols()) + hov->col;
       block(c, r.w, wd);
+      if (w_first) {
+        operator_sign("\xc2\xb7", row_h * 0.5f);
+        block(c, r.in, d);
+      }
     }
     operator_sign(projected ? "=" : "\xe2\x86\x92", row_h * 0.5f);
     char out_caption[64];

@@ -10,6 +10,9 @@
 
 namespace ui::detail {
 
+// "ᵀ", after a weight's symbol in the transposed view (AppState::transpose): Q = W_qᵀ·X.
+inline constexpr const char* kTransposed = "\xe1\xb5\x80";
+
 struct Ctx {
   AppState& s;
   Heatmaps& h;

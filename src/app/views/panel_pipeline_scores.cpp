@@ -163,13 +163,21 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
   // A on a row of its own, then V = O below it, so that none is squeezed to a stamp.
   float side_cell = 0.0f;
   std::vector<float> w =
-      widths_in_row(c, avail.x - 80.0f - gap,
-                    {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput}, &side_cell);
+      s.transpose ? widths_in_row(c, avail.x - 80.0f - gap,
+                                  {MatrixKind::kV, MatrixKind::kWeights, MatrixKind::kHeadOutput},
+                                  &side_cell)
+                  : widths_in_row(c, avail.x - 80.0f - gap,
+                                  {MatrixKind::kWeights, MatrixKind::kV, MatrixKind::kHeadOutput},
+                                  &side_cell);
   const bool narrow = avail.x < 520.0f || side_cell < number_cell();
   // And when V = O on one line still leaves cells too small (a phone, 10 keys): all three in a
-  // column, each at the panel's width and as tall as its rows need.
+  // column, each at the panel's width and as tall as its rows need. Transposed (V · A = O),
+  // a narrow panel always stacks the three.
   bool column = false;
-  if (narrow) {
+  if (narrow && s.transpose) {
+    column = true;
+    w.assign(3, avail.x);
+  } else if (narrow) {
     float vo_cell = 0.0f;
     w = widths_in_row(c, avail.x - 40.0f - gap, {MatrixKind::kV, MatrixKind::kHeadOutput},
                       &vo_cell);
@@ -183,22 +191,31 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
   const float fixed_h = 98.0f + 4.0f * ImGui::GetTextLineHeightWithSpacing();
   const bool heads = s.scenario.heads > 1;
   // W · V_h = O_h, the hovered output row's weights row and value column outlined.
-  const struct {
+  struct Block {
     const char *id, *caption, *sign_after;
     MatrixKind kind;
     int highlight_row, highlight_col;
-  } blocks[] = {
+  };
+  const Block row_blocks[] = {
       {"w", "A", "\xc2\xb7", MatrixKind::kWeights, mixing ? mixing->row : -1, -1},
       {"v", heads ? "V_h" : "V", "=", MatrixKind::kV, -1, hov ? hov->col : -1},
       {"o", heads ? "O_h" : "O", nullptr, MatrixKind::kHeadOutput, mixing ? mixing->row : -1, -1},
   };
+  // Transposed (the column convention): V · A = O, each output column a mix of V's columns.
+  const Block column_blocks[] = {
+      {"v", heads ? "V_h" : "V", "\xc2\xb7", MatrixKind::kV, -1, hov ? hov->col : -1},
+      {"w", "A", "=", MatrixKind::kWeights, mixing ? mixing->row : -1, -1},
+      {"o", heads ? "O_h" : "O", nullptr, MatrixKind::kHeadOutput, mixing ? mixing->row : -1, -1},
+  };
+  const Block* blocks = s.transpose ? column_blocks : row_blocks;
+  constexpr size_t kBlocks = std::size(row_blocks);
   // Arriving from the weights: O fills in from 0 as the value rows flow into it.
   const bool moving = s.transition.active && s.transition.to == Step::kWeightedValues;
   attn::Matrix o_so_far;
   if (moving)
     if (const attn::Matrix* o = matrix_of(s, MatrixKind::kHeadOutput, c.head, c.b))
       o_so_far = *o * s.transition.eased();
-  for (size_t i = 0; i < std::size(blocks); ++i) {
+  for (size_t i = 0; i < kBlocks; ++i) {
     MatrixDraw d;
     d.size = ImVec2(w[i], h);
     if (column || (narrow && blocks[i].kind == MatrixKind::kWeights)) {
@@ -211,14 +228,20 @@ void view_weighted_values(Ctx& c, ImVec2 avail) {
     d.highlight_row = blocks[i].highlight_row;
     d.highlight_col = blocks[i].highlight_col;
     block(c, blocks[i].kind, d);
-    if (narrow && blocks[i].kind == MatrixKind::kWeights) continue;  // V = O on the next row
+    if (narrow && !s.transpose && blocks[i].kind == MatrixKind::kWeights)
+      continue;  // V = O on the next row
     if (column && blocks[i].sign_after) {
       stacked_sign(blocks[i].sign_after);
     } else if (blocks[i].sign_after) {
-      operator_sign(blocks[i].sign_after, h * 0.5f, blocks[i].kind == MatrixKind::kV ? gap : 0);
+      operator_sign(blocks[i].sign_after, h * 0.5f,
+                    blocks[i].kind == MatrixKind::kV && !s.transpose ? gap : 0);
     }
   }
-  if (mixing)
+  // The bands join V's rows to O's: transposed, the values are columns and the bands are left
+  // out.
+  if (s.transpose)
+    return;
+  else if (mixing)
     draw_mixing(c, mixing->row, 1.0f);
   else if (moving)  // arriving at this step: the first query's value rows flow into O
     draw_mixing(c, 0, s.transition.eased());
@@ -231,9 +254,12 @@ void view_output(Ctx& c, ImVec2 avail) {
   // stand one above the other, the "·" and "=" between them.
   float side_cell = 0.0f;
   std::vector<float> w =
-      wo ? widths_in_row(c, avail.x - 80.0f,
-                         {MatrixKind::kConcat, MatrixKind::kWo, MatrixKind::kOutput}, &side_cell)
-         : std::vector<float>{std::min(avail.x * 0.6f, 600.0f)};
+      wo && s.transpose
+          ? widths_in_row(c, avail.x - 80.0f,
+                          {MatrixKind::kWo, MatrixKind::kConcat, MatrixKind::kOutput}, &side_cell)
+      : wo ? widths_in_row(c, avail.x - 80.0f,
+                           {MatrixKind::kConcat, MatrixKind::kWo, MatrixKind::kOutput}, &side_cell)
+           : std::vector<float>{std::min(avail.x * 0.6f, 600.0f)};
   const bool narrow = wo && (avail.x < 520.0f || side_cell < number_cell());
   if (narrow) w.assign(3, avail.x);
   const float row_h = narrow ? std::max({120.0f, stacked_min_height(avail),
@@ -252,16 +278,29 @@ void view_output(Ctx& c, ImVec2 avail) {
                     5.0f * ImGui::GetTextLineHeightWithSpacing() + stacked_rows(c, k) * 24.0f);
   };
   MatrixDraw d;
-  d.size = ImVec2(w[0], height_of(MatrixKind::kConcat));
-  d.id = "concat";
-  d.caption = s.scenario.heads > 1 ? T("concat [O_1 | ... | O_H]") : "O_1";
-  block(c, MatrixKind::kConcat, d);
+  // Transposed (the column convention): W_oᵀ · [O_1; ...; O_H] = output, the heads' outputs
+  // one above another.
+  const auto concat = [&](float width) {
+    d.size = ImVec2(width, height_of(MatrixKind::kConcat));
+    d.id = "concat";
+    d.caption = s.scenario.heads > 1
+                    ? (s.transpose ? "[O_1 ; ... ; O_H]" : T("concat [O_1 | ... | O_H]"))
+                    : "O_1";
+    block(c, MatrixKind::kConcat, d);
+  };
+  if (!wo || !s.transpose) concat(w[0]);
   if (!wo) return;
-  sign("\xc2\xb7");
-  d.size = ImVec2(w[1], height_of(MatrixKind::kWo));
+  if (!s.transpose) sign("\xc2\xb7");
+  d.size = ImVec2(w[s.transpose ? 0 : 1], height_of(MatrixKind::kWo));
   d.id = "wo";
-  d.caption = "W_o";
+  char wo_caption[16];
+  std::snprintf(wo_caption, sizeof wo_caption, "W_o%s", s.transpose ? kTransposed : "");
+  d.caption = wo_caption;
   block(c, MatrixKind::kWo, d);
+  if (s.transpose) {
+    sign("\xc2\xb7");
+    concat(w[1]);
+  }
   sign("=");
   d.size = ImVec2(w[2], height_of(MatrixKind::kOutput));
   d.id = "out";
