@@ -8,7 +8,7 @@ namespace cli {
 // Writes `bytes` to `path` (replacing it): "" or "--out: cannot write PATH (reason)".
 std::string write_file(const std::string& path, const std::string& bytes);
 
-// attention-cli package --site DIR --out FILE.zip [--format scorm2004|scorm12]
+// attention-cli package --site DIR --out FILE.zip [--format scorm2004|scorm12|cmi5]
 //                       [--lessons A,B] [--title TEXT] [--pass P]
 // argv from the command's first option. The exit status; errors on stderr as main's.
 int package_command(int argc, char** argv);
