@@ -295,6 +295,7 @@ TEST_CASE("package: the page's course package is scenario::write_package's, its 
     CHECK(!formats[i]["label"].get<std::string>().empty());
   }
   CHECK(formats[0]["label"] == "SCORM 2004");
+  CHECK(formats.back()["label"] == "cmi5 (xAPI)");
 
   const std::vector<scenario::ZipEntry> site = {
       {"index.html", "<!doctype html>"},

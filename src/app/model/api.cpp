@@ -346,7 +346,10 @@ std::string package_formats() {
   nlohmann::json out = nlohmann::json::array();
   for (const char* f : scenario::kPackageFormats) {
     const std::string v = f;
-    const std::string label = v == "scorm2004" ? "SCORM 2004" : v == "scorm12" ? "SCORM 1.2" : v;
+    const std::string label = v == "scorm2004" ? "SCORM 2004"
+                              : v == "scorm12" ? "SCORM 1.2"
+                              : v == "cmi5"    ? "cmi5 (xAPI)"
+                                               : v;
     out.push_back({{"value", v}, {"label", label}});
   }
   return out.dump();
