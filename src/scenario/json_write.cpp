@@ -169,6 +169,21 @@ void append_reading(std::string* o, const Scenario& s) {
 
 }  // namespace
 
+namespace {
+
+// Whether a seq2seq scenario's attention is still what its model derives: written out without
+// the block, it and a fresh derivation are the same text.
+bool seq2seq_as_derived(const Scenario& s) {
+  Scenario derived = s;
+  if (!derive_seq2seq(&derived).empty()) return false;
+  Scenario as_is = s;
+  as_is.seq2seq = Seq2Seq{};
+  derived.seq2seq = Seq2Seq{};
+  return to_json(as_is) == to_json(derived);
+}
+
+}  // namespace
+
 std::string to_json(const Scenario& s) {
   std::string o = "{";
   append_key(&o, "version");
@@ -238,7 +253,9 @@ std::string to_json(const Scenario& s) {
     }
     o += ']';
   }
-  if (!s.seq2seq.empty()) {  // the model alone: its attention's inputs and weights are derived
+  // The model alone, its attention's inputs and weights being derived; once a learner has edited
+  // that attention (a size, the temperature, a mask, a trained W_q), the scenario as it is.
+  if (!s.seq2seq.empty() && seq2seq_as_derived(s)) {
     append_reading(&o, s);
     append_seq2seq(&o, s.seq2seq);
     o += '}';

@@ -186,6 +186,37 @@ TEST_CASE("seq2seq: a seed with some weights writes back the seed and those weig
   CHECK(r.scenario.key_tokens[0] == std::vector<std::string>{"b", "a", "b"});
 }
 
+TEST_CASE("seq2seq: an edited attention is written out whole, so no edit is lost",
+          "[seq2seq_form]") {
+  const scenario::ParseResult r =
+      scenario::parse(model(R"("seed": 1, "source": ["big", "cat", "sleeps"],
+                               "target": ["lilu", "grona", "dormas", "<eos>"])"));
+  REQUIRE(r.error == "");
+  CHECK(scenario::to_json(r.scenario).find("\"seq2seq\"") != std::string::npos);
+  // The page's edits: the temperature, then a query's number.
+  scenario::Scenario edited = r.scenario;
+  edited.temperature = 2.0f;
+  edited.queries.mut(0)(1, 3) = 0.25f;
+  const std::string text = scenario::to_json(edited);
+  CHECK(text.find("\"seq2seq\"") == std::string::npos);
+  CHECK(text.find("\"temperature\":2") != std::string::npos);
+  CHECK(text.find("\"scoring\":\"additive\"") != std::string::npos);
+  const scenario::ParseResult back = scenario::parse(text);
+  REQUIRE(back.error == "");
+  CHECK(back.scenario.seq2seq.empty());
+  CHECK(back.scenario.temperature == 2.0f);
+  CHECK(back.scenario.queries[0] == edited.queries[0]);
+  CHECK(back.scenario.keys[0] == r.scenario.keys[0]);
+  CHECK(back.scenario.query_tokens == r.scenario.query_tokens);
+  // Its run is the edited attention: query 1 (unedited) weighs softmax(its scores / 2).
+  const attn::Matrix scores = attn::run(r.problem).heads[0].scores[0];
+  const attn::Matrix weights = attn::run(back.problem).heads[0].weights[0];
+  const Eigen::RowVectorXf halved = scores.row(0) / 2.0f;
+  const Eigen::RowVectorXf e = (halved.array() - halved.maxCoeff()).exp();
+  for (Eigen::Index j = 0; j < e.size(); ++j)
+    CHECK(std::fabs(weights(0, j) - e(j) / e.sum()) <= 1e-6f);
+}
+
 TEST_CASE("seq2seq: the link and the exported programs carry the decoder's attention",
           "[seq2seq_form]") {
   const scenario::ParseResult r =
