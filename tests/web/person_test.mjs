@@ -906,8 +906,8 @@ async function checkCurve({ browser, url }) {
 // a second click on the checkbox turns it all back.
 async function checkTranspose({ browser, url }) {
   const WORDS = {
-    en: { more: "More", box: "transpose (tokens in columns)", mask: "Click a cell to mask it", key0: "his dad" },
-    zh: { more: "更多", box: "转置（词元排成列）", mask: "点击格子来掩蔽它", key0: "他爸爸" },
+    en: { more: "More", box: "transpose matrices", mask: "Click a cell to mask it", key0: "his dad" },
+    zh: { more: "更多", box: "转置矩阵", mask: "点击格子来掩蔽它", key0: "他爸爸" },
   };
   const seen = [];
   for (const [lang, viewport] of [["en", { width: 1440, height: 900 }], ["zh", { width: 800, height: 600 }]]) {

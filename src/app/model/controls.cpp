@@ -402,7 +402,7 @@ std::vector<Control> make_table() {
          "its number and arithmetic).");
   t.push_back(numbers);
   Control transpose =
-      checkbox("transpose", N_("transpose (tokens in columns)"), "transpose", &AppState::transpose);
+      checkbox("transpose", N_("transpose matrices"), "transpose", &AppState::transpose);
   transpose.help =
       N_("Draws every matrix of the step view transposed, tokens along the columns, with the "
          "same numbers, and writes the formulas in the column convention (S = K\xe1\xb5\x80Q, "

@@ -218,7 +218,7 @@ const std::pair<const char*, const char*> kZh[] = {
      "its number and arithmetic).",
      "关掉后只看颜色，先猜再看（鼠标指向格子时仍会显示它的数值和计算过程）。"},
     // The transpose view option (the column convention: S = KᵀQ, O = V·A) and its formulas.
-    {"transpose (tokens in columns)", "转置（词元排成列）"},
+    {"transpose matrices", "转置矩阵"},
     {"Draws every matrix of the step view transposed, tokens along the columns, with the same "
      "numbers, and writes the formulas in the column convention (S = K\xe1\xb5\x80Q, O = "
      "V\xc2\xb7"
