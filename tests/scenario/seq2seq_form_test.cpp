@@ -30,7 +30,7 @@ std::string model(const std::string& inside) {
 }
 
 // A model from seed 1, teacher-forced on "big cat sleeps" → "lilu grona dormas <eos>".
-std::string small_cat_sleeps() {
+std::string big_cat_sleeps() {
   return model(R"("seed": 1, "source": ["big", "cat", "sleeps"],
                   "target": ["lilu", "grona", "dormas", "<eos>"])");
 }
@@ -194,7 +194,7 @@ TEST_CASE("seq2seq: a seed with some weights writes back the seed and those weig
 
 TEST_CASE("seq2seq: an edited attention is written out whole, so no edit is lost",
           "[seq2seq_form]") {
-  const scenario::ParseResult r = scenario::parse(small_cat_sleeps());
+  const scenario::ParseResult r = scenario::parse(big_cat_sleeps());
   REQUIRE(r.error == "");
   CHECK(scenario::to_json(r.scenario).find("\"seq2seq\"") != std::string::npos);
   // The page's edits: the temperature, then a query's number.
@@ -223,7 +223,7 @@ TEST_CASE("seq2seq: an edited attention is written out whole, so no edit is lost
 
 TEST_CASE("seq2seq: the link and the exported programs carry the decoder's attention",
           "[seq2seq_form]") {
-  const scenario::ParseResult r = scenario::parse(small_cat_sleeps());
+  const scenario::ParseResult r = scenario::parse(big_cat_sleeps());
   REQUIRE(r.error == "");
   // The link holds the block; opened, it is the same model and attention.
   scenario::ViewState view;
