@@ -8,6 +8,8 @@
 // Pure but for the window it is given: tests/web/unit_test.mjs runs it under node with a
 // stand-in run-time, tests/web/lms_test.mjs in Chromium against scorm-again's.
 
+import { readParams } from "./params.js";
+
 // The two versions: the object's name in the window, its calls, and its data model's names.
 export const VERSIONS = {
   scorm2004: {
@@ -325,11 +327,7 @@ function readActor(text) {
 // A reader of the address's parameters for cmi5's launch: as params.js's readParams, but with
 // room for a platform's long addresses and actor (each value up to 2000 characters).
 export function launchParams(search) {
-  const params = new URLSearchParams(String(search ?? "").slice(0, 6 * MAX_IRI_CHARS));
-  return (name) => {
-    const v = params.get(name);
-    return v === null || v.length > MAX_IRI_CHARS ? null : v;
-  };
+  return readParams(search, MAX_IRI_CHARS, 6);
 }
 
 // The launch parameters: {launch: {endpoint (ends in "/"), fetchUrl, actor, registration,

@@ -9,13 +9,13 @@ export const NAME = /^[a-z0-9_]{1,32}$/;
 export const ORIGIN = /^https?:\/\/[^/\s]+$/;
 
 // param(name) for the query string `search` ("?a=1&b=2"): the value, or null when the address
-// has none or one longer than MAX_PARAM_CHARS. Only the first 4 · MAX_PARAM_CHARS characters
-// are read.
-export function readParams(search) {
-  const params = new URLSearchParams(String(search ?? "").slice(0, 4 * MAX_PARAM_CHARS));
+// has none or one longer than `maxChars` (MAX_PARAM_CHARS unless given). Only the first
+// `reads` · maxChars characters are read.
+export function readParams(search, maxChars = MAX_PARAM_CHARS, reads = 4) {
+  const params = new URLSearchParams(String(search ?? "").slice(0, reads * maxChars));
   return (name) => {
     const v = params.get(name);
-    return v === null || v.length > MAX_PARAM_CHARS ? null : v;
+    return v === null || v.length > maxChars ? null : v;
   };
 }
 
