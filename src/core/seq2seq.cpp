@@ -485,5 +485,31 @@ std::vector<Pair> toy_translation(uint64_t seed, int count) {
   return pairs;
 }
 
+bool toy_held_out(const std::vector<int>& src) {
+  uint64_t h = 0;
+  for (int id : src) h = splitmix64(h * 16 + static_cast<uint64_t>(id));
+  return h % 5 == 0;
+}
+
+Params train_toy(uint64_t seed, int steps, int batch, double* last_loss) {
+  assert(steps >= 0 && batch >= 1);
+  std::vector<Pair> train;
+  for (Pair& p : toy_translation(seed * 1000, 2 * steps * batch))
+    if (!toy_held_out(p.src)) train.push_back(std::move(p));
+  Params params = init_params(Sizes{}, seed);
+  Adam adam;
+  double loss = 0.0;
+  std::vector<Pair> minibatch(static_cast<size_t>(batch));
+  for (int step = 0; step < steps; ++step) {
+    // A fifth held out leaves about 1.6 · steps · batch pairs: enough, but wrap around if not.
+    for (int k = 0; k < batch; ++k)
+      minibatch[static_cast<size_t>(k)] =
+          train[static_cast<size_t>(step * batch + k) % train.size()];
+    loss = train_step(&params, &adam, minibatch);
+  }
+  if (last_loss) *last_loss = loss;
+  return params;
+}
+
 }  // namespace seq2seq
 }  // namespace attn

@@ -7,7 +7,8 @@
 // [SECTION] Backward      backward, accumulate_gradients
 // [SECTION] Decoding      Decoded, greedy_decode
 // [SECTION] Training      Adam, train_step
-// [SECTION] Toy task      Pair, toy_translation, toy_source_words, toy_target_words
+// [SECTION] Toy task      Pair, toy_translation, toy_source_words, toy_target_words,
+//                         toy_held_out, train_toy
 //
 // Vectors are rows and weights multiply on the right (x·W), as everywhere in the core. One
 // sentence pair at a time: source x_1..x_n, target y_1..y_m (y_m = kEos), no padding (the
@@ -193,6 +194,17 @@ std::vector<Pair> toy_translation(uint64_t seed, int count);
 // The words by id (kBos and kEos as "<bos>", "<eos>"): 10 each.
 const char* const* toy_source_words();
 const char* const* toy_target_words();
+
+// The toy language has 600 sentences; a fifth of them, chosen by a hash of the source's words,
+// are held out: train_toy never trains on them, so that they test what was learned.
+bool toy_held_out(const std::vector<int>& src);
+
+// The one recipe that trains the toy task (the tests and the learned lesson follow it):
+// init_params(Sizes{}, seed), then `steps` steps of Adam (its defaults: rate 0.01, clipping at
+// 1) on minibatches of `batch` pairs, taken in order from the pairs of
+// toy_translation(seed · 1000, 2 · steps · batch) that are not held out. *last_loss, when
+// given, gets the last step's loss. Preconditions: steps ≥ 0, batch ≥ 1.
+Params train_toy(uint64_t seed, int steps, int batch, double* last_loss);
 
 }  // namespace seq2seq
 }  // namespace attn

@@ -404,14 +404,6 @@ std::string sentence(const std::vector<int>& ids, const char* const* words) {
   return s;
 }
 
-// A fifth of the 600 sentences the toy language has, never trained on: a sentence is held out
-// when a hash of its words says so.
-bool held_out_sentence(const std::vector<int>& src) {
-  uint64_t h = 0;
-  for (int id : src) h = attn::splitmix64(h * 16 + static_cast<uint64_t>(id));
-  return h % 5 == 0;
-}
-
 std::string alignment_text(const s2s::Pair& p, const attn::Matrix& weights) {
   std::string s;
   char cell[16];
@@ -431,23 +423,13 @@ TEST_CASE("seq2seq learns the toy translation and its alignment", "[seq2seq][tra
   constexpr int kSteps = 1500, kBatch = 16;
   for (uint64_t seed : {1, 2, 3}) {
     const auto start = std::chrono::steady_clock::now();
-    std::vector<s2s::Pair> train, held_out;
-    std::set<std::vector<int>> held_out_seen;
-    for (const s2s::Pair& p : s2s::toy_translation(seed * 1000, 2 * kSteps * kBatch)) {
-      if (!held_out_sentence(p.src))
-        train.push_back(p);
-      else if (held_out_seen.insert(p.src).second)
-        held_out.push_back(p);
-    }
-    REQUIRE(train.size() >= static_cast<size_t>(kSteps * kBatch));
-    s2s::Params params = s2s::init_params(s2s::Sizes{}, seed);
-    s2s::Adam adam;
     double loss = 0.0;
-    for (int step = 0; step < kSteps; ++step) {
-      const std::vector<s2s::Pair> batch(train.begin() + step * kBatch,
-                                         train.begin() + (step + 1) * kBatch);
-      loss = s2s::train_step(&params, &adam, batch);
-    }
+    const s2s::Params params = s2s::train_toy(seed, kSteps, kBatch, &loss);
+    // Every held-out sentence of the pairs train_toy drew from, once.
+    std::vector<s2s::Pair> held_out;
+    std::set<std::vector<int>> held_out_seen;
+    for (const s2s::Pair& p : s2s::toy_translation(seed * 1000, 2 * kSteps * kBatch))
+      if (s2s::toy_held_out(p.src) && held_out_seen.insert(p.src).second) held_out.push_back(p);
     const double train_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     int exact = 0, words = 0, aligned = 0, argmax = 0, read = 0;
