@@ -259,7 +259,7 @@ std::string read_options(int argc, char** argv, int first, bool eval, EvalOption
 }
 
 // Prints the trace asked for, one head at a time: at most one head's matrices in memory.
-int eval(const attn::Problem& p, const EvalOptions& o) {
+int eval(const attn::Problem& p, const EvalOptions& o, const std::string& seq2seq = "") {
   const int64_t B = static_cast<int64_t>(p.queries.size()), H = p.heads;
   const int64_t n_q = attn::batch_rows(p.queries), n_k = attn::batch_rows(p.keys);
   const attn::HeadShape hs = attn::head_shape(p);
@@ -302,6 +302,7 @@ int eval(const attn::Problem& p, const EvalOptions& o) {
     for (const attn::Batch& b : outputs) parts.push_back(&b);
     w.output(attn::output_of(p, attn::concat_heads(parts)));
   }
+  if (!seq2seq.empty()) w.json_member("seq2seq", seq2seq);
   w.finish();
   out("\n");
   return 0;
@@ -623,7 +624,11 @@ int main(int argc, char** argv) {
     status = layered ? train(parsed.scenario, parsed.stack, options)
                      : train(parsed.scenario, parsed.problem, options);
   } else {
-    status = layered ? eval_layers(parsed.stack, options) : eval(parsed.problem, options);
+    status = layered ? eval_layers(parsed.stack, options)
+                     : eval(parsed.problem, options,
+                            parsed.scenario.seq2seq.empty()
+                                ? ""
+                                : scenario::seq2seq_trace_json(parsed.scenario));
   }
   // A full disk or a closed pipe: the output is not all there, and the exit status says so.
   return finish(status);

@@ -556,6 +556,13 @@ void TraceJsonWriter::batch_member(const char* name, const attn::Batch& b) {
   batch(b);
 }
 
+void TraceJsonWriter::json_member(const char* name, const std::string& json_text) {
+  close_heads();
+  close_layers();
+  key(name);
+  buffer_ += json_text;
+}
+
 void TraceJsonWriter::finish() {
   close_heads();
   close_layers();
@@ -667,6 +674,22 @@ std::string stack_gradients_json(const Scenario& s, const attn::StackGradients& 
   }
   t.o += "]}}";
   return t.o;
+}
+
+std::string seq2seq_trace_json(const Scenario& s) {
+  const Seq2Seq& m = s.seq2seq;
+  std::string o = "{\"source\":";
+  std::vector<std::string> words;
+  for (int id : m.source) words.push_back(m.source_word(id));
+  append_strings(&o, words);
+  words.clear();
+  for (int id : m.produced) words.push_back(m.target_word(id));
+  o += ",\"produced\":";
+  append_strings(&o, words);
+  o += m.greedy() ? ",\"greedy\":true,\"loss\":" : ",\"greedy\":false,\"loss\":";
+  char loss[32];
+  std::snprintf(loss, sizeof loss, "%.9g", m.forward.loss);
+  return o + loss + "}";
 }
 
 std::string trace_to_json(const attn::Trace& t) {

@@ -251,6 +251,11 @@ std::string to_json(const Scenario& s);
 // Trace JSON v1: {"version":1,"heads":[{"scores","scaled","masked","weights","output"}],
 // "output"}. Non-finite numbers are written as the strings "-inf", "inf" and "nan".
 std::string trace_to_json(const attn::Trace& t);
+// A seq2seq scenario's own part of its trace: {"source": [words], "produced": [words],
+// "greedy": bool, "loss": L} — the sentence read, the words the decoder produced (the rows of
+// the alignment), whether it chose them itself, and their mean cross-entropy.
+// Precondition: !s.seq2seq.empty().
+std::string seq2seq_trace_json(const Scenario& s);
 
 // The same text written piece by piece (pieces of about 64 KB), so that a trace of any size
 // can be streamed, one head at a time, and only the parts asked for:
@@ -271,6 +276,8 @@ class TraceJsonWriter {
   void output(const attn::Batch& out);
   // Another batch after the output, named: a token model's "logits" and "probabilities".
   void batch_member(const char* name, const attn::Batch& b);
+  // A member whose value is JSON text already (a seq2seq model's "seq2seq" block).
+  void json_member(const char* name, const std::string& json_text);
   void begin_layer();
   void layer_output(const attn::Batch& added);
   void end_layer();

@@ -246,6 +246,9 @@ std::string get_trace(AppState& s) {
   // A lean trace keeps each head's output only: say so, rather than hand over empty arrays as
   // if they were the matrices.
   if (s.lean) text.insert(text.size() - 1, ",\"lean\":true");
+  // A GRU encoder–decoder's sentence, its decoded words and their loss, as eval prints them.
+  if (!s.scenario.seq2seq.empty())
+    text.insert(text.size() - 1, ",\"seq2seq\":" + scenario::seq2seq_trace_json(s.scenario));
   return text;
 }
 
