@@ -184,6 +184,40 @@ if (mode === "quiz") {
                   `the copy (${rows} rows), cross-entropy ${fixed(loss)}` + (other ? `; weights within ${gap.toExponential(1)} of the other build's` : ""));
       continue;
     }
+    if (s.seq2seq) {  // a GRU encoder–decoder: it translates its sentence, each word aligned
+      const t = evaluate(s, name);
+      const m = s.seq2seq;
+      // The toy grammar: an adjective (the first three source words) follows its noun.
+      const src = m.source.map((w) => m.source_words.indexOf(w));
+      const want = [], aligned = [];
+      for (let i = 0; i < src.length; ++i) {
+        if (src[i] < 3 && i + 1 < src.length) {
+          want.push(m.target_words[src[i + 1]], m.target_words[src[i]]);
+          aligned.push(i + 1, i);
+          ++i;
+        } else {
+          want.push(m.target_words[src[i]]);
+          aligned.push(i);
+        }
+      }
+      want.push("<eos>");
+      if (JSON.stringify(t.seq2seq.produced) !== JSON.stringify(want))
+        fail(`${name}: decoded ${t.seq2seq.produced.join(" ")}, expected ${want.join(" ")}`);
+      const w = t.heads[0].weights[0];
+      let least = 1;
+      aligned.forEach((k, row) => { least = Math.min(least, num(w[row][k])); });
+      if (least < 0.5) fail(`${name}: a target word puts only ${fixed(least)} on the source word it translates`);
+      let gap = 0;
+      if (other) {  // the other build's libm differs in the last bit: compare what it learned
+        const o = evaluate(JSON.parse(readFileSync(join(other, file), "utf8")), `${name} (other build)`);
+        if (JSON.stringify(o.seq2seq.produced) !== JSON.stringify(want)) fail(`${name}: the other build decodes ${o.seq2seq.produced.join(" ")}`);
+        w.forEach((row, i) => row.forEach((v, j) => { gap = Math.max(gap, Math.abs(num(v) - num(o.heads[0].weights[0][i][j]))); }));
+        if (gap > 0.05) fail(`${name}: this build's alignment is ${fixed(gap)} away from the other build's`);
+      }
+      console.log(`ok: ${name}: trained again byte for byte; decodes "${m.source.join(" ")}" as "${want.join(" ")}", ` +
+                  `each word ≥ ${fixed(least)} on the word it translates` + (other ? `; alignment within ${gap.toExponential(1)} of the other build's` : ""));
+      continue;
+    }
     const key = keyOf[recipe.train.task];
     if (!key) fail(`${name}: no check for task ${recipe.train.task} here`);
     const w = evaluate(s, name).heads[0].weights;

@@ -19,8 +19,10 @@
 
 #include "core/gradient.h"
 #include "core/random.h"
+#include "core/seq2seq.h"
 #include "preset_files.h"
 #include "scenario/scenario.h"
+#include "scenario/seq2seq_form.h"
 #include "scenario/tasks.h"
 
 namespace {
@@ -890,13 +892,21 @@ TEST_CASE("a learned lesson is its recipe trained again, exactly as the build ma
     CHECK(scenario::to_json(lesson.scenario) + "\n" ==
           read_file(std::string(AP_PRESETS_DIR) + "/" + name + ".json"));
     CHECK_FALSE(lesson.scenario.has_init);  // the weights are written out
+    CHECK(lesson.scenario.quiz.size() >= 1);
+    if (!lesson.scenario.seq2seq.empty()) {  // a GRU encoder–decoder: every weight, one sentence
+      const scenario::Seq2Seq& m = lesson.scenario.seq2seq;
+      CHECK(m.given == (uint32_t{1} << scenario::seq2seq_param_names().size()) - 1);
+      CHECK_FALSE(m.has_seed);
+      CHECK(m.greedy());
+      CHECK(m.produced.back() == attn::seq2seq::kEos);
+      continue;
+    }
     CHECK(scenario::find_task(lesson.scenario.trained_from_task));
     CHECK(lesson.scenario.batch() == 4);
     if (lesson.scenario.token_model())  // a token model's target is its next tokens
       CHECK(lesson.scenario.next_tokens.size() == 4);
     else
       CHECK(lesson.scenario.target.size() == 4);
-    CHECK(lesson.scenario.quiz.size() >= 1);
   }
   const auto parse_error = [](const std::string& field) {
     return scenario::parse(R"({"version": 1, "x": [[1]], "trained_from": )" + field + "}").error;
@@ -914,7 +924,31 @@ TEST_CASE("a learned lesson is its recipe trained again, exactly as the build ma
   CHECK(error("{").rfind("recipe: parse error at line 1, column 2", 0) == 0);
   CHECK(error(R"({"version": 2, "train": {}})") == "recipe.version: must be 1");
   CHECK(error(R"({"version": 1, "train": {"task": "parity"}})") ==
-        "recipe.train.task: must name a toy task (attention-cli task --list)");
+        "recipe.train.task: must name a toy task (attention-cli task --list) or "
+        "seq2seq_translation");
+  // The GRU encoder–decoder's recipe, and hostile versions of it.
+  const auto s2s = [&error](const std::string& train) {
+    return error(R"({"version": 1, "train": {"task": "seq2seq_translation", )" + train + "}}");
+  };
+  CHECK(s2s(R"("steps": 0, "sentence": ["big", "cat", "runs"])") == "");
+  CHECK(s2s(R"("steps": 0)") ==
+        "recipe.train.sentence: missing: the source sentence the lesson decodes");
+  CHECK(s2s(R"("steps": 0, "sentence": [])") ==
+        "recipe.train.sentence: is empty, expected at least one of words");
+  CHECK(s2s(R"("steps": 0, "sentence": "big cat runs")").rfind("recipe.train.sentence: ", 0) == 0);
+  CHECK(
+      s2s(R"("steps": 0, "sentence": ["big", "ca\nt"])") ==
+      "recipe.train.sentence[1]: \"ca\\nt\" is not a word of the toy language's source vocabulary");
+  CHECK(s2s(R"("steps": 0, "sentence": ["big", 3])").rfind("recipe.train.sentence[1]: ", 0) == 0);
+  std::string long_sentence = "[";
+  for (int i = 0; i < 65; ++i) long_sentence += i ? ", \"cat\"" : "\"cat\"";
+  CHECK(s2s(R"("steps": 0, "sentence": )" + long_sentence + "]")
+            .rfind("recipe.train.sentence: ", 0) == 0);
+  CHECK(s2s(R"("steps": 5001, "sentence": ["cat"])") ==
+        "recipe.train.steps: is 5001, must be at most 5000");
+  CHECK(s2s(R"("batch": 0, "sentence": ["cat"])") ==
+        "recipe.train.batch: is 0, must be at least 1");
+  CHECK(s2s(R"("lr": 0.1, "sentence": ["cat"])") == "recipe.train.lr: unknown field");
   CHECK(error(R"({"version": 1, "train": {"task": "sort", "steps": -1}})") ==
         "recipe.train.steps: is -1, must be at least 0");
   CHECK(error(R"({"version": 1, "train": {"task": "sort", "seed": 1e300}})") ==
