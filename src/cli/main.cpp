@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cli/cli_files.h"
@@ -259,7 +260,10 @@ std::string read_options(int argc, char** argv, int first, bool eval, EvalOption
 }
 
 // Prints the trace asked for, one head at a time: at most one head's matrices in memory.
-int eval(const attn::Problem& p, const EvalOptions& o, const std::string& seq2seq = "") {
+// `members`: the model's own parts of the trace, written last ({"seq2seq": ...},
+// {"hierarchy": ...}), JSON text each.
+using TraceMembers = std::vector<std::pair<const char*, std::string>>;
+int eval(const attn::Problem& p, const EvalOptions& o, const TraceMembers& members = {}) {
   const int64_t B = static_cast<int64_t>(p.queries.size()), H = p.heads;
   const int64_t n_q = attn::batch_rows(p.queries), n_k = attn::batch_rows(p.keys);
   const attn::HeadShape hs = attn::head_shape(p);
@@ -302,7 +306,7 @@ int eval(const attn::Problem& p, const EvalOptions& o, const std::string& seq2se
     for (const attn::Batch& b : outputs) parts.push_back(&b);
     w.output(attn::output_of(p, attn::concat_heads(parts)));
   }
-  if (!seq2seq.empty()) w.json_member("seq2seq", seq2seq);
+  for (const auto& [name, text] : members) w.json_member(name, text);
   w.finish();
   out("\n");
   return 0;
@@ -624,11 +628,12 @@ int main(int argc, char** argv) {
     status = layered ? train(parsed.scenario, parsed.stack, options)
                      : train(parsed.scenario, parsed.problem, options);
   } else {
-    status = layered ? eval_layers(parsed.stack, options)
-                     : eval(parsed.problem, options,
-                            parsed.scenario.seq2seq.empty()
-                                ? ""
-                                : scenario::seq2seq_trace_json(parsed.scenario));
+    TraceMembers members;
+    if (!parsed.scenario.seq2seq.empty())
+      members.emplace_back("seq2seq", scenario::seq2seq_trace_json(parsed.scenario));
+    if (!parsed.scenario.hierarchy.empty())
+      members.emplace_back("hierarchy", scenario::hierarchy_trace_json(parsed.scenario));
+    status = layered ? eval_layers(parsed.stack, options) : eval(parsed.problem, options, members);
   }
   // A full disk or a closed pipe: the output is not all there, and the exit status says so.
   return finish(status);

@@ -501,6 +501,85 @@ Seq2Seq read_seq2seq(const json& v) {
   return m;
 }
 
+// "hierarchy": {"sentences", "words", "sentence_names", "feature_names", "word_query",
+// "questions", "question_names", "scoring"} (scenario/hierarchy_form.h). The shapes are read
+// here; the numbers' range and the labels' counts are validate_hierarchy's (derive_hierarchy).
+Hierarchy read_hierarchy(const json& v) {
+  const std::string f = "hierarchy";
+  const json& o = json_util::read_object(v, f);
+  check_keys(o, f,
+             {"sentences", "words", "sentence_names", "feature_names", "word_query", "questions",
+              "question_names", "scoring"});
+  for (const char* name : {"sentences", "word_query", "questions"})
+    if (!o.contains(name)) fail(f + "." + name, "missing");
+  Hierarchy h;
+  size_t d = 0;  // from sentences[0][0]
+  // A vector of d numbers into out.
+  const auto row = [&d](const json& r, const std::string& field, float* out) {
+    read_array(r, field, kMaxHierarchyWidth, "numbers");
+    if (r.size() != d)
+      fail(field, "has " + std::to_string(r.size()) + " numbers, expected " + std::to_string(d) +
+                      " (d, from sentences[0][0])");
+    for (size_t c = 0; c < d; ++c) out[c] = read_float_at(r[c], field, c);
+  };
+  const std::string sf = f + ".sentences";
+  const json& sentences = read_array(o["sentences"], sf, kMaxHierarchySentences, "sentences");
+  for (size_t k = 0; k < sentences.size(); ++k) {
+    const std::string sk = idx(sf, k);
+    const json& words = read_array(sentences[k], sk, kMaxHierarchyWords, "words");
+    if (k == 0) {  // d, before the first matrix is allocated
+      read_array(words[0], idx(sk, 0), kMaxHierarchyWidth, "numbers");
+      d = words[0].size();
+    }
+    attn::Matrix m(static_cast<Eigen::Index>(words.size()), static_cast<Eigen::Index>(d));
+    for (size_t i = 0; i < words.size(); ++i)
+      row(words[i], idx(sk, i), m.row(static_cast<Eigen::Index>(i)).data());
+    h.sentences.push_back(std::move(m));
+  }
+  h.word_query = attn::Vector(static_cast<Eigen::Index>(d));
+  row(o["word_query"], f + ".word_query", h.word_query.data());
+  const std::string qf = f + ".questions";
+  const json& questions = read_array(o["questions"], qf, kMaxHierarchyQuestions, "questions");
+  h.questions =
+      attn::Matrix(static_cast<Eigen::Index>(questions.size()), static_cast<Eigen::Index>(d));
+  for (size_t q = 0; q < questions.size(); ++q)
+    row(questions[q], idx(qf, q), h.questions.row(static_cast<Eigen::Index>(q)).data());
+  if (o.contains("scoring")) {
+    const std::string name = read_string(o["scoring"], f + ".scoring", 64);
+    if (name == "dot")
+      h.scoring = attn::Scoring::kDot;
+    else if (name == "scaled_dot")
+      h.scoring = attn::Scoring::kScaledDot;
+    else
+      fail(f + ".scoring",
+           "unknown scoring " + json_util::quoted(name) + ", expected \"dot\" or \"scaled_dot\"");
+  }
+  // Labels, as tokens are read: a string or {"en": ..., "zh": ...}.
+  if (o.contains("words")) {
+    const std::string wf = f + ".words";
+    const json& lists = read_array(o["words"], wf, kMaxHierarchySentences, "lists of labels");
+    bool any_zh = false;
+    for (size_t k = 0; k < lists.size(); ++k) {
+      h.words_zh.emplace_back();
+      h.words.push_back(read_token_list(lists[k], idx(wf, k), &h.words_zh.back(), &any_zh));
+    }
+    if (!any_zh) h.words_zh.clear();
+  }
+  const struct {
+    const char* name;
+    std::vector<std::string>*en, *zh;
+  } names[] = {{"sentence_names", &h.sentence_names, &h.sentence_names_zh},
+               {"feature_names", &h.feature_names, &h.feature_names_zh},
+               {"question_names", &h.question_names, &h.question_names_zh}};
+  for (const auto& n : names) {
+    if (!o.contains(n.name)) continue;
+    bool any_zh = false;
+    *n.en = read_token_list(o[n.name], f + "." + n.name, n.zh, &any_zh);
+    if (!any_zh) n.zh->clear();
+  }
+  return h;
+}
+
 Scenario read_scenario(const json& j) {
   if (!j.is_object()) fail("scenario", "must be a JSON object, got " + type_name(j));
   // clang-format off
@@ -514,11 +593,33 @@ Scenario read_scenario(const json& j) {
               "feature_names", "key_feature_names",           "value_names", "output_names",
               "target",        "trained_from",                "layers",      "tokens",
               "next",          "embed",       "unembed",      "vocab",       "batches",
-              "image",         "sigma",       "seq2seq"});
+              "image",         "sigma",       "seq2seq",      "hierarchy"});
   // clang-format on
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
     fail("version", j["version"].dump() + " is not supported; this build reads version 1");
+  // Attention over attention (scenario/hierarchy_form.h): the sentence level, its inputs,
+  // scoring and names all come from the hierarchy; a lesson's texts may go with it.
+  const bool hierarchy = j.contains("hierarchy");
+  if (hierarchy)
+    for (const auto& [key, value] : j.items()) {
+      (void)value;
+      static const std::set<std::string> kWith = {"version", "title", "description", "tour",
+                                                  "quiz",    "read",  "hierarchy"};
+      if (kWith.count(key)) continue;
+      const bool derived = key == "queries" || key == "keys" || key == "values" ||
+                           key == "scoring" || key == "query_tokens" || key == "key_tokens" ||
+                           key == "feature_names" || key == "value_names" || key == "output_names";
+      if (key == "seq2seq")
+        fail(key, "not with \"hierarchy\": a scenario is one model or the other");
+      fail(json_util::key_name(key),
+           std::string("not with \"hierarchy\": ") +
+               (derived ? "the sentence-level attention takes it from the hierarchy (the "
+                          "questions as queries, the sentence vectors as keys and values, its "
+                          "scoring, the question and sentence names as tokens)"
+                        : "not supported with it (the sentence-level attention has no weights, "
+                          "one head, temperature 1 and no masks)"));
+    }
   // A GRU encoder–decoder (scenario/seq2seq_form.h): the decoder's attention, its inputs and
   // weights all come from the model; a lesson's texts may go with it.
   const bool seq2seq = j.contains("seq2seq");
@@ -572,6 +673,12 @@ Scenario read_scenario(const json& j) {
         static_cast<uint64_t>(read_int(t["seed"], "trained_from.seed", 0, kMaxTaskSeed));
   }
 
+  if (hierarchy) {
+    s.hierarchy = read_hierarchy(j["hierarchy"]);
+    const std::string e = derive_hierarchy(&s);
+    if (!e.empty()) throw FieldError{e};
+    return s;
+  }
   if (seq2seq) {
     s.seq2seq = read_seq2seq(j["seq2seq"]);
     const std::string e = derive_seq2seq(&s);

@@ -156,6 +156,46 @@ void append_seq2seq(std::string* o, const Seq2Seq& m) {
   *o += '}';
 }
 
+// Labels as read: {"en": ..., "zh": ...} where the Chinese differs (append_tokens' form).
+void append_labels(std::string* o, const std::vector<std::string>& en,
+                   const std::vector<std::string>& zh) {
+  append_tokens(o, {en},
+                zh.empty() ? std::vector<std::vector<std::string>>{}
+                           : std::vector<std::vector<std::string>>{zh},
+                false);
+}
+
+// "hierarchy" as read (scenario/hierarchy_form.h), in a fixed order, the labels when given;
+// what derive_hierarchy makes of it is left out.
+void append_hierarchy(std::string* o, const Hierarchy& h) {
+  append_key(o, "hierarchy");
+  *o += '{';
+  append_key(o, "sentences");
+  *o += '[';
+  for (size_t k = 0; k < h.sentences.size(); ++k) {
+    if (k) *o += ',';
+    append_matrix(o, h.sentences[k]);
+  }
+  *o += ']';
+  if (!h.words.empty()) {
+    append_key(o, "words");
+    append_tokens(o, h.words, h.words_zh, true);
+  }
+  if (!h.sentence_names.empty())
+    append_key(o, "sentence_names"), append_labels(o, h.sentence_names, h.sentence_names_zh);
+  if (!h.feature_names.empty())
+    append_key(o, "feature_names"), append_labels(o, h.feature_names, h.feature_names_zh);
+  append_key(o, "word_query");
+  append_weight(o, h.word_query);
+  append_key(o, "questions");
+  append_matrix(o, h.questions);
+  if (!h.question_names.empty())
+    append_key(o, "question_names"), append_labels(o, h.question_names, h.question_names_zh);
+  append_key(o, "scoring");
+  *o += std::string("\"") + attn::scoring_name(h.scoring) + "\"";
+  *o += '}';
+}
+
 void append_reading(std::string* o, const Scenario& s) {
   if (s.read_url.empty()) return;
   append_key(o, "read");
@@ -179,6 +219,16 @@ bool seq2seq_as_derived(const Scenario& s) {
   Scenario as_is = s;
   as_is.seq2seq = Seq2Seq{};
   derived.seq2seq = Seq2Seq{};
+  return to_json(as_is) == to_json(derived);
+}
+
+// The same for a hierarchical scenario: its sentence level as the hierarchy derives it.
+bool hierarchy_as_derived(const Scenario& s) {
+  Scenario derived = s;
+  if (!derive_hierarchy(&derived).empty()) return false;
+  Scenario as_is = s;
+  as_is.hierarchy = Hierarchy{};
+  derived.hierarchy = Hierarchy{};
   return to_json(as_is) == to_json(derived);
 }
 
@@ -258,6 +308,14 @@ std::string to_json(const Scenario& s) {
   if (!s.seq2seq.empty() && seq2seq_as_derived(s)) {
     append_reading(&o, s);
     append_seq2seq(&o, s.seq2seq);
+    o += '}';
+    return o;
+  }
+  // The same for attention over attention: the hierarchy alone, until its sentence level is
+  // edited.
+  if (!s.hierarchy.empty() && hierarchy_as_derived(s)) {
+    append_reading(&o, s);
+    append_hierarchy(&o, s.hierarchy);
     o += '}';
     return o;
   }
@@ -690,6 +748,18 @@ std::string seq2seq_trace_json(const Scenario& s) {
   char loss[32];
   std::snprintf(loss, sizeof loss, "%.9g", m.forward.loss);
   return o + loss + "}";
+}
+
+std::string hierarchy_trace_json(const Scenario& s) {
+  const Hierarchy& h = s.hierarchy;
+  std::string o = "{\"word_weights\":[";
+  for (size_t k = 0; k < h.word_weights.size(); ++k) {
+    if (k) o += ',';
+    append_weight(&o, h.word_weights[k]);
+  }
+  o += "],\"sentence_vectors\":";
+  append_matrix(&o, h.sentence_vectors);
+  return o + "}";
 }
 
 std::string trace_to_json(const attn::Trace& t) {

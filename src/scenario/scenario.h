@@ -15,6 +15,7 @@
 
 #include "core/attention.h"
 #include "core/stack.h"
+#include "scenario/hierarchy_form.h"
 #include "scenario/image.h"
 #include "scenario/seq2seq_form.h"
 
@@ -130,6 +131,10 @@ struct Scenario {
   // queries, keys, values, W_q, W_k, w_v, scoring, tokens and names are derived from it when read,
   // and to_json writes it alone. Empty: none.
   Seq2Seq seq2seq;
+  // Attention over attention (scenario/hierarchy_form.h): word-level attention pools each
+  // sentence, and this scenario is the sentence level: queries, keys, values, scoring, tokens
+  // and names are derived from it when read, and to_json writes it alone. Empty: none.
+  Hierarchy hierarchy;
   // Token labels: none, one list shared by every batch item, or one list per batch item.
   std::vector<std::vector<std::string>> query_tokens, key_tokens;
   // Their Chinese, when a lesson gives any: the same shape, a token written as
@@ -256,6 +261,11 @@ std::string trace_to_json(const attn::Trace& t);
 // the alignment), whether it chose them itself, and their mean cross-entropy.
 // Precondition: !s.seq2seq.empty().
 std::string seq2seq_trace_json(const Scenario& s);
+// A hierarchical scenario's own part of its trace: {"word_weights": [[a_1...], ...],
+// "sentence_vectors": [[v_1...], ...]} — each sentence's word weights (ragged) and the
+// vectors they pool, the keys and values of the sentence level.
+// Precondition: !s.hierarchy.empty().
+std::string hierarchy_trace_json(const Scenario& s);
 
 // The same text written piece by piece (pieces of about 64 KB), so that a trace of any size
 // can be streamed, one head at a time, and only the parts asked for:

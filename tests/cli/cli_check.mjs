@@ -149,6 +149,27 @@ function checkTrace(trace, scenario) {
     }
   });
   checkTensor(trace.output, "output");
+  if (scenario.hierarchy) checkHierarchy(trace.hierarchy, scenario.hierarchy);
+}
+
+// Attention over attention's block: each sentence's word weights (as many as its words,
+// summing to 1) and one vector of d numbers per sentence.
+function checkHierarchy(block, h) {
+  if (!block) fail("trace has no hierarchy block");
+  const ww = block.word_weights, sv = block.sentence_vectors;
+  if (!Array.isArray(ww) || ww.length !== h.sentences.length)
+    fail(`hierarchy.word_weights has ${ww?.length} rows, expected ${h.sentences.length}`);
+  ww.forEach((row, k) => {
+    if (!Array.isArray(row) || row.length !== h.sentences[k].length)
+      fail(`hierarchy.word_weights[${k}] has ${row?.length} weights, expected ${h.sentences[k].length}`);
+    const sum = row.reduce((a, v) => a + v, 0);
+    if (Math.abs(sum - 1) > 1e-5) fail(`hierarchy.word_weights[${k}] sums to ${sum}`);
+  });
+  const d = h.sentences[0][0].length;
+  if (!Array.isArray(sv) || sv.length !== h.sentences.length ||
+      sv.some((v) => !Array.isArray(v) || v.length !== d ||
+                     v.some((x) => typeof x !== "number" || !Number.isFinite(x))))
+    fail(`hierarchy.sentence_vectors is not ${h.sentences.length} rows of ${d} numbers`);
 }
 
 

@@ -215,6 +215,7 @@ def main():
     # A GRU encoder-decoder's program is its decoder's attention, from the inputs the model
     # derived: the sentence and the decoded words ("seq2seq") are the CLI's alone.
     want.pop("seq2seq", None)
+    want.pop("hierarchy", None)  # attention over attention: the word level is the CLI's alone
     with tempfile.TemporaryDirectory() as tmp:
         programs = {}
         for kind in ("numpy", "pytorch"):

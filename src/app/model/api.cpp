@@ -249,6 +249,9 @@ std::string get_trace(AppState& s) {
   // A GRU encoder–decoder's sentence, its decoded words and their loss, as eval prints them.
   if (!s.scenario.seq2seq.empty())
     text.insert(text.size() - 1, ",\"seq2seq\":" + scenario::seq2seq_trace_json(s.scenario));
+  // Attention over attention: each sentence's word weights and the vectors they pool.
+  if (!s.scenario.hierarchy.empty())
+    text.insert(text.size() - 1, ",\"hierarchy\":" + scenario::hierarchy_trace_json(s.scenario));
   return text;
 }
 
