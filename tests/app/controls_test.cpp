@@ -185,3 +185,67 @@ TEST_CASE("a lesson note that asks for a control names one that exists", "[app][
     "tour": [{"step": 4, "text": {"en": "Mask the padding."}, "controls": ["valid_len"]}]})";
   CHECK(app.set_scenario_json(json_text).error == "tour[0].controls[0]: no control \"valid_len\"");
 }
+
+TEST_CASE("decoder_step: the Decoder tab's word, for a seq2seq model only, refuses the rest",
+          "[app][controls][seq2seq]") {
+  ui::AppState app;
+  int bahdanau = -1;
+  for (size_t k = 0; k < app.presets.size(); ++k)
+    if (app.presets[k].name == "learned_bahdanau") bahdanau = static_cast<int>(k);
+  REQUIRE(bahdanau >= 0);
+  // Not a seq2seq model: neither the control nor the tab is there.
+  app.load_preset(0);
+  REQUIRE(app.scenario.seq2seq.empty());
+  CHECK(ui::api::set_control(app, "decoder_step", "1") ==
+        "decoder_step: not there for this scenario");
+  CHECK(ui::api::set_control(app, "view", "\"decoder\"").rfind("view: must be one of", 0) == 0);
+  for (const json& c : listed(app)) CHECK(c["id"] != "decoder_step");
+
+  app.load_preset(bahdanau);
+  REQUIRE(app.decoder_words() == 7);  // miza grona kuras piko lilu dormas <eos>
+  CHECK(app.decoder_step == 1);
+  CHECK(ui::api::set_control(app, "view", "\"decoder\"") == "");
+  CHECK(app.view_tab == "decoder");
+  CHECK(ui::api::set_control(app, "decoder_step", "3") == "");
+  CHECK(app.decoder_step == 3);
+  bool found = false;
+  for (const json& c : listed(app))
+    if (c["id"] == "decoder_step") {
+      found = true;
+      CHECK(c["label"] == "Decoder's word");
+      CHECK(c["value"] == 3);
+      REQUIRE(c["options"].size() == 7);
+      CHECK(c["options"][2]["label"] == "3. kuras");
+      CHECK(c["options"][6]["label"] == "7. <eos>");
+    }
+  CHECK(found);
+  // Out of range, of the wrong type, not JSON: refused by name, the word kept.
+  const std::string choices = "decoder_step: must be one of 1, 2, 3, 4, 5, 6, 7";
+  for (const char* bad : {"0", "8", "-1", "2.5", "\"3\"", "true", "null", "[3]", "{\"t\": 3}",
+                          "1e9", "-2147483649"}) {
+    INFO(bad);
+    CHECK(ui::api::set_control(app, "decoder_step", bad) == choices);
+    CHECK(app.decoder_step == 3);
+  }
+  CHECK(ui::api::set_control(app, "decoder_step", "3]") == "decoder_step: the value is not JSON");
+  CHECK(ui::api::set_control(app, "decoder_step", "1e999") != "");
+  CHECK(app.decoder_step == 3);
+
+  // Play: a word every 0.8 s, stopping at the last; the control pauses it.
+  app.decoder_playing = true;
+  app.play_decoder(0.5);
+  CHECK(app.decoder_step == 3);
+  app.play_decoder(0.4);
+  CHECK(app.decoder_step == 4);
+  for (int k = 0; k < 20; ++k) app.play_decoder(0.9);
+  CHECK(app.decoder_step == 7);
+  CHECK_FALSE(app.decoder_playing);
+  app.decoder_playing = true;
+  CHECK(ui::api::set_control(app, "decoder_step", "2") == "");
+  CHECK_FALSE(app.decoder_playing);
+  // A new scenario starts at word 1; hide=view hides the control with the tabs.
+  app.load_preset(bahdanau);
+  CHECK(app.decoder_step == 1);
+  CHECK(ui::api::hide_controls(app, "view") == "");
+  CHECK(ui::api::set_control(app, "decoder_step", "2") == "decoder_step: hidden by the page");
+}

@@ -5,7 +5,7 @@
 //   node tests/web/person_test.mjs --site DIR CHECK... | all
 import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
 import { findText, screenWords } from "./ocr.mjs";
-import { cellMiddle, chineseGlyphs, meanColour } from "./page.mjs";
+import { cellMiddle, chineseGlyphs, distance, meanColour } from "./page.mjs";
 import { decodePng } from "./png.mjs";
 
 const TIMEOUT_MS = 30000;
@@ -1131,10 +1131,126 @@ print(json.dumps({"names": z.namelist(), "bad": bad, "manifest": z.read("imsmani
   await page.context().close();
 }
 
+// A seq2seq model's decoder as a person meets it, en and zh at 800×600: the "Decoder" tab,
+// clicked where drawn, shows the alignment of "big cat runs small bird sleeps" → "miza grona
+// kuras piko lilu dormas <eos>" as 7 × 6 cells. Which rows are filled is read from the
+// screenshot (a blank row is white in every cell; a written one has a cell of 0.5 or more,
+// dark blue). While the lesson's first question (which source word row 1 attends to) is
+// open, no row is filled; answered, row 1 alone is; "Next word", clicked twice, fills rows
+// 1–3 and the sentence under the buttons names "kuras"; Play, clicked, writes the rest one
+// word at a time, ends on word 7 with every row filled, turns back into Play and leaves the
+// page idle (no frames drawn after it stopped).
+async function checkDecoder({ browser, url }) {
+  const seen = [];
+  const size = { width: 800, height: 600 };
+  const WORDS = {
+    en: { tab: "Decoder", next: "Next word", play: "Play", last: "Word 7 of 7" },
+    zh: { tab: "解码器", next: "下一个词", play: "播放", last: "第 7 个词（共 7 个）" },
+  };
+  for (const lang of ["en", "zh"]) {
+    const words = WORDS[lang];
+    const page = await openOnTab(browser, url, "learned_bahdanau", lang, size, words.tab, "decoder");
+    const ap = (f, ...a) => page.evaluate(f, ...a);
+    // Each row of the alignment as the screen shows it: "filled", "blank" or "unclear" (the
+    // middle of every cell read from one screenshot of the grid).
+    const rowsOnScreen = async () => {
+      await settle(page);
+      const g = (await ap(() => window.attentionPlayground.layout())).decoder;
+      if (!g || g.rows !== 7 || g.cols !== 6) fail(`${lang}: the alignment is not drawn as 7 × 6 cells: ${JSON.stringify(g)}`);
+      if (g.y1 > size.height || g.x1 > size.width) fail(`${lang}: the alignment does not fit on the screen at 800×600: ${JSON.stringify(g)}`);
+      const cw = g.cell_w > 0 ? g.cell_w : g.cell;
+      const png = decodePng(await page.screenshot({ clip: { x: g.x0, y: g.y0, width: g.x1 - g.x0, height: g.y1 - g.y0 } }));
+      const sx = png.width / (g.x1 - g.x0), sy = png.height / (g.y1 - g.y0);
+      const rows = [];
+      for (let r = 0; r < g.rows; ++r) {
+        let darkest = 0;
+        for (let c = 0; c < g.cols; ++c) {
+          const mean = [0, 0, 0];
+          let count = 0;
+          for (let y = Math.ceil((r + 0.3) * g.cell * sy); y < (r + 0.7) * g.cell * sy; ++y) {
+            for (let x = Math.ceil((c + 0.3) * cw * sx); x < (c + 0.7) * cw * sx; ++x) {
+              for (let k = 0; k < 3; ++k) mean[k] += png.pixels[4 * (y * png.width + x) + k];
+              ++count;
+            }
+          }
+          darkest = Math.max(darkest, distance(mean.map((v) => v / count), [255, 255, 255]));
+        }
+        rows.push(darkest > 80 ? "filled" : darkest < 6 ? "blank" : "unclear");
+      }
+      return rows;
+    };
+    const expect = async (filled, when) => {
+      const rows = await rowsOnScreen();
+      const want = rows.map((_, r) => (r < filled ? "filled" : "blank"));
+      if (rows.join() !== want.join()) fail(`${lang}: ${when}: the rows on screen are ${rows.join(", ")}; expected ${filled} filled`);
+      return rows;
+    };
+    const item = async (id) => itemWhen(page, (i) => i.id === id, 5000);
+    // The first question asks what row 1 attends to most: until it is answered, no row is filled.
+    const quiz0 = await ap(() => window.attentionPlayground.getQuiz());
+    if (quiz0[0].answered) fail(`${lang}: the first question is answered before anything was clicked`);
+    await expect(0, "while the question on row 1 is open");
+    // The questions answered (as checkPicture does; the lesson walk clicks their buttons).
+    await ap(() => { const a = window.attentionPlayground; a.answerQuiz(0, { key: 1 }); a.answerQuiz(1, { key: 5 }); });
+    await expect(1, "on word 1");
+    const first = (await item("decoder.sentence"))?.label ?? "";
+    if (!first.includes("miza") || !first.includes("cat")) fail(`${lang}: word 1's sentence does not name "miza" and "cat": ${first}`);
+    // "Next word", twice, where the screen draws it.
+    for (let k = 0; k < 2; ++k) {
+      const next = await itemWhen(page, (i) => i.label === words.next && i.id.endsWith("###decoder_next"));
+      if (!next) fail(`${lang}: no "${words.next}" button on screen`);
+      await clickItem(page, next);
+    }
+    await expect(3, `after "${words.next}" twice`);
+    const sentence = (await item("decoder.sentence"))?.label ?? "";
+    if (!sentence.includes("kuras")) fail(`${lang}: on word 3 the sentence does not name "kuras": ${sentence}`);
+    const third = (await item("decoder.written3"))?.label;
+    if (third !== "kuras") fail(`${lang}: "written so far" does not end with "kuras": ${third}`);
+    // Play, clicked: it goes on to word 7 by itself, and stops there.
+    const play = await itemWhen(page, (i) => i.label === words.play && i.id.endsWith("###decoder_play"));
+    if (!play) fail(`${lang}: no "${words.play}" button beside "${words.next}"`);
+    const t0 = Date.now();
+    await clickItem(page, play);
+    // (itemWhen wakes the page for a record of its last frame: a stopped Play draws no more.)
+    const reached = await itemWhen(page, (i) => i.id === "decoder.place" && i.label === words.last);
+    const took = Date.now() - t0;
+    const place = reached?.label ?? (await item("decoder.place"))?.label;
+    if (!reached) fail(`${lang}: after Play for 30 s the place reads "${place}", not "${words.last}"`);
+    if (took < 2000) fail(`${lang}: Play wrote four words in ${took} ms (one every 0.8 s expected)`);
+    const rows = await expect(7, "after Play");
+    const again = await itemWhen(page, (i) => i.id.endsWith("###decoder_play"));
+    if (again?.label !== words.play) fail(`${lang}: at the last word the button reads "${again?.label}", not "${words.play}"`);
+    // Stopped: nothing keeps the page drawing. (The frames after the last input settle first,
+    // as load_test.mjs's idle check lets them: the page has fallen asleep once no frame came
+    // for a second; a Play still running never does.)
+    const asleep = await ap(async () => {
+      const frames = () => window.attentionPlayground.stats().frames;
+      for (let last = frames(), since = performance.now(), t0 = since; performance.now() - t0 < 20000;) {
+        await new Promise((r) => setTimeout(r, 100));
+        if (frames() !== last) last = frames(), since = performance.now();
+        else if (performance.now() - since > 1000) return true;
+      }
+      return false;
+    });
+    if (!asleep) fail(`${lang}: the page still draws frames 20 s after Play reached the last word`);
+    const before = await ap(() => window.attentionPlayground.stats().frames);
+    await page.waitForTimeout(2000);
+    const after = await ap(() => window.attentionPlayground.stats().frames);
+    if (after !== before) fail(`${lang}: ${after - before} frames drawn in 2 s after Play stopped`);
+    if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
+    seen.push(`${lang}: 0 rows filled while the question on row 1 is open, 1 once answered, 3 after ` +
+              `"${words.next}" ×2 ("kuras" named), ${rows.filter((r) => r === "filled").length} after Play ` +
+              `(${(took / 1000).toFixed(1)} s), then asleep (0 frames in 2 s)`);
+    await page.context().close();
+  }
+  ok(`decoder: ${seen.join("; ")}`);
+}
+
 const CHECKS = {
   transpose: checkTranspose,
   layers: checkLayers,
   curve: checkCurve,
+  decoder: checkDecoder,
   picture: checkPicture,
   touch: checkTouch,
   "touch-gestures": checkTouchGestures,

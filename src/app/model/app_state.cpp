@@ -119,10 +119,31 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
     fresh.lr = static_cast<float>(t->lr);
   }
   training = std::move(fresh);
+  decoder_step = 1;
+  decoder_playing = false;
+  decoder_clock = 0.0;
   replies.assign(quiz().size(), QuizReply{});
   ++loads;
   recompute(std::move(p), slice_ms);
   return attn::Status{};
+}
+
+void AppState::set_decoder_step(int t) {
+  decoder_step = std::clamp(t, 1, std::max(1, decoder_words()));
+}
+
+void AppState::play_decoder(double dt) {
+  if (!decoder_playing) return;
+  const int m = decoder_words();
+  if (m == 0 || decoder_step >= m) {
+    decoder_playing = false;
+    return;
+  }
+  decoder_clock += dt;
+  if (decoder_clock < kDecoderPlaySeconds) return;
+  decoder_clock = 0.0;
+  set_decoder_step(decoder_step + 1);
+  if (decoder_step >= m) decoder_playing = false;  // the last word: the page goes idle
 }
 
 void AppState::recompute_in_parts(double budget_ms) {

@@ -189,6 +189,18 @@ struct AppState : AppStateJobs {
   // The Curve tab, for a regression (each value one number, no W_v or W_o, one head, at least
   // three keys, as Nadaraya–Watson's): the query whose weights it draws.
   int curve_query = 0;
+  // A seq2seq model's Decoder tab (panel_decoder.cpp): the word it shows being written, t from 1
+  // to the words produced (decoder_words), and its Play, one word every kDecoderPlaySeconds,
+  // which stops at the last word. A new scenario starts again at word 1, paused.
+  int decoder_step = 1;
+  bool decoder_playing = false;
+  double decoder_clock = 0.0;
+  static constexpr double kDecoderPlaySeconds = 0.8;
+  int decoder_words() const { return static_cast<int>(scenario.seq2seq.produced.size()); }
+  // Shows word t (clamped to 1..decoder_words()).
+  void set_decoder_step(int t);
+  // Play's clock: advances dt seconds and a word when one is due; stops at the last word.
+  void play_decoder(double dt);
   bool has_curve() const {
     const scenario::Scenario& sc = scenario;
     return !layered() && sc.image.empty() && !sc.values.empty() &&

@@ -121,6 +121,8 @@ std::vector<Control> make_table() {
     if (s.visible(Panel::kHeads) && !s.scenario.image.empty())
       o.push_back({"picture", T("Picture")});
     if (s.visible(Panel::kPlane) && s.has_curve()) o.push_back({"curve", T("Curve")});
+    if (s.visible(Panel::kHeads) && !s.scenario.seq2seq.empty())
+      o.push_back({"decoder", T("Decoder")});
     if (s.visible(Panel::kHeads) && s.layered()) o.push_back({"layers", T("Layers")});
     if (s.visible(Panel::kHeads)) o.push_back({"heads", T("All heads")});
     if (s.visible(Panel::kPositional)) o.push_back({"positional", T("Positional encoding")});
@@ -141,6 +143,29 @@ std::vector<Control> make_table() {
   t.push_back(
       query_choice("curve_query", N_("Curve's query"), &AppState::curve_query,
                    [](const AppState& s) { return s.visible(Panel::kPlane) && s.has_curve(); }));
+
+  // The word a seq2seq model's Decoder tab shows being written, 1 to the words produced (the
+  // tab draws its own Previous word, Next word and Play for it).
+  Control decoder = make("decoder_step", N_("Decoder's word"), ControlKind::kSelect, "view");
+  decoder.available = [](const AppState& s) {
+    return s.visible(Panel::kHeads) && !s.scenario.seq2seq.empty() && s.decoder_words() > 0;
+  };
+  decoder.read = [](const AppState& s) {
+    return json(std::clamp(s.decoder_step, 1, std::max(1, s.decoder_words())));
+  };
+  decoder.options = [](const AppState& s) {
+    const scenario::Seq2Seq& m = s.scenario.seq2seq;
+    std::vector<ControlOption> o;
+    for (int t = 1; t <= s.decoder_words(); ++t)
+      o.push_back({t, std::to_string(t) + ". " + m.target_word(m.produced[t - 1])});
+    return o;
+  };
+  decoder.apply = [](AppState& s, const json& v) {
+    s.decoder_playing = false;
+    s.set_decoder_step(v.get<int>());
+    return std::string();
+  };
+  t.push_back(decoder);
 
   // The layer of a stack the steps and heads show (AppState::layer_view).
   Control layer = make("layer", N_("Layer"), ControlKind::kSelect, "layer");

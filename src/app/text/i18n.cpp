@@ -27,6 +27,32 @@ const std::pair<const char*, const char*> kZh[] = {
     {"All heads", "所有头"},
     {"Positional encoding", "位置编码"},
     {"2-D view", "二维视图"},
+    // The Decoder tab of a seq2seq model (panel_decoder.cpp) and its control.
+    {"Decoder", "解码器"},
+    {"Decoder's word", "解码器的词"},
+    {"Previous word", "上一个词"},
+    {"Next word", "下一个词"},
+    {"Word %d of %d", "第 %d 个词（共 %d 个）"},
+    {"Source sentence:", "源句子："},
+    {"Written so far:", "已写出："},
+    {"written", "写出的词"},
+    {"source", "源词"},
+    {"The decoder writes the translation one word at a time: the query of each word attends "
+     "over the source words (a new row of the alignment), then its GRU writes the word.",
+     "解码器一次写出译文的一个词：每个词的查询对源句的词分配注意力（对齐矩阵多出一行），"
+     "然后它的 GRU 写出这个词。"},
+    {"Word %d: its row of the alignment shows once the lesson's question about it is answered.",
+     "第 %d 个词：回答了课程中关于它的问题之后，才显示它那一行对齐权重。"},
+    {"Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d and the "
+     "previous word \"%s\" went into the GRU, which wrote \"%s\" (probability %.2f).",
+     "第 %d 个词：查询 s_%d 把 %.2f 的权重放在“%s”上；上下文 c_%d 和上一个词“%s”送入 GRU，"
+     "它写出了“%s”（概率 %.2f）。"},
+    {"Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d and the "
+     "previous word \"%s\" went into the GRU; the given word is \"%s\" (the model's "
+     "probability %.2f).",
+     "第 %d 个词：查询 s_%d 把 %.2f 的权重放在“%s”上；上下文 c_%d 和上一个词“%s”送入 GRU；"
+     "给定的词是“%s”（模型给它的概率是 %.2f）。"},
+    {" The next most likely word: \"%s\" (%.2f).", "可能性第二的词：“%s”（%.2f）。"},
     {"In this lesson", "本课提示"},
     {"(written for the lesson as it was loaded: Reset to the preset to see its numbers again)",
      "（这条提示针对课程刚载入时的数据：点“恢复为预设”可以再看到那些数字）"},

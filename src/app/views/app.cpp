@@ -271,6 +271,10 @@ void App::frame() {
     }
   }
 
+  // The Decoder tab's Play: a word every 0.8 s while the tab is on screen, stopping at the last.
+  if (state.view_tab != "decoder" || state.scenario.seq2seq.empty()) state.decoder_playing = false;
+  state.play_decoder(io.DeltaTime);
+
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
@@ -356,6 +360,11 @@ void App::frame() {
     }
     if (state.visible(Panel::kPlane) && state.has_curve() && tab(T("Curve"), "curve")) {
       draw_curve(state, heatmaps);
+      ImGui::EndTabItem();
+    }
+    if (state.visible(Panel::kHeads) && !state.scenario.seq2seq.empty() &&
+        tab(T("Decoder"), "decoder")) {
+      draw_decoder(state, heatmaps);
       ImGui::EndTabItem();
     }
     if (state.visible(Panel::kHeads) && state.layered() && tab(T("Layers"), "layers")) {

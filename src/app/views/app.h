@@ -40,9 +40,9 @@ class App {
   // True while something animates (play, a step's transition, a toast), waits for a frame (a
   // PNG) or computes in parts, so the loop keeps drawing without input.
   bool animating() const {
-    return state.playing || state.training.playing || state.transition.active ||
-           !state.toast.empty() || heatmaps.capture_pending() || state.computing() ||
-           state.redraw > 0;
+    return state.playing || state.decoder_playing || state.training.playing ||
+           state.transition.active || !state.toast.empty() || heatmaps.capture_pending() ||
+           state.computing() || state.redraw > 0;
   }
 
   AppState state;
@@ -59,6 +59,8 @@ void draw_layers(AppState& s, Heatmaps& h);   // a stack's layers, heads and str
 void draw_picture(AppState& s, Heatmaps& h);  // an image scenario's weights over its picture
 // A regression's points, predictions and the chosen query's weights (AppState::has_curve).
 void draw_curve(AppState& s, Heatmaps& h);
+// A seq2seq model's decoder writing one word at a time, its alignment growing a row per word.
+void draw_decoder(AppState& s, Heatmaps& h);
 void draw_positional(AppState& s, Heatmaps& h);
 void draw_plane(AppState& s);
 void draw_lesson(AppState& s);

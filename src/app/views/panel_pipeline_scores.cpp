@@ -253,13 +253,21 @@ void view_output(Ctx& c, ImVec2 avail) {
   // On a phone, or where cells side by side would be too small for their numbers, the three
   // stand one above the other, the "·" and "=" between them.
   float side_cell = 0.0f;
+  // Alone (no W_o): 60% of the panel, up to 600 px, or wider when its columns need it to
+  // show their numbers (a seq2seq model's 16 context columns).
+  const auto alone_width = [&]() {
+    float label_w = 0.0f;
+    const int cols = columns_and_labels(c, MatrixKind::kConcat, avail.x, &label_w);
+    const float wanted = label_w + ImGui::GetStyle().ItemSpacing.x + cols * (number_cell() + 2.0f);
+    return std::min(avail.x, std::max(std::min(avail.x * 0.6f, 600.0f), wanted));
+  };
   std::vector<float> w =
       wo && s.transpose
           ? widths_in_row(c, avail.x - 80.0f,
                           {MatrixKind::kWo, MatrixKind::kConcat, MatrixKind::kOutput}, &side_cell)
       : wo ? widths_in_row(c, avail.x - 80.0f,
                            {MatrixKind::kConcat, MatrixKind::kWo, MatrixKind::kOutput}, &side_cell)
-           : std::vector<float>{std::min(avail.x * 0.6f, 600.0f)};
+           : std::vector<float>{alone_width()};
   const bool narrow = wo && (avail.x < 520.0f || side_cell < number_cell());
   if (narrow) w.assign(3, avail.x);
   const float row_h = narrow ? std::max({120.0f, stacked_min_height(avail),

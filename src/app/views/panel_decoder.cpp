@@ -1,0 +1,209 @@
+// The Decoder tab of a seq2seq model (scenario/seq2seq_form.h): the decoder writing its
+// translation one word at a time. For word t its query, the state s_{t−1}, attends over the
+// encoder's states of the source words (row t of the alignment α); the context c_t and the word
+// written before go into the decoder's GRU, whose probabilities choose word t. The alignment is
+// drawn whole, m × n, with the rows after t left blank, so that it grows a row per word.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "app/text/i18n.h"
+#include "app/views/app.h"
+#include "app/widgets/item_log.h"
+
+namespace ui {
+
+namespace {
+
+// The first row of the alignment (0-based) that would answer a question the learner has not
+// answered yet, or m when none would: a question about the weights, the scores or the largest
+// weight of a row, open on this step or on a step still ahead (as the Picture tab decides,
+// panel_picture.cpp). The rows from it on are not filled while it waits.
+int rows_allowed(const AppState& s, int m) {
+  int allowed = m;
+  for (size_t q = 0; q < s.quiz().size(); ++q) {
+    const scenario::QuizQuestion& question = s.quiz()[q];
+    const scenario::QuizAnswer& a = question.answer;
+    const bool answered = q < s.replies.size() && s.replies[q].answered;
+    const bool about_weights = a.argmax || a.matrix == "weights" || a.matrix == "scores" ||
+                               a.matrix == "scaled" || a.matrix == "masked";
+    if (!answered && about_weights && question.step >= static_cast<int>(s.step))
+      allowed = std::min(allowed, std::max(0, a.row));
+  }
+  return allowed;
+}
+
+// Words in a row of boxes that wraps at the panel's edge, the one at `highlight` (or none, −1)
+// in the accent colour; each recorded as a text item "<id><k>" (1-based) for the tests.
+void word_row(const char* label, const char* id, const std::vector<std::string>& words,
+              int highlight) {
+  ImGui::TextUnformatted(label);
+  const ImVec2 pad(6.0f, 2.0f);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  char item_id[48];
+  for (size_t k = 0; k < words.size(); ++k) {
+    const ImVec2 t = ImGui::CalcTextSize(words[k].c_str());
+    const ImVec2 size(t.x + 2.0f * pad.x, t.y + 2.0f * pad.y);
+    same_line_if_fits(size.x);
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(size);
+    const bool on = static_cast<int>(k) == highlight;
+    dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y),
+                      on ? IM_COL32(41, 92, 199, 255) : IM_COL32(230, 234, 242, 255), 4.0f);
+    dl->AddText(ImVec2(p0.x + pad.x, p0.y + pad.y),
+                on ? IM_COL32(255, 255, 255, 255) : ImGui::GetColorU32(ImGuiCol_Text),
+                words[k].c_str());
+    std::snprintf(item_id, sizeof item_id, "%s%d", id, static_cast<int>(k) + 1);
+    item_text(item_id, words[k]);
+  }
+}
+
+}  // namespace
+
+void draw_decoder(AppState& s, Heatmaps& h) {
+  const scenario::Seq2Seq& model = s.scenario.seq2seq;
+  const attn::seq2seq::Forward& f = model.forward;
+  const int m = s.decoder_words(), n = static_cast<int>(model.source.size());
+  if (model.empty() || m == 0 || f.weights.rows() != m || f.weights.cols() != n ||
+      f.probs.rows() != m)
+    return;
+  s.set_decoder_step(s.decoder_step);
+  const int t = s.decoder_step;  // 1..m
+  std::vector<std::string> source, written;
+  for (int id : model.source) source.push_back(model.source_word(id));
+  for (int id : model.produced) written.push_back(model.target_word(id));
+
+  text_wrapped(
+      T("The decoder writes the translation one word at a time: the query of each word attends "
+        "over the source words (a new row of the alignment), then its GRU writes the word."));
+
+  // Previous word, Next word, Play; where it is.
+  ImGui::BeginDisabled(t <= 1);
+  const std::string prev = std::string(T("Previous word")) + "###decoder_prev";
+  if (ImGui::Button(prev.c_str())) {
+    s.decoder_playing = false;
+    s.set_decoder_step(t - 1);
+  }
+  ImGui::EndDisabled();
+  const std::string next = std::string(T("Next word")) + "###decoder_next";
+  same_line_if_fits(button_width(T("Next word")));
+  ImGui::BeginDisabled(t >= m);
+  if (ImGui::Button(next.c_str())) {
+    s.decoder_playing = false;
+    s.set_decoder_step(t + 1);
+  }
+  ImGui::EndDisabled();
+  const char* play_word = s.decoder_playing ? T("Pause") : T("Play");
+  const std::string play = std::string(play_word) + "###decoder_play";
+  same_line_if_fits(std::max(button_width(T("Pause")), button_width(T("Play"))));
+  if (ImGui::Button(play.c_str())) {
+    if (!s.decoder_playing && s.decoder_step >= m) s.set_decoder_step(1);
+    s.decoder_playing = !s.decoder_playing;
+    s.decoder_clock = 0.0;
+  }
+  char place[64];
+  std::snprintf(place, sizeof place, T("Word %d of %d"), s.decoder_step, m);
+  same_line_if_fits(ImGui::CalcTextSize(place).x);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(place);
+  item_text("decoder.place", place);
+  const int step = s.decoder_step;  // after the buttons: this frame draws the word chosen
+
+  // Rows from `allowed` on would answer a question still open: not filled, not described.
+  const int allowed = rows_allowed(s, m);
+  const int filled = std::min(step, allowed);
+  const bool shown = step - 1 < allowed;
+  int best = 0;
+  for (int j = 1; j < n; ++j)
+    if (f.weights(step - 1, j) > f.weights(step - 1, best)) best = j;
+
+  word_row(T("Source sentence:"), "decoder.source", source, shown ? best : -1);
+  const std::vector<std::string> so_far(written.begin(), written.begin() + step);
+  word_row(T("Written so far:"), "decoder.written", so_far, step - 1);
+
+  // What happened at word t, in words.
+  char text[640];
+  if (!shown) {
+    std::snprintf(text, sizeof text,
+                  T("Word %d: its row of the alignment shows once the lesson's question about it "
+                    "is answered."),
+                  step);
+  } else {
+    const int chosen = model.produced[step - 1];
+    const std::string previous =
+        step == 1 ? model.target_word(attn::seq2seq::kBos) : written[step - 2];
+    const double p = f.probs(step - 1, chosen), w = f.weights(step - 1, best);
+    int other = chosen == 0 ? 1 : 0;
+    for (int k = 0; k < f.probs.cols(); ++k)
+      if (k != chosen && f.probs(step - 1, k) > f.probs(step - 1, other)) other = k;
+    if (model.greedy())
+      std::snprintf(text, sizeof text,
+                    T("Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d "
+                      "and the previous word \"%s\" went into the GRU, which wrote \"%s\" "
+                      "(probability %.2f)."),
+                    step, step - 1, w, source[best].c_str(), step, previous.c_str(),
+                    written[step - 1].c_str(), p);
+    else
+      std::snprintf(text, sizeof text,
+                    T("Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d "
+                      "and the previous word \"%s\" went into the GRU; the given word is \"%s\" "
+                      "(the model's probability %.2f)."),
+                    step, step - 1, w, source[best].c_str(), step, previous.c_str(),
+                    written[step - 1].c_str(), p);
+    if (f.probs.cols() > 1) {
+      char runner_up[160];
+      std::snprintf(runner_up, sizeof runner_up, T(" The next most likely word: \"%s\" (%.2f)."),
+                    model.target_word(other).c_str(),
+                    static_cast<double>(f.probs(step - 1, other)));
+      std::strncat(text, runner_up, sizeof text - std::strlen(text) - 1);
+    }
+  }
+  text_wrapped(text);
+  item_text("decoder.sentence", text);
+
+  // The alignment, m × n, its rows after the word shown (and any a question waits on) blank.
+  attn::Matrix values = f.weights;
+  for (int i = filled; i < m; ++i) values.row(i).setZero();
+  std::vector<std::string> rows(static_cast<size_t>(m), "\xe2\x80\xa6");  // "…"
+  for (int i = 0; i < step; ++i) rows[i] = written[i];
+  HeatmapSpec sp;
+  sp.id = "decoder";
+  sp.values = &values;
+  sp.layout_values = &f.weights;
+  sp.row_labels = &rows;
+  sp.col_labels = &source;
+  sp.row_axis = T("written");
+  sp.col_axis = T("source");
+  sp.fixed_range = true;
+  sp.lo = 0.0f;
+  sp.hi = 1.0f;
+  const float avail_y = ImGui::GetContentRegionAvail().y;
+  const float want_y = static_cast<float>(m) * 26.0f + ImGui::GetFontSize() * 6.0f;
+  sp.size = ImVec2(std::min(ImGui::GetContentRegionAvail().x, 640.0f), std::max(avail_y, want_y));
+  sp.max_cell_px = 48.0f;
+  sp.numbers = s.show_numbers;
+  sp.exportable = false;  // blank rows are not numbers
+  sp.highlight_row = step - 1;
+  sp.revision = (s.revision << 8) ^ static_cast<uint64_t>(filled);
+  h.draw(sp);
+  // Blank cells over the rows not filled: an empty table, the size it will be.
+  const auto found = h.last_grids().find("decoder");
+  if (found != h.last_grids().end()) {
+    const GridInfo& g = found->second;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->PushClipRect(ImVec2(g.x0, g.y0), ImVec2(g.x1, g.y1), true);
+    const float cw = g.cell_w > 0.0f ? g.cell_w : g.cell;
+    for (int i = filled; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        const ImVec2 a(g.x0 + (j - g.first_col) * cw, g.y0 + (i - g.first_row) * g.cell);
+        const ImVec2 b(a.x + cw, a.y + g.cell);
+        dl->AddRectFilled(a, b, IM_COL32(255, 255, 255, 255));
+        dl->AddRect(a, b, IM_COL32(214, 219, 228, 255));
+      }
+    dl->PopClipRect();
+  }
+}
+
+}  // namespace ui
