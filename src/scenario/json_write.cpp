@@ -211,24 +211,15 @@ void append_reading(std::string* o, const Scenario& s) {
 
 namespace {
 
-// Whether a seq2seq scenario's attention is still what its model derives: written out without
-// the block, it and a fresh derivation are the same text.
-bool seq2seq_as_derived(const Scenario& s) {
+// Whether a scenario made from a model (`block`: seq2seq, hierarchy) is still what the model
+// derives: written out without the block, it and a fresh derivation are the same text.
+template <class Model>
+bool as_derived(const Scenario& s, Model Scenario::*block, std::string (*derive)(Scenario*)) {
   Scenario derived = s;
-  if (!derive_seq2seq(&derived).empty()) return false;
+  if (!derive(&derived).empty()) return false;
   Scenario as_is = s;
-  as_is.seq2seq = Seq2Seq{};
-  derived.seq2seq = Seq2Seq{};
-  return to_json(as_is) == to_json(derived);
-}
-
-// The same for a hierarchical scenario: its sentence level as the hierarchy derives it.
-bool hierarchy_as_derived(const Scenario& s) {
-  Scenario derived = s;
-  if (!derive_hierarchy(&derived).empty()) return false;
-  Scenario as_is = s;
-  as_is.hierarchy = Hierarchy{};
-  derived.hierarchy = Hierarchy{};
+  as_is.*block = Model{};
+  derived.*block = Model{};
   return to_json(as_is) == to_json(derived);
 }
 
@@ -305,7 +296,7 @@ std::string to_json(const Scenario& s) {
   }
   // The model alone, its attention's inputs and weights being derived; once a learner has edited
   // that attention (a size, the temperature, a mask, a trained W_q), the scenario as it is.
-  if (!s.seq2seq.empty() && seq2seq_as_derived(s)) {
+  if (!s.seq2seq.empty() && as_derived(s, &Scenario::seq2seq, derive_seq2seq)) {
     append_reading(&o, s);
     append_seq2seq(&o, s.seq2seq);
     o += '}';
@@ -313,7 +304,7 @@ std::string to_json(const Scenario& s) {
   }
   // The same for attention over attention: the hierarchy alone, until its sentence level is
   // edited.
-  if (!s.hierarchy.empty() && hierarchy_as_derived(s)) {
+  if (!s.hierarchy.empty() && as_derived(s, &Scenario::hierarchy, derive_hierarchy)) {
     append_reading(&o, s);
     append_hierarchy(&o, s.hierarchy);
     o += '}';
