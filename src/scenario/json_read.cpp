@@ -431,6 +431,24 @@ std::vector<int> read_sentence(const json& v, const std::string& field,
   return ids;
 }
 
+// A scenario made from a model ("seq2seq", "hierarchy") takes its attention from it: beside the
+// block only the lesson's texts may stand. A field the model derives is refused with
+// `derived_why`, any other with `other_why`, the other model's block as a second model.
+void refuse_beside_model(const json& j, const std::string& model,
+                         const std::set<std::string>& derived, const std::string& derived_why,
+                         const std::string& other_why) {
+  static const std::set<std::string> kLesson = {"version", "title", "description",
+                                                "tour",    "quiz",  "read"};
+  for (const auto& [key, value] : j.items()) {
+    (void)value;
+    if (kLesson.count(key) || key == model) continue;
+    const std::string beside = "not with \"" + model + "\": ";
+    if (key == "seq2seq" || key == "hierarchy")
+      fail(key, beside + "a scenario is one model or the other");
+    fail(json_util::key_name(key), beside + (derived.count(key) ? derived_why : other_why));
+  }
+}
+
 // "seq2seq": {"sizes", "source_words", "target_words", "seed", "weights", "source", "target"}
 // (scenario/seq2seq_form.h).
 Seq2Seq read_seq2seq(const json& v) {
@@ -602,45 +620,27 @@ Scenario read_scenario(const json& j) {
   // scoring and names all come from the hierarchy; a lesson's texts may go with it.
   const bool hierarchy = j.contains("hierarchy");
   if (hierarchy)
-    for (const auto& [key, value] : j.items()) {
-      (void)value;
-      static const std::set<std::string> kWith = {"version", "title", "description", "tour",
-                                                  "quiz",    "read",  "hierarchy"};
-      if (kWith.count(key)) continue;
-      const bool derived = key == "queries" || key == "keys" || key == "values" ||
-                           key == "scoring" || key == "query_tokens" || key == "key_tokens" ||
-                           key == "feature_names" || key == "value_names" || key == "output_names";
-      if (key == "seq2seq")
-        fail(key, "not with \"hierarchy\": a scenario is one model or the other");
-      fail(json_util::key_name(key),
-           std::string("not with \"hierarchy\": ") +
-               (derived ? "the sentence-level attention takes it from the hierarchy (the "
-                          "questions as queries, the sentence vectors as keys and values, its "
-                          "scoring, the question and sentence names as tokens)"
-                        : "not supported with it (the sentence-level attention has no weights, "
-                          "one head, temperature 1 and no masks)"));
-    }
+    refuse_beside_model(j, "hierarchy",
+                        {"queries", "keys", "values", "scoring", "query_tokens", "key_tokens",
+                         "feature_names", "value_names", "output_names"},
+                        "the sentence-level attention takes it from the hierarchy (the "
+                        "questions as queries, the sentence vectors as keys and values, its "
+                        "scoring, the question and sentence names as tokens)",
+                        "not supported with it (the sentence-level attention has no weights, "
+                        "one head, temperature 1 and no masks)");
   // A GRU encoder–decoder (scenario/seq2seq_form.h): the decoder's attention, its inputs and
   // weights all come from the model; a lesson's texts may go with it.
   const bool seq2seq = j.contains("seq2seq");
   if (seq2seq)
-    for (const auto& [key, value] : j.items()) {
-      (void)value;
-      static const std::set<std::string> kWith = {"version", "title", "description", "tour",
-                                                  "quiz",    "read",  "seq2seq"};
-      if (kWith.count(key)) continue;
-      const bool derived = key == "queries" || key == "keys" || key == "values" ||
-                           key == "scoring" || key == "query_tokens" || key == "key_tokens" ||
-                           key == "feature_names" || key == "value_names" ||
-                           key == "output_names" || key == "init" || key == "W_q" || key == "W_k" ||
-                           key == "w_v" || key == "W_v" || key == "W_o" || key == "W";
-      fail(key, std::string("not with \"seq2seq\": ") +
-                    (derived ? "the decoder's attention takes it from the model (its queries "
-                               "s_{t-1}, the encoder's states as keys and values, the model's "
-                               "W_q, W_k and w_v, additive scoring, the words as tokens)"
-                             : "the model is a GRU encoder-decoder with its own inputs, "
-                               "weights and settings (temperature 1, no masks, one head)"));
-    }
+    refuse_beside_model(
+        j, "seq2seq",
+        {"queries", "keys", "values", "scoring", "query_tokens", "key_tokens", "feature_names",
+         "value_names", "output_names", "init", "W_q", "W_k", "w_v", "W_v", "W_o", "W"},
+        "the decoder's attention takes it from the model (its queries "
+        "s_{t-1}, the encoder's states as keys and values, the model's "
+        "W_q, W_k and w_v, additive scoring, the words as tokens)",
+        "the model is a GRU encoder-decoder with its own inputs, "
+        "weights and settings (temperature 1, no masks, one head)");
   // Stacked layers: self-attention over the stream, each layer with its own weights and heads.
   const bool layered = j.contains("layers");
   if (layered) {
