@@ -138,20 +138,17 @@ void draw_decoder(AppState& s, Heatmaps& h) {
     int other = chosen == 0 ? 1 : 0;
     for (int k = 0; k < f.probs.cols(); ++k)
       if (k != chosen && f.probs(step - 1, k) > f.probs(step - 1, other)) other = k;
-    if (model.greedy())
-      std::snprintf(text, sizeof text,
-                    T("Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d "
-                      "and the previous word \"%s\" went into the GRU, which wrote \"%s\" "
-                      "(probability %.2f)."),
-                    step, step - 1, w, source[best].c_str(), step, previous.c_str(),
-                    written[step - 1].c_str(), p);
-    else
-      std::snprintf(text, sizeof text,
-                    T("Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d "
-                      "and the previous word \"%s\" went into the GRU; the given word is \"%s\" "
-                      "(the model's probability %.2f)."),
-                    step, step - 1, w, source[best].c_str(), step, previous.c_str(),
-                    written[step - 1].c_str(), p);
+    // The same numbers, told of the word the model chose or of the word it was given.
+    const char* format =
+        model.greedy()
+            ? T("Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d "
+                "and the previous word \"%s\" went into the GRU, which wrote \"%s\" "
+                "(probability %.2f).")
+            : T("Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d "
+                "and the previous word \"%s\" went into the GRU; the given word is \"%s\" "
+                "(the model's probability %.2f).");
+    std::snprintf(text, sizeof text, format, step, step - 1, w, source[best].c_str(), step,
+                  previous.c_str(), written[step - 1].c_str(), p);
     if (f.probs.cols() > 1) {
       char runner_up[160];
       std::snprintf(runner_up, sizeof runner_up, T(" The next most likely word: \"%s\" (%.2f)."),
