@@ -65,7 +65,10 @@ const char kUsage[] =
     "                           a line {\"step\", \"loss\"} per step (the loss before it),\n"
     "                           then the trained scenario with its weights written out;\n"
     "                           sgd is w <- w - R * dL/dw, R = 0.1 unless given; it stops,\n"
-    "                           exit 2, at a step that takes the numbers past float32\n"
+    "                           exit 2, at a step that takes the numbers past float32;\n"
+    "                           a GRU encoder-decoder of the toy language (\"seq2seq\")\n"
+    "                           trains as the page's Decoder tab does: Adam at 0.01 on 16\n"
+    "                           of the toy's sentence pairs a step, every weight learned\n"
     "       attention-cli package --site DIR --out FILE.zip [--format scorm2004|scorm12|cmi5]\n"
     "                           [--lessons A,B] [--title TEXT] [--pass P]  the staged site\n"
     "                           (build/wasm/site) as a SCORM or cmi5 package for a course\n"
@@ -196,6 +199,7 @@ struct EvalOptions {
   int steps = -1;
   std::string optimizer = "sgd";
   double lr = 0.1;
+  bool optimizer_given = false, lr_given = false;
 };
 
 // Reads the options from argv[first] on (eval's own only for eval); "" or
@@ -221,12 +225,14 @@ std::string read_options(int argc, char** argv, int first, bool eval, EvalOption
     } else if (a == "--optimizer") {
       if (!scenario::is_optimizer(v)) return "--optimizer: is \"" + v + "\", expected sgd or adam";
       o->optimizer = v;
+      o->optimizer_given = true;
     } else if (a == "--lr") {
       char* end = nullptr;
       const double r = std::strtod(v.c_str(), &end);
       if (v.empty() || *end || !(r > 0.0 && r <= 100.0))
         return "--lr: is \"" + v + "\", expected a number above 0 and at most 100";
       o->lr = r;
+      o->lr_given = true;
     } else if (a == "--only") {
       if (v != "heads" && v != "output")
         return "--only: is \"" + v + "\", expected heads or output";
@@ -484,6 +490,39 @@ int train(scenario::Scenario s, Model p, const EvalOptions& o) {
   return 0;
 }
 
+// attention-cli train of a GRU encoder–decoder of the toy language: what the page's Train on
+// its Decoder tab does (attn::seq2seq::ToyTrainer from the model's weights and seed, kToyBatch
+// pairs a step, Adam at 0.01, clipping at 1), a line per step, then the model with every weight
+// written out. From a Random start's weights (init_params of the seed) and 1500 steps it is the
+// learned_bahdanau lesson's model, bit for bit.
+int train_seq2seq(scenario::Scenario s, const EvalOptions& o) {
+  scenario::Seq2Seq& m = s.seq2seq;
+  if (o.optimizer_given || o.lr_given)
+    return fail(std::string(o.optimizer_given ? "--optimizer" : "--lr") +
+                ": a seq2seq model trains as the page's Decoder tab does, with Adam at 0.01 "
+                "on 16 of the toy language's sentence pairs a step; leave it out");
+  if (!m.toy_language())
+    return fail(
+        "seq2seq: train learns from the toy language's sentence pairs, and this model's "
+        "source_words, target_words or sizes are not the toy language's (attention-cli lesson "
+        "assets/recipes/learned_bahdanau.json writes a model of it)");
+  attn::seq2seq::ToyTrainer trainer(m.params, m.has_seed ? m.seed : 1, attn::seq2seq::kToyBatch);
+  char line[96];
+  for (int step = 1; step <= o.steps; ++step) {
+    const double loss = trainer.step();
+    std::snprintf(line, sizeof line, "{\"step\":%d,\"loss\":%.9g}", step, loss);
+    out_line(line);
+    if (output_failed()) return 0;
+  }
+  m.set_learned(trainer.params);
+  // Adam at 0.01 moves a weight by at most 0.01 a step: past the model's limit only after
+  // about 10⁶ steps. Refused by name all the same.
+  const std::string e = scenario::derive_seq2seq(&s);
+  if (!e.empty()) return fail("train: " + e);
+  out_line(scenario::to_json(s));
+  return 0;
+}
+
 // --seed S of `task`: a whole number from 0 to kMaxViewTrainSeed, the seeds a task takes
 // everywhere else (a link's view.train.seed, a recipe's train.seed, trained_from.seed).
 std::string read_seed(const char* text, uint64_t* seed) {
@@ -606,14 +645,9 @@ int main(int argc, char** argv) {
                                            : scenario::parse_with_arrays(input.text, arrays);
   if (!parsed.ok()) return fail(parsed.error);
 
-  // A seq2seq model's scenario is its decoder's attention, derived: training it means training
-  // the encoder and decoder (attn::seq2seq::train_step), which train does not yet. (grad
-  // refuses for want of a target, as the exported programs' --grad does.)
-  if (command == "train" && !parsed.scenario.seq2seq.empty())
-    return fail(
-        "seq2seq: train does not take a GRU encoder-decoder yet; eval and normalize do (its "
-        "decoder's attention, derived from the model)");
-
+  // A seq2seq model's scenario is its decoder's attention, derived: training it trains the
+  // encoder and decoder (train_seq2seq). (grad refuses for want of a target, as the exported
+  // programs' --grad does.)
   int status = 0;
   const bool layered = !parsed.stack.layers.empty();
   if (command == "validate") {
@@ -625,6 +659,7 @@ int main(int argc, char** argv) {
                      : grad(parsed.scenario, parsed.problem);
   } else if (command == "train") {
     if (options.steps < 0) return fail("--steps: missing (how many steps to train)");
+    if (!parsed.scenario.seq2seq.empty()) return finish(train_seq2seq(parsed.scenario, options));
     status = layered ? train(parsed.scenario, parsed.stack, options)
                      : train(parsed.scenario, parsed.problem, options);
   } else {

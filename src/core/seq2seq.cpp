@@ -453,35 +453,37 @@ const char* const* toy_target_words() {
   return kTargetWords;
 }
 
+Pair ToyPairs::next() {
+  auto pick = [this](int k) {  // uniform in [0, k)
+    return std::min(k - 1, static_cast<int>(uniform01(seed_, draw_++) * static_cast<float>(k)));
+  };
+  Pair pair;
+  const int clauses = 1 + pick(2);
+  for (int c = 0; c < clauses; ++c) {
+    const bool adjective = pick(2) == 1;
+    const int adj = kFirstAdjective + pick(3), noun = kFirstNoun + pick(3);
+    const int verb = kFirstVerb + pick(2);
+    const int at = static_cast<int>(pair.src.size());
+    if (adjective) {
+      pair.src.insert(pair.src.end(), {adj, noun, verb});
+      pair.tgt.insert(pair.tgt.end(), {noun, adj, verb});
+      pair.aligned.insert(pair.aligned.end(), {at + 1, at, at + 2});
+    } else {
+      pair.src.insert(pair.src.end(), {noun, verb});
+      pair.tgt.insert(pair.tgt.end(), {noun, verb});
+      pair.aligned.insert(pair.aligned.end(), {at, at + 1});
+    }
+  }
+  pair.tgt.push_back(kEos);
+  pair.aligned.push_back(-1);
+  return pair;
+}
+
 std::vector<Pair> toy_translation(uint64_t seed, int count) {
   std::vector<Pair> pairs;
   pairs.reserve(static_cast<size_t>(std::max(count, 0)));
-  uint64_t draw = 0;
-  auto pick = [&](int k) {  // uniform in [0, k)
-    return std::min(k - 1, static_cast<int>(uniform01(seed, draw++) * static_cast<float>(k)));
-  };
-  for (int s = 0; s < count; ++s) {
-    Pair pair;
-    const int clauses = 1 + pick(2);
-    for (int c = 0; c < clauses; ++c) {
-      const bool adjective = pick(2) == 1;
-      const int adj = kFirstAdjective + pick(3), noun = kFirstNoun + pick(3);
-      const int verb = kFirstVerb + pick(2);
-      const int at = static_cast<int>(pair.src.size());
-      if (adjective) {
-        pair.src.insert(pair.src.end(), {adj, noun, verb});
-        pair.tgt.insert(pair.tgt.end(), {noun, adj, verb});
-        pair.aligned.insert(pair.aligned.end(), {at + 1, at, at + 2});
-      } else {
-        pair.src.insert(pair.src.end(), {noun, verb});
-        pair.tgt.insert(pair.tgt.end(), {noun, verb});
-        pair.aligned.insert(pair.aligned.end(), {at, at + 1});
-      }
-    }
-    pair.tgt.push_back(kEos);
-    pair.aligned.push_back(-1);
-    pairs.push_back(std::move(pair));
-  }
+  ToyPairs stream(seed);
+  for (int s = 0; s < count; ++s) pairs.push_back(stream.next());
   return pairs;
 }
 
@@ -491,24 +493,28 @@ bool toy_held_out(const std::vector<int>& src) {
   return h % 5 == 0;
 }
 
+ToyTrainer::ToyTrainer(Params start, uint64_t seed, int batch)
+    : params(std::move(start)), pairs_(seed * 1000), batch_(batch) {
+  assert(batch >= 1);
+}
+
+double ToyTrainer::step() {
+  std::vector<Pair> minibatch;
+  minibatch.reserve(static_cast<size_t>(batch_));
+  while (static_cast<int>(minibatch.size()) < batch_) {
+    Pair p = pairs_.next();  // four in five are not held out: this ends
+    if (!toy_held_out(p.src)) minibatch.push_back(std::move(p));
+  }
+  return train_step(&params, &adam, minibatch);
+}
+
 Params train_toy(uint64_t seed, int steps, int batch, double* last_loss) {
   assert(steps >= 0 && batch >= 1);
-  std::vector<Pair> train;
-  for (Pair& p : toy_translation(seed * 1000, 2 * steps * batch))
-    if (!toy_held_out(p.src)) train.push_back(std::move(p));
-  Params params = init_params(Sizes{}, seed);
-  Adam adam;
+  ToyTrainer trainer(init_params(Sizes{}, seed), seed, batch);
   double loss = 0.0;
-  std::vector<Pair> minibatch(static_cast<size_t>(batch));
-  for (int step = 0; step < steps; ++step) {
-    // A fifth held out leaves about 1.6 · steps · batch pairs: enough, but wrap around if not.
-    for (int k = 0; k < batch; ++k)
-      minibatch[static_cast<size_t>(k)] =
-          train[static_cast<size_t>(step * batch + k) % train.size()];
-    loss = train_step(&params, &adam, minibatch);
-  }
+  for (int step = 0; step < steps; ++step) loss = trainer.step();
   if (last_loss) *last_loss = loss;
-  return params;
+  return std::move(trainer.params);
 }
 
 }  // namespace seq2seq

@@ -8,7 +8,7 @@
 // [SECTION] Decoding      Decoded, greedy_decode
 // [SECTION] Training      Adam, train_step
 // [SECTION] Toy task      Pair, toy_translation, toy_source_words, toy_target_words,
-//                         toy_held_out, train_toy
+//                         ToyPairs, toy_held_out, ToyTrainer, train_toy
 //
 // Vectors are rows and weights multiply on the right (x·W), as everywhere in the core. One
 // sentence pair at a time: source x_1..x_n, target y_1..y_m (y_m = kEos), no padding (the
@@ -191,6 +191,15 @@ double train_step(Params* p, Adam* opt, const std::vector<Pair>& batch);
 // from the seed (attn::uniform01), repeats allowed. Both vocabularies have 10 ids (Sizes'
 // default): 0, 1 reserved, 8 words.
 std::vector<Pair> toy_translation(uint64_t seed, int count);
+// The same pairs one at a time: toy_translation(seed, k) is the first k of next().
+class ToyPairs {
+ public:
+  explicit ToyPairs(uint64_t seed) : seed_(seed) {}
+  Pair next();
+
+ private:
+  uint64_t seed_, draw_ = 0;
+};
 // The words by id (kBos and kEos as "<bos>", "<eos>"): 10 each.
 const char* const* toy_source_words();
 const char* const* toy_target_words();
@@ -199,11 +208,28 @@ const char* const* toy_target_words();
 // are held out: train_toy never trains on them, so that they test what was learned.
 bool toy_held_out(const std::vector<int>& src);
 
-// The one recipe that trains the toy task (the tests and the learned lesson follow it):
-// init_params(Sizes{}, seed), then `steps` steps of Adam (its defaults: rate 0.01, clipping at
-// 1) on minibatches of `batch` pairs, taken in order from the pairs of
-// toy_translation(seed · 1000, 2 · steps · batch) that are not held out. *last_loss, when
-// given, gets the last step's loss. Preconditions: steps ≥ 0, batch ≥ 1.
+// The toy recipe's minibatch: the learned lesson's, the page's Train and attention-cli train's.
+constexpr int kToyBatch = 16;
+
+// The toy task's training, a step at a time (the page takes a few each frame): Adam (its
+// defaults: rate 0.01, clipping at 1) from `start`, on minibatches of `batch` pairs taken in
+// order from ToyPairs(seed · 1000), leaving out the held-out ones. Precondition: batch ≥ 1.
+class ToyTrainer {
+ public:
+  ToyTrainer(Params start, uint64_t seed, int batch);
+  double step();  // one step; returns the minibatch's loss before it
+  int steps() const { return adam.steps; }
+  Params params;
+  Adam adam;
+
+ private:
+  ToyPairs pairs_;
+  int batch_;
+};
+
+// The one recipe that trains the toy task (the tests, the learned lesson, attention-cli train
+// and the page follow it): ToyTrainer(init_params(Sizes{}, seed), seed, batch), `steps` steps.
+// *last_loss, when given, gets the last step's loss. Preconditions: steps ≥ 0, batch ≥ 1.
 Params train_toy(uint64_t seed, int steps, int batch, double* last_loss);
 
 }  // namespace seq2seq

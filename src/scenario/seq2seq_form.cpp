@@ -61,6 +61,27 @@ std::vector<std::string> seq2seq_param_names() {
   return names;
 }
 
+bool Seq2Seq::toy_language() const {
+  namespace s2s = attn::seq2seq;
+  const s2s::Sizes toy;
+  const s2s::Sizes& z = params.sizes;
+  bool same = z.src_vocab == toy.src_vocab && z.tgt_vocab == toy.tgt_vocab &&
+              z.embed == toy.embed && z.hidden == toy.hidden && z.attention == toy.attention &&
+              static_cast<int>(source_words.size()) == toy.src_vocab - 2 &&
+              static_cast<int>(target_words.size()) == toy.tgt_vocab - 2;
+  for (int k = 0; same && k + 2 < toy.src_vocab; ++k)
+    same = source_words[k] == s2s::toy_source_words()[k + 2] &&
+           target_words[k] == s2s::toy_target_words()[k + 2];
+  return same;
+}
+
+void Seq2Seq::set_learned(attn::seq2seq::Params p) {
+  params = std::move(p);
+  int count = 0;
+  attn::seq2seq::for_each_param(params, [&count](const char*, const attn::Matrix&) { ++count; });
+  given = count >= 32 ? ~uint32_t{0} : (uint32_t{1} << count) - 1;
+}
+
 std::string validate_seq2seq(const Seq2Seq& m) {
   const s2s::Sizes& z = m.params.sizes;
   const struct {

@@ -55,6 +55,11 @@ struct Seq2Seq {
   attn::seq2seq::Forward forward;
 
   bool empty() const { return source.empty(); }
+  // Its vocabularies and sizes are the toy language's (attn::seq2seq::toy_translation), so that
+  // the toy's pairs can train it (attn::seq2seq::ToyTrainer: the page's and the CLI's train).
+  bool toy_language() const;
+  // Weights learned: every one of them is the model's now, and written out.
+  void set_learned(attn::seq2seq::Params p);
   bool greedy() const { return target.empty(); }
   // "<bos>", "<eos>", or the word; "?" outside the vocabulary.
   std::string source_word(int id) const;

@@ -553,7 +553,7 @@ nlohmann::json seq2seq_lesson(const nlohmann::json& t) {
   const int64_t steps =
       t.contains("steps") ? read_int(t["steps"], "recipe.train.steps", 0, 5000) : 1500;
   const int64_t batch =
-      t.contains("batch") ? read_int(t["batch"], "recipe.train.batch", 1, 64) : 16;
+      t.contains("batch") ? read_int(t["batch"], "recipe.train.batch", 1, 64) : s2s::kToyBatch;
   if (!t.contains("sentence"))
     fail("recipe.train.sentence", "missing: the source sentence the lesson decodes");
   const json& words =
@@ -587,6 +587,7 @@ nlohmann::json seq2seq_lesson(const nlohmann::json& t) {
                {{"sizes", {{"embed", z.embed}, {"hidden", z.hidden}, {"attention", z.attention}}},
                 {"source_words", source_words},
                 {"target_words", target_words},
+                {"seed", seed},  // the random start the page's Random start draws again
                 {"weights", std::move(weights)},
                 {"source", words}}}};
   return doc;

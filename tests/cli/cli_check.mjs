@@ -12,6 +12,8 @@
 //   node cli_check.mjs --cli "<cmd;args>" seed                task --seed out of range: exit 2
 //   node cli_check.mjs --cli "<cmd;args>" diverge             train --lr 100 stops, saying why,
 //                                   and never prints inf or NaN
+//   node cli_check.mjs --cli "<cmd;args>" seq2seq-train LESSON  train of a GRU encoder–decoder,
+//                                   and what it refuses
 //   node cli_check.mjs --cli "<cmd;args>" arrays-budget      repeated --arrays: one budget
 //   node cli_check.mjs --cli "<cmd;args>" json-bomb          45 MB of [{},{},…]: refused before
 //                                   its tree is built (and in < 150 MB, where /usr/bin/time is;
@@ -334,6 +336,35 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
   }
   const fine = run(opts.cli, ["train", "-", "--steps", "5", "--lr", "0.05"], task);
   if (fine.status !== 0) fail(`--lr 0.05: exit ${fine.status}: ${fine.stderr}`);
+} else if (mode === "seq2seq-train") {
+  // train of a GRU encoder–decoder (the learned_bahdanau lesson, given): a line per step from
+  // its weights, then the model with every weight; what it cannot take is refused by name.
+  const lesson = readFileSync(file, "utf8");
+  const r = run(opts.cli, ["train", "-", "--steps", "3"], lesson);
+  const lines = r.stdout.trim().split("\n");
+  if (r.status !== 0 || lines.length !== 4) fail(`train --steps 3: exit ${r.status}, ${lines.length} lines: ${r.stderr}`);
+  for (let k = 0; k < 3; ++k) {
+    const l = JSON.parse(lines[k]);
+    if (l.step !== k + 1 || !(l.loss > 0 && l.loss < 0.1)) fail(`line ${k + 1}: ${lines[k]}`);
+  }
+  const trained = JSON.parse(lines[3]);
+  if (Object.keys(trained.seq2seq.weights).length !== 25) fail("the trained model does not write its 25 weights");
+  if (JSON.stringify(trained.seq2seq.weights) === JSON.stringify(JSON.parse(lesson).seq2seq.weights)) fail("three steps changed no weight");
+  const other = JSON.parse(lesson);
+  other.seq2seq.target_words[0] = "grand";  // not the toy language's words
+  const refusals = [
+    [["--steps", "2", "--lr", "0.1"], lesson, /^error: --lr: a seq2seq model trains as the page's Decoder tab does/],
+    [["--steps", "2", "--optimizer", "sgd"], lesson, /^error: --optimizer: a seq2seq model trains/],
+    [["--steps", "2"], JSON.stringify(other), /^error: seq2seq: train learns from the toy language's sentence pairs/],
+    [[], lesson, /^error: --steps: missing/],
+    [["--steps", "-1"], lesson, /^error: --steps: is "-1"/],
+  ];
+  for (const [args, input, want] of refusals) {
+    const e = run(opts.cli, ["train", "-", ...args], input);
+    if (e.status !== 2 || e.stdout !== "" || !want.test(e.stderr) || e.stderr.trim().includes("\n"))
+      fail(`train ${args.join(" ")}: exit ${e.status}, stderr ${JSON.stringify(e.stderr)}`);
+  }
+  console.log(`ok: train takes a seq2seq model of the toy language (loss ${JSON.parse(lines[0]).loss.toFixed(5)}), and refuses ${refusals.length} ways it cannot, by name`);
 } else if (mode === "arrays-budget") {
   // Each --arrays file read in full, a small .npz that inflates to 32 MB, given 12 times,
   // would take a GB. All of them share one budget: as many numbers as one .npz may

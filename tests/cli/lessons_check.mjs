@@ -14,7 +14,7 @@
 //
 // A CLI is given as a ;-separated command line, as CMake lists are written.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -207,6 +207,22 @@ if (mode === "quiz") {
       let least = 1;
       aligned.forEach((k, row) => { least = Math.min(least, num(w[row][k])); });
       if (least < 0.5) fail(`${name}: a target word puts only ${fixed(least)} on the source word it translates`);
+      // attention-cli train from the random start (the weights left out: the seed's) learns the
+      // lesson again, byte for byte: the page's Train on the Decoder tab, the recipe's steps.
+      const start = JSON.parse(built);
+      delete start.seq2seq.weights;
+      const startFile = join(tmp, `${name}.start.json`);
+      writeFileSync(startFile, JSON.stringify(start));
+      const steps = recipe.train.steps ?? 1500;
+      const tr = spawnSync(cli[0], [...cli.slice(1), "train", startFile, "--steps", String(steps)],
+                           { encoding: "utf8", maxBuffer: 1 << 26 });
+      if (tr.status !== 0) fail(`${name}: attention-cli train exited ${tr.status}: ${tr.stderr}`);
+      const lines = tr.stdout.trim().split("\n");
+      const norm = spawnSync(cli[0], [...cli.slice(1), "normalize", join(dir, file)], { encoding: "utf8", maxBuffer: 1 << 26 });
+      if (lines.length !== steps + 1 || lines[steps] !== norm.stdout.trim())
+        fail(`${name}: train --steps ${steps} from the random start is not the lesson's model (${lines.length} lines)`);
+      const first = JSON.parse(lines[0]).loss, last = JSON.parse(lines[steps - 1]).loss;
+      if (!(first > 10 * last)) fail(`${name}: train's loss went from ${first} to ${last}`);
       let gap = 0;
       if (other) {  // the other build's libm differs in the last bit: compare what it learned
         const o = evaluate(JSON.parse(readFileSync(join(other, file), "utf8")), `${name} (other build)`);
@@ -214,7 +230,7 @@ if (mode === "quiz") {
         w.forEach((row, i) => row.forEach((v, j) => { gap = Math.max(gap, Math.abs(num(v) - num(o.heads[0].weights[0][i][j]))); }));
         if (gap > 0.05) fail(`${name}: this build's alignment is ${fixed(gap)} away from the other build's`);
       }
-      console.log(`ok: ${name}: trained again byte for byte; decodes "${m.source.join(" ")}" as "${want.join(" ")}", ` +
+      console.log(`ok: ${name}: trained again byte for byte, and by train from its random start (loss ${fixed(first)} → ${last.toExponential(1)}); decodes "${m.source.join(" ")}" as "${want.join(" ")}", ` +
                   `each word ≥ ${fixed(least)} on the word it translates` + (other ? `; alignment within ${gap.toExponential(1)} of the other build's` : ""));
       continue;
     }

@@ -479,3 +479,33 @@ TEST_CASE("seq2seq learns the toy translation and its alignment", "[seq2seq][tra
     CHECK(static_cast<double>(read) / words >= 0.9);
   }
 }
+
+TEST_CASE("the toy trainer a step at a time is train_toy, and never runs out of pairs",
+          "[seq2seq][train]") {
+  // The page takes a few steps a frame: three then two are train_toy's five, bit for bit.
+  s2s::ToyTrainer trainer(s2s::init_params(s2s::Sizes{}, 7), 7, 4);
+  for (int k = 0; k < 3; ++k) trainer.step();
+  s2s::ToyTrainer copy = trainer;  // the page's state is copied with it
+  for (int k = 0; k < 2; ++k) copy.step();
+  double loss = 0.0;
+  const s2s::Params whole = s2s::train_toy(7, 5, 4, &loss);
+  CHECK(copy.steps() == 5);
+  CHECK((copy.params.W_out == whole.W_out));
+  CHECK((copy.params.encoder.W_hh == whole.encoder.W_hh));
+  CHECK((copy.params.embed_src == whole.embed_src));
+  // The pairs stream: toy_translation's k pairs are the stream's first k.
+  s2s::ToyPairs stream(11);
+  const std::vector<s2s::Pair> listed = s2s::toy_translation(11, 20);
+  for (const s2s::Pair& p : listed) CHECK(stream.next().src == p.src);
+  // A seed whose first two pairs are both held out: one step of one pair once divided by the
+  // count of the pairs left (none). The stream draws on past them.
+  uint64_t seed = 0;
+  for (;; ++seed) {
+    const std::vector<s2s::Pair> two = s2s::toy_translation(seed * 1000, 2);
+    if (s2s::toy_held_out(two[0].src) && s2s::toy_held_out(two[1].src)) break;
+  }
+  double one = -1.0;
+  s2s::train_toy(seed, 1, 1, &one);
+  CHECK(std::isfinite(one));
+  CHECK(one > 0.0);
+}
