@@ -13,6 +13,15 @@ namespace {
 
 using nlohmann::json;
 
+// The index of the preset called `name` (the test stops when there is none).
+int preset_named(const ui::AppState& app, const std::string& name) {
+  int found = -1;
+  for (size_t k = 0; k < app.presets.size(); ++k)
+    if (app.presets[k].name == name) found = static_cast<int>(k);
+  REQUIRE(found >= 0);
+  return found;
+}
+
 json listed(const ui::AppState& app) {
   return json::parse(ui::api::controls(app));
 }
@@ -189,10 +198,7 @@ TEST_CASE("a lesson note that asks for a control names one that exists", "[app][
 TEST_CASE("decoder_step: the Decoder tab's word, for a seq2seq model only, refuses the rest",
           "[app][controls][seq2seq]") {
   ui::AppState app;
-  int bahdanau = -1;
-  for (size_t k = 0; k < app.presets.size(); ++k)
-    if (app.presets[k].name == "learned_bahdanau") bahdanau = static_cast<int>(k);
-  REQUIRE(bahdanau >= 0);
+  const int bahdanau = preset_named(app, "learned_bahdanau");
   // Not a seq2seq model: neither the control nor the tab is there.
   app.load_preset(0);
   REQUIRE(app.scenario.seq2seq.empty());
@@ -248,4 +254,126 @@ TEST_CASE("decoder_step: the Decoder tab's word, for a seq2seq model only, refus
   CHECK(app.decoder_step == 1);
   CHECK(ui::api::hide_controls(app, "view") == "");
   CHECK(ui::api::set_control(app, "decoder_step", "2") == "decoder_step: hidden by the page");
+}
+
+TEST_CASE("hierarchy_question: the Document tab's question, for a hierarchy only, refuses the rest",
+          "[app][controls][hierarchy]") {
+  ui::AppState app;
+  const int lesson = preset_named(app, "attention_over_attention");
+  // Not a hierarchy: neither the control nor the tab is there.
+  app.load_preset(0);
+  REQUIRE(app.scenario.hierarchy.empty());
+  CHECK(ui::api::set_control(app, "hierarchy_question", "1") ==
+        "hierarchy_question: not there for this scenario");
+  CHECK(ui::api::set_control(app, "view", "\"document\"").rfind("view: must be one of", 0) == 0);
+  for (const json& c : listed(app)) CHECK(c["id"] != "hierarchy_question");
+
+  app.load_preset(lesson);
+  REQUIRE(app.scenario.hierarchy.questions.rows() == 2);
+  CHECK(app.hierarchy_question == 1);
+  CHECK(ui::api::set_control(app, "view", "\"document\"") == "");
+  CHECK(app.view_tab == "document");
+  CHECK(ui::api::set_control(app, "hierarchy_question", "2") == "");
+  CHECK(app.hierarchy_question == 2);
+  bool found = false;
+  for (const json& c : listed(app))
+    if (c["id"] == "hierarchy_question") {
+      found = true;
+      CHECK(c["label"] == "Document's question");
+      CHECK(c["value"] == 2);
+      REQUIRE(c["options"].size() == 2);
+      CHECK(c["options"][0]["label"] == "1. how was the food?");
+      CHECK(c["options"][1]["label"] == "2. and the service?");
+    }
+  CHECK(found);
+  // Out of range, of the wrong type, not JSON: refused by name, the question kept.
+  const std::string choices = "hierarchy_question: must be one of 1, 2";
+  for (const char* bad : {"0", "3", "-1", "2.5", "\"1\"", "true", "null", "[1]", "{}", "{\"q\": 1}",
+                          "1e9", "-2147483649"}) {
+    INFO(bad);
+    CHECK(ui::api::set_control(app, "hierarchy_question", bad) == choices);
+    CHECK(app.hierarchy_question == 2);
+  }
+  CHECK(ui::api::set_control(app, "hierarchy_question", "1]") ==
+        "hierarchy_question: the value is not JSON");
+  CHECK(ui::api::set_control(app, "hierarchy_question", "1e999") != "");
+  CHECK(app.hierarchy_question == 2);
+  // A new scenario starts at the first question; hide=view hides the control with the tabs.
+  app.load_preset(lesson);
+  CHECK(app.hierarchy_question == 1);
+  CHECK(ui::api::hide_controls(app, "view") == "");
+  CHECK(ui::api::set_control(app, "hierarchy_question", "2") ==
+        "hierarchy_question: hidden by the page");
+}
+
+TEST_CASE("decoder_train and decoder_random_start: the page learns the Bahdanau lesson again",
+          "[app][controls][seq2seq]") {
+  ui::AppState app;
+  const int bahdanau = preset_named(app, "learned_bahdanau");
+  // Not a seq2seq model: no training controls.
+  app.load_preset(0);
+  CHECK(ui::api::set_control(app, "decoder_train", "true") ==
+        "decoder_train: not there for this scenario");
+  CHECK(ui::api::set_control(app, "decoder_random_start", "true") ==
+        "decoder_random_start: not there for this scenario");
+
+  app.load_preset(bahdanau);
+  const std::string lesson = scenario::to_json(app.document());
+  CHECK(app.decoder_untrainable().empty());
+  std::set<std::string> ids;
+  for (const json& c : listed(app)) ids.insert(c["id"].get<std::string>());
+  CHECK(ids.count("decoder_train") == 1);
+  CHECK(ids.count("decoder_random_start") == 1);
+  // Hostile values: refused by name, nothing started.
+  for (const char* bad : {"1", "\"true\"", "null", "[true]", "{}", "1e999"}) {
+    INFO(bad);
+    CHECK(ui::api::set_control(app, "decoder_train", bad).rfind("decoder_train: ", 0) == 0);
+    CHECK_FALSE(app.decoder_training.playing);
+  }
+  // Random start: the seed's weights, the view on the Decoder tab, the lesson edited.
+  CHECK(ui::api::set_control(app, "decoder_random_start", "true") == "");
+  CHECK(app.view_tab_wanted == "decoder");
+  app.recompute_if_needed();
+  CHECK(app.runs());
+  const attn::seq2seq::Params start = attn::seq2seq::init_params(attn::seq2seq::Sizes{}, 2);
+  CHECK((app.scenario.seq2seq.params.W_out == start.W_out));
+  CHECK(scenario::to_json(app.document()) != lesson);
+  CHECK(app.decoder_step == app.decoder_words());  // the whole alignment on screen
+  // Train plays until 1500 steps, then pauses: the lesson's model, bit for bit (the recipe is
+  // the same ToyTrainer), the same translation and alignment.
+  CHECK(ui::api::set_control(app, "decoder_train", "true") == "");
+  CHECK(app.decoder_training.playing);
+  app.play_decoder_training(1e9);
+  CHECK_FALSE(app.decoder_training.playing);
+  REQUIRE(app.decoder_training.trainer.has_value());
+  CHECK(app.decoder_training.trainer->steps() == ui::AppState::kDecoderTrainSteps);
+  CHECK(app.decoder_training.losses.size() == 1500);
+  CHECK(app.decoder_training.losses.front() > 5.0f * app.decoder_training.losses.back());
+  app.recompute_if_needed();
+  CHECK(app.runs());
+  CHECK(scenario::to_json(app.document()) == lesson);
+  CHECK(app.decoder_words() == 7);
+  CHECK(attn::batch_rows(app.trace.heads[0].weights) == 7);
+  // A page that hides training hides both.
+  CHECK(ui::api::hide_controls(app, "train") == "");
+  CHECK(ui::api::set_control(app, "decoder_train", "true") == "decoder_train: hidden by the page");
+  CHECK(ui::api::set_control(app, "decoder_random_start", "true") ==
+        "decoder_random_start: hidden by the page");
+}
+
+TEST_CASE("a seq2seq model of other words does not train in the page, and says why",
+          "[app][controls][seq2seq]") {
+  ui::AppState app;
+  const int bahdanau = preset_named(app, "learned_bahdanau");
+  json doc = json::parse(scenario::to_json(app.presets[bahdanau].scenario));
+  doc["seq2seq"]["target_words"][0] = "grand";  // one word renamed: not the toy language
+  REQUIRE(app.set_scenario_json(doc.dump()).ok());
+  CHECK(app.decoder_untrainable().find("toy language") != std::string::npos);
+  CHECK(ui::api::set_control(app, "decoder_train", "true") ==
+        "decoder_train: " + app.decoder_untrainable());
+  const std::string before = scenario::to_json(app.document());
+  CHECK(app.train_decoder(5, 1e9) == 0);
+  CHECK_FALSE(app.decoder_training.error.empty());
+  CHECK_FALSE(app.decoder_random_start());
+  CHECK(scenario::to_json(app.document()) == before);
 }

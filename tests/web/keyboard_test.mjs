@@ -523,7 +523,63 @@ async function checkPictureCurve({ browser, url }) {
   ok(`picture-curve: from the keyboard: ${seen.join(", ")}`);
 }
 
+// The Decoder tab from the keyboard (learned_bahdanau, its questions answered through the API
+// first): in the table view ↓ in the view select shows the Decoder tab on the canvas; ↓ in
+// "Decoder's word" moves the word shown; Enter on "the decoder's random start" draws the
+// weights again (the canvas writes another translation); Space on "train the decoder" trains
+// it until it pauses at step 1500, the canvas then writing the lesson's translation; the focus
+// stays on each control; Escape closes the table view.
+async function checkDecoderKeys({ browser, url }) {
+  const seen = [];
+  const context = await browser.newContext({ viewport: VIEWPORT, reducedMotion: "reduce" });
+  const page = watchProblems(await context.newPage());
+  await page.goto(`${url}?preset=learned_bahdanau`);
+  await waitReady(page);
+  const ap = (fn, arg) => page.evaluate(fn, arg);
+  await ap(() => { const a = window.attentionPlayground; a.answerQuiz(0, { key: 1 }); a.answerQuiz(1, { key: 5 }); });
+  // What the canvas drew last: the place ("Word t of m"), the words written, the status line.
+  const canvas = async () => {
+    await ap(() => window.attentionPlayground.items());
+    await page.waitForTimeout(SETTLE_MS);
+    const items = await ap(() => window.attentionPlayground.items());
+    const label = (id) => items.find((i) => i.id === id)?.label ?? "";
+    const written = items.filter((i) => /^decoder\.written\d+$/.test(i.id))
+                         .sort((a, b) => Number(a.id.slice(15)) - Number(b.id.slice(15))).map((i) => i.label);
+    return { place: label("decoder.place"), status: label("decoder.training"), written: written.join(" ") };
+  };
+  await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 8 });
+  await pressAndKeep(page, "Enter", "#a11y", "opening the table view", seen);
+  await tabTo(page, (n) => n === "#a11y-control-view", "the view");
+  for (let k = 0; k < 6 && !(await ap(() => window.attentionPlayground.layout())).decoder; ++k)
+    await pressAndKeep(page, "ArrowDown", "#a11y-control-view", "the next tab", seen);
+  if (!(await ap(() => window.attentionPlayground.layout())).decoder) fail("↓ in the view select never showed the Decoder tab");
+  await tabTo(page, (n) => n === "#a11y-control-decoder_step", "the decoder's word", { max: 6 });
+  await pressAndKeep(page, "ArrowDown", "#a11y-control-decoder_step", "word 2", seen);
+  const second = await canvas();
+  if (second.place !== "Word 2 of 7" || second.written !== "miza grona") fail(`↓ in the decoder's word: the canvas reads ${JSON.stringify(second)}`);
+  const random = await tabTo(page, (n) => n === "#a11y-control-decoder_random_start", "the decoder's random start", { max: 6 });
+  await pressAndKeep(page, "Enter", random, "random start", seen);
+  const scrambled = await canvas();
+  if (scrambled.written.startsWith("miza grona kuras")) fail(`after the random start the canvas still writes "${scrambled.written}"`);
+  // (The registry lists "train the decoder" just before the random start.)
+  const train = await tabTo(page, (n) => n === "#a11y-control-decoder_train", "train the decoder", { max: 6, back: true });
+  await pressAndKeep(page, " ", train, "train the decoder", seen);
+  let now = await canvas();
+  for (let t0 = Date.now(); !now.status.startsWith("Step 1500,") && Date.now() - t0 < 120000;) now = await canvas();
+  if (!now.status.startsWith("Step 1500,")) fail(`after Space on "train the decoder" the canvas reads "${now.status}" 120 s later`);
+  if (now.written !== "miza grona kuras piko lilu dormas <eos>") fail(`trained from the keyboard, the canvas writes "${now.written}"`);
+  if ((await focusedIn(page)).name !== train) fail(`while training the focus left ${train}`);
+  await page.keyboard.press("Escape");
+  await page.waitForTimeout(SETTLE_MS);
+  if (await ap(() => document.getElementById("a11y").classList.contains("shown"))) fail("Escape left the table view open");
+  checkNoProblems(page, "decoder");
+  await context.close();
+  ok(`decoder: from the keyboard, the focus kept: the Decoder tab, word 2 ("miza grona"), the random start ` +
+     `("${scrambled.written.split(" ").slice(0, 3).join(" ")} …"), Space trained it to "${now.status}" writing "${now.written}"`);
+}
+
 const CHECKS = {
+  decoder: checkDecoderKeys,
   "picture-curve": checkPictureCurve,
   layer: checkLayer,
   "table-focus": checkTableFocus,

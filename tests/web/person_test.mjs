@@ -1131,6 +1131,19 @@ print(json.dumps({"names": z.namelist(), "bad": bad, "manifest": z.read("imsmani
   await page.context().close();
 }
 
+// Whether the page stops drawing (no frame for a second) within 20 s: nothing animates.
+async function fallsAsleep(page) {
+  return page.evaluate(async () => {
+    const frames = () => window.attentionPlayground.stats().frames;
+    for (let last = frames(), since = performance.now(), t0 = since; performance.now() - t0 < 20000;) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (frames() !== last) last = frames(), since = performance.now();
+      else if (performance.now() - since > 1000) return true;
+    }
+    return false;
+  });
+}
+
 // A seq2seq model's decoder as a person meets it, en and zh at 800×600: the "Decoder" tab,
 // clicked where drawn, shows the alignment of "big cat runs small bird sleeps" → "miza grona
 // kuras piko lilu dormas <eos>" as 7 × 6 cells. Which rows are filled is read from the
@@ -1223,15 +1236,7 @@ async function checkDecoder({ browser, url }) {
     // Stopped: nothing keeps the page drawing. (The frames after the last input settle first,
     // as load_test.mjs's idle check lets them: the page has fallen asleep once no frame came
     // for a second; a Play still running never does.)
-    const asleep = await ap(async () => {
-      const frames = () => window.attentionPlayground.stats().frames;
-      for (let last = frames(), since = performance.now(), t0 = since; performance.now() - t0 < 20000;) {
-        await new Promise((r) => setTimeout(r, 100));
-        if (frames() !== last) last = frames(), since = performance.now();
-        else if (performance.now() - since > 1000) return true;
-      }
-      return false;
-    });
+    const asleep = await fallsAsleep(page);
     if (!asleep) fail(`${lang}: the page still draws frames 20 s after Play reached the last word`);
     const before = await ap(() => window.attentionPlayground.stats().frames);
     await page.waitForTimeout(2000);
@@ -1246,11 +1251,178 @@ async function checkDecoder({ browser, url }) {
   ok(`decoder: ${seen.join("; ")}`);
 }
 
+// Attention over attention as a person meets it, en and zh at 800×600: the "Document" tab,
+// clicked where drawn, shows each sentence's words with their word weights ("soup" 0.44) but
+// no sentence weight ("?" for each) while the lesson's questions on the sentence weights are
+// open; once the first (the food question's score) is answered, the food sentence's weight
+// reads 0.72 and the line above names it; the second question's button, clicked where drawn,
+// hides the weights again until its question is answered, then the service sentence leads.
+async function checkHierarchy({ browser, url }) {
+  const seen = [];
+  const size = { width: 800, height: 600 };
+  const WORDS = {
+    en: { tab: "Document", food: '"food"', soup: "soup 0.44", service: "and the service?" },
+    zh: { tab: "\u6587\u6863", food: "\u201c\u83dc\u201d", soup: "\u6c64 0.44", service: "\u670d\u52a1\u5462\uff1f" },
+  };
+  for (const lang of ["en", "zh"]) {
+    const words = WORDS[lang];
+    const page = await openOnTab(browser, url, "attention_over_attention", lang, size, words.tab, "document");
+    const ap = (f, ...a) => page.evaluate(f, ...a);
+    // The three sentence weights as drawn ("0.72", or "?" while hidden), and the line above them.
+    const weights = async () => {
+      const items = await itemsNow(page);
+      const w = [1, 2, 3].map((k) => items.find((i) => i.id === `hierarchy.weight${k}`)?.label);
+      const summary = items.find((i) => i.id === "hierarchy.summary")?.label ?? "";
+      return { w, summary };
+    };
+    const first = await itemWhen(page, (i) => i.id === "hierarchy.weight1", 10000);
+    if (!first) fail(`${lang}: the Document tab draws no sentence weight`);
+    const quiz0 = await ap(() => window.attentionPlayground.getQuiz());
+    if (quiz0[0].answered || quiz0[1].answered) fail(`${lang}: a question is answered before anything was clicked`);
+    let now = await weights();
+    if (now.w.join() !== "?,?,?") fail(`${lang}: sentence weights shown while the question about them is open: ${now.w.join(", ")}`);
+    if (/0\.\d\d/.test(now.summary)) fail(`${lang}: the line above the sentences gives a weight away: ${now.summary}`);
+    const soup = (await itemsNow(page)).find((i) => i.id === "hierarchy.word1.2")?.label;
+    if (soup !== words.soup) fail(`${lang}: the food sentence's second word reads "${soup}", not "${words.soup}"`);
+    // The food question's score answered (as checkDecoder does; the lesson walk clicks them).
+    await ap(() => window.attentionPlayground.answerQuiz(0, { value: 3.35 }));
+    await settle(page);
+    now = await weights();
+    if (now.w[0] !== "0.72") fail(`${lang}: once answered, the food sentence's weight reads "${now.w[0]}", not 0.72`);
+    if (!(now.summary.includes("0.72") && now.summary.includes(words.food))) fail(`${lang}: the line above does not name the food sentence and 0.72: ${now.summary}`);
+    const foodRow = now.w.join(", ");
+    // The second question, by its button where drawn: hidden until its question is answered.
+    const button = await reveal(page, size, (i) => i.id.endsWith("##hierarchy_q2"));
+    if (!button) fail(`${lang}: no button for the second question on screen`);
+    await clickItem(page, button);
+    await settle(page);
+    now = await weights();
+    if (!now.summary.includes(words.service)) fail(`${lang}: after its button the line above is not about "${words.service}": ${now.summary}`);
+    if (now.w.join() !== "?,?,?") fail(`${lang}: the service question's weights shown while its question is open: ${now.w.join(", ")}`);
+    await ap(() => window.attentionPlayground.answerQuiz(1, { key: 1 }));
+    await settle(page);
+    now = await weights();
+    const numbers = now.w.map(Number);
+    if (!(numbers[1] === 0.72 && numbers[1] > numbers[0] + 0.05 && numbers[1] > numbers[2] + 0.05)) fail(`${lang}: the service sentence does not lead for "and the service?": ${now.w.join(", ")}`);
+    if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
+    seen.push(`${lang}: ? ? ? while open (word "${soup}" shown), food question ${foodRow} once answered, ` +
+              `service question ${now.w.join(", ")}`);
+    await page.context().close();
+  }
+  ok(`hierarchy: ${seen.join("; ")}`);
+}
+
+// The Decoder tab's training as a person meets it, en and zh at 800×600: "Random start",
+// clicked where drawn, draws the weights again from the seed (the translation written is no
+// longer the lesson's); "Train", clicked, turns into "Pause training" and learns the toy
+// language in the page, pausing by itself at step 1500; then the screen shows the lesson's
+// translation again and, read from a screenshot of the alignment, each row's largest weight is
+// the source word that row's word translates (the adjective–noun swaps included). The page
+// is idle afterwards.
+async function checkDecoderTrain({ browser, url }) {
+  const seen = [];
+  const size = { width: 800, height: 600 };
+  const WORDS = {
+    en: { tab: "Decoder", random: "Random start", train: "Train", pause: "Pause training", done: "Step 1500," },
+    zh: { tab: "解码器", random: "随机初始化", train: "训练", pause: "暂停训练", done: "第 1500 步" },
+  };
+  const learned = ["miza", "grona", "kuras", "piko", "lilu", "dormas", "<eos>"];
+  const aligned = [1, 0, 2, 4, 3, 5, 5];  // big cat runs small bird sleeps: the word each translates
+  for (const lang of ["en", "zh"]) {
+    const words = WORDS[lang];
+    const page = await openOnTab(browser, url, "learned_bahdanau", lang, size, words.tab, "decoder");
+    const ap = (f, ...a) => page.evaluate(f, ...a);
+    // The questions answered first (checkDecoder clicks through them): rows wait for them.
+    await ap(() => { const a = window.attentionPlayground; a.answerQuiz(0, { key: 1 }); a.answerQuiz(1, { key: 5 }); });
+    const written = async () => {
+      await settle(page);
+      const items = await itemsNow(page);
+      return items.filter((i) => /^decoder\.written\d+$/.test(i.id))
+                  .sort((a, b) => Number(a.id.slice(15)) - Number(b.id.slice(15))).map((i) => i.label);
+    };
+    // Each row's brightest cell on screen (viridis grows lighter with the weight: 0 is dark
+    // purple, 1 yellow), by the median lightness of its middle (the number written there is
+    // a minority of its pixels), and that lightness.
+    const brightest = async () => {
+      await settle(page);
+      const g = (await ap(() => window.attentionPlayground.layout())).decoder;
+      if (!g || g.y1 > size.height || g.x1 > size.width) fail(`${lang}: the alignment is not on screen at 800×600: ${JSON.stringify(g)}`);
+      const cw = g.cell_w > 0 ? g.cell_w : g.cell;
+      const png = decodePng(await page.screenshot({ clip: { x: g.x0, y: g.y0, width: g.x1 - g.x0, height: g.y1 - g.y0 } }));
+      const sx = png.width / (g.x1 - g.x0), sy = png.height / (g.y1 - g.y0);
+      const out = [];
+      for (let r = 0; r < g.rows; ++r) {
+        let best = -1, light = -1;
+        for (let c = 0; c < g.cols; ++c) {
+          const lights = [];
+          for (let y = Math.ceil((r + 0.2) * g.cell * sy); y < (r + 0.8) * g.cell * sy; ++y)
+            for (let x = Math.ceil((c + 0.2) * cw * sx); x < (c + 0.8) * cw * sx; ++x) {
+              const i = 4 * (y * png.width + x);
+              lights.push(0.299 * png.pixels[i] + 0.587 * png.pixels[i + 1] + 0.114 * png.pixels[i + 2]);
+            }
+          lights.sort((a, b) => a - b);
+          const median = lights[lights.length >> 1];
+          if (median > light) light = median, best = c;
+        }
+        out.push({ col: best, light });
+      }
+      return out;
+    };
+    const status = async () => (await itemWhen(page, (i) => i.id === "decoder.training", 5000))?.label ?? "";
+    const before = await written();  // word 1 of the lesson: "miza"
+    if (before.join(" ") !== learned[0]) fail(`${lang}: on word 1 the lesson has written "${before.join(" ")}"`);
+    const idle = await status();
+    if (!/16/.test(idle) || !/1500/.test(idle)) fail(`${lang}: before training the line under the buttons reads "${idle}"`);
+    // Random start, where the screen draws it.
+    const random = await itemWhen(page, (i) => i.label === words.random && i.id.endsWith("###decoder_random"));
+    if (!random) fail(`${lang}: no "${words.random}" button on the Decoder tab`);
+    await clickItem(page, random);
+    const scrambled = await written();
+    if (scrambled.join(" ") === learned.join(" ")) fail(`${lang}: after "${words.random}" the model still writes the lesson's translation`);
+    // Train, where the screen draws it: it reads "Pause training" while it learns.
+    const train = await itemWhen(page, (i) => i.label === words.train && i.id.endsWith("###decoder_train"));
+    if (!train) fail(`${lang}: no "${words.train}" button beside "${words.random}"`);
+    const t0 = Date.now();
+    await clickItem(page, train);
+    const pausing = await itemWhen(page, (i) => i.id.endsWith("###decoder_train"), 5000);
+    const reached = await itemWhen(page, (i) => i.id === "decoder.training" && i.label.startsWith(words.done), 120000);
+    const took = Date.now() - t0;
+    if (!reached) fail(`${lang}: after 120 s of "${words.train}" the line reads "${await status()}"`);
+    const loss = Number(/([0-9.]+)\s*$/.exec(reached.label)?.[1]);
+    if (!(loss < 0.05)) fail(`${lang}: at step 1500 the loss reads "${reached.label}"`);
+    const after = await written();
+    if (after.join(" ") !== learned.join(" ")) fail(`${lang}: trained in the page, the model writes "${after.join(" ")}"`);
+    const cells = await brightest();
+    if (cells.length !== 7) fail(`${lang}: ${cells.length} rows of alignment on screen after training`);
+    cells.forEach((c, r) => {  // 0.70 in viridis is a light green, lightness about 150
+      if (c.col !== aligned[r] || c.light < 120) fail(`${lang}: row ${r + 1} ("${learned[r]}") is lightest at column ${c.col + 1} (lightness ${c.light.toFixed(0)}); expected ${aligned[r] + 1}`);
+    });
+    const again = await itemWhen(page, (i) => i.id.endsWith("###decoder_train"), 5000);
+    if (again?.label !== words.train) fail(`${lang}: paused at step 1500, the button reads "${again?.label}"`);
+    if (pausing?.label !== words.pause && took > 3000) fail(`${lang}: while training the button read "${pausing?.label}", not "${words.pause}"`);
+    // Paused: the page falls asleep (no frame for a second), then draws nothing for 2 s.
+    const asleep = await fallsAsleep(page);
+    if (!asleep) fail(`${lang}: the page still draws frames 20 s after training paused`);
+    const f0 = await ap(() => window.attentionPlayground.stats().frames);
+    await page.waitForTimeout(2000);
+    const f1 = await ap(() => window.attentionPlayground.stats().frames);
+    if (f1 !== f0) fail(`${lang}: ${f1 - f0} frames drawn in 2 s after training paused`);
+    if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
+    seen.push(`${lang}: "${words.random}" → "${scrambled.slice(0, 4).join(" ")} …"; "${words.train}" → ` +
+              `"${reached.label}" in ${(took / 1000).toFixed(1)} s, writing "${after.join(" ")}", each row's lightest cell on its word ` +
+              `(lightness ≥ ${Math.min(...cells.map((c) => c.light)).toFixed(0)})`);
+    await page.context().close();
+  }
+  ok(`decoder-train: ${seen.join("; ")}`);
+}
+
 const CHECKS = {
   transpose: checkTranspose,
   layers: checkLayers,
   curve: checkCurve,
   decoder: checkDecoder,
+  "decoder-train": checkDecoderTrain,
+  hierarchy: checkHierarchy,
   picture: checkPicture,
   touch: checkTouch,
   "touch-gestures": checkTouchGestures,

@@ -189,7 +189,12 @@ std::string set_control(AppState& s, const std::string& id, const std::string& v
   if (!c) return "id: unknown control \"" + id + "\"";
   if (c->hidden_by && s.control_hidden(c->hidden_by)) return id + ": hidden by the page";
   if (c->available && !c->available(s)) {
-    if (c->hidden_by && std::string_view(c->hidden_by) == "train" && sc.target.empty())
+    const bool trains = c->hidden_by && std::string_view(c->hidden_by) == "train";
+    const bool decoder = id.rfind("decoder_", 0) == 0;
+    // The Decoder tab's training: a seq2seq model of other words says why it does not train.
+    if (trains && decoder && !sc.seq2seq.empty() && !s.decoder_untrainable().empty())
+      return id + ": " + s.decoder_untrainable();
+    if (trains && !decoder && sc.target.empty())
       return id + ": the scenario has no target (give \"target\", or load a toy task)";
     return id + ": not there for this scenario";
   }

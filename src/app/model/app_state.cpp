@@ -120,8 +120,10 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
   }
   training = std::move(fresh);
   decoder_step = 1;
+  hierarchy_question = 1;
   decoder_playing = false;
   decoder_clock = 0.0;
+  decoder_training = DecoderTraining{};
   replies.assign(quiz().size(), QuizReply{});
   ++loads;
   recompute(std::move(p), slice_ms);

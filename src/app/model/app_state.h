@@ -16,6 +16,7 @@
 #include "app/text/i18n.h"
 #include "core/attention.h"
 #include "core/gradient.h"
+#include "core/seq2seq.h"
 #include "core/stack.h"
 #include "scenario/link.h"
 #include "scenario/scenario.h"
@@ -189,6 +190,9 @@ struct AppState : AppStateJobs {
   // The Curve tab, for a regression (each value one number, no W_v or W_o, one head, at least
   // three keys, as Nadaraya–Watson's): the query whose weights it draws.
   int curve_query = 0;
+  // A hierarchy scenario's Document tab (panel_hierarchy.cpp): the question whose two levels it
+  // draws, 1 to the questions (the sentence level's queries). A new scenario starts at 1.
+  int hierarchy_question = 1;
   // A seq2seq model's Decoder tab (panel_decoder.cpp): the word it shows being written, t from 1
   // to the words produced (decoder_words), and its Play, one word every kDecoderPlaySeconds,
   // which stops at the last word. A new scenario starts again at word 1, paused.
@@ -201,6 +205,30 @@ struct AppState : AppStateJobs {
   void set_decoder_step(int t);
   // Play's clock: advances dt seconds and a word when one is due; stops at the last word.
   void play_decoder(double dt);
+  // The Decoder tab's training of a model of the toy language (decoder_untrainable says when
+  // not): Random start sets the weights init_params(sizes, seed) gives, the seed the model's
+  // (1 without one); Train takes steps of attn::seq2seq::ToyTrainer from the weights it starts
+  // on, kDecoderBatch pairs each, as many as fit in a frame's budget, then writes the weights
+  // into the model, which decodes its sentence again (the alignment and translation follow the
+  // training live). Play pauses at every kDecoderTrainSteps steps (the lesson's recipe).
+  // Training makes the scenario edited; a new scenario starts without a trainer.
+  struct DecoderTraining {
+    std::optional<attn::seq2seq::ToyTrainer> trainer;
+    bool playing = false;
+    std::vector<float> losses;  // each step's minibatch loss, since Random start or the load
+    std::string error;          // why the last step could not be taken
+  } decoder_training;
+  static constexpr int kDecoderBatch = attn::seq2seq::kToyBatch, kDecoderTrainSteps = 1500;
+  // "" when the model's vocabularies and sizes are the toy language's (the only pairs the page
+  // has to train on), else why not, in the UI's language.
+  std::string decoder_untrainable() const;
+  // Random start: false (decoder_training.error set) when the model cannot train.
+  bool decoder_random_start();
+  // Up to `steps` steps, fewer when budget_ms has passed; returns the steps taken (0 with
+  // decoder_training.error set when it cannot train).
+  int train_decoder(int steps, double budget_ms);
+  // Play: a frame's steps, pausing at a multiple of kDecoderTrainSteps or on an error.
+  void play_decoder_training(double budget_ms);
   bool has_curve() const {
     const scenario::Scenario& sc = scenario;
     return !layered() && sc.image.empty() && !sc.values.empty() &&

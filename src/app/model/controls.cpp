@@ -123,6 +123,8 @@ std::vector<Control> make_table() {
     if (s.visible(Panel::kPlane) && s.has_curve()) o.push_back({"curve", T("Curve")});
     if (s.visible(Panel::kHeads) && !s.scenario.seq2seq.empty())
       o.push_back({"decoder", T("Decoder")});
+    if (s.visible(Panel::kHeads) && !s.scenario.hierarchy.empty())
+      o.push_back({"document", T("Document")});
     if (s.visible(Panel::kHeads) && s.layered()) o.push_back({"layers", T("Layers")});
     if (s.visible(Panel::kHeads)) o.push_back({"heads", T("All heads")});
     if (s.visible(Panel::kPositional)) o.push_back({"positional", T("Positional encoding")});
@@ -166,6 +168,63 @@ std::vector<Control> make_table() {
     return std::string();
   };
   t.push_back(decoder);
+
+  // The question a hierarchy scenario's Document tab shows, 1 to the questions (the tab draws a
+  // button for each).
+  Control question =
+      make("hierarchy_question", N_("Document's question"), ControlKind::kSelect, "view");
+  const auto questions = [](const AppState& s) {
+    return static_cast<int>(s.scenario.hierarchy.questions.rows());
+  };
+  question.available = [questions](const AppState& s) {
+    return s.visible(Panel::kHeads) && !s.scenario.hierarchy.empty() && questions(s) > 0;
+  };
+  question.read = [questions](const AppState& s) {
+    return json(std::clamp(s.hierarchy_question, 1, std::max(1, questions(s))));
+  };
+  question.options = [questions](const AppState& s) {
+    const int n = questions(s);
+    const std::vector<std::string> names = axis_labels(s, Axis::kQueryTokens, 0, n);
+    std::vector<ControlOption> o;
+    for (int i = 1; i <= n; ++i)
+      o.push_back({i, std::to_string(i) + ". " + names[static_cast<size_t>(i - 1)]});
+    return o;
+  };
+  question.apply = [](AppState& s, const json& v) {
+    s.hierarchy_question = v.get<int>();
+    return std::string();
+  };
+  t.push_back(question);
+
+  // The Decoder tab's Random start and Train (AppState::DecoderTraining), for a model of the
+  // toy language; hidden with the Train section. Either brings the Decoder tab on screen, where
+  // the training plays.
+  const auto decoder_trains = [](const AppState& s) {
+    return s.visible(Panel::kHeads) && !s.scenario.seq2seq.empty() &&
+           s.decoder_untrainable().empty();
+  };
+  Control decoder_train =
+      make("decoder_train", N_("train the decoder (play)"), ControlKind::kCheckbox, "train");
+  decoder_train.available = decoder_trains;
+  decoder_train.read = [](const AppState& s) { return json(s.decoder_training.playing); };
+  decoder_train.apply = [](AppState& s, const json& v) {
+    s.decoder_training.playing = v.get<bool>();
+    if (s.decoder_training.playing) s.decoder_playing = false;
+    s.view_tab = s.view_tab_wanted = "decoder";
+    return std::string();
+  };
+  decoder_train.help =
+      N_("Adam on the toy language's sentence pairs, a few steps a frame, pausing every 1500.");
+  t.push_back(decoder_train);
+  Control decoder_random =
+      make("decoder_random_start", N_("the decoder's random start"), ControlKind::kButton, "train");
+  decoder_random.available = decoder_trains;
+  decoder_random.apply = [](AppState& s, const json&) {
+    s.view_tab = s.view_tab_wanted = "decoder";
+    return s.decoder_random_start() ? std::string() : s.decoder_training.error;
+  };
+  decoder_random.help = N_("Every weight of the encoder and decoder drawn again from the seed.");
+  t.push_back(decoder_random);
 
   // The layer of a stack the steps and heads show (AppState::layer_view).
   Control layer = make("layer", N_("Layer"), ControlKind::kSelect, "layer");

@@ -484,6 +484,15 @@ Export make_export(AppState& s, const std::string& what, const std::string& form
   return e;
 }
 
+bool weights_question_waits(const AppState& s, size_t q) {
+  if (q >= s.quiz().size() || (q < s.replies.size() && s.replies[q].answered)) return false;
+  const scenario::QuizQuestion& question = s.quiz()[q];
+  const scenario::QuizAnswer& a = question.answer;
+  const bool about_weights = a.argmax || a.matrix == "weights" || a.matrix == "scores" ||
+                             a.matrix == "scaled" || a.matrix == "masked";
+  return about_weights && question.step >= static_cast<int>(s.step);
+}
+
 bool answer_hidden(const AppState& s, MatrixKind k) {
   const int q = s.open_question();
   if (q < 0) return false;

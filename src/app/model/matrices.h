@@ -163,6 +163,12 @@ std::vector<uint8_t> transpose_mask(const std::vector<uint8_t>& mask, int64_t ro
 // that show the same numbers (the masked scores show the scaled ones; the output, the heads').
 bool answer_hidden(const AppState& s, MatrixKind k);
 
+// Whether question q waits for its answer and asks about the attention weights of its row (the
+// row's largest weight, or a cell of the scores, scaled or masked scores or weights), on this
+// step or a step still ahead: the tabs that draw the weights outside the step view (Picture,
+// Decoder, Document) hold that row back until it is answered.
+bool weights_question_waits(const AppState& s, size_t q);
+
 // The mask to hatch on a matrix of `kind` for batch item `batch`, or nullptr.
 const std::vector<uint8_t>* matrix_mask(AppState& s, MatrixKind k, int batch);
 

@@ -33,6 +33,21 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Previous word", "上一个词"},
     {"Next word", "下一个词"},
     {"Word %d of %d", "第 %d 个词（共 %d 个）"},
+    {"Random start", "随机初始化"},
+    {"train the decoder (play)", "训练解码器（播放）"},
+    {"the decoder's random start", "解码器的随机初始化"},
+    {"Adam on the toy language's sentence pairs, a few steps a frame, pausing every 1500.",
+     "用 Adam 在玩具语言的句对上训练，每帧几步，每 1500 步暂停一次。"},
+    {"Every weight of the encoder and decoder drawn again from the seed.",
+     "编码器和解码器的每个权重都从种子重新抽取。"},
+    {"Pause training", "暂停训练"},
+    {"Train: Adam on %d sentence pairs a step, pausing every %d steps.",
+     "训练：每步用 Adam 学习 %d 个句对，每 %d 步暂停一次。"},
+    {"Step %d, loss %.3g", "第 %d 步，损失 %.3g"},
+    {"Only a GRU encoder-decoder trains here.", "这里只能训练 GRU 编码器－解码器。"},
+    {"Training here learns from the toy language's sentence pairs: this model's words or "
+     "sizes are not the toy language's.",
+     "这里的训练只使用玩具语言的句对：这个模型的词表或尺寸与玩具语言不同。"},
     {"Source sentence:", "源句子："},
     {"Written so far:", "已写出："},
     {"written", "写出的词"},
@@ -53,6 +68,33 @@ const std::pair<const char*, const char*> kZh[] = {
      "第 %d 个词：查询 s_%d 把 %.2f 的权重放在“%s”上；上下文 c_%d 和上一个词“%s”送入 GRU；"
      "给定的词是“%s”（模型给它的概率是 %.2f）。"},
     {" The next most likely word: \"%s\" (%.2f).", "可能性第二的词：“%s”（%.2f）。"},
+    // The Document tab of a hierarchy scenario (panel_hierarchy.cpp) and its control.
+    {"Document", "文档"},
+    {"Document's question", "文档的问题"},
+    {"Question:", "问题："},
+    {"Attention at two levels. Inside each sentence a word query weighs the words (the shade "
+     "of each box: darker is more) and pools them into the sentence's vector. The question "
+     "then weighs the sentence vectors (the bars), and their weighted sum o is the document's "
+     "vector: what this question reads of the text.",
+     "两层注意力。在每个句子内部，一个词查询给各个词分配权重（方块的深浅：越深越多），"
+     "把它们汇成这个句子的向量。然后问题给这些句向量分配权重（条形），它们的加权和 o 就是"
+     "文档向量：这个问题从文中读到的内容。"},
+    {"For \"%s\", the sentence weights show once the lesson's question about them is "
+     "answered. The word weights are already here: use them to predict.",
+     "对于“%s”，回答了课程中关于句子权重的问题之后，才显示句子权重。词的权重已经在下面："
+     "可以用它们来预测。"},
+    {"For \"%s\", the sentence \"%s\" gets %.2f of the weight; inside it, \"%s\" and "
+     "\"%s\" get %.2f each.",
+     "对于“%s”，句子“%s”得到 %.2f 的权重；在这个句子里，“%s”和“%s”各得 %.2f。"},
+    {"For \"%s\", the sentence \"%s\" gets %.2f of the weight; inside it, \"%s\" gets "
+     "the most, %.2f.",
+     "对于“%s”，句子“%s”得到 %.2f 的权重；在这个句子里，“%s”得到的最多，%.2f。"},
+    {"Sentence weight b, then each word's weight a", "句子权重 b，然后是每个词的权重 a"},
+    {"Shows once the lesson's question about it is answered.",
+     "回答了课程中关于它的问题之后才显示。"},
+    {"\"%s\" gives the sentence \"%s\" the weight b = %.3f.", "“%s”给句子“%s”的权重 b = %.3f。"},
+    {"\"%s\": the word query gives it the weight a = %.3f in the sentence \"%s\".",
+     "“%s”：词查询给它的权重 a = %.3f（在句子“%s”里）。"},
     {"In this lesson", "本课提示"},
     {"(written for the lesson as it was loaded: Reset to the preset to see its numbers again)",
      "（这条提示针对课程刚载入时的数据：点“恢复为预设”可以再看到那些数字）"},

@@ -272,8 +272,13 @@ void App::frame() {
   }
 
   // The Decoder tab's Play: a word every 0.8 s while the tab is on screen, stopping at the last.
-  if (state.view_tab != "decoder" || state.scenario.seq2seq.empty()) state.decoder_playing = false;
+  // Its Train: the steps that fit in 10 ms of each frame, while the tab is on screen.
+  if (state.view_tab != "decoder" || state.scenario.seq2seq.empty()) {
+    state.decoder_playing = false;
+    state.decoder_training.playing = false;
+  }
   state.play_decoder(io.DeltaTime);
+  state.play_decoder_training(10.0);
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
@@ -365,6 +370,11 @@ void App::frame() {
     if (state.visible(Panel::kHeads) && !state.scenario.seq2seq.empty() &&
         tab(T("Decoder"), "decoder")) {
       draw_decoder(state, heatmaps);
+      ImGui::EndTabItem();
+    }
+    if (state.visible(Panel::kHeads) && !state.scenario.hierarchy.empty() &&
+        tab(T("Document"), "document")) {
+      draw_hierarchy(state, heatmaps);
       ImGui::EndTabItem();
     }
     if (state.visible(Panel::kHeads) && state.layered() && tab(T("Layers"), "layers")) {

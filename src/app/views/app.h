@@ -40,9 +40,9 @@ class App {
   // True while something animates (play, a step's transition, a toast), waits for a frame (a
   // PNG) or computes in parts, so the loop keeps drawing without input.
   bool animating() const {
-    return state.playing || state.decoder_playing || state.training.playing ||
-           state.transition.active || !state.toast.empty() || heatmaps.capture_pending() ||
-           state.computing() || state.redraw > 0;
+    return state.playing || state.decoder_playing || state.decoder_training.playing ||
+           state.training.playing || state.transition.active || !state.toast.empty() ||
+           heatmaps.capture_pending() || state.computing() || state.redraw > 0;
   }
 
   AppState state;
@@ -61,6 +61,9 @@ void draw_picture(AppState& s, Heatmaps& h);  // an image scenario's weights ove
 void draw_curve(AppState& s, Heatmaps& h);
 // A seq2seq model's decoder writing one word at a time, its alignment growing a row per word.
 void draw_decoder(AppState& s, Heatmaps& h);
+// A hierarchy scenario's two levels for the chosen question: each sentence's weight, then its
+// words shaded by their word weights (attention over attention).
+void draw_hierarchy(AppState& s, Heatmaps& h);
 void draw_positional(AppState& s, Heatmaps& h);
 void draw_plane(AppState& s);
 void draw_lesson(AppState& s);
@@ -115,6 +118,12 @@ float button_width(const char* label);
 // Wrapped text, English broken at spaces and Chinese between characters (text_wrap.h);
 // width <= 0 wraps at the right edge of the content region.
 void text_wrapped(const std::string& text, bool disabled = false, float width = 0.0f);
+// The loss curve with its axes: the loss on a log scale (it falls by orders of magnitude),
+// one grid line per power of ten, the steps along the bottom; the last 2000 steps at most;
+// height_lines font sizes high. Under it, a spike explained when one happened and asked for
+// (not for a minibatch's loss, whose ups and downs are the batches').
+void loss_chart(const std::vector<float>& losses, float height_lines = 6.0f,
+                bool explain_spikes = true);
 // In the monospaced font; last_apart makes the last line an item of its own, so that an item
 // put on the same line (a "(?)") follows the last line, not the first.
 void text_wrapped_mono(const std::string& text, float width = 0.0f, bool last_apart = false);

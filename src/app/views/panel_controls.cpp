@@ -404,10 +404,9 @@ int last_spike(const std::vector<float>& losses, size_t first) {
   return spike;
 }
 
-// The loss curve with its axes: the loss on a log scale (it falls by orders of magnitude),
-// one grid line per power of ten, the steps along the bottom; the last 2000 steps at most.
-// Under it, a spike explained when one happened.
-void loss_chart(const std::vector<float>& losses) {
+}  // namespace
+
+void loss_chart(const std::vector<float>& losses, float height_lines, bool explain_spikes) {
   const size_t first = losses.size() > 2000 ? losses.size() - 2000 : 0;
   float lo = FLT_MAX, hi = -FLT_MAX;
   std::vector<float> logs;
@@ -421,7 +420,7 @@ void loss_chart(const std::vector<float>& losses) {
   const int every = (decades + 3) / 4;  // at most about 5 labelled lines
   const float line_h = ImGui::GetTextLineHeight();
   const float label_w = ImGui::CalcTextSize("1e-10").x + 6.0f;
-  const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetFontSize() * 6.0f;
+  const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetFontSize() * height_lines;
   ImGui::TextDisabled("%s", T("loss, on a log scale"));
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const ImVec2 g0(p0.x + label_w, p0.y + line_h * 0.5f), g1(p0.x + w - 4.0f, g0.y + h);
@@ -461,7 +460,7 @@ void loss_chart(const std::vector<float>& losses) {
   const float right_start = g1.x - ImGui::CalcTextSize(right).x - 6.0f;
   if (right_start - left_end >= axis_w)  // between the two numbers when it fits
     dl->AddText(ImVec2((left_end + right_start - axis_w) * 0.5f, ly), dim, axis);
-  const int spike = last_spike(losses, first);
+  const int spike = explain_spikes ? last_spike(losses, first) : -1;
   if (spike >= 0) {
     char text[400];
     std::snprintf(text, sizeof text,
@@ -474,6 +473,8 @@ void loss_chart(const std::vector<float>& losses) {
     text_wrapped(text, true);
   }
 }
+
+namespace {
 
 void section_train(AppState& s) {
   AppState::Training& tr = s.training;

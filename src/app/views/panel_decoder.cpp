@@ -23,15 +23,9 @@ namespace {
 // panel_picture.cpp). The rows from it on are not filled while it waits.
 int rows_allowed(const AppState& s, int m) {
   int allowed = m;
-  for (size_t q = 0; q < s.quiz().size(); ++q) {
-    const scenario::QuizQuestion& question = s.quiz()[q];
-    const scenario::QuizAnswer& a = question.answer;
-    const bool answered = q < s.replies.size() && s.replies[q].answered;
-    const bool about_weights = a.argmax || a.matrix == "weights" || a.matrix == "scores" ||
-                               a.matrix == "scaled" || a.matrix == "masked";
-    if (!answered && about_weights && question.step >= static_cast<int>(s.step))
-      allowed = std::min(allowed, std::max(0, a.row));
-  }
+  for (size_t q = 0; q < s.quiz().size(); ++q)
+    if (weights_question_waits(s, q))
+      allowed = std::min(allowed, std::max(0, s.quiz()[q].answer.row));
   return allowed;
 }
 
@@ -58,6 +52,46 @@ void word_row(const char* label, const char* id, const std::vector<std::string>&
     std::snprintf(item_id, sizeof item_id, "%s%d", id, static_cast<int>(k) + 1);
     item_text(item_id, words[k]);
   }
+}
+
+// Random start and Train (AppState::DecoderTraining), with where training is; or why this
+// model does not train here. True when Random start was clicked: the caller starts it once
+// the frame has drawn the model it read (a new model may have more words).
+bool train_row(AppState& s) {
+  if (s.control_hidden("train")) return false;  // the page hides training
+  const std::string untrainable = s.decoder_untrainable();
+  if (!untrainable.empty()) {
+    text_wrapped(untrainable, true);
+    return false;
+  }
+  AppState::DecoderTraining& dt = s.decoder_training;
+  const std::string random = std::string(T("Random start")) + "###decoder_random";
+  const bool random_start = ImGui::Button(random.c_str());
+  const char* train_word = dt.playing ? T("Pause training") : T("Train");
+  const std::string train = std::string(train_word) + "###decoder_train";
+  same_line_if_fits(std::max(button_width(T("Pause training")), button_width(T("Train"))));
+  if (ImGui::Button(train.c_str())) {
+    dt.playing = !dt.playing;
+    if (dt.playing) s.decoder_playing = false;
+  }
+  char status[256];
+  if (!dt.error.empty())
+    std::snprintf(status, sizeof status, "%s", dt.error.c_str());
+  else if (dt.losses.empty())
+    std::snprintf(status, sizeof status,
+                  T("Train: Adam on %d sentence pairs a step, pausing every %d steps."),
+                  AppState::kDecoderBatch, AppState::kDecoderTrainSteps);
+  else
+    std::snprintf(status, sizeof status, T("Step %d, loss %.3g"),
+                  static_cast<int>(dt.losses.size()), static_cast<double>(dt.losses.back()));
+  same_line_if_fits(ImGui::CalcTextSize(status).x);
+  ImGui::AlignTextToFramePadding();
+  if (dt.error.empty())
+    ImGui::TextUnformatted(status);
+  else
+    ImGui::TextColored(ImVec4(0.75f, 0.1f, 0.1f, 1.0f), "%s", status);
+  item_text("decoder.training", status);
+  return random_start;
 }
 
 }  // namespace
@@ -109,6 +143,7 @@ void draw_decoder(AppState& s, Heatmaps& h) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(place);
   item_text("decoder.place", place);
+  const bool random_start = train_row(s);
   const int step = s.decoder_step;  // after the buttons: this frame draws the word chosen
 
   // Rows from `allowed` on would answer a question still open: not filled, not described.
@@ -176,9 +211,19 @@ void draw_decoder(AppState& s, Heatmaps& h) {
   sp.fixed_range = true;
   sp.lo = 0.0f;
   sp.hi = 1.0f;
-  const float avail_y = ImGui::GetContentRegionAvail().y;
+  // The loss curve once the page has trained: beside the alignment where there is room for
+  // both (the loss falls as the rows sharpen), else under it.
+  const std::vector<float>& losses = s.decoder_training.losses;
+  const float avail_x = ImGui::GetContentRegionAvail().x;
+  const bool beside = !losses.empty() && avail_x >= 460.0f;
+  const float chart_w = beside ? std::min(avail_x * 0.42f, 360.0f) : 0.0f;
+  const float chart_y = losses.empty() || beside
+                            ? 0.0f
+                            : ImGui::GetFontSize() * 3.0f + ImGui::GetTextLineHeight() * 4.0f;
+  const float avail_y = ImGui::GetContentRegionAvail().y - chart_y;
   const float want_y = static_cast<float>(m) * 26.0f + ImGui::GetFontSize() * 6.0f;
-  sp.size = ImVec2(std::min(ImGui::GetContentRegionAvail().x, 640.0f), std::max(avail_y, want_y));
+  sp.size = ImVec2(std::min(avail_x - chart_w, 640.0f), std::max(avail_y, want_y));
+  const ImVec2 at = ImGui::GetCursorScreenPos();
   sp.max_cell_px = 48.0f;
   sp.numbers = s.show_numbers;
   sp.exportable = false;  // blank rows are not numbers
@@ -201,6 +246,19 @@ void draw_decoder(AppState& s, Heatmaps& h) {
       }
     dl->PopClipRect();
   }
+  if (beside) {
+    const ImVec2 below = ImGui::GetCursorScreenPos();
+    ImGui::SetCursorScreenPos(ImVec2(at.x + sp.size.x + ImGui::GetStyle().ItemSpacing.x, at.y));
+    ImGui::BeginGroup();
+    loss_chart(losses, 4.0f, false);
+    ImGui::EndGroup();
+    const float chart_bottom = ImGui::GetItemRectMax().y;
+    ImGui::SetCursorScreenPos(ImVec2(below.x, std::max(below.y, chart_bottom)));
+    ImGui::Dummy(ImVec2(0.0f, 0.0f));
+  } else if (!losses.empty()) {
+    loss_chart(losses, 3.0f, false);
+  }
+  if (random_start) s.decoder_random_start();
 }
 
 }  // namespace ui

@@ -20,15 +20,8 @@ namespace {
 // or the largest weight on a step still ahead.
 bool picture_gives_away(const AppState& s) {
   if (answer_hidden(s, MatrixKind::kWeights)) return true;
-  for (size_t q = 0; q < s.quiz().size(); ++q) {
-    const scenario::QuizQuestion& question = s.quiz()[q];
-    const bool answered = q < s.replies.size() && s.replies[q].answered;
-    const bool about_weights = question.answer.argmax || question.answer.matrix == "weights" ||
-                               question.answer.matrix == "scores" ||
-                               question.answer.matrix == "scaled" ||
-                               question.answer.matrix == "masked";
-    if (!answered && about_weights && question.step >= static_cast<int>(s.step)) return true;
-  }
+  for (size_t q = 0; q < s.quiz().size(); ++q)
+    if (weights_question_waits(s, q)) return true;
   return false;
 }
 
