@@ -1253,6 +1253,33 @@ TEST_CASE("the tour notes' numbers are the presets' numbers", "[scenario][preset
   CHECK(w(1, 4) == Approx(0.38f).margin(0.005));
   CHECK(w(1, 0) == Approx(0.06f).margin(0.005));
   CHECK(tall.output[0](1, 2) == Approx(1.19f).margin(0.005));
+  // attention_over_attention: the food sentence's vector (0.84, 0, 0.04, 0.12) from word weights
+  // 0.44 ("soup", "delicious") and 0.06 ("the", "was"); the service sentence's service 0.83;
+  // "how was the food?" scores 3.35, 0 and 0.20, weighs 0.72, 0.13 and 0.15, and reads 0.61
+  // food, 0.11 service, 0.16 price; "and the service?" puts 0.72 on the service sentence.
+  {
+    const scenario::ParseResult r =
+        scenario::parse(read_file(std::string(AP_PRESETS_DIR) + "/attention_over_attention.json"));
+    REQUIRE(r.error == "");
+    const scenario::Hierarchy& hy = r.scenario.hierarchy;
+    REQUIRE(hy.word_weights.size() == 3);
+    const attn::Vector& a = hy.word_weights[0];
+    REQUIRE(a.size() == 4);
+    for (int i : {0, 2}) CHECK(a(i) == Approx(0.06f).margin(0.005));
+    for (int i : {1, 3}) CHECK(a(i) == Approx(0.44f).margin(0.005));
+    const float food[4] = {0.84f, 0.0f, 0.04f, 0.12f};
+    for (int c = 0; c < 4; ++c) CHECK(hy.sentence_vectors(0, c) == Approx(food[c]).margin(0.005));
+    CHECK(hy.sentence_vectors(1, 1) == Approx(0.83f).margin(0.005));
+    const attn::Trace t = attn::run(scenario::to_problem(r.scenario));
+    const float scores[3] = {3.35f, 0.0f, 0.20f}, weights[3] = {0.72f, 0.13f, 0.15f};
+    const float read[3] = {0.61f, 0.11f, 0.16f};
+    for (int k = 0; k < 3; ++k) {
+      CHECK(t.heads[0].scores[0](0, k) == Approx(scores[k]).margin(0.005));
+      CHECK(t.heads[0].weights[0](0, k) == Approx(weights[k]).margin(0.005));
+      CHECK(t.output[0](0, k) == Approx(read[k]).margin(0.005));
+    }
+    CHECK(t.heads[0].weights[0](1, 1) == Approx(0.72f).margin(0.005));
+  }
   // causal_decoder: the first row sees only itself.
   CHECK(trace_of("causal_decoder").heads[0].weights[0](0, 0) == 1.0f);
   // padded_batch: the <pad> columns of sentence 1 weigh exactly 0; sentence 2 keeps 5 keys.
