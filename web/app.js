@@ -18,7 +18,8 @@ import { installTouch, installWheel } from "./js/input.js";
 import { createTableView } from "./js/table_view.js";
 import { fallbackNotice, keptBuild, missingFeature, moduleBuild } from "./js/builds.js";
 import { createFiles } from "./js/files.js";
-import { createCmi5Report, createReport, findRuntime, launchParams, readCmi5Launch, readCourse } from "./js/lms.js";
+import { addOwnLessons, createCmi5Report, createReport, findRuntime, launchParams, readCmi5Launch,
+         readCourse } from "./js/lms.js";
 import { createProgress } from "./js/progress.js";
 import { createEmbedding } from "./js/embed.js";
 import { createApi, describe, failure, NOT_READY, whole } from "./js/api.js";
@@ -529,12 +530,20 @@ import { createCoursePack } from "./js/coursepack.js";
   async function onAppReady() {
     M = window.Module;
     timing.readyMs = performance.now();
+    // A course package's lessons of its own (?own=) first, so that ?lessons= finds them; the page
+    // is ready (the API, messages, events) only once they are in.
+    const ownNotes = param("own") === null ? [] : await addOwnLessons(
+      param("own"), getJson("ap_presets").map((p) => p.name), {
+        fetch: (...args) => fetch(...args),
+        add: (name, text) => call("ap_add_lesson", "string", ["string", "string"], [name, text]),
+      }).catch((e) => [`own: ${String(e?.message ?? e).slice(0, 100)}`]);
     ready = true; // the C entry points can be called from here on
     limits = getJson("ap_limits");
     if (location.hash.length > 1) {
       atStart("the link", () => openLink(location.hash, true));
     }
     const { notes, training } = atStart("the address", applyParams) ?? { notes: [], training: null };
+    notes.unshift(...ownNotes);
     const notices = [];
     // First, so that its line is shown in the learner's language (ap_show_notice).
     if (course.version && !platformFound()) notices.push(NO_PLATFORM);

@@ -26,7 +26,7 @@ int fail(const std::string& message) {
 
 constexpr const char* kUsage =
     "usage: attention-cli package --site DIR --out FILE.zip [--format scorm2004|scorm12|cmi5] "
-    "[--lessons A,B] [--title TEXT] [--pass P]";
+    "[--lessons A,B] [--add LESSON.json ...] [--title TEXT] [--pass P]";
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;
@@ -61,6 +61,40 @@ std::string read_site(const fs::path& root, std::vector<scenario::ZipEntry>* fil
   return "";
 }
 
+// --add FILE: a scenario file as a lesson of the course's own, named by the file's name without
+// .json, and put at the end of --lessons unless --lessons names its place. "" or the problem.
+std::string read_own(const std::vector<std::string>& added, scenario::PackageSpec* spec) {
+  if (added.empty()) return "";
+  if (spec->lessons.empty())
+    return "--add: name the course's lessons with --lessons too (the lessons of your own go "
+           "where it names them, or after them)";
+  if (added.size() > scenario::kMaxOwnLessons)
+    return "--add: at most " + std::to_string(scenario::kMaxOwnLessons) +
+           " lessons of the course's own";
+  for (const std::string& file : added) {
+    const fs::path path(file);
+    if (path.extension() != ".json")
+      return "--add: " + file.substr(0, 200) + " is not a .json scenario file";
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec) return "--add: cannot read " + file.substr(0, 200) + " (" + ec.message() + ")";
+    if (size > scenario::kMaxOwnLessonBytes)
+      return "--add: " + file.substr(0, 200) + " is larger than " +
+             std::to_string(scenario::kMaxOwnLessonBytes >> 20) + " MB";
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    if (!in && !in.eof()) return "--add: cannot read " + file.substr(0, 200);
+    const std::string name = path.stem().string();
+    if (std::string e = scenario::lesson_name_problem(name); !e.empty())
+      return "--add: " + file.substr(0, 200) + ": the file's name " + e;
+    spec->own.push_back({name, bytes.str()});
+    if (std::find(spec->lessons.begin(), spec->lessons.end(), name) == spec->lessons.end())
+      spec->lessons.push_back(name);
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string write_file(const std::string& path, const std::string& bytes) {
@@ -79,6 +113,7 @@ int package_command(int argc, char** argv) {
   scenario::PackageSpec spec;
   spec.title = "Attention Playground";
   std::string site, out;
+  std::vector<std::string> added;  // --add: scenario files, lessons of the course's own
   for (int i = 0; i < argc; ++i) {
     const std::string option = argv[i];
     if (i + 1 >= argc) return fail(option.substr(0, 40) + ": needs a value; " + kUsage);
@@ -93,6 +128,8 @@ int package_command(int argc, char** argv) {
       spec.title = value;
     } else if (option == "--lessons") {
       spec.lessons = split(value);
+    } else if (option == "--add") {
+      added.push_back(value);
     } else if (option == "--pass") {
       if (value.empty() || value.size() > 3 ||
           !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
@@ -107,8 +144,12 @@ int package_command(int argc, char** argv) {
   const fs::path root(site);
   std::vector<scenario::ZipEntry> files;
   if (std::string e = read_site(root, &files); !e.empty()) return fail(e);
+  if (std::string e = read_own(added, &spec); !e.empty()) return fail(e);
   if (std::string e = scenario::check_package(spec); !e.empty()) return fail(e);
   for (size_t i = 0; i < spec.lessons.size(); ++i) {
+    if (std::any_of(spec.own.begin(), spec.own.end(),
+                    [&](const scenario::OwnLesson& l) { return l.name == spec.lessons[i]; }))
+      continue;
     std::error_code ec;
     if (!fs::is_regular_file(root / "assets" / "presets" / (spec.lessons[i] + ".json"), ec))
       return fail("lessons[" + std::to_string(i) + "]: \"" + spec.lessons[i] +

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <set>
 
+#include "scenario/scenario.h"
+
 namespace scenario {
 
 namespace {
@@ -115,6 +117,25 @@ std::string package_course_id(const PackageSpec& spec) {
   return std::string("https://attention-playground.invalid/course/") + hex;
 }
 
+std::string lesson_name_problem(const std::string& name) {
+  return is_name(name)
+             ? ""
+             : "\"" + name.substr(0, 40) + "\" is not a lesson name (1 to 32 of a-z, 0-9 and _)";
+}
+
+std::string own_lesson_path(const std::string& name) {
+  return "course/" + name + ".json";
+}
+
+std::string check_own_lesson(const std::string& json) {
+  if (json.size() > kMaxOwnLessonBytes)
+    return "is larger than " + std::to_string(kMaxOwnLessonBytes >> 20) + " MB";
+  const ParseResult r = parse(json);
+  if (!r.ok()) return r.error;
+  const Resolved resolved = resolve(r.scenario);
+  return resolved.ok() ? "" : resolved.error;
+}
+
 std::string check_package(const PackageSpec& spec) {
   if (std::find_if(std::begin(kPackageFormats), std::end(kPackageFormats),
                    [&](const char* f) { return spec.format == f; }) == std::end(kPackageFormats))
@@ -127,21 +148,35 @@ std::string check_package(const PackageSpec& spec) {
   std::set<std::string> seen;
   for (size_t i = 0; i < spec.lessons.size(); ++i) {
     const std::string& l = spec.lessons[i];
-    if (!is_name(l))
-      return "lessons[" + std::to_string(i) + "]: \"" + l.substr(0, 40) +
-             "\" is not a lesson name (1 to 32 of a-z, 0-9 and _)";
+    if (std::string e = lesson_name_problem(l); !e.empty())
+      return "lessons[" + std::to_string(i) + "]: " + e;
     if (!seen.insert(l).second)
       return "lessons[" + std::to_string(i) + "]: \"" + l + "\" is listed twice";
   }
   if (spec.pass < 0 || spec.pass > 100) return "pass: must be a whole percent from 0 to 100";
+  if (spec.own.size() > kMaxOwnLessons)
+    return "own: at most " + std::to_string(kMaxOwnLessons) + " lessons of the course's own";
+  std::set<std::string> own;
+  for (size_t i = 0; i < spec.own.size(); ++i) {
+    const std::string& name = spec.own[i].name;
+    const std::string where = "own[" + std::to_string(i) + "]";
+    if (std::string e = lesson_name_problem(name); !e.empty()) return where + ": " + e;
+    if (!own.insert(name).second) return where + ": \"" + name + "\" is given twice";
+    if (!seen.count(name))
+      return where + ": \"" + name + "\" is not one of lessons (name it there, in its place)";
+    if (std::string e = check_own_lesson(spec.own[i].json); !e.empty())
+      return where + " (\"" + name + "\"): " + e;
+  }
   return "";
 }
 
 std::string package_launch(const PackageSpec& spec) {
   std::string lessons;
   for (const std::string& l : spec.lessons) lessons += (lessons.empty() ? "" : ",") + l;
+  std::string own;
+  for (const OwnLesson& l : spec.own) own += (own.empty() ? "" : ",") + l.name;
   return "index.html?lms=" + spec.format + (lessons.empty() ? "" : "&lessons=" + lessons) +
-         "&pass=" + std::to_string(spec.pass) + "&offline=off";
+         (own.empty() ? "" : "&own=" + own) + "&pass=" + std::to_string(spec.pass) + "&offline=off";
 }
 
 std::string package_manifest(const PackageSpec& spec, const std::vector<std::string>& files) {
@@ -219,12 +254,27 @@ ZipResult write_package(const PackageSpec& spec, const std::vector<ZipEntry>& fi
       r.error = f.name + ": the package writes its own";
       return r;
     }
+    for (size_t i = 0; i < spec.own.size(); ++i) {
+      const std::string& name = spec.own[i].name;
+      const std::string where = "own[" + std::to_string(i) + "]: \"" + name + "\" ";
+      if (f.name == "assets/presets/" + name + ".json")
+        r.error = where + "is a lesson of the playground already; give yours another name";
+      else if (f.name == own_lesson_path(name))
+        r.error = where + "is in the site already (" + f.name + ")";
+      if (!r.error.empty()) return r;
+    }
     names.push_back(f.name);
   }
+  std::vector<ZipEntry> own;
+  for (const OwnLesson& l : spec.own) {
+    own.push_back({own_lesson_path(l.name), l.json});
+    names.push_back(own.back().name);
+  }
   std::vector<ZipEntry> all;
-  all.reserve(files.size() + 1);
+  all.reserve(files.size() + own.size() + 1);
   all.push_back({package_manifest_name(spec), package_manifest(spec, names)});
   all.insert(all.end(), files.begin(), files.end());
+  all.insert(all.end(), own.begin(), own.end());
   if (spec.format == "cmi5") {
     for (ZipEntry& f : all)
       if (f.name == "index.html") f.bytes = widen_connect_src(f.bytes);

@@ -11,22 +11,46 @@
 
 namespace scenario {
 
+// A lesson of the course's own: a scenario file the teacher wrote, or the page's scenario as the
+// teacher edited it (a link's too). The package holds it as course/NAME.json; the page fetches it
+// when ?lessons= names it and no lesson of the playground has that name (web/app.js).
+struct OwnLesson {
+  std::string name;  // as `lessons` names it
+  std::string json;  // the scenario (scenario::parse reads it)
+};
+inline constexpr size_t kMaxOwnLessons = 16;
+inline constexpr size_t kMaxOwnLessonBytes = size_t{1} << 20;
+
 struct PackageSpec {
   std::string format = "scorm2004";  // "scorm2004", "scorm12" or "cmi5"
   std::string title;                 // the course's title as the platform lists it
   std::vector<std::string> lessons;  // the course's lessons, in order; none: the whole path
   int pass = 80;                     // the passing score, percent
+  std::vector<OwnLesson> own;        // lessons of its own, each also named in `lessons`
 };
+
+// "" or why `name` cannot name a lesson: "\"../x\" is not a lesson name (1 to 32 of a-z, 0-9
+// and _)".
+std::string lesson_name_problem(const std::string& name);
+
+// Where a lesson of the course's own is in the package: "course/NAME.json".
+std::string own_lesson_path(const std::string& name);
+
+// "" or why `json` cannot be a lesson (scenario::parse's or scenario::resolve's problem, naming
+// the field), for a lesson of the course's own of at most kMaxOwnLessonBytes.
+std::string check_own_lesson(const std::string& json);
 
 // The formats a package is written in.
 inline constexpr const char* kPackageFormats[] = {"scorm2004", "scorm12", "cmi5"};
 
 // "" or the problem, naming the field: format, title (1 to 200 characters, one line), lessons
-// (at most 64 names of [a-z0-9_], each once), pass (0 to 100).
+// (at most 64 names of [a-z0-9_], each once), pass (0 to 100), own (at most kMaxOwnLessons, each
+// a name `lessons` lists, once, and a scenario check_own_lesson takes: "own[0] (\"mine\"): x: …").
 std::string check_package(const PackageSpec& spec);
 
 // The page the package launches, relative to the package's root:
-// "index.html?lms=scorm2004&lessons=a,b&pass=80&offline=off" (no lessons=: the whole path).
+// "index.html?lms=scorm2004&lessons=a,b&pass=80&offline=off" (no lessons=: the whole path), with
+// "&own=b" before pass= when b is a lesson of the course's own (the page fetches course/b.json).
 std::string package_launch(const PackageSpec& spec);
 
 // The manifest's name at the package's root: "imsmanifest.xml" (SCORM) or "cmi5.xml".
@@ -53,8 +77,10 @@ inline constexpr const char* kCmi5ConnectSrc =
     "connect-src 'self' https: http://127.0.0.1:* "
     "http://localhost:*";
 
-// The package: `files` (the site's, from its root) and the manifest in one ZIP archive. The
-// spec is checked first (check_package); a file named imsmanifest.xml or cmi5.xml is refused.
+// The package: `files` (the site's, from its root), the course's own lessons and the manifest in
+// one ZIP archive. The spec is checked first (check_package); a file named imsmanifest.xml or
+// cmi5.xml is refused, and so is a lesson of the course's own named as one of the site's
+// (assets/presets/NAME.json) or whose course/NAME.json the site has already.
 // In a cmi5 package, index.html's connect-src 'self' becomes kCmi5ConnectSrc.
 ZipResult write_package(const PackageSpec& spec, const std::vector<ZipEntry>& files);
 

@@ -283,6 +283,96 @@ TEST_CASE("set_path: a course's lessons are the path that Previous, Next and the
   CHECK(place()["lesson_index"] == 1);
 }
 
+TEST_CASE("add_lesson: a course's own lesson joins its path; a hostile one adds nothing",
+          "[app][api][own]") {
+  ui::AppState s;
+  const size_t all = s.presets.size();
+  const std::string good = R"({"version": 1, "title": "Ours", "x": [[1, 0], [0, 1]]})";
+  REQUIRE(ui::api::add_lesson(s, "ours", good) == "");
+  REQUIRE(s.presets.size() == all + 1);
+  const nlohmann::json listed = nlohmann::json::parse(ui::api::presets(s));
+  CHECK(listed.back()["name"] == "ours");
+  CHECK(listed.back()["title"] == "Ours");
+  CHECK(listed.back().value("own", false));
+  CHECK(!listed.front().contains("own"));
+  REQUIRE(ui::api::set_path(s, "why_so_tall,ours") == "");
+  REQUIRE(ui::api::load_preset(s, "ours"));
+  const nlohmann::json place = nlohmann::json::parse(ui::api::accessible(s, std::nullopt));
+  CHECK(place["lesson_place"] == "Lesson 2 of 2");
+  CHECK(place["previous"] == "why_so_tall");
+
+  // Each refused, naming the file and the field; nothing is added.
+  const auto refused = [&](const std::string& name, const std::string& json) {
+    const std::string e = ui::api::add_lesson(s, name, json);
+    CHECK(s.presets.size() == all + 1);
+    return e;
+  };
+  CHECK(refused("why_so_tall", good) ==
+        "course/why_so_tall.json: \"why_so_tall\" is a lesson of this playground already");
+  CHECK(refused("ours", good) ==
+        "course/ours.json: \"ours\" is a lesson of this playground already");
+  for (const std::string& name :
+       std::vector<std::string>{"", "../x", "Ours", std::string(33, 'a'), std::string("a\0b", 3)})
+    CHECK(refused(name, good).rfind("lessons: a lesson of the course's own needs a name", 0) == 0);
+  CHECK(refused("bad", R"({"version": 1, "x": [[1, "a"], [0, 1]]})") ==
+        "course/bad.json: x[0][1]: must be a number, got a string");
+  CHECK(refused("cut", R"({"version": 1, "x": [[1, 0])").rfind("course/cut.json: json: ", 0) == 0);
+  CHECK(refused("deep", std::string(100000, '[')).rfind("course/deep.json: ", 0) == 0);
+  CHECK(refused("big", std::string(2 << 20, ' ')) == "course/big.json: is larger than 1 MB");
+  CHECK(refused("tour", R"({"version": 1, "x": [[1, 0], [0, 1]],
+                           "tour": [{"step": 1, "text": "hi", "controls": ["nope"]}]})") ==
+        "course/tour.json: tour[0].controls[0]: no control \"nope\"");
+  // At most 16 of a course's own.
+  for (int i = 1; i < 16; ++i) REQUIRE(ui::api::add_lesson(s, "l" + std::to_string(i), good) == "");
+  CHECK(ui::api::add_lesson(s, "l16", good) ==
+        "course/l16.json: a course has at most 16 lessons of its own");
+  CHECK(s.presets.size() == all + 16);
+}
+
+TEST_CASE("package: the scenario shown, as edited, is a lesson of the course's own (shown)",
+          "[app][api][own]") {
+  ui::AppState s = lesson("why_so_tall");
+  REQUIRE(ui::api::set_control(s, "temperature", "2") == "");
+  const std::string edited = ui::api::get_scenario(s);
+  ui::api::PackageJob job;
+  REQUIRE(ui::api::package_start(
+              s, &job, R"({"title": "T", "lessons": ["padded_batch"], "shown": "tall_ours"})") ==
+          "");
+  CHECK(job.spec.lessons == std::vector<std::string>{"padded_batch", "tall_ours"});
+  REQUIRE(job.spec.own.size() == 1);
+  CHECK(job.spec.own[0].name == "tall_ours");
+  CHECK(job.spec.own[0].json == edited);
+  REQUIRE(ui::api::package_add(&job, "index.html", "page") == "");
+  const scenario::ZipResult zip = ui::api::package_finish(&job);
+  REQUIRE(zip.ok());
+  CHECK(zip.bytes.find(edited) != std::string::npos);
+  CHECK(zip.bytes.find("lessons=padded_batch,tall_ours&amp;own=tall_ours&amp;") !=
+        std::string::npos);
+  // The whole path, then the lesson of its own.
+  REQUIRE(ui::api::package_start(s, &job, R"({"title": "T", "shown": "tall_ours"})") == "");
+  CHECK(job.spec.lessons.size() == s.presets.size() + 1);
+  CHECK(job.spec.lessons.front() == s.presets.front().name);
+  CHECK(job.spec.lessons.back() == "tall_ours");
+  ui::api::package_finish(&job);
+
+  const auto refused = [&s](const std::string& spec) {
+    ui::api::PackageJob bad;
+    const std::string e = ui::api::package_start(s, &bad, spec);
+    CHECK(!bad.open);
+    return e;
+  };
+  CHECK(refused(R"({"title": "T", "shown": "why_so_tall"})") ==
+        "shown: \"why_so_tall\" is a lesson of this playground already; give yours another name");
+  CHECK(refused(R"({"title": "T", "shown": "../x"})") ==
+        "shown: \"../x\" is not a lesson name (1 to 32 of a-z, 0-9 and _)");
+  CHECK(refused(R"({"title": "T", "shown": 3})") ==
+        "shown: must be the name of the lesson of your own");
+  // A lesson a course added is not one of the site's to package.
+  REQUIRE(ui::api::add_lesson(s, "theirs", ui::api::get_scenario(s)) == "");
+  CHECK(refused(R"({"title": "T", "lessons": ["theirs"]})") ==
+        "lessons[0]: \"theirs\" is not a lesson of this playground");
+}
+
 TEST_CASE("package: the page's course package is scenario::write_package's, its fields checked",
           "[app][api]") {
   ui::AppState s;

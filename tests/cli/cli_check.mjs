@@ -21,7 +21,7 @@
 //
 // A CLI is given as a ;-separated command line, as CMake lists are written.
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync,
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync,
          writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -401,6 +401,69 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
     const limitKb = (opts.peakMb ?? 150) << 10;
     if (peak && Number(peak[1]) > limitKb) fail(`validate 45 MB of [{},…] took ${peak[1]} KB`);
     console.log(`ok: 45 MB of [{},…] refused${peak ? ` in ${(Number(peak[1]) / 1024).toFixed(0)} MB` : ""}: ${stderr.trim()}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else if (mode === "package-own") {
+  // package --add: a teacher's scenario file goes into the package as course/NAME.json, on the
+  // path where --lessons puts it (or after it); a hostile one is refused, named, writing nothing.
+  const preset = file;
+  const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
+  try {
+    const site = join(dir, "site");
+    mkdirSync(join(site, "assets", "presets"), { recursive: true });
+    writeFileSync(join(site, "index.html"), "<!doctype html><title>site</title>");
+    writeFileSync(join(site, "assets", "presets", "why_so_tall.json"), readFileSync(preset));
+    const mine = JSON.parse(readFileSync(preset, "utf8"));
+    mine.title = { en: "Ours", zh: "我们的" };
+    mine.values[0][0] = 0.25;  // an edit
+    writeFileSync(join(dir, "ours.json"), JSON.stringify(mine));
+    const out = join(dir, "course.zip");
+    const pack = (...extra) => run(opts.cli, ["package", "--site", site, "--out", out, ...extra]);
+    const made = pack("--lessons", "why_so_tall", "--add", join(dir, "ours.json"), "--format", "scorm12");
+    if (made.status !== 0) fail(`package --add ours.json: exit ${made.status}: ${made.stderr}`);
+    if (!made.stdout.includes("lessons=why_so_tall,ours&own=ours&")) fail(`package --add: launches ${made.stdout}`);
+    const read = spawnSync("/usr/bin/python3", ["-c", `
+import json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+print(json.dumps({"bad": z.testzip(), "names": z.namelist(), "ours": z.read("course/ours.json").decode(),
+                  "manifest": z.read("imsmanifest.xml").decode()}))`, out], { encoding: "utf8" });
+    if (read.status !== 0) fail(`python3 could not read the package: ${read.stderr}`);
+    const z = JSON.parse(read.stdout);
+    if (z.bad !== null) fail(`the package's ${z.bad} fails its CRC-32`);
+    if (z.ours !== readFileSync(join(dir, "ours.json"), "utf8")) fail("course/ours.json is not the file given");
+    if (!z.manifest.includes('<file href="course/ours.json"/>')) fail("the manifest does not list course/ours.json");
+    // --lessons places it: first here.
+    const placed = pack("--lessons", "ours,why_so_tall", "--add", join(dir, "ours.json"));
+    if (placed.status !== 0 || !placed.stdout.includes("lessons=ours,why_so_tall&own=ours&")) fail(`--lessons ours,why_so_tall: ${placed.stdout}${placed.stderr}`);
+    rmSync(out);
+    const write = (name, text) => { writeFileSync(join(dir, name), text); return join(dir, name); };
+    const bad = [
+      [["--lessons", "why_so_tall", "--add", write("broken.json", '{"version": 1, "x": [[1, "a"], [0, 1]]}')],
+       'error: own[0] ("broken"): x[0][1]: must be a number, got a string'],
+      [["--lessons", "why_so_tall", "--add", write("cut.json", '{"version": 1, "x": [[1, 0]')],
+       'error: own[0] ("cut"): json: parse error'],
+      [["--lessons", "why_so_tall", "--add", write("why_so_tall.json", JSON.stringify(mine))],
+       'error: own[0]: "why_so_tall" is a lesson of the playground already; give yours another name'],
+      [["--lessons", "why_so_tall", "--add", write("Bad-Name.json", JSON.stringify(mine))],
+       `error: --add: ${join(dir, "Bad-Name.json")}: the file's name "Bad-Name" is not a lesson name (1 to 32 of a-z, 0-9 and _)`],
+      [["--lessons", "why_so_tall", "--add", write("big.json", " ".repeat((1 << 20) + 1))],
+       `error: --add: ${join(dir, "big.json")} is larger than 1 MB`],
+      [["--lessons", "why_so_tall", "--add", write("notes.txt", "{}")],
+       `error: --add: ${join(dir, "notes.txt")} is not a .json scenario file`],
+      [["--lessons", "why_so_tall", "--add", join(dir, "missing.json")], `error: --add: cannot read ${join(dir, "missing.json")}`],
+      [["--add", join(dir, "ours.json")], "error: --add: name the course's lessons with --lessons too"],
+      [["--lessons", "why_so_tall", "--add", join(dir, "ours.json"), "--add", join(dir, "ours.json")],
+       'error: own[1]: "ours" is given twice'],
+    ];
+    for (const [extra, want] of bad) {
+      const r = pack(...extra);
+      if (r.status !== 2 || !r.stderr.startsWith(want) || existsSync(out)) {
+        fail(`package ${extra.join(" ")}: exit ${r.status}, wrote ${existsSync(out)}, stderr ${JSON.stringify(r.stderr)}, expected ${want}`);
+      }
+    }
+    console.log(`ok: package --add wrote course/ours.json (${z.names.length} entries) on the path after why_so_tall, ` +
+                `or first; ${bad.length} hostile ones refused, naming the file or the field`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

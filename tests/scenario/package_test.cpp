@@ -187,7 +187,7 @@ TEST_CASE("hostile entry names are refused, naming the entry", "[zip][bad]") {
 }
 
 TEST_CASE("a package's spec is checked field by field", "[package][bad]") {
-  scenario::PackageSpec ok{"scorm2004", "Attention", {"why_so_tall", "padded_batch"}, 70};
+  scenario::PackageSpec ok{"scorm2004", "Attention", {"why_so_tall", "padded_batch"}, 70, {}};
   CHECK(scenario::check_package(ok).empty());
   auto with = [&](auto change) {
     scenario::PackageSpec s = ok;
@@ -215,7 +215,7 @@ TEST_CASE("a package's spec is checked field by field", "[package][bad]") {
 TEST_CASE("the manifests: SCORM 2004 and 1.2, the launch address, every file, escaped text",
           "[package]") {
   scenario::PackageSpec spec{
-      "scorm2004", "<Attention> & \"you\"", {"why_so_tall", "padded_batch"}, 70};
+      "scorm2004", "<Attention> & \"you\"", {"why_so_tall", "padded_batch"}, 70, {}};
   CHECK(scenario::package_launch(spec) ==
         "index.html?lms=scorm2004&lessons=why_so_tall,padded_batch&pass=70&offline=off");
   const std::string m = scenario::package_manifest(spec, {"index.html", "a&b.js"});
@@ -239,7 +239,7 @@ TEST_CASE("the manifests: SCORM 2004 and 1.2, the launch address, every file, es
 }
 
 TEST_CASE("a package is the manifest and the files in one archive", "[package]") {
-  const scenario::PackageSpec spec{"scorm12", "Course", {}, 80};
+  const scenario::PackageSpec spec{"scorm12", "Course", {}, 80, {}};
   const scenario::ZipResult z =
       scenario::write_package(spec, {{"index.html", "page"}, {"js/a.js", "js"}});
   REQUIRE(z.ok());
@@ -250,14 +250,15 @@ TEST_CASE("a package is the manifest and the files in one archive", "[package]")
   CHECK(back[2].bytes == "js");
   CHECK(scenario::write_package(spec, {{"imsmanifest.xml", "mine"}}).error ==
         "imsmanifest.xml: the package writes its own");
-  CHECK(scenario::write_package({"scorm3000", "Course", {}, 80}, {}).error.rfind("format: ", 0) ==
-        0);
+  CHECK(
+      scenario::write_package({"scorm3000", "Course", {}, 80, {}}, {}).error.rfind("format: ", 0) ==
+      0);
 }
 
 TEST_CASE("cmi5.xml: a course and one AU, ids from the title and lessons, every field escaped",
           "[package][cmi5]") {
   const std::string hostile = "</title><x>&\"'";
-  const scenario::PackageSpec spec{"cmi5", hostile, {"why_so_tall", "padded_batch"}, 70};
+  const scenario::PackageSpec spec{"cmi5", hostile, {"why_so_tall", "padded_batch"}, 70, {}};
   CHECK(scenario::package_manifest_name(spec) == "cmi5.xml");
   CHECK(scenario::package_launch(spec) ==
         "index.html?lms=cmi5&lessons=why_so_tall,padded_batch&pass=70&offline=off");
@@ -266,9 +267,12 @@ TEST_CASE("cmi5.xml: a course and one AU, ids from the title and lessons, every 
   CHECK(id.size() == std::string("https://attention-playground.invalid/course/").size() + 16);
   // The same title and lessons: the same id; another title, other lessons, or their order:
   // another; the passing score is not part of it.
-  CHECK(scenario::package_course_id({"cmi5", hostile, {"why_so_tall", "padded_batch"}, 90}) == id);
-  CHECK(scenario::package_course_id({"cmi5", "Other", {"why_so_tall", "padded_batch"}, 70}) != id);
-  CHECK(scenario::package_course_id({"cmi5", hostile, {"padded_batch", "why_so_tall"}, 70}) != id);
+  CHECK(scenario::package_course_id({"cmi5", hostile, {"why_so_tall", "padded_batch"}, 90, {}}) ==
+        id);
+  CHECK(scenario::package_course_id({"cmi5", "Other", {"why_so_tall", "padded_batch"}, 70, {}}) !=
+        id);
+  CHECK(scenario::package_course_id({"cmi5", hostile, {"padded_batch", "why_so_tall"}, 70, {}}) !=
+        id);
 
   const std::string m = scenario::package_manifest(spec, {"index.html"});
   CHECK(m.find("<x>") == std::string::npos);
@@ -300,7 +304,7 @@ TEST_CASE("cmi5.xml: a course and one AU, ids from the title and lessons, every 
   // The mastery score is pass/100 written as a decimal.
   const std::pair<int, std::string> scores[] = {{0, "0"}, {5, "0.05"}, {80, "0.8"}, {100, "1"}};
   for (const auto& [pass, written] : scores) {
-    const auto r = parse_xml(scenario::package_manifest({"cmi5", "C", {}, pass}, {}));
+    const auto r = parse_xml(scenario::package_manifest({"cmi5", "C", {}, pass, {}}, {}));
     CHECK(r->child("au")->attributes.at("masteryScore") == written);
     CHECK(r->child("au")->child("url")->text ==
           "index.html?lms=cmi5&pass=" + std::to_string(pass) + "&offline=off");
@@ -309,7 +313,7 @@ TEST_CASE("cmi5.xml: a course and one AU, ids from the title and lessons, every 
 
 TEST_CASE("a cmi5 package: cmi5.xml, the site, and index.html's connect-src widened for the LRS",
           "[package][cmi5]") {
-  const scenario::PackageSpec spec{"cmi5", "Course", {"why_so_tall"}, 80};
+  const scenario::PackageSpec spec{"cmi5", "Course", {"why_so_tall"}, 80, {}};
   const std::string page =
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'self'; "
       "connect-src 'self'; object-src 'none'\">";
@@ -327,14 +331,83 @@ TEST_CASE("a cmi5 package: cmi5.xml, the site, and index.html's connect-src wide
   CHECK(back[2].bytes == "connect-src 'self'");  // only the launched page changes
   // A SCORM package's page keeps its policy.
   const scenario::ZipResult scorm =
-      scenario::write_package({"scorm2004", "Course", {}, 80}, {{"index.html", page}});
+      scenario::write_package({"scorm2004", "Course", {}, 80, {}}, {{"index.html", page}});
   REQUIRE(scorm.ok());
   CHECK(read_back(scorm.bytes)[1].bytes == page);
   for (const char* name : {"cmi5.xml", "imsmanifest.xml"}) {
     for (const char* format : {"cmi5", "scorm12"}) {
       INFO(name << " in a " << format << " package");
-      CHECK(scenario::write_package({format, "Course", {}, 80}, {{name, "mine"}}).error ==
+      CHECK(scenario::write_package({format, "Course", {}, 80, {}}, {{name, "mine"}}).error ==
             std::string(name) + ": the package writes its own");
     }
   }
+}
+
+TEST_CASE("a lesson of the course's own is course/NAME.json in the package, listed and walked",
+          "[package][own]") {
+  const std::string mine = R"({"version": 1, "title": "Ours", "x": [[1, 0], [0, 1]]})";
+  scenario::PackageSpec spec{"scorm2004", "Course", {"why_so_tall", "ours"}, 80, {{"ours", mine}}};
+  CHECK(scenario::check_package(spec).empty());
+  CHECK(scenario::own_lesson_path("ours") == "course/ours.json");
+  CHECK(scenario::package_launch(spec) ==
+        "index.html?lms=scorm2004&lessons=why_so_tall,ours&own=ours&pass=80&offline=off");
+  const scenario::ZipResult z = scenario::write_package(
+      spec, {{"index.html", "page"}, {"assets/presets/why_so_tall.json", "{}"}});
+  REQUIRE(z.ok());
+  const std::vector<ReadEntry> back = read_back(z.bytes);
+  REQUIRE(back.size() == 4);
+  CHECK(back[3].name == "course/ours.json");
+  CHECK(back[3].bytes == mine);
+  CHECK(back[0].bytes.find("<file href=\"course/ours.json\"/>") != std::string::npos);
+  // cmi5 lists no files, but holds the lesson all the same.
+  spec.format = "cmi5";
+  const scenario::ZipResult c = scenario::write_package(spec, {{"index.html", "page"}});
+  REQUIRE(c.ok());
+  CHECK(read_back(c.bytes).back().name == "course/ours.json");
+}
+
+TEST_CASE("a lesson of the course's own that is no lesson is refused, naming it and the field",
+          "[package][own][bad]") {
+  const std::string good = R"({"version": 1, "x": [[1, 0], [0, 1]]})";
+  const scenario::PackageSpec ok{
+      "scorm12", "Course", {"why_so_tall", "ours"}, 80, {{"ours", good}}};
+  auto with = [&](auto change) {
+    scenario::PackageSpec s = ok;
+    change(s);
+    return scenario::check_package(s);
+  };
+  CHECK(with([](auto& s) { s.own[0].name = "../ours"; }) ==
+        "own[0]: \"../ours\" is not a lesson name (1 to 32 of a-z, 0-9 and _)");
+  CHECK(with([](auto& s) { s.own[0].name = std::string(33, 'a'); }).rfind("own[0]: \"aaa", 0) == 0);
+  CHECK(with([](auto& s) { s.own[0].name = "theirs"; }) ==
+        "own[0]: \"theirs\" is not one of lessons (name it there, in its place)");
+  CHECK(with([&](auto& s) {
+          s.own.push_back({"ours", good});
+        }) == "own[1]: \"ours\" is given twice");
+  CHECK(with([](auto& s) { s.own[0].json = R"({"version": 1, "x": [[1, "a"], [0, 1]]})"; }) ==
+        "own[0] (\"ours\"): x[0][1]: must be a number, got a string");
+  CHECK(with([](auto& s) {
+          s.own[0].json = R"({"version": 1, "x": [[1, 0], [0, 1]])";
+        }).rfind("own[0] (\"ours\"): json: parse error", 0) == 0);
+  CHECK(with([](auto& s) { s.own[0].json = std::string(2 << 20, ' '); }) ==
+        "own[0] (\"ours\"): is larger than 1 MB");
+  CHECK(with([](auto& s) {
+          s.own[0].json = std::string(100000, '[') + "1";
+        }).rfind("own[0] (\"ours\"): ", 0) == 0);
+  CHECK(with([&](auto& s) {
+          s.lessons.clear();
+          s.own.clear();
+          for (int i = 0; i < 17; ++i) {
+            s.lessons.push_back("l" + std::to_string(i));
+            s.own.push_back({"l" + std::to_string(i), good});
+          }
+        }) == "own: at most 16 lessons of the course's own");
+  // Named as one of the site's lessons, or as a file the site has: refused, nothing written.
+  const scenario::ZipResult same =
+      scenario::write_package(ok, {{"index.html", "page"}, {"assets/presets/ours.json", "{}"}});
+  CHECK(same.error ==
+        "own[0]: \"ours\" is a lesson of the playground already; give yours another name");
+  CHECK(same.bytes.empty());
+  CHECK(scenario::write_package(ok, {{"course/ours.json", "{}"}}).error ==
+        "own[0]: \"ours\" is in the site already (course/ours.json)");
 }

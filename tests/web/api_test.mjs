@@ -311,14 +311,17 @@ async function checkRefusedLink({ browser, url, pages }) {
 // A bad URL parameter is named in a notice and ignored; the good ones still apply.
 async function checkParams({ browser, url, pages }) {
   const page = await openPage(browser, `${url}?allow=javascript:alert(1),https://ok.example&step=99&head=3&layer=2` +
-                                       "&preset=multi_head&hide=causal,casual&lang=klingon");
+                                       "&preset=multi_head&hide=causal,casual&lang=klingon" +
+                                       "&own=..%2F..%2Fetc%2Fpasswd,why_so_tall");
   pages.push(page);
   const state = await page.evaluate(() => ({ notice: window.attentionPlayground.stats().notice,
                                              view: window.attentionPlayground.getView() }));
   for (const want of ['allow: "javascript:alert(1)" is not an origin', "step: must be a whole number from 1 to 8",
                       "head: must be a whole number from 1 to 2", "layer: must be a whole number from 1 to 1",
                       'hide: no control "casual"',
-                      'lang: must be en or zh, not "klingon"']) {
+                      'lang: must be en or zh, not "klingon"',
+                      // ?own= fetches nothing outside course/ and nothing for a lesson it has.
+                      'own: "../../etc/passwd" is not a lesson name']) {
     if (!state.notice.includes(want)) fail(`the notice does not say "${want}": ${JSON.stringify(state.notice)}`);
   }
   if (state.view.lesson !== "multi_head") fail(`?preset=multi_head was not applied: ${JSON.stringify(state.view)}`);
@@ -367,7 +370,7 @@ async function checkParams({ browser, url, pages }) {
   pages.push(zero);
   const zeroNotice = await zero.evaluate(() => window.attentionPlayground.stats().notice);
   if (!zeroNotice.includes("step: must be a whole number from 1 to 8")) fail(`?step=0: notice ${JSON.stringify(zeroNotice)}`);
-  ok("params: bad allow, step, head, layer, hide and lang parameters are each named in the notice; ?preset still applies; " +
+  ok("params: bad allow, step, head, layer, hide, lang and own parameters are each named in the notice; ?preset still applies; " +
      "?step=6&head=2 is the step titled 6 and the second head; ?layer=2 and setLayer show a stack's layer; " +
      "?transpose=1 is getView().transpose with the column convention's formula, transpose=yes is named and ignored");
 }

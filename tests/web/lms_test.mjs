@@ -33,7 +33,7 @@
 //
 //   node tests/web/lms_test.mjs --site DIR --cli NATIVE_attention-cli CHECK... | all
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -132,31 +132,39 @@ async function clickControl(page, frame, match, what) {
 // wrong: the buttons of the keys), then "Next ▶" to padded_batch and its one question, right
 // (the number typed). The answers the lessons' authors keyed (assets/presets; the CLI check
 // holds them to the core's numbers).
-async function walk(page, frame, settle, url) {
+// `lessons`: why_so_tall and padded_batch, or a package's own copy of padded_batch (course/).
+async function walk(page, frame, settle, url, lessons = LESSONS) {
   const keys = {};
-  for (const id of LESSONS) keys[id] = (await (await fetch(`${url}assets/presets/${id}.json`)).json()).quiz.map((q) => q.answer);
+  for (const id of lessons) {
+    let file = await fetch(`${url}assets/presets/${id}.json`);
+    if (!file.ok) file = await fetch(`${url}course/${id}.json`);
+    keys[id] = (await file.json()).quiz.map((q) => q.answer);
+  }
+  const [first, second] = lessons;
   const answers = [
-    ["why_so_tall", 0, { key: keys.why_so_tall[0].key }],
-    ["why_so_tall", 1, { key: (keys.why_so_tall[1].key + 1) % 4 }],
-    ["padded_batch", 0, { value: keys.padded_batch[0].value }],
+    [first, 0, { key: keys[first][0].key }],
+    [first, 1, { key: (keys[first][1].key + 1) % 4 }],
+    [second, 0, { value: keys[second][0].value }],
   ];
-  const given = [];
+  const given = [], walked = [];
   for (const [lesson, q, answer] of answers) {
     if ((await frame.evaluate(() => window.attentionPlayground.getProgress().lesson)) !== lesson) {
-      await clickControl(page, frame, (i) => i.label === "Next \u25b6", `"Next ▶" in ${LESSONS[0]}`);
+      await clickControl(page, frame, (i) => i.label === "Next \u25b6", `"Next ▶" in ${first}`);
       await settle();
       const now = await frame.evaluate(() => window.attentionPlayground.getProgress().lesson);
       if (now !== lesson) fail(`"Next ▶" opened ${now}, not ${lesson}: the course's next lesson`);
     }
     // The lesson's place on the course's path, as the lesson panel draws it.
-    const place = (await frame.evaluate(() => {
+    const drawn = await frame.evaluate(() => {
       const ap = window.attentionPlayground;
       ap.items();  // the first call starts the record
       ap.layoutNow(3);
       return ap.items();
-    })).find((i) => i.id === "lesson.place");
-    const want = `Lesson ${LESSONS.indexOf(lesson) + 1} of ${LESSONS.length}`;
+    });
+    const place = drawn.find((i) => i.id === "lesson.place");
+    const want = `Lesson ${lessons.indexOf(lesson) + 1} of ${lessons.length}`;
     if (place?.label !== want) fail(`in ${lesson} the lesson panel says "${place?.label}", not "${want}"`);
+    walked.push(drawn.find((i) => i.id === "lesson.title")?.label);
     const quiz = await frame.evaluate(() => window.attentionPlayground.getQuiz());
     await clickControl(page, frame, (i) => i.id.endsWith(`##step${quiz[q].step}`), `${lesson}: step ${quiz[q].step + 1}'s button`);
     if (answer.key !== undefined) {
@@ -176,6 +184,7 @@ async function walk(page, frame, settle, url) {
     given.push(judged.correct);
   }
   if (given.join() !== "true,false,true") fail(`the walk's answers were judged ${given.join(", ")}, not right, wrong, right`);
+  return walked;  // the lesson titles drawn, at each answer
 }
 
 // Everything the run-time holds, as the LMS would store it.
@@ -285,9 +294,16 @@ async function checkNoLms({ browser, url }) {
   if (at.lesson !== "padded_batch" || at.place !== "Lesson 1 of 2" || at.next !== "why_so_tall") {
     fail(`without a platform the course opened ${JSON.stringify(at)}, not its first lesson padded_batch, "Lesson 1 of 2"`);
   }
-  // A course page's frame, no platform asked for: the same path, and no notice.
+  // A course page's frame, no platform asked for: the same path. Its third lesson is a course's
+  // own (?own=ours: course/ours.json), and the own lesson "broken" is no scenario: named, and
+  // nothing else is.
   const framed = watchProblems(await browser.newPage({ viewport: { width: 800, height: 600 }, reducedMotion: "reduce" }));
-  await framed.goto(`${url}?embed=1&lessons=additive_vs_dot,padded_batch&step=6`);
+  const ours = JSON.parse(readFileSync(new URL("../../assets/presets/padded_batch.json", import.meta.url), "utf8"));
+  ours.title = { en: "Ours", zh: "我们的" };
+  await framed.route(/\/course\/(ours|broken)\.json$/, (route) => route.fulfill({
+    contentType: "application/json",
+    body: route.request().url().endsWith("ours.json") ? JSON.stringify(ours) : '{"version": 1, "x": [[1, "a"]]}' }));
+  await framed.goto(`${url}?embed=1&lessons=additive_vs_dot,padded_batch,ours&own=ours,broken&step=6`);
   await framed.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
   const inFrame = await framed.evaluate(() => {
     const ap = window.attentionPlayground, a = ap.getAccessible();
@@ -295,9 +311,18 @@ async function checkNoLms({ browser, url }) {
              step: ap.getView().step, notice: ap.stats().notice };
   });
   // ?step=6 (counted from 1) applies to the course's first lesson.
-  if (JSON.stringify(inFrame) !== JSON.stringify({ lesson: "additive_vs_dot", place: "Lesson 1 of 2", previous: "",
-                                                    next: "padded_batch", step: 5, notice: "" })) {
+  const said = "Some settings in the address were ignored:\ncourse/broken.json: x[0][1]: must be a number, got a string";
+  if (JSON.stringify(inFrame) !== JSON.stringify({ lesson: "additive_vs_dot", place: "Lesson 1 of 3", previous: "",
+                                                    next: "padded_batch", step: 5, notice: said })) {
     fail(`?lessons= without a platform: ${JSON.stringify(inFrame)}`);
+  }
+  const last = await framed.evaluate(() => {
+    const ap = window.attentionPlayground;
+    ap.loadPreset("ours");
+    return { place: ap.getAccessible().lesson_place, title: ap.presets().at(-1).title, quiz: ap.getQuiz().length };
+  });
+  if (JSON.stringify(last) !== JSON.stringify({ place: "Lesson 3 of 3", title: "Ours", quiz: 1 })) {
+    fail(`the course's own lesson: ${JSON.stringify(last)}`);
   }
   if (framed.problems.length > 0) fail(framed.problems.join("; "));
   await framed.close();
@@ -310,7 +335,8 @@ async function checkNoLms({ browser, url }) {
   if (!r.ok || !r.correct) fail(`without a platform the lesson's question answered ${JSON.stringify(r)}`);
   if (page.problems.length > 0) fail(page.problems.join("; "));
   await page.close();
-  ok(`no-lms: the page says so on screen (read back: ${found.join(", ")}), names the bad lessons and pass, and works`);
+  ok(`no-lms: the page says so on screen (read back: ${found.join(", ")}), names the bad lessons and pass, and works; ` +
+     "a course's own lesson (?own=) is walked third, a broken one named by its field");
 }
 
 async function checkHostile({ browser, url }) {
@@ -397,11 +423,19 @@ async function checkPackage({ browser, url, opts }) {
   const dir = mkdtempSync(join(tmpdir(), "ap-package-"));
   try {
     const read = {};
+    // The 2004 package's second lesson is the teacher's own: padded_batch, edited (its title),
+    // as a scenario file given with --add.
+    const own = JSON.parse(readFileSync(join(opts.site, "assets", "presets", "padded_batch.json"), "utf8"));
+    own.title = { en: "Our padded batch", zh: "我们的填充批量" };
+    writeFileSync(join(dir, "padded_ours.json"), JSON.stringify(own));
+    const course = { scorm2004: ["why_so_tall", "padded_ours"], scorm12: LESSONS };
     for (const version of ["scorm2004", "scorm12"]) {
       const zip = join(dir, `${version}.zip`);
       const said = execFileSync(opts.cli, ["package", "--site", opts.site, "--out", zip, "--format", version,
-                                           "--lessons", LESSONS.join(","), "--title", "Attention <two lessons> & more",
-                                           "--pass", "60"], { encoding: "utf8" });
+                                           "--lessons", course[version].join(","), "--title", "Attention <two lessons> & more",
+                                           "--pass", "60",
+                                           ...(version === "scorm2004" ? ["--add", join(dir, "padded_ours.json")] : [])],
+                                { encoding: "utf8" });
       if (!said.includes("imsmanifest.xml")) fail(`attention-cli package said "${said}"`);
       read[version] = JSON.parse(execFileSync("/usr/bin/python3", ["-c", READ_PACKAGE, zip, join(dir, version), version],
                                               { encoding: "utf8" }));
@@ -426,12 +460,19 @@ async function checkPackage({ browser, url, opts }) {
     try {
       const launch = read.scorm2004.launch;
       const { page, frame, settle } = await openHost(browser, server.url, "scorm2004", launch);
-      await walk(page, frame, settle, server.url);
+      const titles = await walk(page, frame, settle, server.url, course.scorm2004);
+      if (titles.at(-1) !== "Our padded batch") fail(`the lesson of the course's own is drawn as "${titles.at(-1)}"`);
       const cmi = await recorded(page);
       expect("the package's cmi.completion_status", cmi.completion_status, "completed");
       expect("the package's cmi.success_status", cmi.success_status, "passed");
       expect("the package's cmi.score.scaled", cmi.score.scaled, 0.6667);
-      expect("the package's interactions", Object.keys(cmi.interactions).length, 3);
+      const ids = Object.values(cmi.interactions).map((i) => `${i.id}:${i.result}`);
+      expect("the package's interactions", ids.join(" "),
+             "why_so_tall.q1:correct why_so_tall.q2:incorrect padded_ours.q1:correct");
+      console.log(`  the package's cmi: completion_status ${cmi.completion_status}, success_status ${cmi.success_status}, ` +
+                  `score.scaled ${cmi.score.scaled}, score.raw ${cmi.score.raw}, progress_measure ${cmi.progress_measure}, ` +
+                  `location ${cmi.location}, interactions ${Object.values(cmi.interactions)
+                    .map((i) => `${i.id}=${i.learner_response} ${i.result}`).join(", ")}`);
       const requests = await frame.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
       const away = requests.filter((r) => !r.startsWith(server.url));
       if (away.length > 0) fail(`the package asked for files elsewhere: ${away.slice(0, 3).join(", ")}`);
@@ -440,7 +481,8 @@ async function checkPackage({ browser, url, opts }) {
       ok(`package: SCORM 2004 (${read.scorm2004.files} files) and 1.2 (${read.scorm12.files}, masteryscore 60) read ` +
          `back by python3's zipfile, their manifests as the content aggregation model asks; a lesson that is ` +
          `none refused ("${refused.slice(0, 70)}…"); the 2004 package, served alone and launched as its manifest ` +
-         `says (${launch}), reported completed, passed, 0.6667 and 3 interactions, asking nothing of another server`);
+         `says (${launch}), with a lesson of its own from --add, reported completed, passed, 0.6667 and 3 ` +
+         `interactions, asking nothing of another server`);
     } finally {
       server.child.kill();
     }

@@ -1028,13 +1028,13 @@ async function checkCoursePackage({ browser, url, opts }) {
   // Every field is reached by Tab, and the focus stays in the dialog.
   const lessons = await page.evaluate(() => window.attentionPlayground.presets().map((p) => p.name));
   const reached = new Set();
-  for (let k = 0; k < lessons.length + 7; ++k) {  // each field once, no wrap
+  for (let k = 0; k < lessons.length + 8; ++k) {  // each field once, no wrap
     const f = await focused();
     if (!f.inDialog) fail(`Tab took the focus out of the dialog (to ${f.tag} ${f.id})`);
     reached.add(f.id || f.text);
     await page.keyboard.press("Tab");
   }
-  const wanted = ["coursepack-format", "coursepack-title", "coursepack-pass", "coursepack-download",
+  const wanted = ["coursepack-format", "coursepack-title", "coursepack-shown", "coursepack-pass", "coursepack-download",
                   "coursepack-close", ...lessons.map((_, i) => `coursepack-lesson-${i}`)];
   const missed = wanted.filter((id) => !reached.has(id));
   if (missed.length) fail(`Tab never reached ${missed.join(", ")}`);
@@ -1045,7 +1045,14 @@ async function checkCoursePackage({ browser, url, opts }) {
   if (back.id !== "canvas") fail(`after Escape the focus is on ${back.tag} ${back.id}, not the canvas`);
 
   // Filled with the keyboard: the format stays SCORM 2004; the title; None, then the first two
-  // lessons ticked with Space; pass 70; Download.
+  // lessons ticked with Space; the scenario shown (its title edited) added as tall_ours; pass
+  // 70; Download.
+  const edited = await page.evaluate(() => {
+    const ap = window.attentionPlayground, s = ap.getScenario();
+    s.title = { en: "Tall, ours", zh: "我们的高个子" };
+    return ap.setScenario(s).ok;
+  });
+  if (!edited) fail("the scenario's title could not be edited");
   await openDialog();
   const press = async (key, n = 1) => { for (let i = 0; i < n; ++i) await page.keyboard.press(key); };
   await press("Tab");  // the title
@@ -1057,13 +1064,21 @@ async function checkCoursePackage({ browser, url, opts }) {
   await press("Space");
   await press("Tab");     // lesson 2
   await press("Space");
-  await press("Tab", lessons.length - 1);  // the pass field
-  if ((await focused()).id !== "coursepack-pass") fail(`Tab after the lessons is on ${(await focused()).id}`);
+  await press("Tab", lessons.length - 1);  // "Add the scenario shown"
+  if ((await focused()).id !== "coursepack-shown") fail(`Tab after the lessons is on ${(await focused()).id}`);
+  await press("Space");
+  await press("Tab");     // its name, a field once the box is ticked
+  if ((await focused()).id !== "coursepack-shown-name") fail(`Tab after the box is on ${(await focused()).id}`);
+  await press("Control+A");
+  await page.keyboard.type("tall_ours");
+  await press("Tab");     // the pass field
+  if ((await focused()).id !== "coursepack-pass") fail(`Tab after the name is on ${(await focused()).id}`);
   await press("Control+A");
   await page.keyboard.type("70");
   await press("Tab", 2);  // Close, Download
   if ((await focused()).id !== "coursepack-download") fail(`Tab after the pass field is on ${(await focused()).id}`);
-  const ticked = await page.$$eval("#coursepack input[type=checkbox]", (b) => b.filter((x) => x.checked).map((x) => x.value));
+  const ticked = await page.$$eval("#coursepack .coursepack-lessons input[type=checkbox]",
+                                   (b) => b.filter((x) => x.checked).map((x) => x.value));
   if (ticked.join() !== lessons.slice(0, 2).join()) fail(`ticked: ${ticked.join(", ")}`);
   const downloaded = page.waitForEvent("download", { timeout: 180000 });
   const t0 = Date.now();
@@ -1079,19 +1094,22 @@ import json, sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
 bad = z.testzip()
 print(json.dumps({"names": z.namelist(), "bad": bad, "manifest": z.read("imsmanifest.xml").decode(),
+                  "own": json.loads(z.read("course/tall_ours.json")) if "course/tall_ours.json" in z.namelist() else None,
                   "stored": all(i.compress_type == zipfile.ZIP_STORED for i in z.infolist())}))
 `, path], { maxBuffer: 1 << 24 }).toString());
-  const launch = `index.html?lms=scorm2004&amp;lessons=${lessons[0]},${lessons[1]}&amp;pass=70`;
+  const launch = `index.html?lms=scorm2004&amp;lessons=${lessons[0]},${lessons[1]},tall_ours&amp;own=tall_ours&amp;pass=70`;
   if (!zip.manifest.includes(launch)) fail(`imsmanifest.xml does not launch ${launch}:\n${zip.manifest.slice(0, 1500)}`);
   if (!zip.manifest.includes("Attention, week 3")) fail("imsmanifest.xml lacks the title");
   if (zip.bad !== null) fail(`${zip.bad}: its CRC does not match`);
   const { readdirSync, readFileSync } = await import("node:fs");
   const site = JSON.parse(readFileSync(`${opts.site}/site-files.json`, "utf8"));
   const wasm = readdirSync(opts.site).filter((f) => f.endsWith(".wasm"));
-  const missing = [...site, "imsmanifest.xml"].filter((f) => !zip.names.includes(f));
-  if (missing.length || zip.names.length !== site.length + 1) {
-    fail(`the archive's ${zip.names.length} entries are not the site's ${site.length} files and the manifest: missing ${missing.join(", ")}`);
+  const missing = [...site, "imsmanifest.xml", "course/tall_ours.json"].filter((f) => !zip.names.includes(f));
+  if (missing.length || zip.names.length !== site.length + 2) {
+    fail(`the archive's ${zip.names.length} entries are not the site's ${site.length} files, the lesson of its own ` +
+         `and the manifest: missing ${missing.join(", ")}`);
   }
+  if (zip.own?.title?.en !== "Tall, ours") fail(`course/tall_ours.json is not the scenario as edited: ${JSON.stringify(zip.own?.title)}`);
   if (!zip.names.includes("index.html") || wasm.length < 2 || !wasm.every((f) => zip.names.includes(f))) {
     fail(`the archive lacks index.html or a build (${wasm.join(", ")})`);
   }
@@ -1124,7 +1142,8 @@ print(json.dumps({"names": z.namelist(), "bad": bad, "manifest": z.read("imsmani
   if (zh.join("|") !== "\u8bfe\u7a0b\u5305|\u8bfe\u7a0b\u6807\u9898|\u4e0b\u8f7d") fail(`in Chinese the dialog reads ${zh.join(", ")}`);
   if (page.problems.length) fail(page.problems.join("; "));
   ok(`course-package: Export → "Course package…" clicked where drawn; Tab reached all ${wanted.length} fields, Escape ` +
-     `closed it to the canvas; ${lessons[0]},${lessons[1]} and pass 70 typed → ${zip.names.length} stored entries ` +
+     `closed it to the canvas; ${lessons[0]},${lessons[1]}, the edited scenario as tall_ours and pass 70 typed → ` +
+     `${zip.names.length} stored entries ` +
      `(${(run.bytes / 1048576).toFixed(1)} MB, ${ms} ms, heap ${(run.heapBefore / 1048576).toFixed(0)} → ` +
      `${(run.heapAfter / 1048576).toFixed(0)} MB), manifest launches ${launch.replaceAll("&amp;", "&")}; ` +
      "a 300-character title refused in the dialog, nothing downloaded; in Chinese 导出 → 课程包… opens it in Chinese");

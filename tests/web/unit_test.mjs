@@ -12,8 +12,8 @@ import { allowList, MAX_PARAM_CHARS, nameList, readParams, smallInt } from "../.
 import { answer, checkMessage, METHODS, originAllowed, parentOriginOf } from "../../web/js/messages.js";
 import { formatG, printf } from "../../web/js/format.js";
 import { checkShape, typedFields } from "../../web/js/typed.js";
-import { CMI5, courseState, createCmi5Report, createReport, findRuntime, launchParams, readCmi5Launch, readCourse,
-         VERSIONS } from "../../web/js/lms.js";
+import { addOwnLessons, CMI5, courseState, createCmi5Report, createReport, findRuntime, launchParams, readCmi5Launch, readCourse,
+         MAX_OWN_LESSON_CHARS, VERSIONS } from "../../web/js/lms.js";
 import { checkMarks } from "../../web/js/progress.js";
 
 const checks = [];
@@ -741,6 +741,51 @@ check("progress: marks of this playground's lessons are kept, anything else is n
   const many = Object.fromEntries(Array.from({ length: 100000 }, (_, i) => [`l${i}`, "r"]));
   const flood = fast("100000 entries", () => checkMarks(many, "marks", lessons));
   assert.deepEqual(flood, { marks: {}, problems: ["marks: has 100000 entries, more than there are lessons"] });
+});
+
+check("lms: a package's own lessons (?own=) are fetched from course/, each bad one named, nothing else asked", async () => {
+  const asked = [];
+  const files = {
+    "course/ours.json": { status: 200, text: '{"version": 1}' },
+    "course/broken.json": { status: 200, text: "{" },
+    "course/huge.json": { status: 200, text: "x".repeat(MAX_OWN_LESSON_CHARS + 1) },
+    "course/liar.json": { status: 200, length: String(1 << 30), text: "{}" },
+    "course/down.json": { throws: new TypeError("Failed to fetch") },
+  };
+  const fetch = async (url, init) => {
+    asked.push(url);
+    assert.equal(init.credentials, "same-origin");
+    const f = files[url];
+    if (!f) return { ok: false, status: 404, headers: { get: () => null }, text: async () => "" };
+    if (f.throws) throw f.throws;
+    return { ok: true, status: 200, headers: { get: (h) => (h === "content-length" ? f.length ?? null : null) },
+             text: async () => f.text };
+  };
+  const added = [];
+  const add = (name, text) => {
+    added.push(name);
+    return text === "{" ? `course/${name}.json: json: parse error` : "";
+  };
+  const notes = await addOwnLessons(
+    `why_so_tall,ours,ours,missing,broken,huge,liar,down,../etc/passwd,Ours,${"a".repeat(33)},__proto__`,
+    ["why_so_tall"], { fetch, add });
+  // Known lessons and names that are no names are never fetched (the first three of those are
+  // named): no path leaves course/.
+  assert.deepEqual(asked, ["course/ours.json", "course/missing.json", "course/broken.json", "course/huge.json",
+                           "course/liar.json", "course/down.json", "course/__proto__.json"]);
+  assert.deepEqual(added, ["ours", "broken"]);
+  assert.deepEqual(notes.map((n) => n.split(":")[0]),
+                   ["own", "own", "own", "course/missing.json", "course/broken.json", "course/huge.json",
+                    "course/liar.json", "course/down.json", "course/__proto__.json"]);
+  assert.match(notes[3], /^course\/missing\.json: could not be read \(HTTP 404\)$/);
+  assert.ok(notes.every((n) => n.length < 200), notes.join("\n"));
+  // At most 16 files, from an address of any length; nothing without ?lessons=.
+  asked.length = 0;
+  await fast("a 300,000-character list", () => addOwnLessons(huge, [], { fetch, add }));
+  assert.deepEqual(asked, []);
+  await addOwnLessons(Array.from({ length: 100 }, (_, i) => `l${i}`).join(","), [], { fetch, add });
+  assert.equal(asked.length, 16);
+  assert.deepEqual(await addOwnLessons(null, [], { fetch, add }), []);
 });
 
 let failed = 0;

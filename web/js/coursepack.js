@@ -9,6 +9,10 @@
 // Every field is checked by the app; its answer ("title: must be 1 to 200 characters") is
 // shown in the dialog and nothing is downloaded. Nothing typed here reaches the DOM as HTML.
 //
+// "Add the scenario shown" makes it a lesson of the course's own: the app writes the scenario
+// shown into the package as course/NAME.json (the spec's "shown": NAME), which the page fetches
+// in the platform when ?lessons= names it (js/lms.js, addOwnLessons).
+//
 // createCoursePack takes {canvas, call, getJson, memory: {malloc, free, u8}, download} and
 // gives {open, close, isOpen}.
 
@@ -32,6 +36,8 @@ const TEXT = {
     done: (name, mb) => `Downloaded ${name} (${mb} MB).`,
     failed: "Not downloaded: ",
     noLesson: "lessons: choose at least one lesson",
+    shown: "Add the scenario shown, with your edits, as a lesson of the course's own (after the lessons chosen)",
+    shownName: "Its name (a–z, 0–9 and _)",
   },
   zh: {
     heading: "课程包",
@@ -51,6 +57,8 @@ const TEXT = {
     done: (name, mb) => `已下载 ${name}（${mb} MB）。`,
     failed: "未下载：",
     noLesson: "lessons：请至少选择一课",
+    shown: "把当前显示的场景（含你的修改）作为本课程自己的一课加入（排在所选课程之后）",
+    shownName: "它的名字（a–z、0–9 和 _）",
   },
 };
 
@@ -69,6 +77,13 @@ export function packageFileName(title, format) {
 export function passValue(text) {
   const t = String(text).trim();
   return /^-?\d{1,6}$/.test(t) ? Number(t) : t.slice(0, 40);
+}
+
+// The name offered for the scenario shown as a lesson of the course's own: the lesson's with
+// "_edited" (at most 32 characters of a-z, 0-9 and _), or "my_lesson".
+export function ownLessonName(preset) {
+  const base = typeof preset === "string" && /^[a-z0-9_]{1,32}$/.test(preset) ? preset : "";
+  return base ? `${base.slice(0, 25)}_edited` : "my_lesson";
 }
 
 export function createCoursePack({ canvas, call, getJson, memory, download }) {
@@ -90,7 +105,7 @@ export function createCoursePack({ canvas, call, getJson, memory, download }) {
     const lang = getJson("ap_get_view").lang === "zh" ? "zh" : "en";
     const t = TEXT[lang];
     const formats = getJson("ap_package_formats");
-    const lessons = getJson("ap_presets");
+    const lessons = getJson("ap_presets").filter((p) => !p.own);  // a course's own are not the site's
     const d = el("dialog", { id: "coursepack", "aria-labelledby": "coursepack-heading",
                              "aria-describedby": "coursepack-intro", lang: lang === "zh" ? "zh-CN" : "en" });
     const select = el("select", { id: "coursepack-format" },
@@ -113,6 +128,12 @@ export function createCoursePack({ canvas, call, getJson, memory, download }) {
     const none = el("button", { type: "button", class: "small", text: t.none });
     all.addEventListener("click", () => { for (const b of boxes) b.checked = true; });
     none.addEventListener("click", () => { for (const b of boxes) b.checked = false; });
+    const shown = el("input", { type: "checkbox", id: "coursepack-shown" });
+    const shownName = el("input", { id: "coursepack-shown-name", type: "text", autocomplete: "off",
+                                    spellcheck: "false", maxlength: "32" });
+    shownName.value = ownLessonName(getJson("ap_get_view").preset);
+    shownName.disabled = true;
+    shown.addEventListener("change", () => { shownName.disabled = !shown.checked; });
     const status = el("p", { id: "coursepack-status", class: "coursepack-status", role: "status",
                              "aria-live": "polite" });
     const go = el("button", { type: "button", id: "coursepack-download", class: "primary", text: t.download });
@@ -127,6 +148,8 @@ export function createCoursePack({ canvas, call, getJson, memory, download }) {
         el("div", { class: "coursepack-all" }, [all, none]),
         list,
       ]),
+      el("div", { class: "coursepack-shown" }, [shown, el("label", { for: shown.id, text: t.shown })]),
+      el("div", { class: "coursepack-row" }, [el("label", { for: shownName.id, text: t.shownName }), shownName]),
       el("div", { class: "coursepack-row" }, [el("label", { for: pass.id, text: t.pass }), pass]),
       status,
       el("div", { class: "coursepack-buttons" }, [close, go]),
@@ -146,17 +169,20 @@ export function createCoursePack({ canvas, call, getJson, memory, download }) {
     };
     go.addEventListener("click", async () => {
       const chosen = boxes.filter((b) => b.checked).map((b) => b.value);
-      if (chosen.length === 0) {
+      const own = shown.checked ? shownName.value.slice(0, 40) : null;
+      if (chosen.length === 0 && own === null) {
         say(t.failed + t.noLesson, true);
         return;
       }
       const spec = {
         format: select.value,
         title: title.value.slice(0, MAX_TITLE_CHARS),
-        // Every lesson: the whole path (the launch address names none).
-        lessons: chosen.length === boxes.length ? [] : chosen,
+        // Every lesson: the whole path (the launch address names none); only the lesson of the
+        // course's own when no other is chosen.
+        lessons: chosen.length === boxes.length ? [] : chosen.length === 0 ? [own] : chosen,
         pass: passValue(pass.value),
       };
+      if (own !== null) spec.shown = own;
       go.disabled = true;
       try {
         // Said every 25 files, not at each (a screen reader would read them all).

@@ -264,6 +264,39 @@ export function readCourse(param, known) {
   return { version, lessons, pass, notes };
 }
 
+// A course package's lessons of its own (attention-cli package --add, or the page's dialog's
+// "the scenario shown"): course/NAME.json beside the page (scenario/package.h), named in the
+// launch address's ?own=. For each name `asked` (?own=, as given) names that is no lesson of
+// `known`, at most MAX_OWN_LESSONS of them, the file is fetched from the page's own origin and
+// its text (at most MAX_OWN_LESSON_CHARS) handed to add(name, text) (ap_add_lesson: "" or the
+// problem, naming the file and the field). Returns the notes: one line for each file refused or
+// missing, and for each name that is no name.
+export const OWN_LESSON = /^[a-z0-9_]{1,32}$/;
+export const MAX_OWN_LESSONS = 16;
+export const MAX_OWN_LESSON_CHARS = 1 << 20;
+export async function addOwnLessons(asked, known, { fetch, add }) {
+  if (typeof asked !== "string") return [];
+  const names = [...new Set(asked.split(",").slice(0, 64))];
+  const notes = names.filter((name) => !OWN_LESSON.test(name)).slice(0, 3)
+    .map((name) => `own: "${name.slice(0, 40)}" is not a lesson name (1 to 32 of a-z, 0-9 and _)`);
+  const wanted = names.filter((name) => OWN_LESSON.test(name) && !known.includes(name)).slice(0, MAX_OWN_LESSONS);
+  for (const name of wanted) {
+    const file = `course/${name}.json`;
+    let text;
+    try {
+      const response = await fetch(file, { cache: "no-cache", credentials: "same-origin" });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      text = await boundedText(response, MAX_OWN_LESSON_CHARS);
+    } catch (e) {
+      notes.push(`${file}: could not be read (${String(e?.message ?? e).slice(0, 80)})`);
+      continue;
+    }
+    const error = add(name, text);
+    if (error) notes.push(String(error).slice(0, 300));
+  }
+  return notes;
+}
+
 // ---------------------------------------------------------------------------------------------
 // cmi5 (xAPI). A cmi5 platform launches the page with ?lms=cmi5 (from the package's cmi5.xml)
 // and its own launch parameters: endpoint (its LRS), fetch (a one-time URL that answers the

@@ -386,16 +386,39 @@ std::string package_start(const AppState& s, PackageJob* job, const std::string&
       if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 100)
         return "pass: must be a whole percent from 0 to 100";
       spec.pass = static_cast<int>(v.get<int64_t>());
+    } else if (key == "shown") {
+      // The scenario shown, as edited (a link's too), as a lesson of the course's own.
+      if (!v.is_string()) return "shown: must be the name of the lesson of your own";
+      if (std::string e = scenario::lesson_name_problem(v.get<std::string>()); !e.empty())
+        return "shown: " + e;
+      spec.own.push_back({v.get<std::string>(), get_scenario(s)});
     } else {
       return "package: unknown field \"" + key.substr(0, 40) + "\"";
     }
   }
-  if (std::string e = scenario::check_package(spec); !e.empty()) return e;
-  for (size_t i = 0; i < spec.lessons.size(); ++i)
-    if (std::none_of(s.presets.begin(), s.presets.end(),
-                     [&](const Preset& p) { return p.name == spec.lessons[i]; }))
+  // The lesson of its own goes after the lessons chosen (the whole path: all of the playground's).
+  if (!spec.own.empty()) {
+    if (spec.lessons.empty())
+      for (int i = 0; i < kEmbeddedPresetCount && i < static_cast<int>(s.presets.size()); ++i)
+        spec.lessons.push_back(s.presets[i].name);
+    if (std::find(spec.lessons.begin(), spec.lessons.end(), spec.own[0].name) == spec.lessons.end())
+      spec.lessons.push_back(spec.own[0].name);
+  }
+  if (std::string e = scenario::check_package(spec); !e.empty())
+    return e.rfind("own[0]", 0) == 0 ? "shown" + e.substr(6) : e;
+  for (size_t i = 0; i < spec.lessons.size(); ++i) {
+    const bool own = !spec.own.empty() && spec.own[0].name == spec.lessons[i];
+    const auto builtin_end =
+        s.presets.begin() + std::min<ptrdiff_t>(kEmbeddedPresetCount, s.presets.size());
+    const bool found = std::any_of(s.presets.begin(), builtin_end,
+                                   [&](const Preset& p) { return p.name == spec.lessons[i]; });
+    if (own && found)
+      return "shown: \"" + spec.lessons[i] +
+             "\" is a lesson of this playground already; give yours another name";
+    if (!own && !found)
       return "lessons[" + std::to_string(i) + "]: \"" + spec.lessons[i] +
              "\" is not a lesson of this playground";
+  }
   job->spec = std::move(spec);
   job->open = true;
   return "";

@@ -63,7 +63,13 @@ bool load_preset(AppState& s, const std::string& name);
 // once, at most as many as there are; "" walks them all again. Returns "" or the error, naming
 // the entry ("lessons[1]: \"nope\" is not a lesson"); an error changes nothing.
 std::string set_path(AppState& s, const std::string& names);
-std::string presets(const AppState& s);  // [{"name", "title", "title_zh"}]
+// A lesson of a course's own (a package's course/NAME.json, which web/app.js fetches when
+// ?lessons= names a lesson the playground does not have): added after the playground's lessons,
+// at most scenario::kMaxOwnLessons of them, for set_path to walk. "" or the problem, naming the
+// file and the field ("course/mine.json: x[0]: …"); a problem adds nothing.
+std::string add_lesson(AppState& s, const std::string& name, const std::string& json);
+std::string presets(
+    const AppState& s);  // [{"name", "title", "title_zh"}], "own": true for add_lesson's
 
 // The lessons' questions and this learner's progress (getProgress, answerQuiz). progress():
 // {"lesson": id, "lessons": [{"id", "title", "questions", "answered", "correct", "done"}],
@@ -141,7 +147,9 @@ struct PackageJob {
 constexpr size_t kMaxPackageBytes = size_t{256} << 20;
 constexpr size_t kMaxPackageFiles = 4096;
 // Starts *job from {"format", "title", "lessons": [names, in order; none: the whole path],
-// "pass"} (format and pass may be left out: scorm2004, 80): "" or the problem naming the field
+// "pass", "shown"} (format and pass may be left out: scorm2004, 80; "shown": a name, for the
+// scenario shown, as edited, as a lesson of the course's own after the lessons chosen, or after
+// the whole path): "" or the problem naming the field
 // (scenario::check_package's, or a lesson this playground does not have); on a problem no job
 // is open.
 std::string package_start(const AppState& s, PackageJob* job, const std::string& spec_json);

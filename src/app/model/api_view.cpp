@@ -116,11 +116,31 @@ std::string set_path(AppState& s, const std::string& names) {
   return "";
 }
 
+std::string add_lesson(AppState& s, const std::string& name, const std::string& json) {
+  if (!scenario::lesson_name_problem(name).empty())
+    return "lessons: a lesson of the course's own needs a name of 1 to 32 of a-z, 0-9 and _";
+  const std::string where = scenario::own_lesson_path(name) + ": ";
+  if (std::any_of(s.presets.begin(), s.presets.end(),
+                  [&](const Preset& p) { return p.name == name; }))
+    return where + "\"" + name + "\" is a lesson of this playground already";
+  if (s.presets.size() >= static_cast<size_t>(kEmbeddedPresetCount) + scenario::kMaxOwnLessons)
+    return where + "a course has at most " + std::to_string(scenario::kMaxOwnLessons) +
+           " lessons of its own";
+  if (std::string e = scenario::check_own_lesson(json); !e.empty()) return where + e;
+  scenario::ParseResult r = scenario::parse(json);
+  if (std::string e = AppState::unknown_tour_control(r.scenario); !e.empty()) return where + e;
+  s.presets.push_back(Preset{name, std::move(r.scenario)});
+  return "";
+}
+
 std::string presets(const AppState& s) {
   nlohmann::json list = nlohmann::json::array();
-  for (const Preset& p : s.presets)
+  for (size_t i = 0; i < s.presets.size(); ++i) {
+    const Preset& p = s.presets[i];
     list.push_back(
         {{"name", p.name}, {"title", p.scenario.title.en}, {"title_zh", p.scenario.title.zh}});
+    if (i >= static_cast<size_t>(kEmbeddedPresetCount)) list.back()["own"] = true;  // add_lesson's
+  }
   return dump(list);
 }
 

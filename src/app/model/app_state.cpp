@@ -66,13 +66,18 @@ attn::Status AppState::set_scenario_json(const std::string& json) {
   return set_parsed(std::move(r.scenario), std::move(r.problem));
 }
 
-attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
+std::string AppState::unknown_tour_control(const scenario::Scenario& s) {
   // A lesson note names the controls it asks for (hidden with them): each must exist.
   for (size_t k = 0; k < s.tour.size(); ++k)
     for (size_t j = 0; j < s.tour[k].controls.size(); ++j)
       if (!hide_id_known(s.tour[k].controls[j]))
-        return attn::Status{"tour[" + std::to_string(k) + "].controls[" + std::to_string(j) +
-                            "]: no control \"" + s.tour[k].controls[j] + "\""};
+        return "tour[" + std::to_string(k) + "].controls[" + std::to_string(j) +
+               "]: no control \"" + s.tour[k].controls[j] + "\"";
+  return "";
+}
+
+attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
+  if (std::string e = unknown_tour_control(s); !e.empty()) return attn::Status{e};
   // A stack: the page shows one layer at a time (layer_view), the first when it is set.
   scenario::Scenario layers;
   attn::Stack new_stack;

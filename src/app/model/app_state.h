@@ -130,6 +130,8 @@ struct AppState : AppStateJobs {
   // A scenario already validated and resolved (scenario::ParseResult, LinkResult): only the
   // memory budget is checked.
   attn::Status set_parsed(scenario::Scenario s, attn::Problem p);
+  // "" or the first control a lesson note names that the app does not have, named by its field.
+  static std::string unknown_tour_control(const scenario::Scenario& s);
   // Recomputes an edited scenario, and finishes a recompute still running in parts: the
   // trace is the scenario's when it returns (a lean trace's focused head may still be
   // computing in parts: head_trace finishes it when asked).

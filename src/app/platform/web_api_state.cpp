@@ -175,6 +175,13 @@ EMSCRIPTEN_KEEPALIVE const char* ap_set_path(const char* names) {
   return out.c_str();
 }
 
+// A lesson of a course's own (course/NAME.json in a package): "" or the error.
+EMSCRIPTEN_KEEPALIVE const char* ap_add_lesson(const char* name, const char* json) {
+  static std::string out;
+  out = ui::api::add_lesson(g_runtime.app.state, name ? name : "", json ? json : "");
+  return out.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* ap_get_progress() {
   static std::string out;
   out = ui::api::progress(ui::settled());
