@@ -1,9 +1,9 @@
 // libFuzzer target: any bytes as a sequence of JavaScript API calls on the app state, the
 // calls the page makes through the ap_* functions of web_api_state.cpp (ui::api). Each line
-// of the input is one call: its first byte picks the call (modulo 12), the rest is its argument (a
-// text, or a number; for call 0, JSON or the bytes of a .npy/.npz file). Nothing may crash; every
-// error is one line naming a field; a link the state gives must reopen the same scenario; an export
-// either succeeds or says why.
+// of the input is one call: its first byte picks the call (modulo 12; 23 is add_lesson's,
+// name|json, of 11's), the rest is its argument (a text, or a number; for call 0, JSON or the bytes
+// of a .npy/.npz file). Nothing may crash; every error is one line naming a field; a link the state
+// gives must reopen the same scenario; an export either succeeds or says why.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -105,7 +105,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (ui::api::get_scenario(s) != before) fail("the link changed the scenario", link);
         break;
       }
-      default:
+      case 11: {
+        if (line[0] % 24 != 23) {  // 11 (and 35, …): what the page reads
+          ui::api::get_trace(s);
+          ui::api::view(s);
+          ui::api::counts(s);
+          break;
+        }
+        // 23 (and 47, …) name|json: a course package's lesson of its own, then walked (?own=,
+        // ?lessons=).
+        const size_t bar = arg.find('|');
+        const std::string name = arg.substr(0, bar);
+        const size_t lessons = s.presets.size();
+        const std::string error =
+            ui::api::add_lesson(s, name, bar == std::string::npos ? "" : arg.substr(bar + 1));
+        one_line(error, "add_lesson");
+        if (error.empty() != (s.presets.size() == lessons + 1))
+          fail("add_lesson's answer and the lessons it added disagree", error);
+        if (error.empty()) {
+          one_line(ui::api::set_path(s, name), "set_path");
+          ui::api::load_preset(s, name);
+        }
+        break;
+      }
+      default:  // negative bytes
         ui::api::get_trace(s);
         ui::api::view(s);
         ui::api::counts(s);
