@@ -578,8 +578,49 @@ async function checkDecoderKeys({ browser, url }) {
      `("${scrambled.written.split(" ").slice(0, 3).join(" ")} …"), Space trained it to "${now.status}" writing "${now.written}"`);
 }
 
+// The Document tab (attention over attention) from the keyboard: the view select shows it, and
+// ↓ in its question select moves the canvas to the second question, the focus kept.
+async function checkDocumentKeys({ browser, url }) {
+  const seen = [];
+  const context = await browser.newContext({ viewport: VIEWPORT, reducedMotion: "reduce" });
+  const page = watchProblems(await context.newPage());
+  await page.goto(`${url}?preset=attention_over_attention`);
+  await waitReady(page);
+  const ap = (fn, arg) => page.evaluate(fn, arg);
+  // The lesson's questions answered, so that no weight waits behind one.
+  await ap(() => {
+    const a = window.attentionPlayground;
+    a.answerQuiz(0, { value: 3.35 }); a.answerQuiz(1, { key: 1 }); a.answerQuiz(2, { value: 0.61 });
+  });
+  const summary = async () => {
+    await ap(() => window.attentionPlayground.items());
+    await page.waitForTimeout(SETTLE_MS);
+    return (await ap(() => window.attentionPlayground.items())).find((i) => i.id === "hierarchy.summary")?.label ?? "";
+  };
+  await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 8 });
+  await pressAndKeep(page, "Enter", "#a11y", "opening the table view", seen);
+  await tabTo(page, (n) => n === "#a11y-control-view", "the view");
+  let first = "";
+  for (let k = 0; k < 8 && !first; ++k) {
+    await pressAndKeep(page, "ArrowDown", "#a11y-control-view", "the next tab", seen);
+    first = await summary();
+  }
+  if (!first.startsWith('For "how was the food?"')) fail(`↓ in the view select: the Document tab reads "${first}"`);
+  const question = await tabTo(page, (n) => n === "#a11y-control-hierarchy_question", "the document's question", { max: 8 });
+  await pressAndKeep(page, "ArrowDown", question, "the second question", seen);
+  const second = await summary();
+  if (!/^For "and the service\?", the sentence "[^"]*service[^"]*" gets 0\.7/.test(second)) {
+    fail(`↓ in the question select: the canvas reads "${second}"`);
+  }
+  checkNoProblems(page, "document");
+  await context.close();
+  ok(`document: from the keyboard, the focus kept: the view select showed the Document tab ("${first.slice(0, 60)}…"), ` +
+     `↓ in its question select drew "${second.slice(0, 90)}…"`);
+}
+
 const CHECKS = {
   decoder: checkDecoderKeys,
+  document: checkDocumentKeys,
   "picture-curve": checkPictureCurve,
   layer: checkLayer,
   "table-focus": checkTableFocus,
