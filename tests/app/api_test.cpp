@@ -329,6 +329,18 @@ TEST_CASE("add_lesson: a course's own lesson joins its path; a hostile one adds 
   CHECK(s.presets.size() == all + 16);
 }
 
+TEST_CASE("add_lesson: a lesson of the course's own without a title is named by its name",
+          "[app][api][own]") {
+  ui::AppState s;
+  REQUIRE(ui::api::add_lesson(s, "bare", R"({"version": 1, "x": [[1, 0], [0, 1]]})") == "");
+  REQUIRE(ui::api::load_preset(s, "bare"));
+  auto shown = [&s] { return nlohmann::json::parse(ui::api::accessible(s, std::nullopt)); };
+  REQUIRE(ui::api::set_path(s, "why_so_tall,bare") == "");
+  CHECK(shown()["lesson"] == "bare");
+  CHECK(shown()["lesson_place"] == "Lesson 2 of 2");
+  CHECK(shown()["previous"] == "why_so_tall");
+}
+
 TEST_CASE("package: the scenario shown, as edited, is a lesson of the course's own (shown)",
           "[app][api][own]") {
   ui::AppState s = lesson("why_so_tall");

@@ -18,7 +18,7 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   nlohmann::json j;
   const std::string lang = language_code();
   j["lang"] = lang;
-  j["lesson"] = s.scenario.title.in(lang);
+  j["lesson"] = s.lesson_title(lang);
   // The lesson's place on the path (a course's lessons, or all of them; 0-based, -1 when the
   // scenario is not a lesson on it) and the names of the ones before and after ("" at the ends).
   const int count = s.path_count(), at = s.path_position();

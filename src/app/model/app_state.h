@@ -350,6 +350,12 @@ struct AppState : AppStateJobs {
   // The lesson the shown questions belong to: the loaded preset's id, or "" (then answers are
   // checked but not recorded).
   std::string lesson_id() const { return preset >= 0 ? presets[preset].name : std::string(); }
+  // The lesson's title in `lang`, or its name when it has none but is on the path (a course's
+  // own lesson written by hand): the lesson panel and the table view name it all the same.
+  std::string lesson_title(const std::string& lang) const {
+    const std::string& title = scenario.title.in(lang);
+    return title.empty() && path_position() >= 0 ? lesson_id() : title;
+  }
   // What was answered on this screen, per question of scenario.quiz (reset when a scenario is
   // set or a lesson loaded).
   struct QuizReply {

@@ -180,12 +180,14 @@ void draw_questions(AppState& s) {
 }
 
 void draw_lesson(AppState& s) {
-  const std::string& title = s.scenario.title.in(language_code());
   const std::string& text = s.scenario.description.in(language_code());
+  const int count = s.path_count(), here = s.path_position();
+  // A lesson on the path without a title or a text (a course's own, written by hand) still
+  // shows its place and the way on, under its name.
+  const std::string title = s.lesson_title(language_code());
   if (title.empty() && text.empty()) return;
   // Where this lesson is on the path, and the way to the one before and after (not when the
   // embedding page chooses the lessons: hide=preset).
-  const int count = s.path_count(), here = s.path_position();
   if (here >= 0 && !s.control_hidden("preset")) {
     char where[64];
     std::snprintf(where, sizeof where, T("Lesson %d of %d"), here + 1, count);
