@@ -359,10 +359,19 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
     [[], lesson, /^error: --steps: missing/],
     [["--steps", "-1"], lesson, /^error: --steps: is "-1"/],
   ];
-  for (const [args, input, want] of refusals) {
-    const e = run(opts.cli, ["train", "-", ...args], input);
-    if (e.status !== 2 || e.stdout !== "" || !want.test(e.stderr) || e.stderr.trim().includes("\n"))
-      fail(`train ${args.join(" ")}: exit ${e.status}, stderr ${JSON.stringify(e.stderr)}`);
+  // From a file, not standard input: a refused option ends the CLI before it reads its input,
+  // and a pipe still being written would then break (EPIPE) in this check, not in the CLI.
+  const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
+  try {
+    for (const [args, input, want] of refusals) {
+      const model = join(dir, "model.json");
+      writeFileSync(model, input);
+      const e = run(opts.cli, ["train", model, ...args]);
+      if (e.status !== 2 || e.stdout !== "" || !want.test(e.stderr) || e.stderr.trim().includes("\n"))
+        fail(`train ${args.join(" ")}: exit ${e.status}, stderr ${JSON.stringify(e.stderr)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
   console.log(`ok: train takes a seq2seq model of the toy language (loss ${JSON.parse(lines[0]).loss.toFixed(5)}), and refuses ${refusals.length} ways it cannot, by name`);
 } else if (mode === "arrays-budget") {
