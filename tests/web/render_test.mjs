@@ -358,8 +358,12 @@ async function checkTooltip({ browser, url, pages }) {
       await waitForFrames(p);
       await waitForFrames(p);  // the tooltip is placed from its size in the frame before
       let st = await p.evaluate(() => window.attentionPlayground.stats());
-      if (!st.hover_cell) {  // on a loaded machine the first move may land before the page settles
-        await p.mouse.move(x + 1, y + 1);
+      // On a loaded machine a move may land before the page settles, or the matrix may have
+      // moved since it was measured (the fresh-clone run of 07a8618 missed the first cell at
+      // 390×844): the cell is found again where the latest frame drew it, and pointed at anew.
+      for (let again = 1; again <= 4 && !st.hover_cell; ++again) {
+        const now = (await currentGrids(p)).main ?? main;
+        await p.mouse.move(now.x0 + (c + 0.5) * now.cell_w + (again & 1), now.y0 + (r + 0.5) * now.cell + (again & 2 ? 1 : 0));
         await waitForFrames(p);
         await waitForFrames(p);
         st = await p.evaluate(() => window.attentionPlayground.stats());
