@@ -592,11 +592,13 @@ async function checkDocumentKeys({ browser, url }) {
     const a = window.attentionPlayground;
     a.answerQuiz(0, { value: 3.35 }); a.answerQuiz(1, { key: 1 }); a.answerQuiz(2, { value: 0.61 });
   });
-  const summary = async () => {
-    await ap(() => window.attentionPlayground.items());
-    await page.waitForTimeout(SETTLE_MS);
-    return (await ap(() => window.attentionPlayground.items())).find((i) => i.id === "hierarchy.summary")?.label ?? "";
-  };
+  // What the canvas draws now (laid out at once: an idle page draws no frame to record).
+  const summary = () => ap(() => {
+    const a = window.attentionPlayground;
+    a.items();  // the first call starts the record
+    a.layoutNow(3);
+    return a.items().find((i) => i.id === "hierarchy.summary")?.label ?? "";
+  });
   await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 8 });
   await pressAndKeep(page, "Enter", "#a11y", "opening the table view", seen);
   await tabTo(page, (n) => n === "#a11y-control-view", "the view");
