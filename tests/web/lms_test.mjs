@@ -14,8 +14,8 @@
 //   package    attention-cli package makes SCORM 2004 and 1.2 packages of the site; python3's
 //              zipfile reads them back (every CRC), their manifests have the structure the
 //              SCORM content aggregation model asks for (below), and the 2004 package, served
-//              on its own and launched from its manifest, reports a learner's walk to
-//              scorm-again
+//              on its own and launched from its manifest (its second lesson the course's own,
+//              from --add), reports a learner's walk to scorm-again
 //   cmi5       attention-cli package --format cmi5: cmi5.xml read back by python3 (the course
 //              structure's namespace, course and AU ids, masteryScore, launchMethod, the AU's
 //              url), index.html's connect-src widened; the package served on its own (no
@@ -23,7 +23,8 @@
 //              LRS on another origin (a node http server: the fetch URL answers a token once
 //              and refuses the second POST, /statements keeps what is posted, /activities/state
 //              keeps documents); the AU launched with cmi5's launch parameters in an LMS's
-//              frame, the learner's walk by clicks: the statements in order (initialized,
+//              frame (its second lesson the course's own, from --add), the learner's walk by
+//              clicks: the statements in order (initialized,
 //              answered ×3 with success and response, completed, passed with scaled 0.6667,
 //              one terminated on leaving); a second launch of the same registration resumes at
 //              the lesson and answers of the first and sends neither completed nor passed again
@@ -425,16 +426,21 @@ print(json.dumps({"launch": launch, "files": len(names), "problems": problems,
                   "title": root.findtext(".//" + n("title")), "mastery": None if mastery is None else mastery.text}))
 `;
 
+// A lesson of the course's own, as a teacher gives it to attention-cli package --add:
+// padded_batch, its title edited, written to DIR/padded_ours.json.
+function writeOwnLesson(site, dir) {
+  const own = JSON.parse(readFileSync(join(site, "assets", "presets", "padded_batch.json"), "utf8"));
+  own.title = { en: "Our padded batch", zh: "我们的填充批量" };
+  writeFileSync(join(dir, "padded_ours.json"), JSON.stringify(own));
+}
+
 async function checkPackage({ browser, url, opts }) {
   if (!opts.cli || !existsSync(opts.cli)) fail(`--cli: the native attention-cli is needed (${opts.cli}); build build/native first`);
   const dir = mkdtempSync(join(tmpdir(), "ap-package-"));
   try {
     const read = {};
-    // The 2004 package's second lesson is the teacher's own: padded_batch, edited (its title),
-    // as a scenario file given with --add.
-    const own = JSON.parse(readFileSync(join(opts.site, "assets", "presets", "padded_batch.json"), "utf8"));
-    own.title = { en: "Our padded batch", zh: "我们的填充批量" };
-    writeFileSync(join(dir, "padded_ours.json"), JSON.stringify(own));
+    // The 2004 package's second lesson is the teacher's own (--add).
+    writeOwnLesson(opts.site, dir);
     const course = { scorm2004: ["why_so_tall", "padded_ours"], scorm12: LESSONS };
     for (const version of ["scorm2004", "scorm12"]) {
       const zip = join(dir, `${version}.zip`);
@@ -663,8 +669,12 @@ async function checkCmi5({ browser, opts }) {
   const servers = [];
   try {
     const zip = join(dir, "cmi5.zip"), title = "Attention </title> & \"cmi5\"";
+    // The course's second lesson is its own (--add), as in `package`.
+    writeOwnLesson(opts.site, dir);
+    const lessons = ["why_so_tall", "padded_ours"];
     const said = execFileSync(opts.cli, ["package", "--site", opts.site, "--out", zip, "--format", "cmi5",
-                                         "--lessons", LESSONS.join(","), "--title", title, "--pass", "60"], { encoding: "utf8" });
+                                         "--lessons", lessons.join(","), "--add", join(dir, "padded_ours.json"),
+                                         "--title", title, "--pass", "60"], { encoding: "utf8" });
     if (!said.includes("cmi5.xml")) fail(`attention-cli package said "${said}"`);
     const root = join(dir, "site");
     const read = JSON.parse(execFileSync("/usr/bin/python3", ["-c", READ_CMI5, zip, root], { encoding: "utf8" }));
@@ -673,7 +683,7 @@ async function checkCmi5({ browser, opts }) {
     if (!/^https:\/\/attention-playground\.invalid\/course\/[0-9a-f]{16}$/.test(read.course)) fail(`the course id is ${read.course}`);
     expect("the AU's attributes", JSON.stringify(read.au), JSON.stringify({ id: `${read.course}/au`, moveOn: "CompletedAndPassed",
                                                                            masteryScore: "0.6", launchMethod: "AnyWindow" }));
-    expect("the AU's url", read.url, `index.html?lms=cmi5&lessons=${LESSONS.join(",")}&pass=60&offline=off`);
+    expect("the AU's url", read.url, `index.html?lms=cmi5&lessons=${lessons.join(",")}&own=padded_ours&pass=60&offline=off`);
     const csp = /connect-src [^;"]*/.exec(readFileSync(join(root, "index.html"), "utf8"))?.[0];
     expect("the package's connect-src", csp, "connect-src 'self' https: http://127.0.0.1:* http://localhost:*");
 
@@ -687,7 +697,7 @@ async function checkCmi5({ browser, opts }) {
     const firstLaunch = launchOf("one");
     const first = await openHost(browser, site.url, "cmi5", firstLaunch);
     await statementsArrive(lrs, 1, "initialized at the start");
-    await walk(first.page, first.frame, first.settle, site.url);
+    await walk(first.page, first.frame, first.settle, site.url, lessons);
     await statementsArrive(lrs, 6, "three answers, completed and passed");
     const progress = await first.frame.evaluate(() => window.attentionPlayground.getProgress());
     await closeAu(first.page);
@@ -698,7 +708,7 @@ async function checkCmi5({ browser, opts }) {
     const [, ...rest] = lrs.statements;
     const answered = rest.slice(0, 3).map((s) => `${s.object.id.split("#")[1]} ${s.result.success} ${s.result.response}`);
     expect("the answered statements", answered.join("; "),
-           "why_so_tall.q1 true key_1; why_so_tall.q2 false key_3; padded_batch.q1 true 0");
+           "why_so_tall.q1 true key_1; why_so_tall.q2 false key_3; padded_ours.q1 true 0");
     for (const s of lrs.statements) {
       if (s.context.registration !== registration || JSON.stringify(s.actor) !== JSON.stringify(actor) ||
           s.context.extensions["https://w3id.org/xapi/cmi5/context/extensions/sessionid"] !== "session-one") {
@@ -723,7 +733,7 @@ async function checkCmi5({ browser, opts }) {
     const second = await openHost(browser, site.url, "cmi5", launchOf("two"));
     await statementsArrive(lrs, 8, "initialized at the second start");
     const resumed = await second.frame.evaluate(() => window.attentionPlayground.getProgress());
-    expect("the resumed lesson", resumed.lesson, "padded_batch");
+    expect("the resumed lesson", resumed.lesson, "padded_ours");
     expect("the resumed marks", JSON.stringify(resumed.marks), JSON.stringify(progress.marks));
     await closeAu(second.page);
     await statementsArrive(lrs, 9, "terminated on leaving the second session");
