@@ -339,6 +339,9 @@ TEST_CASE("add_lesson: a lesson of the course's own without a title is named by 
   CHECK(shown()["lesson"] == "bare");
   CHECK(shown()["lesson_place"] == "Lesson 2 of 2");
   CHECK(shown()["previous"] == "why_so_tall");
+  // The lesson select and the top bar call it so too.
+  CHECK(s.presets.back().title("zh") == "bare");
+  CHECK(s.lesson_title("en") == "bare");
 }
 
 TEST_CASE("package: the scenario shown, as edited, is a lesson of the course's own (shown)",

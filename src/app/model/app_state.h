@@ -27,6 +27,12 @@ namespace ui {
 struct Preset {
   std::string name;  // file name without .json, e.g. "why_so_tall"
   scenario::Scenario scenario;
+  // Its title in `lang`, or its name when it has none (a course's own lesson written by hand):
+  // what the lesson panel, the lesson select and the top bar call it.
+  std::string title(const std::string& lang) const {
+    const std::string& t = scenario.title.in(lang);
+    return t.empty() ? name : t;
+  }
 };
 
 // The presets compiled into the app from assets/presets/ (generated file), in lesson order.
@@ -350,11 +356,11 @@ struct AppState : AppStateJobs {
   // The lesson the shown questions belong to: the loaded preset's id, or "" (then answers are
   // checked but not recorded).
   std::string lesson_id() const { return preset >= 0 ? presets[preset].name : std::string(); }
-  // The lesson's title in `lang`, or its name when it has none but is on the path (a course's
-  // own lesson written by hand): the lesson panel and the table view name it all the same.
+  // The title of the scenario shown in `lang`; a lesson without one is called by its name
+  // (Preset::title).
   std::string lesson_title(const std::string& lang) const {
     const std::string& title = scenario.title.in(lang);
-    return title.empty() && path_position() >= 0 ? lesson_id() : title;
+    return title.empty() && preset >= 0 ? presets[preset].title(lang) : title;
   }
   // What was answered on this screen, per question of scenario.quiz (reset when a scenario is
   // set or a lesson loaded).

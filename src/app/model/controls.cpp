@@ -603,8 +603,7 @@ std::vector<Control> make_table() {
     std::vector<ControlOption> o;
     if (s.preset < 0) o.push_back({"", T("(your own scenario)")});
     for (const Preset& p : s.presets)
-      o.push_back({p.name, (s.lesson_done(p.name) ? "\xe2\x97\x8f " : "") +
-                               p.scenario.title.in(lang_code(s))});
+      o.push_back({p.name, (s.lesson_done(p.name) ? "\xe2\x97\x8f " : "") + p.title(lang_code(s))});
     return o;
   };
   lesson.apply = [](AppState& s, const json& v) {

@@ -40,9 +40,9 @@ void section_scenario(AppState& s) {
   const scenario::TaskInfo* task = scenario::find_task(s.training.task);
   const std::string current =
       s.preset < 0 && task && !s.edited ? s.scenario.title.in(language_code())  // "Toy task: sort"
-      : s.preset < 0                    ? T("(your own scenario)")
-                                        : (s.edited ? T("(edited) ") : "") +
-                           s.presets[s.preset].scenario.title.in(language_code());
+      : s.preset < 0
+          ? T("(your own scenario)")
+          : (s.edited ? T("(edited) ") : "") + s.presets[s.preset].title(language_code());
   // Lessons this learner has finished are marked (their progress: localStorage, the link).
   control_combo(s, "preset", current.c_str());
   if (s.preset >= 0 && small_button(T("Reset to the preset"))) {

@@ -17,7 +17,7 @@ void draw_top_bar(AppState& s) {
   ImGui::PopStyleColor();
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.75f, 0.79f, 0.88f, 1.0f));
   // The lesson's title, shortened with "…" to leave room for the language switch.
-  std::string title = s.scenario.title.in(language_code());
+  std::string title = s.lesson_title(language_code());
   const float switch_w = s.control_hidden("language")
                              ? 0.0f
                              : ImGui::CalcTextSize("English  \xe4\xb8\xad\xe6\x96\x87").x + 40.0f;
