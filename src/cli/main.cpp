@@ -33,8 +33,41 @@
 #include "scenario/tasks.h"
 
 namespace {
-
 constexpr size_t kMaxInputBytes = size_t{96} << 20;  // bad input is refused in ~100 MB
+}  // namespace
+
+namespace cli {
+
+Input read_input(const std::string& path) {
+  Input in;
+  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (!f) {
+    in.error = path + ": cannot open (" + std::strerror(errno) + ")";
+    return in;
+  }
+  // One buffer of the limit's size, never copied to grow: its pages take memory only as
+  // they are filled, so a text is refused with no more than the limit in memory.
+  in.text.reserve(kMaxInputBytes);
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    if (in.text.size() + n > kMaxInputBytes) {
+      in.error = path + ": larger than " + std::to_string(kMaxInputBytes >> 20) + " MB";
+      break;
+    }
+    in.text.append(buf, n);
+  }
+  if (in.ok() && std::ferror(f)) in.error = path + ": read error";
+  if (f != stdin) std::fclose(f);
+  return in;
+}
+
+}  // namespace cli
+
+namespace {
+
+using cli::Input;
+using cli::read_input;
 
 // The most numbers all --arrays files together may hold: as many as one .npz may (npz.h), so
 // that repeating the option cannot add up memory.
@@ -159,37 +192,6 @@ int finish(int status) {
     return 1;
   }
   return status;
-}
-
-// A whole file, or standard input for "-".
-struct Input {
-  std::string text;
-  std::string error;  // "" when read
-  bool ok() const { return error.empty(); }
-};
-
-Input read_input(const std::string& path) {
-  Input in;
-  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (!f) {
-    in.error = path + ": cannot open (" + std::strerror(errno) + ")";
-    return in;
-  }
-  // One buffer of the limit's size, never copied to grow: its pages take memory only as
-  // they are filled, so a text is refused with no more than the limit in memory.
-  in.text.reserve(kMaxInputBytes);
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-    if (in.text.size() + n > kMaxInputBytes) {
-      in.error = path + ": larger than " + std::to_string(kMaxInputBytes >> 20) + " MB";
-      break;
-    }
-    in.text.append(buf, n);
-  }
-  if (in.ok() && std::ferror(f)) in.error = path + ": read error";
-  if (f != stdin) std::fclose(f);
-  return in;
 }
 
 // What eval prints.

@@ -75,20 +75,12 @@ std::string read_own(const std::vector<std::string>& added, scenario::PackageSpe
     const fs::path path(file);
     if (path.extension() != ".json")
       return "--add: " + file.substr(0, 200) + " is not a .json scenario file";
-    std::error_code ec;
-    const auto size = fs::file_size(path, ec);
-    if (ec) return "--add: cannot read " + file.substr(0, 200) + " (" + ec.message() + ")";
-    if (size > scenario::kMaxOwnLessonBytes)
-      return "--add: " + file.substr(0, 200) + " is larger than " +
-             std::to_string(scenario::kMaxOwnLessonBytes >> 20) + " MB";
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    if (!in && !in.eof()) return "--add: cannot read " + file.substr(0, 200);
+    const Input in = read_input(file);  // check_package refuses more than kMaxOwnLessonBytes
+    if (!in.ok()) return "--add: " + in.error.substr(0, 300);
     const std::string name = path.stem().string();
     if (std::string e = scenario::lesson_name_problem(name); !e.empty())
       return "--add: " + file.substr(0, 200) + ": the file's name " + e;
-    spec->own.push_back({name, bytes.str()});
+    spec->own.push_back({name, in.text});
     if (std::find(spec->lessons.begin(), spec->lessons.end(), name) == spec->lessons.end())
       spec->lessons.push_back(name);
   }
