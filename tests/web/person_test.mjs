@@ -232,13 +232,31 @@ function cutSideways(list) {
     ((i.x0 < i.clip[2] - 1 && i.x1 > i.clip[2] + 1) || (i.x1 > i.clip[0] + 1 && i.x0 < i.clip[0] - 1)));
 }
 
+// The item that `match` picks once it stands still: the browser may hand a wheel event to the
+// page after mouse.wheel() returns, so a panel may still scroll by a frame or two after the
+// first read; the item is read until two reads 60 ms apart agree (a person, too, clicks when
+// the panel has stopped). A regression of the check it mends: the answer's key, read where
+// the panel stood before a late wheel event, clicked where the key no longer was.
+async function stillItem(page, match) {
+  let last = (await itemsNow(page)).find(match);
+  for (let i = 0; i < 10 && last; ++i) {
+    await page.waitForTimeout(60);
+    const now = (await itemsNow(page)).find(match);
+    if (!now || (now.x0 === last.x0 && now.y0 === last.y0 && now.y1 === last.y1)) return now;
+    last = now;
+  }
+  return last;
+}
+
 // The item that `match` picks, scrolled into view as a person would (the wheel over its panel),
 // or null.
 async function reveal(page, viewport, match) {
+  let scrolled = false;
   for (let tries = 0; tries < 8; ++tries) {
-    const item = (await itemsNow(page)).find(match);
+    const item = scrolled ? await stillItem(page, match) : (await itemsNow(page)).find(match);
     if (!item) return null;
     if (shownPart(item, viewport) > 0.98) return item;
+    scrolled = true;
     const cx = (Math.max(item.clip[0], 0) + Math.min(item.clip[2], viewport.width)) / 2;
     const cy = (Math.max(item.clip[1], 0) + Math.min(item.clip[3], viewport.height)) / 2;
     const target = (item.y0 + item.y1) / 2;
@@ -353,11 +371,11 @@ async function checkLessons({ browser, url }, sizes, { questions = true } = {}) 
           const answers = q.kind === "key" ? (q.step >= 2 && q.step <= 5) : shownMatrix === q.matrix;
           if (answers && !hidden) problems.push(`${where} ${name} step ${q.step + 1}: the matrices show their numbers before the answer`);
           // Answer: the first key's button, or a typed 0.
-          let answered = false;
+          let answered = false, clicked = null;
           if (q.kind === "key") {
             const keys = (await page.evaluate(() => window.attentionPlayground.getAccessible())).quiz.find((e) => e.question === q.question)?.keys ?? [];
             const button = await reveal(page, viewport, (i) => i.label === keys[0] && !i.text);
-            if (button) { await clickItem(page, button); answered = true; }
+            if (button) { await clickItem(page, button); answered = true; clicked = button; }
           } else {
             const box = await reveal(page, viewport, (i) => i.id === "##value");
             if (box) {
@@ -368,12 +386,30 @@ async function checkLessons({ browser, url }, sizes, { questions = true } = {}) 
             }
           }
           if (!answered) { problems.push(`${where} ${name} step ${q.step + 1}: no way to answer on screen`); continue; }
-          const after = await itemsNow(page);
-          const layoutAfter = await page.evaluate(() => window.attentionPlayground.layout());
-          const note = (await page.evaluate(() => window.attentionPlayground.getAccessible())).note;
-          if (!after.some((i) => i.id === "quiz.verdict")) problems.push(`${where} ${name} step ${q.step + 1}: no verdict after the answer`);
+          // What the answer brings, read over frames until it has come (5 s at most): on a
+          // loaded machine the browser may hand the page a click or a key after the call that
+          // sent it has returned, as it does to a person's hand.
+          let after, layoutAfter, note, waiting;
+          for (const t0 = Date.now(); ;) {
+            after = await itemsNow(page);
+            layoutAfter = await page.evaluate(() => window.attentionPlayground.layout());
+            note = (await page.evaluate(() => window.attentionPlayground.getAccessible())).note;
+            waiting = (await page.evaluate(() => window.attentionPlayground.getQuiz())).some((e) => e.step === q.step && !e.answered);
+            const came = after.some((i) => i.id === "quiz.verdict") && (!note || waiting || after.some((i) => i.id === "lesson.note"));
+            if (came || Date.now() - t0 > 5000) break;
+            await page.waitForTimeout(100);
+          }
+          if (!after.some((i) => i.id === "quiz.verdict")) {
+            // Where the key was clicked and where the frame draws it now, to tell a click that
+            // missed from one the app ignored.
+            const now = clicked && after.find((i) => i.id === clicked.id);
+            const box = (i) => (i ? `[${[i.x0, i.y0, i.x1, i.y1].map(Math.round)}]` : "not drawn");
+            const answeredNow = (await page.evaluate(() => window.attentionPlayground.getQuiz())).find((e) => e.question === q.question)?.answered;
+            problems.push(`${where} ${name} step ${q.step + 1}: no verdict after the answer` +
+              (clicked ? ` (clicked "${clicked.label}" at ${box(clicked)}, drawn now at ${box(now)})` : "") +
+              ` (the question is ${answeredNow ? "" : "not "}answered)`);
+          }
           // Hidden still only while another question of the step waits.
-          const waiting = (await page.evaluate(() => window.attentionPlayground.getQuiz())).some((e) => e.step === q.step && !e.answered);
           if (!waiting && Object.values(layoutAfter).some((g) => g.hidden)) problems.push(`${where} ${name} step ${q.step + 1}: a matrix stays hidden after the answer`);
           if (note && !waiting && !after.some((i) => i.id === "lesson.note")) problems.push(`${where} ${name} step ${q.step + 1}: the note does not come back after the answer`);
           ++asked;
