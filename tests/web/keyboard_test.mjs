@@ -60,6 +60,32 @@ async function tabTo(page, want, what, { max = 40, back = false } = {}) {
   fail(`${max} presses of ${back ? "Shift+Tab" : "Tab"} never reached ${what} (passed ${passed.join(" ")})`);
 }
 
+// Tab from the focused control walks out of the table view and the page within `max` presses,
+// none of them cancelled: the view, showing the controls of the tab it shows, holds no trap.
+// Returns the controls passed. (In headless Chromium, which has no controls of its own, the
+// focus goes around to the body or the canvas.)
+async function tabsOut(page, what, max = 80) {
+  await page.evaluate(() => {
+    window.cancelledTabsOut = 0;
+    window.addEventListener("keydown", (e) => {
+      if (e.key === "Tab") setTimeout(() => { if (e.defaultPrevented) ++window.cancelledTabsOut; });
+    }, { capture: true });
+  });
+  const passed = [];
+  for (let k = 0; k < max; ++k) {
+    await page.keyboard.press("Tab");
+    const { name } = await focusedIn(page);
+    if (name === "body" || name === "#canvas") {
+      await page.waitForTimeout(50);
+      const cancelled = await page.evaluate(() => window.cancelledTabsOut);
+      if (cancelled) fail(`${what}: ${cancelled} of the Tab presses out of the table view were cancelled`);
+      return passed;
+    }
+    passed.push(name);
+  }
+  fail(`${what}: ${max} presses of Tab never left the table view (the focus went ${passed.slice(-12).join(" ")})`);
+}
+
 // After a key: the app's events arrive a frame or more later and the view redraws; then the
 // focus must be on `want` (a name from focusedIn), never on the body.
 async function pressAndKeep(page, key, want, what, seen) {
@@ -537,11 +563,17 @@ async function checkDecoderKeys({ browser, url }) {
   await waitReady(page);
   const ap = (fn, arg) => page.evaluate(fn, arg);
   await ap(() => { const a = window.attentionPlayground; a.answerQuiz(0, { key: 1 }); a.answerQuiz(1, { key: 5 }); });
-  // What the canvas drew last: the place ("Word t of m"), the words written, the status line.
+  // What the canvas draws now: the place ("Word t of m"), the words written, the status line
+  // (laid out at once: an idle page draws no frame to record, and waiting for one to come
+  // read nothing in 3 of 5 runs here).
   const canvas = async () => {
-    await ap(() => window.attentionPlayground.items());
     await page.waitForTimeout(SETTLE_MS);
-    const items = await ap(() => window.attentionPlayground.items());
+    const items = await ap(() => {
+      const a = window.attentionPlayground;
+      a.items();  // the first call starts the record
+      a.layoutNow(3);
+      return a.items();
+    });
     const label = (id) => items.find((i) => i.id === id)?.label ?? "";
     const written = items.filter((i) => /^decoder\.written\d+$/.test(i.id))
                          .sort((a, b) => Number(a.id.slice(15)) - Number(b.id.slice(15))).map((i) => i.label);
@@ -569,13 +601,17 @@ async function checkDecoderKeys({ browser, url }) {
   if (!now.status.startsWith("Step 1500,")) fail(`after Space on "train the decoder" the canvas reads "${now.status}" 120 s later`);
   if (now.written !== "miza grona kuras piko lilu dormas <eos>") fail(`trained from the keyboard, the canvas writes "${now.written}"`);
   if ((await focusedIn(page)).name !== train) fail(`while training the focus left ${train}`);
+  const out = await tabsOut(page, "decoder");
+  // Shift+Tab comes back to the view's last control, and Escape from there closes the view.
+  await tabTo(page, (n) => n.startsWith("#a11y-control-"), "the table view's last control", { max: 3, back: true });
   await page.keyboard.press("Escape");
   await page.waitForTimeout(SETTLE_MS);
   if (await ap(() => document.getElementById("a11y").classList.contains("shown"))) fail("Escape left the table view open");
   checkNoProblems(page, "decoder");
   await context.close();
   ok(`decoder: from the keyboard, the focus kept: the Decoder tab, word 2 ("miza grona"), the random start ` +
-     `("${scrambled.written.split(" ").slice(0, 3).join(" ")} …"), Space trained it to "${now.status}" writing "${now.written}"`);
+     `("${scrambled.written.split(" ").slice(0, 3).join(" ")} …"), Space trained it to "${now.status}" writing "${now.written}"; ` +
+     `Tab left the page from there past ${out.length} controls`);
 }
 
 // The Document tab (attention over attention) from the keyboard: the view select shows it, and
@@ -614,10 +650,11 @@ async function checkDocumentKeys({ browser, url }) {
   if (!/^For "and the service\?", the sentence "[^"]*service[^"]*" gets 0\.7/.test(second)) {
     fail(`↓ in the question select: the canvas reads "${second}"`);
   }
+  const out = await tabsOut(page, "document");
   checkNoProblems(page, "document");
   await context.close();
   ok(`document: from the keyboard, the focus kept: the view select showed the Document tab ("${first.slice(0, 60)}…"), ` +
-     `↓ in its question select drew "${second.slice(0, 90)}…"`);
+     `↓ in its question select drew "${second.slice(0, 90)}…"; Tab left the page from there past ${out.length} controls`);
 }
 
 const CHECKS = {
