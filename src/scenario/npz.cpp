@@ -252,10 +252,37 @@ bool is_input(const std::string& name) {
   return std::find(std::begin(kInputNames), std::end(kInputNames), name) != std::end(kInputNames);
 }
 
-bool is_array_field(const std::string& name) {
+bool is_weight(const std::string& name) {
   const auto& weights = attn::kWeightNames;
-  return is_input(name) ||
-         std::find(std::begin(weights), std::end(weights), name) != std::end(weights);
+  return std::find(std::begin(weights), std::end(weights), name) != std::end(weights);
+}
+
+// A token model's matrices, set as the weights are: 2-D.
+bool is_token_matrix(const std::string& name) {
+  return name == "embed" || name == "unembed";
+}
+
+// "layers.L.NAME": layer L's weight NAME (L a number written without leading zeros, NAME one
+// of kWeightNames), as a stack's weights are named in PyTorch's state dicts. The layer's
+// number, or -1 when `name` is not such (its number may be past kMaxLayers: the caller says
+// so); *weight is NAME.
+long layer_field(const std::string& name, std::string* weight) {
+  static const std::string prefix = "layers.";
+  if (name.compare(0, prefix.size(), prefix) != 0) return -1;
+  const size_t dot = name.find('.', prefix.size());
+  if (dot == std::string::npos || dot == prefix.size() || dot - prefix.size() > 6) return -1;
+  const std::string digits = name.substr(prefix.size(), dot - prefix.size());
+  if (digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  if (digits.size() > 1 && digits[0] == '0') return -1;
+  *weight = name.substr(dot + 1);
+  if (!is_weight(*weight)) return -1;
+  return std::stol(digits);
+}
+
+bool is_array_field(const std::string& name) {
+  std::string weight;
+  return is_input(name) || is_weight(name) || is_token_matrix(name) ||
+         layer_field(name, &weight) >= 0;
 }
 
 }  // namespace
@@ -265,13 +292,21 @@ std::string check_array_field(const std::string& name, const std::vector<size_t>
     std::string known;
     for (const char* f : kInputNames) known += std::string(known.empty() ? "" : ", ") + f;
     for (const char* f : attn::kWeightNames) known += std::string(", ") + f;
+    known += ", embed, unembed, and layers.0.W_q … for a layer's weights";
     return json_util::key_name(name) + ": is not a matrix field (" + known + ")";
   }
+  std::string weight;
+  const long layer = layer_field(name, &weight);
+  if (layer >= kMaxLayers)
+    return name + ": names layer " + std::to_string(layer) + ", past the limit of " +
+           std::to_string(kMaxLayers) + " layers (layers.0 to layers." +
+           std::to_string(kMaxLayers - 1) + ")";
+  const std::string& matrix = layer >= 0 ? weight : name;
   // As the scenario reads {"shape": [...]} (json_read.cpp, read_shape): inputs are 2-D or
   // [batch, rows, cols], weights 2-D, w_v 1-D; the last size is columns, the one before
   // rows, the one before that the batch.
-  const bool input = is_input(name);
-  const size_t lo = input ? 2 : name == "w_v" ? 1 : 2, hi = input ? 3 : lo;
+  const bool input = is_input(matrix);
+  const size_t lo = input ? 2 : matrix == "w_v" ? 1 : 2, hi = input ? 3 : lo;
   const std::string where = name + ".shape";
   if (shape.size() < lo || shape.size() > hi)
     return where + ": " +
@@ -291,7 +326,10 @@ std::string check_array_field(const std::string& name, const std::vector<size_t>
 
 namespace {
 
-// parse_with_arrays for n arrays: name(k), shape(k) and numbers(k) of each.
+// parse_with_arrays for n arrays: name(k), shape(k) and numbers(k) of each. An array named
+// "layers.L.W_q" sets layer L's W_q: in the scenario's "layers" when it has them (L must be
+// one of them), else in layers the arrays make, one for each L from 0 up, none left without
+// an array.
 template <typename NameOf, typename ShapeOf, typename NumbersOf>
 ParseResult parse_fields(const std::string& json_text, size_t n, NameOf name, ShapeOf shape,
                          NumbersOf numbers) {
@@ -303,20 +341,52 @@ ParseResult parse_fields(const std::string& json_text, size_t n, NameOf name, Sh
     if (r.ok()) r.error = "scenario: must be a JSON object";
     return r;
   }
+  const bool had_layers = j.contains("layers");
+  std::vector<std::string> layer_named;  // made layers: an array's name for each
   std::vector<FloatArray> buffers;
   for (size_t k = 0; k < n; ++k) {
     const std::string& a = name(k);
-    if (!is_array_field(a)) {
-      r.error = check_array_field(a, shape(k));
+    // A name no field has, a layer past the limit, a shape no field of the name may have.
+    if (std::string problem = check_array_field(a, shape(k)); !problem.empty()) {
+      r.error = std::move(problem);
       return r;
     }
-    if (a == "x") {
-      for (const char* other : {"queries", "keys", "values"}) j.erase(other);
-    } else if (a == "queries" || a == "keys" || a == "values") {
-      j.erase("x");
+    const nlohmann::json field = {{"shape", shape(k)}, {"buffer", buffers.size()}};
+    std::string weight;
+    if (const long layer = layer_field(a, &weight); layer >= 0) {
+      const size_t l = static_cast<size_t>(layer);
+      if (had_layers) {
+        nlohmann::json& layers = j["layers"];
+        if (!layers.is_array()) continue;  // parse says what "layers" must be
+        if (l >= layers.size()) {
+          r.error = a + ": the scenario has " + std::to_string(layers.size()) +
+                    (layers.size() == 1 ? " layer (layers.0)"
+                                        : " layers (layers.0 to layers." +
+                                              std::to_string(layers.size() - 1) + ")");
+          return r;
+        }
+        if (!layers[l].is_object()) continue;  // parse names the layer that is not an object
+        layers[l][weight] = field;
+      } else {
+        if (l >= layer_named.size()) layer_named.resize(l + 1);
+        layer_named[l] = a;
+        j["layers"][l][weight] = field;  // null entries become objects as they are named
+      }
+    } else {
+      if (a == "x") {
+        for (const char* other : {"queries", "keys", "values"}) j.erase(other);
+      } else if (a == "queries" || a == "keys" || a == "values") {
+        j.erase("x");
+      }
+      j[a] = field;
     }
-    j[a] = {{"shape", shape(k)}, {"buffer", buffers.size()}};
     buffers.push_back(numbers(k));
+  }
+  for (size_t l = 0; l < layer_named.size(); ++l) {
+    if (!layer_named[l].empty()) continue;
+    r.error = "layers." + std::to_string(l) + ": no array is named for this layer (" +
+              layer_named.back() + " is): a stack's layers are numbered from 0 without a gap";
+    return r;
   }
   return json_util::parse_value(j, buffers);
 }

@@ -100,8 +100,12 @@ ArraysResult read_npz(const std::string& bytes);
 ArraysResult read_arrays(const std::string& bytes, const std::string& file_name);
 
 // The scenario JSON with each array set as the field of its name (x, queries, keys, values,
-// W_q, W_k, W_v, W_o, W, w_v), read and validated as parse() does. An array named "x"
-// replaces queries, keys and values, and the other way round.
+// W_q, W_k, W_v, W_o, W, w_v, a token model's embed and unembed, and a stack's layer weights
+// "layers.L.W_q" … as PyTorch's state dicts name them), read and validated as parse() does.
+// An array named "x" replaces queries, keys and values, and the other way round. Layer
+// weights go into the scenario's "layers" (L one of them: "layers.2.W_q: the scenario has 2
+// layers (layers.0 to layers.1)"), or, when it has none, into layers made for them, numbered
+// from 0 without a gap ("layers.1: no array is named for this layer …").
 ParseResult parse_with_arrays(const std::string& json, const std::vector<NamedArray>& arrays);
 // The same for arrays whose numbers are elsewhere: numbers[k] (row-major float32) for
 // headers[k]. Zeros of each array's size stand in for its numbers to try its shapes in a

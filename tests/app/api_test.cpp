@@ -60,6 +60,25 @@ TEST_CASE("open_arrays: arrays of other sizes drop the labels, or all but the se
   CHECK(c.scenario.causal);
 }
 
+TEST_CASE("open_arrays: a stack's layer weights by their state-dict names go into its layers",
+          "[app][api]") {
+  ui::AppState s = lesson("why_stack");  // two layers over a stream 18 wide
+  REQUIRE(s.document().layers.size() == 2);
+  const attn::Matrix second_q = s.document().layers[1].W_q;
+  // Layer 0 writes nothing into the stream: its W_o zeros, from PyTorch's name for it.
+  const std::string zeros = test::npy("<f4", "(18, 18)", test::f32(std::vector<float>(18 * 18)));
+  REQUIRE(ui::api::open_arrays(s, test::zip({{"layers.0.W_o.npy", zeros}}), "state.npz") == "");
+  REQUIRE(s.document().layers.size() == 2);
+  CHECK(s.document().layers[0].W_o.isZero());
+  CHECK(s.document().layers[1].W_q == second_q);  // the rest as in the lesson
+  CHECK(s.document().self_attention);
+  // A layer the lesson does not have: named, and nothing changes.
+  const std::string before = ui::api::get_scenario(s);
+  CHECK(ui::api::open_arrays(s, test::zip({{"layers.2.W_o.npy", zeros}}), "state.npz") ==
+        "state.npz: layers.2.W_o: the scenario has 2 layers (layers.0 to layers.1)");
+  CHECK(ui::api::get_scenario(s) == before);
+}
+
 TEST_CASE("open_arrays: a file that fits nowhere is named with its field, and changes nothing",
           "[app][api]") {
   ui::AppState s = lesson("toy_2d");
@@ -71,7 +90,7 @@ TEST_CASE("open_arrays: a file that fits nowhere is named with its field, and ch
         "data.npz: not a ZIP file (no end of central directory)");
   CHECK(ui::api::open_arrays(s, five_keys, "W_z.npy") ==
         "W_z.npy: W_z: is not a matrix field (x, queries, keys, values, W_q, W_k, W_v, W_o, W, "
-        "w_v)");
+        "w_v, embed, unembed, and layers.0.W_q … for a layer's weights)");
   CHECK(ui::api::get_scenario(s) == before);
 }
 

@@ -78,7 +78,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fail("read_arrays read other numbers", a.name);
   }
 
-  // The arrays as a scenario's fields.
+  // The arrays as a scenario's fields; as a stack's, in its layers ("layers.1.W_q") or in
+  // layers they make.
+  for (const char* stack : {R"({"version":1,"x":[[1,0]],"layers":[{},{"heads":1}]})",
+                            R"({"version":1,"scoring":"additive"})"}) {
+    const scenario::ParseResult l = scenario::parse_with_arrays(stack, r.arrays);
+    if (!l.ok() &&
+        (l.error.find('\n') != std::string::npos || l.error.find(": ") == std::string::npos))
+      fail("the stack's error is not one line naming a field", l.error);
+  }
   const std::string json = R"({"version":1,"queries":[[1,0]],"keys":[[1,0]],"values":[[1,0]]})";
   const scenario::ParseResult p = scenario::parse_with_arrays(json, r.arrays);
   if (!p.ok() &&

@@ -110,6 +110,9 @@ def main():
         np.savez_compressed(os.path.join(args.seeds, "compressed.npz"), **a)
         np.save(os.path.join(args.seeds, "keys.npy"), a["keys"])
         np.save(os.path.join(args.seeds, "half.npy"), a["queries"].astype(np.float16))
+        w = rng.standard_normal((2, 2)).astype(np.float32)
+        np.savez(os.path.join(args.seeds, "layers.npz"), x=a["queries"],
+                 **{"layers.0.W_q": w, "layers.1.W_o": w, "layers.1.w_v": w[0]})
         return
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -174,6 +177,39 @@ def main():
         if "FILE: missing" not in err:
             fail(f"eval with neither a file nor arrays: {err.strip()}")
 
+        # 5. A stack's weights by their state-dict names ("layers.1.W_o"), into the layers the
+        # JSON has (two, the first with two heads) or, with none, into layers made for them.
+        d = 4
+        x = rng.standard_normal((5, d)).astype(np.float32)
+        weights = {}
+        for layer in range(2):
+            for name in ("W_q", "W_k", "W_v", "W_o"):
+                weights[f"layers.{layer}.{name}"] = (rng.standard_normal((d, d)) * 0.5).astype(np.float32)
+        stack_json = {"version": 1, "x": x.tolist(), "scoring": "scaled_dot", "causal": True,
+                      "layers": [{"heads": 2}, {}]}
+        stack = path("stack.json")
+        with open(stack, "w") as f:
+            json.dump(stack_json, f)
+        state_dict = path("state_dict.npz")
+        np.savez_compressed(state_dict, **weights)
+        s = json.loads(cli([args.cli, "normalize", stack, "--arrays", state_dict])[0])
+        for key, want in weights.items():
+            _, layer, name = key.split(".")
+            check_equal(s["layers"][int(layer)][name], want, key)
+        if s["layers"][0].get("heads") != 2:
+            fail(f"layers.*: the JSON's heads were lost: {s['layers'][0]}")
+        written = path("stack_written.json")
+        with open(written, "w") as f:
+            f.write(json.dumps(s))
+        if cli([args.cli, "eval", stack, "--arrays", state_dict])[0] != cli([args.cli, "eval", written])[0]:
+            fail("eval --arrays with layer weights differs from eval of them written in the JSON")
+        # The arrays alone: x and one layer's weights make a one-layer stack.
+        np.savez(path("one_layer.npz"), x=x, **{k: v for k, v in weights.items() if k.startswith("layers.0.")})
+        s = json.loads(cli([args.cli, "normalize", "--arrays", path("one_layer.npz")])[0])
+        if len(s.get("layers", [])) != 1:
+            fail(f"x and layers.0.* alone: {len(s.get('layers', []))} layers")
+        check_equal(s["layers"][0]["W_v"], weights["layers.0.W_v"], "layers.0.W_v alone")
+
         # 4. Bad files: one line, naming what is wrong.
         def refused(extra, needle):
             _, err = cli([args.cli, "validate", base] + extra, expect=2)
@@ -222,6 +258,19 @@ def main():
         np.savez(path("complex.npz"), keys=a["keys"].astype(np.complex64))
         refused(["--arrays", path("complex.npz")], 'complex.npz: keys.npy: dtype "<c8"')
         refused(["--arrays", path("nothing.npz")], "nothing.npz: cannot open")
+        # Layer weights: a layer the scenario does not have, one past the limit, a gap.
+        def refused_stack(named, needle, scenario=stack):
+            np.savez(path("layers.npz"), **named)
+            _, err = cli([args.cli, "validate", scenario, "--arrays", path("layers.npz")], expect=2)
+            if err.count("\n") != 1 or needle not in err:
+                fail(f"{sorted(named)}: expected one error line with {needle!r}, got {err!r}")
+        w = weights["layers.0.W_q"]
+        refused_stack({"layers.2.W_q": w}, "layers.2.W_q: the scenario has 2 layers (layers.0 to layers.1)")
+        refused_stack({"layers.16.W_q": w}, "layers.16.W_q: names layer 16, past the limit of 16 layers")
+        refused_stack({"layers.01.W_q": w}, '"layers.01.W_q": is not a matrix field')
+        refused_stack({"layers.0.W_q": w[:3]}, "layers[0].W_q: has 3 rows, expected 4")
+        refused_stack({"x": x, "layers.0.W_q": w, "layers.2.W_q": w},
+                      "layers.1: no array is named for this layer (layers.2.W_q is)", plain)
     print("ok: NumPy's .npy and .npz files read back exactly")
 
 

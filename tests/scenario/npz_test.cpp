@@ -549,7 +549,8 @@ TEST_CASE("arrays: each becomes the field of its name, and x replaces queries, k
 TEST_CASE("arrays: a field it cannot be, or a wrong shape, is named") {
   const std::string json = R"({"version":1,"queries":[[0,0]],"keys":[[0,0]],"values":[[0,0]]})";
   CHECK(scenario::parse_with_arrays(json, {{"W_x", {1, 2}, {1, 2}}}).error ==
-        "W_x: is not a matrix field (x, queries, keys, values, W_q, W_k, W_v, W_o, W, w_v)");
+        "W_x: is not a matrix field (x, queries, keys, values, W_q, W_k, W_v, W_o, W, w_v, "
+        "embed, unembed, and layers.0.W_q … for a layer's weights)");
   const std::string wrong = scenario::parse_with_arrays(json, {{"keys", {2}, {1, 2}}}).error;
   CHECK(wrong.rfind("keys", 0) == 0);
   CHECK(scenario::parse_with_arrays("{nope", {}).error.rfind("json: ", 0) == 0);
@@ -567,7 +568,14 @@ TEST_CASE("arrays: what the name and shape alone refuse is what the scenario say
            {"W_x",
             {1, 2},
             "W_x: is not a matrix field (x, queries, keys, values, W_q, W_k, W_v, "
-            "W_o, W, w_v)"},
+            "W_o, W, w_v, embed, unembed, and layers.0.W_q … for a layer's weights)"},
+           {"layers.16.W_q",
+            {2, 2},
+            "layers.16.W_q: names layer 16, past the limit of 16 layers "
+            "(layers.0 to layers.15)"},
+           {"layers.0.W_q", {2, 2, 2}, "layers.0.W_q.shape: must be [rows, cols]"},
+           {"layers.3.w_v", {2, 1}, "layers.3.w_v.shape: must be [n]"},
+           {"embed", {2}, "embed.shape: must be [rows, cols]"},
            {"keys", {2}, "keys.shape: must be [rows, cols] or [batch, rows, cols]"},
            {"keys", {1, 1, 1, 2}, "keys.shape: must be [rows, cols] or [batch, rows, cols]"},
            {"keys", {0, 2}, "keys.shape[0]: is 0, must be at least 1"},
@@ -606,4 +614,62 @@ TEST_CASE("arrays: stand-ins for the numbers give the scenario the same shapes")
   REQUIRE(fits.error == "");
   CHECK(fits.scenario.keys[0].rows() == 1);
   CHECK(scenario::parse_with_arrays(json, {k}, {}).error != "");  // a count that does not match
+}
+
+TEST_CASE(
+    "arrays: a stack's layer weights by their state-dict names, into its layers or new ones") {
+  // Two layers over x (3 × 2), the second with two heads; the arrays give layer 0's W_q and
+  // layer 1's W_o, the JSON the rest.
+  const std::string json = R"({"version":1,"x":[[1,0],[0,1],[1,1]],"layers":[
+    {"W_q":[[0,0],[0,0]]},{"heads":2,"W_v":[[1,0],[0,1]]}]})";
+  const scenario::NamedArray q0{"layers.0.W_q", {2, 2}, {1, 2, 3, 4}};
+  const scenario::NamedArray o1{"layers.1.W_o", {2, 2}, {0, 1, 1, 0}};
+  const scenario::ParseResult r = scenario::parse_with_arrays(json, {q0, o1});
+  REQUIRE(r.error == "");
+  REQUIRE(r.scenario.layers.size() == 2);
+  CHECK(r.scenario.layers[0].W_q(1, 0) == 3);
+  CHECK(r.scenario.layers[1].W_o(0, 1) == 1);
+  CHECK(r.scenario.layers[1].W_v(1, 1) == 1);  // from the JSON
+  CHECK(r.scenario.layers[1].heads == 2);
+
+  // A layer the scenario does not have; a name that is not one (leading zeros, no weight).
+  CHECK(scenario::parse_with_arrays(json, {{"layers.2.W_q", {2, 2}, {1, 2, 3, 4}}}).error ==
+        "layers.2.W_q: the scenario has 2 layers (layers.0 to layers.1)");
+  for (const char* odd : {"layers.01.W_q", "layers..W_q", "layers.0.W_z", "layers.0",
+                          "layers.-1.W_q", "layers.0.W_q.x", "layers.9999999.W_q"})
+    CHECK(scenario::parse_with_arrays(json, {{odd, {2, 2}, {1, 2, 3, 4}}})
+              .error.find(": is not a matrix field (") != std::string::npos);
+  // Checked as a whole, as parse() does: a layer's W_q of the wrong height.
+  CHECK(
+      scenario::parse_with_arrays(json, {{"layers.0.W_q", {3, 2}, std::vector<float>(6)}}).error ==
+      "layers[0].W_q: has 3 rows, expected 2 (the columns of queries)");
+  // "layers" that is not a list, or a layer that is not an object: what parse() says of it.
+  CHECK(scenario::parse_with_arrays(R"({"version":1,"x":[[1,0]],"layers":3})", {q0}).error ==
+        scenario::parse(R"({"version":1,"x":[[1,0]],"layers":3})").error);
+  const std::string not_object = R"({"version":1,"x":[[1,0]],"layers":[{},7]})";
+  CHECK(scenario::parse_with_arrays(not_object, {o1}).error == scenario::parse(not_object).error);
+
+  // Without "layers" in the JSON the arrays make them, layer by layer from 0; a gap is named.
+  const scenario::NamedArray x{"x", {3, 2}, {1, 0, 0, 1, 1, 1}};
+  const scenario::ParseResult made = scenario::parse_with_arrays(R"({"version":1})", {x, o1, q0});
+  REQUIRE(made.error == "");
+  REQUIRE(made.scenario.layers.size() == 2);
+  CHECK(made.scenario.layers[0].W_q(0, 1) == 2);
+  CHECK(made.scenario.layers[1].W_o(1, 0) == 1);
+  CHECK(scenario::parse_with_arrays(R"({"version":1})",
+                                    {x, {"layers.2.W_o", {2, 2}, {1, 0, 0, 1}}, q0})
+            .error ==
+        "layers.1: no array is named for this layer (layers.2.W_o is): a stack's "
+        "layers are numbered from 0 without a gap");
+}
+
+TEST_CASE("arrays: a token model's embed and unembed") {
+  const std::string json = R"({"version":1,"tokens":[0,1,1],"layers":[{}],
+    "embed":[[0,0],[0,0]],"unembed":[[0,0],[0,0]]})";
+  const scenario::ParseResult r =
+      scenario::parse_with_arrays(json, {{"embed", {2, 2}, {1, 2, 3, 4}}});
+  REQUIRE(r.error == "");
+  CHECK(r.scenario.embed(1, 0) == 3);
+  CHECK(scenario::parse_with_arrays(json, {{"unembed", {3, 2}, std::vector<float>(6)}})
+            .error.rfind("unembed", 0) == 0);
 }
