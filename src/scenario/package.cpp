@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <set>
+#include <utility>
 
-#include "scenario/scenario.h"
 
 namespace scenario {
 
@@ -127,13 +127,14 @@ std::string own_lesson_path(const std::string& name) {
   return "course/" + name + ".json";
 }
 
-std::string check_own_lesson(const std::string& json) {
+std::string check_own_lesson(const std::string& json, Scenario* parsed) {
   if (json.size() > kMaxOwnLessonBytes)
     return "is larger than " + std::to_string(kMaxOwnLessonBytes >> 20) + " MB";
-  const ParseResult r = parse(json);
+  ParseResult r = parse(json);
   if (!r.ok()) return r.error;
-  const Resolved resolved = resolve(r.scenario);
-  return resolved.ok() ? "" : resolved.error;
+  if (const Resolved resolved = resolve(r.scenario); !resolved.ok()) return resolved.error;
+  if (parsed) *parsed = std::move(r.scenario);
+  return "";
 }
 
 std::string check_package(const PackageSpec& spec) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "scenario/scenario.h"
 #include "scenario/zip.h"
 
 namespace scenario {
@@ -37,8 +38,9 @@ std::string lesson_name_problem(const std::string& name);
 std::string own_lesson_path(const std::string& name);
 
 // "" or why `json` cannot be a lesson (scenario::parse's or scenario::resolve's problem, naming
-// the field), for a lesson of the course's own of at most kMaxOwnLessonBytes.
-std::string check_own_lesson(const std::string& json);
+// the field), for a lesson of the course's own of at most kMaxOwnLessonBytes. When it can be
+// and `parsed` is given, *parsed is the scenario read (parsed once, not again by the caller).
+std::string check_own_lesson(const std::string& json, Scenario* parsed = nullptr);
 
 // The formats a package is written in.
 inline constexpr const char* kPackageFormats[] = {"scorm2004", "scorm12", "cmi5"};

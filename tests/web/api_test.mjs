@@ -507,6 +507,32 @@ print(json.dumps({"npz": base64.b64encode(z.getvalue()).decode(),
   if (!r.notice.startsWith("This file could not be opened.\ncut.npz: not a ZIP file")) {
     fail(`a dropped broken file showed the notice ${JSON.stringify(r.notice)}`);
   }
+  // A stack's layer weights by their state-dict names, dropped on the stack lesson: layer 0's
+  // W_o of zeros, so layer 0 adds nothing to the stream, and layer 1 is as the lesson has it.
+  const state = execFileSync("/usr/bin/python3", ["-c", `
+import base64, io, numpy as np
+z = io.BytesIO(); np.savez(z, **{"layers.0.W_o": np.zeros((18, 18), np.float32)})
+print(base64.b64encode(z.getvalue()).decode())
+`], { encoding: "utf8" }).trim();
+  const stack = await page.evaluate(async (b64) => {
+    const ap = window.attentionPlayground;
+    ap.loadPreset("why_stack");
+    const adds = () => ap.getTrace().layers.map((l) => l.output.flat(2).some((v) => v !== 0));
+    const before = { adds: adds(), W_q1: JSON.stringify(ap.getScenario().layers[1].W_q) };
+    const dt = new DataTransfer();
+    dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], "state.npz"));
+    window.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const s = ap.getScenario();
+    return { before, adds: adds(), title: s.title?.en, layers: s.layers.length,
+             zero: s.layers[0].W_o.flat().every((v) => v === 0),
+             sameW_q1: JSON.stringify(s.layers[1].W_q) === before.W_q1 };
+  }, state);
+  if (String(stack.before.adds) !== "true,true") fail(`before the drop the stack's layers add ${stack.before.adds}`);
+  if (stack.title !== "Your data: state.npz" || stack.layers !== 2 || !stack.zero || !stack.sameW_q1 ||
+      String(stack.adds) !== "false,true") {
+    fail(`a dropped state dict with layers.0.W_o: ${JSON.stringify(stack)}`);
+  }
   // hide=open: the page takes no drop.
   const hidden = await openPage(browser, `${url}?hide=open`);
   pages.push(hidden);
@@ -521,7 +547,8 @@ print(json.dumps({"npz": base64.b64encode(z.getvalue()).decode(),
   }, made.npy);
   if (!ignored) fail("with hide=open a dropped file still replaced the scenario");
   ok("arrays: np.savez_compressed and a dropped float16 .npy become the fields, number for number; " +
-     "broken files are named and change nothing; hide=open ignores drops");
+     "broken files are named and change nothing; a dropped state dict's layers.0.W_o of zeros stops " +
+     "why_stack's layer 0 adding to the stream; hide=open ignores drops");
 }
 
 // Long exports: exportFile writes the same text as export(), a part at a time with its

@@ -126,10 +126,10 @@ std::string add_lesson(AppState& s, const std::string& name, const std::string& 
   if (s.presets.size() >= static_cast<size_t>(kEmbeddedPresetCount) + scenario::kMaxOwnLessons)
     return where + "a course has at most " + std::to_string(scenario::kMaxOwnLessons) +
            " lessons of its own";
-  if (std::string e = scenario::check_own_lesson(json); !e.empty()) return where + e;
-  scenario::ParseResult r = scenario::parse(json);
-  if (std::string e = AppState::unknown_tour_control(r.scenario); !e.empty()) return where + e;
-  s.presets.push_back(Preset{name, std::move(r.scenario)});
+  scenario::Scenario lesson;
+  if (std::string e = scenario::check_own_lesson(json, &lesson); !e.empty()) return where + e;
+  if (std::string e = AppState::unknown_tour_control(lesson); !e.empty()) return where + e;
+  s.presets.push_back(Preset{name, std::move(lesson)});
   return "";
 }
 
