@@ -10,7 +10,6 @@
 #include <set>
 #include <utility>
 
-
 namespace scenario {
 
 namespace {
