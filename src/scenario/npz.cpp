@@ -357,7 +357,7 @@ ParseResult parse_fields(const std::string& json_text, size_t n, NameOf name, Sh
       const size_t l = static_cast<size_t>(layer);
       if (had_layers) {
         nlohmann::json& layers = j["layers"];
-        if (!layers.is_array()) continue;  // parse says what "layers" must be
+        if (!layers.is_array() || layers.empty()) continue;  // parse says what it must be
         if (l >= layers.size()) {
           r.error = a + ": the scenario has " + std::to_string(layers.size()) +
                     (layers.size() == 1 ? " layer (layers.0)"

@@ -646,6 +646,8 @@ TEST_CASE(
   // "layers" that is not a list, or a layer that is not an object: what parse() says of it.
   CHECK(scenario::parse_with_arrays(R"({"version":1,"x":[[1,0]],"layers":3})", {q0}).error ==
         scenario::parse(R"({"version":1,"x":[[1,0]],"layers":3})").error);
+  CHECK(scenario::parse_with_arrays(R"({"version":1,"x":[[1,0]],"layers":[]})", {q0}).error ==
+        "layers: is empty, expected 1 to 16 layers");
   const std::string not_object = R"({"version":1,"x":[[1,0]],"layers":[{},7]})";
   CHECK(scenario::parse_with_arrays(not_object, {o1}).error == scenario::parse(not_object).error);
 
