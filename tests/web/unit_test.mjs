@@ -20,12 +20,16 @@ const checks = [];
 const check = (name, fn) => checks.push([name, fn]);
 const huge = "x".repeat(300000);
 
-// A call that must finish quickly (no pattern backtracking on a long string).
+// A call on a hostile input that must not hang: no pattern backtracking on a long string, no
+// work quadratic in its entries. Those take seconds to minutes at these sizes (300,000
+// characters, 100,000 entries), so the bound is 2 s; it is no speed goal (the benchmarks set
+// those), and a loaded machine's 350 ms for 100,000 entries (CI at stop 46, against 200 ms
+// then) is no failure.
 function fast(what, fn) {
   const t0 = performance.now();
   const out = fn();
   const ms = performance.now() - t0;
-  assert.ok(ms < 200, `${what} took ${ms.toFixed(0)} ms`);
+  assert.ok(ms < 2000, `${what} took ${ms.toFixed(0)} ms`);
   return out;
 }
 
