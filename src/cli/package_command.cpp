@@ -80,6 +80,8 @@ std::string read_own(const std::vector<std::string>& added, scenario::PackageSpe
     const std::string name = path.stem().string();
     if (std::string e = scenario::lesson_name_problem(name); !e.empty())
       return "--add: " + file.substr(0, 200) + ": the file's name " + e;
+    // A copy, not a move: read_input's text holds a reservation of its 96 MB limit, and the
+    // copy keeps only the file's bytes (up to 16 files stay in the spec).
     spec->own.push_back({name, in.text});
     if (std::find(spec->lessons.begin(), spec->lessons.end(), name) == spec->lessons.end())
       spec->lessons.push_back(name);
