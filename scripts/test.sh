@@ -2,34 +2,92 @@
 # Sets up, builds and runs every test:
 #   1. the native tree (Catch2 suites, CLI, desktop app under Xvfb),
 #   2. the WebAssembly tree (the same Catch2 suites and CLI under node, and the built page in
-#      headless Chromium),
+#      headless Chromium, Firefox and WebKit),
 #   3. the native suites again under AddressSanitizer and UndefinedBehaviorSanitizer,
-#   4. the scenario parser, the link codec, the JS API and the NumPy reader under libFuzzer
-#      (AP_FUZZ_SECONDS each, 30).
+#   4. the scenario parser, the link codec, the JS API, the NumPy reader and the number reader
+#      under libFuzzer (AP_FUZZ_SECONDS each, 30), built in the sanitizers' tree.
+#
+# After the native and WebAssembly builds the work runs in two lanes side by side: the browser
+# checks (one browser at a time: they time frames), and everything else at a lower priority
+# (the native and node suites, the sanitizers' build and suites, the fuzzers), which takes the
+# processor time the browser leaves. At the end it prints each phase's minutes and the slowest
+# tests (scripts/test_report.mjs); the logs and JUnit files stay in build/test-logs/.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-./scripts/build.sh || exit 1
 jobs="$(nproc 2>/dev/null || echo 2)"
+logs="$root/build/test-logs"
+rm -rf "$logs"
+mkdir -p "$logs"
+started=$(date +%s)
+
+# phase NAME LANE COMMAND...: runs COMMAND and records its start, end (seconds since the test
+# command began) and exit status in phases.tsv.
+phase() {
+  local name="$1" lane="$2"
+  shift 2
+  local t0=$(($(date +%s) - started))
+  echo "== $name"
+  "$@"
+  local rc=$?
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$lane" "$t0" "$(($(date +%s) - started))" "$rc" >>"$logs/phases.tsv"
+  [ "$rc" = 0 ] || echo "test: $name FAILED (exit $rc)"
+  return "$rc"
+}
+
+report() {
+  if command -v node >/dev/null 2>&1 && [ -f "$root/scripts/test_report.mjs" ]; then
+    node "$root/scripts/test_report.mjs" "$logs" --slowest 20
+  else
+    cat "$logs/phases.tsv"
+  fi
+}
+
+# ctest PRESET_OR_DIR NAME [ARGS...]: a ctest run whose JUnit file is logs/NAME.xml.
+run_ctest() {
+  local where="$1" name="$2"
+  shift 2
+  ctest $where --output-junit "$logs/$name.xml" "$@"
+}
+
+phase "setup" setup ./scripts/setup.sh || { report; exit 1; }
+phase "build: native" build bash -c 'cmake --preset native-release >/dev/null && cmake --build --preset native-release -j "$0"' "$jobs" || { report; exit 1; }
+phase "build: WebAssembly" build bash -c 'cmake --preset wasm-release >/dev/null && cmake --build --preset wasm-release -j "$0"' "$jobs" || { report; exit 1; }
+
+# The browser lane: every test of tests/web (labelled "browser"), one browser at a time.
+browser_lane() {
+  phase "tests: browser (Chromium, Firefox, WebKit)" browser \
+    run_ctest "--test-dir build/wasm/tests/web" wasm-browser -j "$jobs"
+}
+
+# The other lane, at a lower priority than the browser's.
+other_lane() {
+  local s=0
+  phase "tests: native" other run_ctest "--preset native-release" native -j "$jobs" || s=1
+  phase "tests: WebAssembly under node" other run_ctest "--preset wasm-release" wasm-node -j "$jobs" -LE browser || s=1
+  if phase "build: sanitizers and fuzzers" other bash -c \
+      'cmake --preset native-debug -DAP_FUZZ_SECONDS="$1" >/dev/null && cmake --build --preset native-debug -j "$0" >/dev/null' \
+      "$jobs" "${AP_FUZZ_SECONDS:-30}"; then
+    phase "tests: AddressSanitizer and UndefinedBehaviorSanitizer" other run_ctest "--preset native-debug" native-debug -j "$jobs" || s=1
+    phase "tests: fuzzing (libFuzzer)" other run_ctest "--preset fuzz" fuzz -j "$jobs" || s=1
+  else
+    s=1
+  fi
+  return "$s"
+}
+
+browser_lane >"$logs/browser-lane.log" 2>&1 &
+browser_pid=$!
 status=0
-echo "== native tests"
-ctest --preset native-release -j "$jobs" || status=1
-echo "== WebAssembly tests (node, headless Chromium)"
-ctest --preset wasm-release -j "$jobs" || status=1
-echo "== native tests under AddressSanitizer and UndefinedBehaviorSanitizer"
-if cmake --preset native-debug >/dev/null && cmake --build --preset native-debug -j "$jobs" >/dev/null; then
-  ctest --preset native-debug -j "$jobs" || status=1
-else
-  echo "test: the sanitizer build failed"
-  status=1
-fi
-echo "== fuzzing (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer)"
-if cmake --preset fuzz -DAP_FUZZ_SECONDS="${AP_FUZZ_SECONDS:-30}" >/dev/null &&
-   cmake --build --preset fuzz -j "$jobs" >/dev/null; then
-  ctest --preset fuzz -j "$jobs" || status=1
-else
-  echo "test: the fuzz build failed"
-  status=1
-fi
+# (a shell function cannot be run by nice: the subshell lowers its own priority, and the lane's
+# commands inherit it)
+(
+  renice -n 10 -p "$BASHPID" >/dev/null 2>&1
+  other_lane
+) || status=1
+wait "$browser_pid" || status=1
+echo "== the browser lane's output"
+cat "$logs/browser-lane.log"
+report
 if [ "$status" = 0 ]; then echo "test: all suites passed"; else echo "test: FAILED"; fi
 exit "$status"
