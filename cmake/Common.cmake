@@ -16,6 +16,25 @@ foreach(lib IN ITEMS eigen3/Eigen simde nlohmann catch2)
   endif()
 endforeach()
 
+# A compiler cache where there is one (Debian's ccache, which scripts/setup.sh installs): a machine
+# that has built before compiles only what changed, in every tree and every clone (the paths
+# under the source folder are hashed relative to it). Depend mode: a miss compiles once, with
+# no extra preprocessor run, so a first build costs no more than without the cache.
+# Emscripten's em++ hands its clang to the cache (EM_COMPILER_WRAPPER). -DAP_CCACHE=OFF turns
+# it off; a launcher given on the command line wins.
+option(AP_CCACHE "Compile through ccache when it is installed" ON)
+find_program(AP_CCACHE_PROGRAM ccache)
+if(AP_CCACHE AND AP_CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(ap_ccache_env CCACHE_DEPEND=1 "CCACHE_BASEDIR=${CMAKE_SOURCE_DIR}" CCACHE_NOHASHDIR=1)
+  if(EMSCRIPTEN)
+    set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND};-E;env;${ap_ccache_env};EM_COMPILER_WRAPPER=${AP_CCACHE_PROGRAM}")
+  else()
+    set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND};-E;env;${ap_ccache_env};${AP_CCACHE_PROGRAM}")
+  endif()
+  string(REPLACE ";" " " ap_ccache_env "${ap_ccache_env}")
+  message(STATUS "compiler cache: ${AP_CCACHE_PROGRAM} (${ap_ccache_env})")
+endif()
+
 # Code that never throws, built without exceptions in WebAssembly (see CMakeLists.txt).
 add_library(ap_no_exceptions INTERFACE)
 if(EMSCRIPTEN)

@@ -9,6 +9,7 @@ cache="$root/.cache"
 
 packages=(
   build-essential cmake ninja-build git ca-certificates xz-utils
+  ccache  # the compiler cache every tree compiles through (cmake/Common.cmake)
   emscripten
   libeigen3-dev libglfw3-dev catch2 libsimde-dev nlohmann-json3-dev
   libgl-dev chromium firefox-esr xvfb xauth libgl1-mesa-dri libglx-mesa0 python3-numpy
