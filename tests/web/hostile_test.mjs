@@ -768,7 +768,7 @@ async function checkFuzz({ browser, url, opts }) {
     const methods = ["getScenario", "setScenario", "loadArrays", "getTrace", "getView", "getProgress",
                      "setProgress", "getTraining", "loadTask", "setTraining", "train", "getQuiz", "answerQuiz",
                      "setStep", "focusHead", "setBatch", "setLayer", "setLanguage", "loadPreset", "presets", "getLink",
-                     "export", "exportFile", "exportPng", "stats", "layout", "layoutNow", "items", "getAccessible",
+                     "export", "exportFile", "exportPng", "stats", "layout", "layoutNow", "frames", "items", "getAccessible",
                      "on", "off"];
     const counts = { calls: 0, threw: 0, rejected: 0, pending: 0, ok: 0, refused: 0 };
     const problems = [];

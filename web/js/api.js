@@ -10,6 +10,7 @@ import { NAME } from "./params.js";
 import { typedFields } from "./typed.js";
 
 const EXPORT_PART_NUMBERS = 1 << 14; // per part of exportFile: some 200 KB of text, a few ms
+const FRAMES_WAIT_MS = 60000; // frames(n) gives up after this (a software renderer under load)
 const EXPORT_SLICE_MS = 20; // exportFile writes parts for this long between two frames
 export const MAX_NAME_CHARS = 64; // a lesson's, task's or control's name: longer ones are no name
 
@@ -383,6 +384,24 @@ export function createApi({ call, getJson, callWithText, isReady, limits, listen
       if (!isReady()) return failure(NOT_READY);
       call("ap_clear_frame_times", null, [], []);
       return success();
+    },
+    // For tests and tools: resolves once the canvas has drawn `n` more frames (1 to 60; an idle
+    // page sleeps, and this wakes it) with {ok: true, error: null, frames} (the count drawn
+    // then), or {ok: false, error} when they were not drawn within 60 s (a hidden page draws
+    // none).
+    async frames(n = 1) {
+      if (!isReady()) return failure(NOT_READY);
+      if (!Number.isInteger(n) || n < 1 || n > 60) return failure("n: must be an integer from 1 to 60");
+      const target = call("ap_draw_frames", "number", ["number"], [n]) + n;
+      const t0 = performance.now();
+      for (;;) {
+        const drawn = call("ap_frame_count", "number", [], []);
+        if (drawn >= target) return success({ frames: drawn });
+        if (performance.now() - t0 > FRAMES_WAIT_MS) {
+          return failure(`frames: ${target - drawn} of ${n} frames were not drawn within ${FRAMES_WAIT_MS / 1000} s`);
+        }
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+      }
     },
     // For tests and tools: the last recompute, frames drawn, heap size; where heatmaps are.
     stats() { return isReady() ? getJson("ap_stats") : failure(NOT_READY); },

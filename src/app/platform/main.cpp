@@ -56,10 +56,18 @@ namespace {
 bool g_sleeping = false;
 #endif
 // Frames drawn after an input: hover effects, ImGui's windows fitting their contents (two or
-// three frames) and a tooltip placed from its size in the frame before; half a second at 60 Hz.
-constexpr int kBusyFrames = 30;
+// three frames) and a tooltip placed from its size in the frame before. Half a second of
+// frames, and at least six: a count of frames alone (30, half a second at 60 Hz) kept a slow
+// machine drawing for seconds after each move of the mouse (a software renderer at 1440×900
+// draws 5 frames a second, so 30 frames took 6 s of both its cores).
+constexpr int kBusyFrames = 6;
+constexpr double kBusySeconds = 0.5;
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 void wake() {
   g_runtime.busy_frames = kBusyFrames;
+  g_runtime.busy_until = seconds_now() + kBusySeconds;
 #if defined(__EMSCRIPTEN__)
   if (g_sleeping) {
     g_sleeping = false;
@@ -275,8 +283,8 @@ bool frame(bool present) {
   const ImGuiIO& io = ImGui::GetIO();
   const bool held =
       std::any_of(std::begin(io.MouseDown), std::end(io.MouseDown), [](bool d) { return d; });
-  const bool busy =
-      g_runtime.busy_frames > 0 || g_runtime.app.animating() || g_runtime.frames_left > 0 || held;
+  const bool busy = g_runtime.busy_frames > 0 || seconds_now() < g_runtime.busy_until ||
+                    g_runtime.app.animating() || g_runtime.frames_left > 0 || held;
   if (!busy) return false;
   if (g_runtime.busy_frames > 0) --g_runtime.busy_frames;
   const auto t0 = std::chrono::steady_clock::now();
@@ -461,7 +469,8 @@ int main(int argc, char** argv) {
     std::printf("wrote %s (%dx%d)\n", screenshot.c_str(), g_runtime.fb_w, g_runtime.fb_h);
   } else {
     while (!glfwWindowShouldClose(g_runtime.window)) {
-      if (g_runtime.busy_frames > 0 || g_runtime.app.animating())
+      if (g_runtime.busy_frames > 0 || seconds_now() < g_runtime.busy_until ||
+          g_runtime.app.animating())
         glfwPollEvents();
       else
         glfwWaitEventsTimeout(0.25);

@@ -16,8 +16,9 @@ struct Runtime {
   App app;
   float css_w = 1, css_h = 1, dpr = 1, font_dpr = 0;
   int fb_w = 1, fb_h = 1;
-  int busy_frames = 0;  // frames still to draw after the last input
-  int frames_left = 0;  // frames to draw regardless (screenshots)
+  int busy_frames = 0;      // frames still to draw after the last input, at least
+  double busy_until = 0.0;  // ... and until this time (seconds, steady clock)
+  int frames_left = 0;      // frames to draw regardless (screenshots)
   long frame_count = 0;
   std::vector<float> frame_ms;  // CPU time of the last drawn frames (at most 240), for ap_stats
   std::string font_dir;

@@ -3,6 +3,7 @@
 // state are in web_api_state.cpp, those on the last drawn frame in web_api_frame.cpp).
 #include <emscripten/emscripten.h>
 
+#include <algorithm>
 #include <string>
 
 #include "app/platform/platform.h"
@@ -152,6 +153,18 @@ EMSCRIPTEN_KEEPALIVE void ap_clear_frame_times() {
 
 EMSCRIPTEN_KEEPALIVE void ap_wake() {
   ui::request_wake();
+}
+
+// Draws at least `n` more frames (1 to 60), the page idle or not; returns the frames drawn so
+// far, which the page's frames(n) waits to see grow by n.
+EMSCRIPTEN_KEEPALIVE double ap_draw_frames(int n) {
+  g_runtime.frames_left = std::max(g_runtime.frames_left, std::clamp(n, 1, 60));
+  ui::request_wake();
+  return static_cast<double>(g_runtime.frame_count);
+}
+
+EMSCRIPTEN_KEEPALIVE double ap_frame_count() {
+  return static_cast<double>(g_runtime.frame_count);
 }
 
 // The page wrote /fonts/cjk.ttf or a kept atlas: rebuild the atlas with the Chinese glyphs.
