@@ -107,19 +107,11 @@ function checkNoProblems(page, when) {
   if (page.problems.length > 0) fail(`${when}: ${page.problems.join("\n  ")}`);
 }
 
-// Wakes the app (setStep to the step it shows changes nothing but asks for frames), waits
-// until it has drawn two frames since, then a little for the compositor.
-async function waitForFrames(target, timeout = 10000) {
-  await target.evaluate(async (timeout) => {
-    const ap = window.attentionPlayground;
-    const start = ap.stats().frames, t0 = performance.now();
-    ap.setStep(ap.getView().step);
-    while (ap.stats().frames < start + 2) {
-      if (performance.now() - t0 > timeout) throw new Error(`no new frame in ${timeout} ms`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }, timeout);
-  await new Promise((r) => setTimeout(r, 100));
+// Waits until the app has drawn two more frames (frames(2) wakes an idle page and resolves
+// once they are drawn, in the animation frame after them: the screenshot shows them).
+async function waitForFrames(target) {
+  const r = await target.evaluate(() => window.attentionPlayground.frames(2));
+  if (!r || r.ok !== true) fail(`frames(2): ${r?.error ?? JSON.stringify(r)}`);
 }
 
 const luminance = (p, i) => 0.2126 * p[i] + 0.7152 * p[i + 1] + 0.0722 * p[i + 2];
@@ -296,7 +288,7 @@ async function openLinkPage(browser, url, link, what, context = null) {
   await page.evaluate(() => window.attentionPlayground.stats());
   const roundTrip = Date.now() - r0;
   if (roundTrip > 2000) fail(`${what}: a call into the page took ${roundTrip} ms`);
-  await waitForFrames(page, 5000);
+  await waitForFrames(page);
   return { page, readyMs };
 }
 

@@ -160,10 +160,7 @@ async function checkLayoutNow({ browser, url, pages }) {
     if (lang === "zh") await chineseGlyphs(p);
     const r = await p.evaluate(async () => {
       const ap = window.attentionPlayground;
-      const frames = async (n) => {
-        const start = ap.stats().frames;
-        while (ap.stats().frames < start + n) await new Promise((res) => setTimeout(res, 5));
-      };
+      const frames = (n) => ap.frames(n);
       const text = (layout) => {
         const latest = Math.max(...Object.values(layout).map((g) => g.frame));
         return Object.entries(layout).filter(([, g]) => g.frame === latest)

@@ -92,10 +92,7 @@ async function openHost(browser, url, version, launch, saved) {
     fail(`the playground in the course frame was not ready within ${TIMEOUT_MS / 1000} s`);
   }
   // Each answer's event has come once the app has drawn a few more frames.
-  const settle = () => frame.evaluate(async () => {
-    const ap = window.attentionPlayground, start = ap.stats().frames;
-    while (ap.stats().frames < start + 3) await new Promise((r) => setTimeout(r, 10));
-  });
+  const settle = () => frame.evaluate(() => window.attentionPlayground.frames(3));
   return { page, frame, settle };
 }
 

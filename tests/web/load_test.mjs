@@ -34,8 +34,8 @@ async function checkConsole({ page }) {
         const set = ap.setStep(step);
         if (!set.ok || set.step !== step) return `setStep(${step}) gave ${JSON.stringify(set)}`;
         for (let h = 0; h < (s.heads ?? 1); ++h) ap.focusHead(h);
-        const f0 = ap.stats().frames;
-        while (ap.stats().frames < f0 + 1) await new Promise((r) => setTimeout(r, 10));
+        const drawn = await ap.frames(1);
+        if (!drawn.ok) return `frames(1) at step ${step + 1}: ${drawn.error}`;
       }
       ap.setBatch(1);
       ap.getTrace();

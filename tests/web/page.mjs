@@ -45,17 +45,11 @@ export function checkNoProblems(page, when) {
   if (page.problems.length > 0) fail(`${when}: ${page.problems.join("\n  ")}`);
 }
 
-// Waits until the app has drawn two frames since now, then a little for the compositor.
+// Waits until the app has drawn two more frames (frames(2) wakes an idle page and resolves
+// once they are drawn, in the animation frame after them: the screenshot shows them).
 export async function waitForFrames(page) {
-  await page.evaluate(async (timeout) => {
-    const ap = window.attentionPlayground;
-    const start = ap.stats().frames, t0 = performance.now();
-    while (ap.stats().frames < start + 2) {
-      if (performance.now() - t0 > timeout) throw new Error(`no new frame in ${timeout} ms`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }, TIMEOUT_MS);
-  await page.waitForTimeout(100);
+  const r = await page.evaluate(() => window.attentionPlayground.frames(2));
+  if (!r || r.ok !== true) fail(`frames(2): ${r?.error ?? JSON.stringify(r)}`);
 }
 
 export async function screenshot(page) {

@@ -20,23 +20,23 @@ async function openPage(browser, url, viewport, dpr = DPR) {
   return page;
 }
 
-// Waits for the app to draw a few frames, so that the screenshot shows the latest state.
-async function settle(page, frames = 3, pause = 150) {
-  await page.evaluate(async (frames) => {
-    const ap = window.attentionPlayground;
-    const start = ap.stats().frames, t0 = performance.now();
-    while (ap.stats().frames < start + frames && performance.now() - t0 < 5000) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }, frames);
-  await page.waitForTimeout(pause);
+// Waits for the app to draw `frames` more frames (frames(n) wakes an idle page), so that the
+// screenshot shows the latest state; then `pause` ms more where a caller asks for it.
+async function settle(page, frames = 3, pause = 0) {
+  const r = await page.evaluate((n) => window.attentionPlayground.frames(n), frames);
+  if (!r || r.ok !== true) fail(`frames(${frames}): ${r?.error ?? JSON.stringify(r)}`);
+  if (pause > 0) await page.waitForTimeout(pause);
 }
+
+// A tap reaches the app as three mouse events two animation frames apart (web/js/input.js
+// sends them so, as Dear ImGui needs): the frames until the last of them has been drawn.
+const TAP_FRAMES = 8;
 
 // Lets the app go through `n` frames: drawn ones, or on a page marked `layoutOnly` laid out at
 // once without drawing (layoutNow: the frames' own code and the input that came, SwiftShader's
 // pixels left out; labels_test.mjs "layout-now" checks that they lay out what drawn frames do).
 async function frames(page, n) {
-  if (!page.layoutOnly) return settle(page, n, 0);
+  if (!page.layoutOnly) return settle(page, n);
   const r = await page.evaluate((k) => window.attentionPlayground.layoutNow(k), n);
   if (r && r.ok === false) fail(`layoutNow: ${r.error}`);
 }
@@ -463,12 +463,12 @@ async function checkTouch({ browser, url }) {
     const tab = await reveal(page, viewport, (i) => words.lessonTab.test(i.label));
     if (!tab) fail(`${lang}: no lesson tab`);
     await page.touchscreen.tap((tab.x0 + tab.x1) / 2, (tab.y0 + tab.y1) / 2);
-    await settle(page, 3, 0);
+    await settle(page, TAP_FRAMES);
     await look("lesson tab");
     const next = (await itemsNow(page)).find((i) => i.label === words.next);
     if (!next) fail(`${lang}: no "${words.next}" in the lesson tab`);
     await page.touchscreen.tap((next.x0 + next.x1) / 2, (next.y0 + next.y1) / 2);
-    await settle(page, 3, 0);
+    await settle(page, TAP_FRAMES);
     const place = (await itemsNow(page)).find((i) => i.id === "lesson.place");
     if (!place || !place.label.match(words.place) || Number(place.label.match(words.place)[1]) !== 2) {
       fail(`${lang}: a tap on "${words.next}" did not open lesson 2 (${place?.label})`);
@@ -525,7 +525,7 @@ async function checkTouchGestures({ browser, url }) {
   const tab = await reveal(page, viewport, (i) => LESSON_WORDS.en.lessonTab.test(i.label));
   if (!tab) fail("no lesson tab");
   await page.touchscreen.tap((tab.x0 + tab.x1) / 2, (tab.y0 + tab.y1) / 2);
-  await settle(page, 3, 0);
+  await settle(page, TAP_FRAMES);
   // One finger up the panel, starting on a button: the panel follows the finger, nothing is pressed.
   const reset = await find((i) => i.label === "Reset to the preset", '"Reset to the preset"');
   const opened = async () => (await itemsNow(page)).filter((i) => i.openable).map((i) => `${i.label}:${i.open}`).join();
@@ -551,7 +551,7 @@ async function checkTouchGestures({ browser, url }) {
   const next = await reveal(page, viewport, (i) => i.label === LESSON_WORDS.en.next);
   if (!next) fail(`no "${LESSON_WORDS.en.next}"`);
   await page.touchscreen.tap((next.x0 + next.x1) / 2, (next.y0 + next.y1) / 2);
-  await settle(page, 3, 0);
+  await settle(page, TAP_FRAMES);
   const place = (await itemsNow(page)).find((i) => i.id === "lesson.place");
   if (Number(place?.label.match(LESSON_WORDS.en.place)?.[1]) !== 2) fail(`a tap on Next did not open lesson 2 (${place?.label})`);
   seen.push("a tap on Next opens lesson 2");
@@ -573,7 +573,7 @@ async function checkTouchGestures({ browser, url }) {
   if (!stepTab) fail("no step tab");
   await page.touchscreen.tap((stepTab.x0 + stepTab.x1) / 2, (stepTab.y0 + stepTab.y1) / 2);
   await ap(() => window.attentionPlayground.setStep(2));
-  await settle(page, 3, 0);
+  await settle(page, TAP_FRAMES);
   // The step's matrix as the last frame drew it (the tab that shows it may take a few frames).
   const grid = async (when) => {
     let layout = {}, frames = 0;

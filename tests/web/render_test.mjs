@@ -390,13 +390,12 @@ async function checkMotion({ browser, url, pages }) {
   const watch = (p, step) => p.evaluate(async (step) => {
     const ap = window.attentionPlayground;
     ap.setStep(step - 1);
-    const wait = async (n) => { const f = ap.stats().frames; while (ap.stats().frames < f + n) await new Promise((r) => setTimeout(r, 5)); };
-    await wait(2);
+    await ap.frames(2);
     ap.setStep(step);
     const ts = [];
     const t0 = performance.now();
     for (let k = 0; k < 200; ++k) {
-      await wait(1);
+      await ap.frames(1);
       const t = ap.stats().transition;
       ts.push(t ? t.t : null);
       if (!t) break;
