@@ -14,8 +14,14 @@ import { decodePng } from "./png.mjs";
 
 const VIEWPORT = { width: 800, height: 600 };
 const TIMEOUT_MS = 30000;
-const SETTLE_MS = 600;  // several frames (40-180 ms each in SwiftShader): the app's events have come
+const SETTLE_FRAMES = 3;  // the app's events arrive a frame or more after a key: three drawn frames
 const RING = [0x3b, 0x73, 0xe6];  // #canvas:focus-visible in web/app.css
+
+// Waits until the canvas has drawn SETTLE_FRAMES more frames (frames(n) wakes an idle page).
+async function settle(target) {
+  const r = await target.evaluate((n) => window.attentionPlayground.frames(n), SETTLE_FRAMES);
+  if (!r || r.ok !== true) fail(`frames(${SETTLE_FRAMES}): ${r?.error ?? JSON.stringify(r)}`);
+}
 
 async function openPage(target, url) {
   const page = watchProblems(await target.newPage({ viewport: VIEWPORT, reducedMotion: "reduce" }));
@@ -90,9 +96,9 @@ async function tabsOut(page, what, max = 80) {
 // focus must be on `want` (a name from focusedIn), never on the body.
 async function pressAndKeep(page, key, want, what, seen) {
   await page.keyboard.press(key);
-  await page.waitForTimeout(SETTLE_MS);
+  await settle(page);
   const { name, text } = await focusedIn(page);
-  if (name !== want) fail(`${what}: ${SETTLE_MS} ms after ${key} the focus is on ${name} ("${text}"), not ${want}`);
+  if (name !== want) fail(`${what}: ${SETTLE_FRAMES} frames after ${key} the focus is on ${name} ("${text}"), not ${want}`);
   seen.push(what);
 }
 
@@ -171,7 +177,7 @@ async function checkTableFocus({ browser, url }) {
   const lesson = await ap(() => window.attentionPlayground.getView().lesson);
   if (lesson !== "learned_previous_token") fail(`the next lesson's button loaded "${lesson}"`);
   checkNoProblems(page, "table-focus");
-  ok(`table-focus: the focus stayed on each control ${SETTLE_MS} ms after ${seen.join(", ")} (the ` +
+  ok(`table-focus: the focus stayed on each control ${SETTLE_FRAMES} frames after ${seen.join(", ")} (the ` +
      `verdict after the answer); ${trained.t.step - before} training steps in 5 s redrew the table view ` +
      `${trained.redraws} times`);
 }
@@ -317,12 +323,12 @@ async function checkFocusRing({ browser, url }) {
   const clip = { x: Math.max(0, box.x - 4), y: Math.max(0, box.y - 4) };
   clip.width = Math.min(VIEWPORT.width, box.x + box.width + 4) - clip.x;
   clip.height = Math.min(VIEWPORT.height, box.y + box.height + 4) - clip.y;
-  await page.waitForTimeout(300);
+  await settle(page);
   const focused = decodePng(await page.screenshot({ clip }));
   await page.keyboard.press("Shift+Tab");  // out of the page: the canvas loses the focus
   const after = await focusedIn(page);
   if (after.name === "#canvas") fail("Shift+Tab left the focus on the canvas");
-  await page.waitForTimeout(300);
+  await settle(page);
   const plain = decodePng(await page.screenshot({ clip }));
   const near = (p) => Math.max(...p.map((v, i) => Math.abs(v - RING[i]))) <= 40;
   const ringed = (band) => band.slice(0, 4).some(near);
@@ -352,7 +358,9 @@ async function checkFocusRing({ browser, url }) {
 
 async function checkHeading({ browser, url }) {
   const page = await openPage(browser, `${url}?preset=why_so_tall`);
-  await page.waitForTimeout(SETTLE_MS);  // the loading card has faded out, its title with it
+  // The loading card has faded out, its title with it.
+  await page.waitForFunction(() => getComputedStyle(document.getElementById("overlay")).visibility === "hidden",
+                             null, { timeout: TIMEOUT_MS, polling: 50 });
   const cdp = await page.context().newCDPSession(page);
   const h1 = async () => {
     const { nodes } = await cdp.send("Accessibility.getFullAXTree");
@@ -363,7 +371,7 @@ async function checkHeading({ browser, url }) {
   const en = await h1();
   if (en.length !== 1 || en[0] !== "Attention Playground") fail(`the page's h1 headings are ${JSON.stringify(en)}`);
   await page.evaluate(() => window.attentionPlayground.setLanguage("zh"));
-  await page.waitForTimeout(SETTLE_MS);
+  await settle(page);
   const zh = await h1();
   if (zh.length !== 1 || zh[0] !== "注意力游乐场") fail(`in Chinese the page's h1 headings are ${JSON.stringify(zh)}`);
   checkNoProblems(page, "heading");
@@ -438,7 +446,7 @@ async function checkEveryControl({ browser, url }) {
   await page.keyboard.press("Enter");
   for (let t = 0; t < 50 && chosen.length === choosers; ++t) await page.waitForTimeout(100);
   if (chosen.length === choosers) fail("Enter on Open a file… opened no file chooser");
-  await page.waitForTimeout(SETTLE_MS);
+  await settle(page);
   if ((await focusedIn(page)).name !== "#a11y-control-open") fail("after Open a file… the focus moved");
   seen.push("Open a file…");
 
@@ -491,7 +499,7 @@ async function checkLayer({ browser, url }) {
   const heading = await page.evaluate(() => window.attentionPlayground.getAccessible().heading);
   if (!heading.startsWith("Layer 2 of 2")) fail(`the heading after ↓ reads "${heading}"`);
   await page.keyboard.press("Tab");
-  await page.waitForTimeout(SETTLE_MS);
+  await settle(page);
   if ((await focusedIn(page)).name === "#a11y-control-layer") fail("Tab stayed on the layer select");
   checkNoProblems(page, "layer");
   await context.close();
@@ -522,7 +530,7 @@ async function checkPictureCurve({ browser, url }) {
       await tabTo(page, (n) => n === id, what);
       for (const key of keys) await pressAndKeep(page, key, id, what, seen);
       await page.keyboard.press("Escape");
-      await page.waitForTimeout(SETTLE_MS);
+      await settle(page);
       if (await ap(() => document.getElementById("a11y").classList.contains("shown"))) fail("Escape left the table view open");
     };
     await inTable("#a11y-control-view", ["ArrowDown"], `${preset}: the ${tab} tab`);
@@ -567,7 +575,7 @@ async function checkDecoderKeys({ browser, url }) {
   // (laid out at once: an idle page draws no frame to record, and waiting for one to come
   // read nothing in 3 of 5 runs here).
   const canvas = async () => {
-    await page.waitForTimeout(SETTLE_MS);
+    await settle(page);
     const items = await ap(() => {
       const a = window.attentionPlayground;
       a.items();  // the first call starts the record
@@ -605,7 +613,7 @@ async function checkDecoderKeys({ browser, url }) {
   // Shift+Tab comes back to the view's last control, and Escape from there closes the view.
   await tabTo(page, (n) => n.startsWith("#a11y-control-"), "the table view's last control", { max: 3, back: true });
   await page.keyboard.press("Escape");
-  await page.waitForTimeout(SETTLE_MS);
+  await settle(page);
   if (await ap(() => document.getElementById("a11y").classList.contains("shown"))) fail("Escape left the table view open");
   checkNoProblems(page, "decoder");
   await context.close();

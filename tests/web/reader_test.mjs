@@ -16,7 +16,7 @@ import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
 
 const VIEWPORT = { width: 800, height: 600 };
 const TIMEOUT_MS = 30000;
-const SETTLE_MS = 600;  // several frames (40-180 ms each in SwiftShader): the app's events have come
+const SETTLE_FRAMES = 3;  // the app's events arrive a frame or more after a key: three drawn frames
 const PROGRESS_GAP_MS = 8000;  // the live region's training lines while playing: at most one per 8 s
 
 async function openPage(browser, url) {
@@ -63,11 +63,17 @@ async function tabTo(page, want, { max = 60, back = false } = {}) {
   fail(`${max} presses of ${back ? "Shift+Tab" : "Tab"} never reached ${want} (passed ${passed.join(" ")})`);
 }
 
+// Waits until the canvas has drawn SETTLE_FRAMES more frames (frames(n) wakes an idle page).
+async function settle(page) {
+  const r = await page.evaluate((n) => window.attentionPlayground.frames(n), SETTLE_FRAMES);
+  if (!r || r.ok !== true) fail(`frames(${SETTLE_FRAMES}): ${r?.error ?? JSON.stringify(r)}`);
+}
+
 async function press(page, key, keep) {
   await page.keyboard.press(key);
-  await page.waitForTimeout(SETTLE_MS);
+  await settle(page);
   const name = await focusedIn(page);
-  if (keep && name !== keep) fail(`${SETTLE_MS} ms after ${key} the focus is on ${name}, not ${keep}`);
+  if (keep && name !== keep) fail(`${SETTLE_FRAMES} frames after ${key} the focus is on ${name}, not ${keep}`);
 }
 
 const heard = (page) => page.evaluate(() => window.heard);
@@ -183,7 +189,7 @@ async function trainIn(browser, url, lang) {
   }
 
   // The table view's training paragraph says the same.
-  await page.waitForTimeout(SETTLE_MS);
+  await settle(page);
   const paragraph = await ap(() => document.querySelector("#a11y-body #a11y-training")?.textContent ?? null);
   if (paragraph !== expected) fail(`${lang}: the table view's training paragraph says ${JSON.stringify(paragraph)}, expected "${expected}"`);
   const focus = await focusedIn(page);
