@@ -14,10 +14,29 @@ const DPR = 2; // the canvas drawn at twice the pixels: small UI text reads reli
 async function openPage(browser, url, viewport, dpr = DPR) {
   const context = await browser.newContext({ viewport, deviceScaleFactor: dpr, reducedMotion: "reduce" });
   const page = watchProblems(await context.newPage());
+  await context.addInitScript(HOLDABLE_FRAMES);
   await page.goto(url);
   await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
   await page.evaluate(() => window.attentionPlayground.ready);
   return page;
+}
+
+// Frames a page can be told to stop drawing (layoutOnly below): requestAnimationFrame's
+// callbacks wait while window.apHoldFrames is set, so the app's main loop (Emscripten runs it
+// from requestAnimationFrame) draws nothing; layoutNow() still runs the frames' code.
+function HOLDABLE_FRAMES() {
+  const raf = window.requestAnimationFrame.bind(window);
+  window.apHoldFrames = false;
+  window.requestAnimationFrame = (callback) => (window.apHoldFrames ? 0 : raf(callback));
+}
+
+// From now on the page's frames are laid out at once without drawing (layoutNow: the frames'
+// own code and the input that came; labels_test.mjs "layout-now" checks that they lay out
+// what drawn frames do), and no frame is drawn between them: the clicks and keys reach the
+// app only in the frames the check lays out, and SwiftShader draws nothing meanwhile.
+async function layoutOnly(page) {
+  page.layoutOnly = true;
+  await page.evaluate(() => { window.apHoldFrames = true; });
 }
 
 // Waits for the app to draw `frames` more frames (frames(n) wakes an idle page), so that the
@@ -26,6 +45,18 @@ async function settle(page, frames = 3, pause = 0) {
   const r = await page.evaluate((n) => window.attentionPlayground.frames(n), frames);
   if (!r || r.ok !== true) fail(`frames(${frames}): ${r?.error ?? JSON.stringify(r)}`);
   if (pause > 0) await page.waitForTimeout(pause);
+}
+
+// Waits until `fn(arg)` holds in the page (polled every 100 ms), at most `ms`; returns the
+// seconds it took, or null when it never held (the caller's check then says what is wrong).
+async function until(page, fn, arg = null, ms = 30000) {
+  const t0 = Date.now();
+  try {
+    await page.waitForFunction(fn, arg, { timeout: ms, polling: 100 });
+  } catch {
+    return null;
+  }
+  return (Date.now() - t0) / 1000;
 }
 
 // A tap reaches the app as three mouse events two animation frames apart (web/js/input.js
@@ -85,7 +116,7 @@ async function checkTrainButton({ browser, url }) {
       fail(`${lang}: no "${train}" button beside "${step}" or "${reset}" on screen (read: ${all.map((w) => w.text).join(" ").slice(0, 400)})`);
     }
     await click(page, button);
-    await page.waitForTimeout(1500);
+    const took = await until(page, () => window.attentionPlayground.getTraining().step >= 5);
     await settle(page);
     const playing = await page.evaluate(() => window.attentionPlayground.getTraining());
     if (!playing.playing || playing.step < 5) {
@@ -111,7 +142,7 @@ async function checkTrainButton({ browser, url }) {
     }
     if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
     ok(`train-button (${lang}): "${train}" found on screen at (${Math.round(button.x0)}, ${Math.round(button.y0)}) and ` +
-       `clicked: ${playing.step} steps in 1.5 s, loss ${playing.loss.toExponential(2)}; "${pause}" stops it at step ${paused.step}`);
+       `clicked: ${playing.step} steps in ${took?.toFixed(1)} s, loss ${playing.loss.toExponential(2)}; "${pause}" stops it at step ${paused.step}`);
     await page.context().close();
   }
 }
@@ -160,10 +191,13 @@ async function checkHardTrain({ browser, url }) {
       fail(`${lang}: after the click the scenario's hard is ${JSON.stringify(scenario.hard)}`);
     }
     await press(w.train, trainButton);
-    await page.waitForTimeout(1500);
+    const took = await until(page, () => {
+      const t = window.attentionPlayground.getTraining();
+      return t.step >= 20 && t.loss < 0.01;
+    });
     await settle(page);
     const t = await ap(() => window.attentionPlayground.getTraining());
-    if (t.step < 20) fail(`${lang}: Train straight through took ${t.step} steps in 1.5 s (${JSON.stringify(t).slice(0, 200)})`);
+    if (t.step < 20) fail(`${lang}: Train straight through took ${t.step} steps in 30 s (${JSON.stringify(t).slice(0, 200)})`);
     const weights = await ap(() => window.attentionPlayground.getTrace().heads[0].weights);
     const notOneHot = weights.flat().filter((row) => row.filter((v) => v === 1).length !== 1 || row.some((v) => v !== 0 && v !== 1));
     if (notOneHot.length) fail(`${lang}: after training ${notOneHot.length} rows are not one-hot: ${JSON.stringify(notOneHot[0])}`);
@@ -177,13 +211,13 @@ async function checkHardTrain({ browser, url }) {
     if (noisy?.estimator !== "gumbel") fail(`${lang}: after "${w.gumbel}" the scenario's hard is ${JSON.stringify(noisy)}`);
     const before = (await ap(() => window.attentionPlayground.getTraining())).step;
     await press(w.train, trainButton);
-    await page.waitForTimeout(1000);
+    await until(page, (b) => window.attentionPlayground.getTraining().step > b, before);
     await settle(page);
     const g = await ap(() => window.attentionPlayground.getTraining());
     if (!(g.step > before)) fail(`${lang}: Train with Gumbel noise took no step (${before} → ${g.step})`);
     if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
     ok(`hard-train (${lang}): "${w.hard}" and Train clicked: nothing trained, the panel says "${w.said}"; ` +
-       `"${w.straight}" clicked, Train: ${t.step} steps in 1.5 s, loss ${t.loss.toExponential(2)}, every row one-hot; ` +
+       `"${w.straight}" clicked, Train: ${t.step} steps in ${took?.toFixed(1)} s, loss ${t.loss.toExponential(2)}, every row one-hot; ` +
        `"${w.gumbel}" clicked, Train: ${g.step - before} more steps with its noise`);
     await page.context().close();
   }
@@ -312,8 +346,8 @@ async function checkLessons({ browser, url }, sizes, { questions = true } = {}) 
       // At the screen's own pixels: nothing is read back as an image here, and frames cost less.
       const page = await openPage(browser, `${url}?preset=why_so_tall&lang=${lang}`, viewport, 1);
       // Laid out, not drawn: what is read is items(), where the frames put each control.
-      page.layoutOnly = true;
       if (lang === "zh") await chineseGlyphs(page);
+      await layoutOnly(page);
       const lessons = await page.evaluate(() => window.attentionPlayground.presets());
       const narrow = viewport.width < 720;
       let asked = 0, walked = 0;
@@ -618,7 +652,7 @@ async function checkClicks({ browser, url }) {
   const seen = [];
   for (const lang of ["en", "zh"]) {
     const page = await openPage(browser, `${url}?preset=self_attention&lang=${lang}`, viewport, 1);
-    page.layoutOnly = true;  // items() read, the pixels not: frames laid out, not drawn
+    await layoutOnly(page);  // items() read, the pixels not: frames laid out, not drawn
     const problems = [];
     const inControls = (i) => /controls/.test(i.window) && !i.text;
     // The sections: every closed header opened by a click.
@@ -779,11 +813,8 @@ async function checkLayers({ browser, url }) {
   const t0 = Date.now();
   await click(page, button);
   let tr = null;
-  while (Date.now() - t0 < 60000) {
-    await page.waitForTimeout(1000);
-    tr = await page.evaluate(() => window.attentionPlayground.getTraining());
-    if (tr.step >= 300) break;
-  }
+  await until(page, () => window.attentionPlayground.getTraining().step >= 300, null, 60000);
+  tr = await page.evaluate(() => window.attentionPlayground.getTraining());
   await click(page, button);  // the same button, "Pause" now
   await settle(page);
   if (!tr || tr.step < 100) fail(`induction: the Train button trained ${tr?.step} steps in 60 s`);
@@ -921,7 +952,7 @@ async function checkCurve({ browser, url }) {
     }
     if (!train) fail(`${lang}: no "${trainWord}" button on screen on step 8`);
     await clickItem(page, train);
-    await page.waitForTimeout(2000);
+    await until(page, () => window.attentionPlayground.getScenario().sigma < 0.6);
     await settle(page);
     const sigma = (await ap(() => window.attentionPlayground.getScenario())).sigma;
     if (!(sigma < 0.6)) fail(`${lang}: after Train σ is ${sigma} (the lesson says it learns about 0.385)`);
