@@ -7,11 +7,13 @@
 #   4. the scenario parser, the link codec, the JS API, the NumPy reader and the number reader
 #      under libFuzzer (AP_FUZZ_SECONDS each, 30), built in the sanitizers' tree.
 #
-# After the native and WebAssembly builds the work runs in two lanes side by side: the browser
-# checks (one browser at a time: they time frames), and everything else at a lower priority
-# (the native and node suites, the sanitizers' build and suites, the fuzzers), which takes the
-# processor time the browser leaves. At the end it prints each phase's minutes and the slowest
-# tests (scripts/test_report.mjs); the logs and JUnit files stay in build/test-logs/.
+# The browser checks need only the native CLI and the staged site, so those are built first;
+# then the work runs in two lanes side by side: the site's build and the browser checks (one
+# browser at a time: they time frames) at the normal priority, and everything else at a lower
+# one (the rest of the native tree and its suites, the sanitizers' and fuzzers' tree and its
+# suites, the WebAssembly test programs and their suites under node), which takes the processor
+# time the browser leaves. At the end it prints each phase's minutes and the slowest tests
+# (scripts/test_report.mjs); the logs and JUnit files stay in build/test-logs/.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -51,20 +53,21 @@ run_ctest() {
 }
 
 phase "setup" setup ./scripts/setup.sh || { report; exit 1; }
-phase "build: native" build bash -c 'cmake --preset native-release >/dev/null && cmake --build --preset native-release -j "$0"' "$jobs" || { report; exit 1; }
-phase "build: WebAssembly" build bash -c 'cmake --preset wasm-release >/dev/null && cmake --build --preset wasm-release -j "$0"' "$jobs" || { report; exit 1; }
+# What the browser checks need first: the native CLI (they compare with it) and the site.
+phase "build: native CLI" build bash -c \
+  'cmake --preset native-release >/dev/null && cmake --build --preset native-release -j "$0" --target attention-cli' \
+  "$jobs" || { report; exit 1; }
 
-# The browser lane: every test of tests/web (labelled "browser"), one browser at a time.
-browser_lane() {
-  phase "tests: browser (Chromium, Firefox, WebKit)" browser \
-    run_ctest "--test-dir build/wasm/tests/web" wasm-browser -j "$jobs"
-}
-
-# The other lane, at a lower priority than the browser's.
+# The other lane, beside the browser's at a lower priority: the rest of the native tree and its
+# tests, the sanitizers' and fuzzers' tree and theirs, then the WebAssembly test programs (in
+# the tree the site was built in, once that build has finished) and their suites under node.
 other_lane() {
   local s=0
-  phase "tests: native" other run_ctest "--preset native-release" native -j "$jobs" || s=1
-  phase "tests: WebAssembly under node" other run_ctest "--preset wasm-release" wasm-node -j "$jobs" -LE browser || s=1
+  if phase "build: native" other cmake --build --preset native-release -j "$jobs"; then
+    phase "tests: native" other run_ctest "--preset native-release" native -j "$jobs" || s=1
+  else
+    s=1
+  fi
   if phase "build: sanitizers and fuzzers" other bash -c \
       'cmake --preset native-debug -DAP_FUZZ_SECONDS="$1" >/dev/null && cmake --build --preset native-debug -j "$0" >/dev/null' \
       "$jobs" "${AP_FUZZ_SECONDS:-30}"; then
@@ -73,21 +76,40 @@ other_lane() {
   else
     s=1
   fi
+  # One build at a time in a tree: wait for the site's.
+  while [ ! -e "$logs/site.done" ]; do sleep 2; done
+  if [ "$(cat "$logs/site.done")" = 0 ] &&
+     phase "build: WebAssembly tests" other bash -c \
+       'cmake --build --preset wasm-release -j "$0" --target attention-cli && make -C build/wasm/tests -j "$0" >/dev/null' "$jobs"; then
+    phase "tests: WebAssembly under node" other run_ctest "--preset wasm-release" wasm-node -j "$jobs" -LE browser || s=1
+  else
+    s=1
+  fi
   return "$s"
 }
 
-browser_lane >"$logs/browser-lane.log" 2>&1 &
-browser_pid=$!
-status=0
-# (a shell function cannot be run by nice: the subshell lowers its own priority, and the lane's
-# commands inherit it)
 (
   renice -n 10 -p "$BASHPID" >/dev/null 2>&1
   other_lane
-) || status=1
-wait "$browser_pid" || status=1
-echo "== the browser lane's output"
-cat "$logs/browser-lane.log"
+) >"$logs/other-lane.log" 2>&1 &
+other_pid=$!
+status=0
+
+# The site (every app build, the threaded tree, the staged pages), at the normal priority; then
+# the browser checks, one browser at a time.
+phase "build: WebAssembly site" build bash -c \
+  'cmake --preset wasm-release >/dev/null && cmake --build --preset wasm-release -j "$0" --target site' "$jobs"
+site=$?
+echo "$site" >"$logs/site.done"
+if [ "$site" = 0 ]; then
+  phase "tests: browser (Chromium, Firefox, WebKit)" browser \
+    run_ctest "--test-dir build/wasm/tests/web" wasm-browser -j "$jobs" -L browser || status=1
+else
+  status=1
+fi
+wait "$other_pid" || status=1
+echo "== the other lane's output"
+cat "$logs/other-lane.log"
 report
 if [ "$status" = 0 ]; then echo "test: all suites passed"; else echo "test: FAILED"; fi
 exit "$status"
