@@ -473,8 +473,12 @@ print(json.dumps({"npz": base64.b64encode(z.getvalue()).decode(),
       dt.items.add(new File([data], name));
       window.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
     };
+    // The page reads a dropped file asynchronously: until the scenario changes (3 s at most).
+    const was = JSON.stringify(ap.getScenario());
     drop("keys.npy", bytes(npy));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const t0 = performance.now(); JSON.stringify(ap.getScenario()) === was && performance.now() - t0 < 3000;) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const dropped = ap.getScenario();
     const before = JSON.stringify(dropped);
     const cut = bytes(npz).slice(0, 500);
@@ -522,7 +526,9 @@ print(base64.b64encode(z.getvalue()).decode())
     const dt = new DataTransfer();
     dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], "state.npz"));
     window.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const t0 = performance.now(); ap.getScenario().title?.en !== "Your data: state.npz" && performance.now() - t0 < 3000;) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const s = ap.getScenario();
     return { before, adds: adds(), title: s.title?.en, layers: s.layers.length,
              zero: s.layers[0].W_o.flat().every((v) => v === 0),

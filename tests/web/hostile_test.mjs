@@ -244,7 +244,7 @@ async function checkPlanted({ browser, url }) {
     // The next start meets nothing bad: no notice.
     await page.reload();
     await waitReady(page);
-    await page.waitForTimeout(300);
+    await page.evaluate(() => window.attentionPlayground.frames(3));
     const again = await page.evaluate(() => window.attentionPlayground.stats().notice);
     if (again) fail(`planted ${what}: the next start shows "${again}" again`);
     await page.close();

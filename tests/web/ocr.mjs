@@ -81,7 +81,7 @@ export async function noticeOnScreen(page, words, when) {
     const notice = await page.evaluate(() => window.attentionPlayground.stats().notice);
     fail(`${when}: no notice with "${words}" (the notice is "${notice}")`);
   }
-  await page.waitForTimeout(300);
+  await page.evaluate(() => window.attentionPlayground.frames(3));  // the notice drawn
   const seen = readScreen(await page.screenshot());
   const want = words.toLowerCase();
   // Tesseract reads most words of a sentence; ask for the distinctive ones.

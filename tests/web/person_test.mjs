@@ -82,9 +82,9 @@ async function find(page, text, lang, clip = null) {
 
 async function click(page, word) {
   await page.mouse.move((word.x0 + word.x1) / 2, (word.y0 + word.y1) / 2);
-  await page.waitForTimeout(100);  // ImGui presses what was under the mouse the frame before
+  await frames(page, 1);  // ImGui presses what was under the mouse the frame before
   await page.mouse.down();
-  await page.waitForTimeout(100);
+  await frames(page, 1);
   await page.mouse.up();
 }
 
@@ -247,7 +247,7 @@ async function itemWhen(page, wanted, ms = 30000) {
     // An idle page draws no frame, and a record of the items needs one: the pointer moved
     // over the title bar's left end, which nothing there answers, wakes it.
     await page.mouse.move(4 + (n % 2), 4);
-    await page.waitForTimeout(250);
+    await frames(page, 1);
   }
 }
 
@@ -813,7 +813,11 @@ async function checkLayers({ browser, url }) {
   const t0 = Date.now();
   await click(page, button);
   let tr = null;
-  await until(page, () => window.attentionPlayground.getTraining().step >= 300, null, 60000);
+  // Until it has learned what the check asks: 100 steps at least and the loss under 1.5.
+  await until(page, () => {
+    const t = window.attentionPlayground.getTraining();
+    return t.step >= 100 && t.loss < 1.5;
+  }, null, 60000);
   tr = await page.evaluate(() => window.attentionPlayground.getTraining());
   await click(page, button);  // the same button, "Pause" now
   await settle(page);
@@ -827,8 +831,9 @@ async function checkLayers({ browser, url }) {
 
 // A lesson opened at `size` in `lang`, its tab `tabWord` clicked where the canvas draws it
 // (the view then says `tabId`).
-async function openOnTab(browser, url, preset, lang, size, tabWord, tabId) {
-  const page = await openPage(browser, `${url}?preset=${preset}&lang=${lang}`, size);
+// `dpr` 2 where the check reads text back with OCR; 1 where it reads items() and colours.
+async function openOnTab(browser, url, preset, lang, size, tabWord, tabId, dpr = 1) {
+  const page = await openPage(browser, `${url}?preset=${preset}&lang=${lang}`, size, dpr);
   if (lang === "zh") await chineseGlyphs(page);
   await settle(page);
   const tab = await itemWhen(page, (i) => i.tab && i.label === tabWord);
@@ -908,7 +913,7 @@ async function checkCurve({ browser, url }) {
   const seen = [];
   for (const [lang, tabWord, trainWord, size] of [["en", "Curve", "Train", { width: 1440, height: 900 }],
                                                   ["zh", "曲线", "训练", { width: 800, height: 600 }]]) {
-    const page = await openOnTab(browser, url, "nadaraya_watson", lang, size, tabWord, "curve");
+    const page = await openOnTab(browser, url, "nadaraya_watson", lang, size, tabWord, "curve", DPR);
     const ap = (f, ...a) => page.evaluate(f, ...a);
     let g = (await ap(() => window.attentionPlayground.layout())).curve;
     if (!g || g.cols !== 20) fail(`${lang}: the curve is not drawn with its 20 points: ${JSON.stringify(g)}`);
