@@ -94,7 +94,7 @@ async function checkIsolated(page) {
 // view's button, Enter opens the view, Enter answers the question (the focus on its verdict),
 // ↓ on the step, Space on the causal mask, Escape back to the canvas; no key leaves the
 // focus on <body>.
-const SETTLE_MS = 600;  // the app's events come a frame or more after a key, then the view redraws
+const SETTLE_FRAMES = 3;  // the app's events come a frame or more after a key, then the view redraws
 async function checkKeyboard(page, url) {
   const t0 = Date.now();
   await page.goto(`${url}?preset=why_so_tall&step=3`);
@@ -124,12 +124,12 @@ async function checkKeyboard(page, url) {
     }
     fail(`firefox: keyboard: ${max} presses of Tab never reached ${what} (passed ${passed.join(" ")})`);
   };
-  // A key that acts: the focus must be on `want` at once and SETTLE_MS later.
+  // A key that acts: the focus must be on `want` at once and SETTLE_FRAMES drawn frames later.
   const act = async (key, name, want, what) => {
     const from = await press(key, name, what);
-    for (const when of ["at once", `${SETTLE_MS} ms`]) {
+    for (const when of ["at once", `${SETTLE_FRAMES} frames`]) {
       if (when !== "at once") {
-        await new Promise((r) => setTimeout(r, SETTLE_MS));
+        await evaluate(page, (n) => window.attentionPlayground.frames(n), SETTLE_FRAMES);
         at = await focused();
       }
       if (at !== want) fail(`firefox: keyboard: ${when} after ${name} on ${from} (${what}) the focus is on ${at}, not ${want}`);
@@ -153,7 +153,7 @@ async function checkKeyboard(page, url) {
   if ((await ap(() => window.attentionPlayground.getScenario().causal)) !== true) fail("firefox: keyboard: Space left the causal mask off");
   await act("Escape", "Escape", "#canvas", "closes the view");
   if (await ap(() => document.getElementById("a11y").classList.contains("shown"))) fail("firefox: keyboard: Escape left the table view open");
-  ok(`firefox: from the keyboard alone (${tabs} Tabs, which reach every button and control), the focus kept ${SETTLE_MS} ms ` +
+  ok(`firefox: from the keyboard alone (${tabs} Tabs, which reach every button and control), the focus kept ${SETTLE_FRAMES} frames ` +
      `after each key and never on <body>: ${done.join(", ")} (step ${step0 + 1} → ${step1 + 1}; ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 }
 
@@ -184,7 +184,9 @@ try {
   const t0 = Date.now();
   await page.goto(`${server.url}?preset=padded_batch&step=6`);
   await page.waitForFunction(() => window.attentionPlayground?.isReady === true, { timeout: READY_MS, polling: 200 });
-  await new Promise((r) => setTimeout(r, 1500));
+  // Three frames drawn (frames(n) wakes an idle page): the step's picture is on the canvas.
+  const drawn = await evaluate(page, () => window.attentionPlayground.frames(3));
+  if (!drawn?.ok) fail(`firefox: frames(3): ${JSON.stringify(drawn)}`);
   const img = decodePng(await page.screenshot());
   const colours = new Set();
   for (let i = 0; i < img.pixels.length; i += 16) colours.add(img.pixels.slice(i, i + 3).join(","));
