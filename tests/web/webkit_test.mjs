@@ -464,7 +464,13 @@ async function walkLesson(wk, name) {
 // (else Option+Tab); WebKitGTK's Tab reaches them (its tabs-to-links setting is on), as the
 // check finds.
 const KEYS = { Tab: "\uE004", Enter: "\uE007", Escape: "\uE00C", "↓": "\uE015", Space: "\uE00D" };
-const SETTLE_MS = 600;  // the app's events come a frame or more after a key, then the view redraws
+const SETTLE_FRAMES = 3;  // the app's events come a frame or more after a key, then the view redraws
+
+// Waits until the page has drawn `n` more frames (frames(n) wakes an idle page).
+async function drawn(wk, n, where) {
+  const r = await wk.run((k) => window.attentionPlayground.frames(k), n);
+  if (!r?.ok) fail(`${where}: frames(${n}): ${JSON.stringify(r)}`);
+}
 async function checkKeyboard(wk, url) {
   const t0 = Date.now();
   await wk.navigate(`${url}?preset=why_so_tall&step=3`);
@@ -495,12 +501,12 @@ async function checkKeyboard(wk, url) {
     }
     fail(`${where}: ${max} presses of Tab never reached ${what} (passed ${passed.join(" ")})`);
   };
-  // A key that acts: the focus must be on `want` at once and SETTLE_MS later.
+  // A key that acts: the focus must be on `want` at once and SETTLE_FRAMES drawn frames later.
   const act = async (name, want, what) => {
     const from = await press(name, what);
-    for (const when of ["at once", `${SETTLE_MS} ms`]) {
+    for (const when of ["at once", `${SETTLE_FRAMES} frames`]) {
       if (when !== "at once") {
-        await sleep(SETTLE_MS);
+        await drawn(wk, SETTLE_FRAMES, where);
         at = await focused();
       }
       if (at !== want) fail(`${where}: ${when} after ${name} on ${from} (${what}) the focus is on ${at}, not ${want}`);
@@ -526,7 +532,7 @@ async function checkKeyboard(wk, url) {
   if (await wk.run(() => document.getElementById("a11y").classList.contains("shown"))) fail(`${where}: Escape left the table view open`);
   await checkProblems(wk, "the keyboard's page");
   ok(`webkit: from the keyboard alone (${tabs} Tabs; WebKitGTK's plain Tab reaches every button and link, as Safari's ` +
-     `only with "Press Tab to highlight each item"), the focus kept ${SETTLE_MS} ms after each key and never on ` +
+     `only with "Press Tab to highlight each item"), the focus kept ${SETTLE_FRAMES} frames after each key and never on ` +
      `<body>: ${done.join(", ")} (step ${step0 + 1} → ${step1 + 1}; ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 }
 
@@ -582,7 +588,7 @@ try {
   await wk.navigate(start);
   await waitReady(wk, "the first load");
   const readyMs = Date.now() - t0;
-  await sleep(1000);  // a few frames
+  await drawn(wk, 3, "webkit: the first load");
   await checkProblems(wk, "the first load");
   ok(`webkit: ${wk.caps?.browserName} ${wk.caps?.browserVersion} (WebKitGTK) runs the playground: ready ${readyMs} ms after ` +
      "the navigation, no console error or warning, uncaught error or failed load");
