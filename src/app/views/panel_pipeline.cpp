@@ -204,14 +204,18 @@ void step_bar(AppState& s) {
       ImGui::EndPopup();
     }
   }
-  // Keyboard: ← → to step, space to play, when no text field has focus.
+  // Keyboard: ← → to step, space to play, when no text field has focus. One press is one step,
+  // without Dear ImGui's repeat: it counts a key's time down in frames' time, so a quick press
+  // still down in a frame that came more than its 0.275 s repeat delay after the last (a slow
+  // machine, a software renderer) counted twice and stepped two steps.
   if (!ImGui::GetIO().WantTextInput &&
       ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) {
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow)))
+    constexpr bool kRepeat = false;
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow), kRepeat))
       s.set_step(static_cast<int>(s.step) - 1);
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)))
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow), kRepeat))
       s.set_step(static_cast<int>(s.step) + 1);
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space))) s.playing = !s.playing;
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), kRepeat)) s.playing = !s.playing;
   }
 }
 
