@@ -68,9 +68,11 @@ other_lane() {
   else
     s=1
   fi
+  # (the compilers' output goes to a log, whose end is printed when the build fails)
   if phase "build: sanitizers and fuzzers" other bash -c \
-      'cmake --preset native-debug -DAP_FUZZ_SECONDS="$1" >/dev/null && cmake --build --preset native-debug -j "$0" >/dev/null' \
-      "$jobs" "${AP_FUZZ_SECONDS:-30}"; then
+      'cmake --preset native-debug -DAP_FUZZ_SECONDS="$1" >/dev/null &&
+       { cmake --build --preset native-debug -j "$0" >"$2" 2>&1 || { tail -n 60 "$2"; exit 1; }; }' \
+      "$jobs" "${AP_FUZZ_SECONDS:-30}" "$logs/build-native-debug.log"; then
     phase "tests: AddressSanitizer and UndefinedBehaviorSanitizer" other run_ctest "--preset native-debug" native-debug -j "$jobs" || s=1
     phase "tests: fuzzing (libFuzzer)" other run_ctest "--preset fuzz" fuzz -j "$jobs" || s=1
   else
@@ -80,7 +82,9 @@ other_lane() {
   while [ ! -e "$logs/site.done" ]; do sleep 2; done
   if [ "$(cat "$logs/site.done")" = 0 ] &&
      phase "build: WebAssembly tests" other bash -c \
-       'cmake --build --preset wasm-release -j "$0" --target attention-cli && make -C build/wasm/tests -j "$0" >/dev/null' "$jobs"; then
+       'cmake --build --preset wasm-release -j "$0" --target attention-cli &&
+        { make -C build/wasm/tests -j "$0" >"$1" 2>&1 || { tail -n 60 "$1"; exit 1; }; }' \
+       "$jobs" "$logs/build-wasm-tests.log"; then
     phase "tests: WebAssembly under node" other run_ctest "--preset wasm-release" wasm-node -j "$jobs" -LE browser || s=1
   else
     s=1
