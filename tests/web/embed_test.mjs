@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { compareJson, fail, ok, runChecks } from "./harness.mjs";
 import { decodePng } from "./png.mjs";
+import { waitForFrames } from "./page.mjs";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const VIEWPORT = { width: 1400, height: 900 };
@@ -105,13 +106,6 @@ async function openApp(browser, url, what, options = {}) {
 
 function checkNoProblems(page, when) {
   if (page.problems.length > 0) fail(`${when}: ${page.problems.join("\n  ")}`);
-}
-
-// Waits until the app has drawn two more frames (frames(2) wakes an idle page and resolves
-// once they are drawn, in the animation frame after them: the screenshot shows them).
-async function waitForFrames(target) {
-  const r = await target.evaluate(() => window.attentionPlayground.frames(2));
-  if (!r || r.ok !== true) fail(`frames(2): ${r?.error ?? JSON.stringify(r)}`);
 }
 
 const luminance = (p, i) => 0.2126 * p[i] + 0.7152 * p[i + 1] + 0.0722 * p[i + 2];
