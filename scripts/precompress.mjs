@@ -4,8 +4,13 @@
 // dependencies. The files are compressed side by side on zlib's thread pool (brotli's quality
 // 11 over the site's 16 MiB took 34 s on one core).
 //
+// The gzip copies are also what a course package is made of (its entries deflated from them,
+// scenario::write_zip): the files that have one are listed in DIR/site-files.json's "gzip"
+// (scripts/stamp_sw.mjs writes the list before), so that the page fetches those copies and no
+// other. site-files.json itself is compressed last, after that, and is not in its own list.
+//
 //   node scripts/precompress.mjs DIR
-import { readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { extname, join } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
@@ -22,8 +27,10 @@ if (!dir) {
   process.exit(2);
 }
 
+const SITE_FILES = join(dir, "site-files.json");
 let raw = 0, br = 0, gz = 0, files = 0;
 const work = [];
+const gzipped = new Set();  // the files given a .gz copy by this run
 function walk(d) {
   for (const entry of readdirSync(d, { withFileTypes: true })) {
     const path = join(d, entry.name);
@@ -31,7 +38,7 @@ function walk(d) {
       walk(path);
       continue;
     }
-    if (!entry.isFile() || !COMPRESSIBLE.has(extname(entry.name))) continue;
+    if (!entry.isFile() || !COMPRESSIBLE.has(extname(entry.name)) || path === SITE_FILES) continue;
     work.push(compress(path));
   }
 }
@@ -49,6 +56,7 @@ async function compress(path) {
     if (data.length < bytes.length) {
       writeFileSync(out, data);
       sizes[ext] = data.length;
+      if (ext === "gz") gzipped.add(path);
     } else {
       try { unlinkSync(out); } catch { /* none */ }
     }
@@ -60,5 +68,13 @@ async function compress(path) {
 }
 walk(dir);
 await Promise.all(work);
+if (existsSync(SITE_FILES)) {
+  const list = JSON.parse(readFileSync(SITE_FILES, "utf8"));
+  if (Array.isArray(list?.files)) {
+    list.gzip = list.files.filter((f) => gzipped.has(join(dir, f)));
+    writeFileSync(SITE_FILES, `${JSON.stringify(list)}\n`);
+  }
+}
+if (existsSync(SITE_FILES)) await compress(SITE_FILES);
 const mib = (n) => (n / 1048576).toFixed(2);
 console.log(`precompressed ${files} files: ${mib(raw)} MiB raw, ${mib(gz)} MiB gzip, ${mib(br)} MiB brotli`);

@@ -19,13 +19,15 @@ function walk(d, into) {
   }
   return into;
 }
-// DIR/site-files.json: every file of the site (itself and sw.js too, but not the .br and .gz
-// copies), which Export → "Course package…" (web/js/coursepack.js) fetches to put in a package,
-// as `attention-cli package` reads them from the directory.
+// DIR/site-files.json: the site's files, from which a course package is made (Export → "Course
+// package…", web/js/coursepack.js, fetches them; `attention-cli package` reads them from the
+// directory, and nothing it does not list): {"files": [every file of the site, itself and sw.js
+// too, but not the .br and .gz copies], "gzip": [those with a gzip copy FILE.gz beside them]}.
+// scripts/precompress.mjs, which makes the copies after this, fills in "gzip".
 const SITE_FILES = "site-files.json";
-writeFileSync(join(dir, SITE_FILES), "[]");
-// In the order `attention-cli package` reads a directory (by path parts, byte by byte), so that
-// the page's package and the tool's are the same bytes.
+writeFileSync(join(dir, SITE_FILES), "{}");
+// In the order `attention-cli package` once read a directory (by path parts, byte by byte); the
+// page's package and the tool's follow the list's order, so they are the same bytes.
 const byParts = (a, b) => {
   const p = a.split("/"), q = b.split("/");
   for (let i = 0; i < Math.min(p.length, q.length); ++i) {
@@ -33,10 +35,13 @@ const byParts = (a, b) => {
   }
   return p.length - q.length;
 };
-writeFileSync(join(dir, SITE_FILES), `${JSON.stringify(walk(dir, []).sort(byParts))}\n`);
+writeFileSync(join(dir, SITE_FILES), `${JSON.stringify({ files: walk(dir, []).sort(byParts), gzip: [] })}\n`);
+// The build's id is a hash of the files' names and bytes, but for sw.js (which it goes into) and
+// site-files.json (the names again, and which precompress.mjs rewrites).
 const files = walk(dir, []).filter((f) => f !== "sw.js").map((f) => join(dir, f));
+const hashed = files.filter((f) => relative(dir, f) !== SITE_FILES);
 const hash = createHash("sha256");
-for (const f of files) {
+for (const f of hashed) {
   hash.update(relative(dir, f));
   hash.update(readFileSync(f));
 }

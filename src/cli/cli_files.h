@@ -13,6 +13,13 @@ struct Input {
 };
 Input read_input(const std::string& path);
 
+// A regular file of at most `limit` bytes, of which at most limit + 1 are read: a FIFO, a
+// directory or a device is refused before it is opened (nothing blocks), a larger file before
+// it is read, and one that grows as it is read once it passes the limit. The errors: "PATH:
+// cannot open (reason)", "PATH: is not a regular file (a FIFO)", "PATH: is larger than 1 MB".
+// follow_links false: a symbolic link is refused too (a site's file may not lead out of it).
+Input read_regular_file(const std::string& path, size_t limit, bool follow_links);
+
 // Writes `bytes` to `path` (replacing it): "" or "--out: cannot write PATH (reason)".
 std::string write_file(const std::string& path, const std::string& bytes);
 

@@ -183,6 +183,9 @@ class Inflater {
   }
 
   size_t total() const { return base_ + pos_; }  // bytes inflated
+  // Bytes of the input taken: those read ahead into the bit buffer and not used are given back
+  // (a last byte's unused bits are part of it).
+  size_t used() const { return r_.pos - static_cast<size_t>(r_.count / 8); }
 
  private:
   static constexpr size_t kHistory = 32768;
@@ -334,10 +337,11 @@ class Inflater {
 namespace detail {
 
 std::string inflate_into(const unsigned char* in, size_t size, size_t limit, bool prefix,
-                         Output* out, size_t* total) {
+                         Output* out, size_t* total, size_t* used) {
   Inflater inflater(in, size, limit, prefix, out);
   std::string problem = inflater.run();
   if (total) *total = inflater.total();
+  if (used) *used = inflater.used();
   return problem;
 }
 

@@ -51,9 +51,18 @@ inline constexpr const char* kPackageFormats[] = {"scorm2004", "scorm12", "cmi5"
 std::string check_package(const PackageSpec& spec);
 
 // The page the package launches, relative to the package's root:
-// "index.html?lms=scorm2004&lessons=a,b&pass=80&offline=off" (no lessons=: the whole path), with
-// "&own=b" before pass= when b is a lesson of the course's own (the page fetches course/b.json).
+// "index.html?lms=scorm2004&lessons=a,b&pass=80&offline=off&threads=1" (no lessons=: the whole
+// path), with "&own=b" before pass= when b is a lesson of the course's own (the page fetches
+// course/b.json). threads=1: the page runs a build without threads even where the platform
+// makes it cross-origin isolated, as the package holds no other (package_ships).
 std::string package_launch(const PackageSpec& spec);
+
+// Whether a file of the site goes into a package: all but the threaded builds'
+// (attention-playground-threads.js, .wasm, .worker.js and the same of -threads-relaxed). They
+// need a cross-origin isolated page, which a course platform's is not (it would have to send
+// COOP and COEP headers), so the page never loads them there (web/js/builds.js), and they are
+// half the site's bytes. The SIMD128 and relaxed SIMD builds go in: the page picks one of them.
+bool package_ships(const std::string& path);
 
 // The manifest's name at the package's root: "imsmanifest.xml" (SCORM) or "cmi5.xml".
 std::string package_manifest_name(const PackageSpec& spec);
@@ -79,11 +88,13 @@ inline constexpr const char* kCmi5ConnectSrc =
     "connect-src 'self' https: http://127.0.0.1:* "
     "http://localhost:*";
 
-// The package: `files` (the site's, from its root), the course's own lessons and the manifest in
-// one ZIP archive. The spec is checked first (check_package); a file named imsmanifest.xml or
-// cmi5.xml is refused, and so is a lesson of the course's own named as one of the site's
-// (assets/presets/NAME.json) or whose course/NAME.json the site has already.
-// In a cmi5 package, index.html's connect-src 'self' becomes kCmi5ConnectSrc.
+// The package: `files` (the site's, from its root; those package_ships leaves out are passed
+// over), the course's own lessons and the manifest in one ZIP archive, each file deflated from its
+// gzip copy when it has one that is its own (write_zip). The spec is checked first
+// (check_package); a file named imsmanifest.xml or cmi5.xml is refused, and so is a lesson of the
+// course's own named as one of the site's (assets/presets/NAME.json) or whose course/NAME.json
+// the site has already. In a cmi5 package, index.html's connect-src 'self' becomes
+// kCmi5ConnectSrc (and is stored: its gzip copy is the site's page, no longer its bytes).
 ZipResult write_package(const PackageSpec& spec, const std::vector<ZipEntry>& files);
 
 }  // namespace scenario

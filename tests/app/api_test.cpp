@@ -421,10 +421,13 @@ TEST_CASE("package: the page's course package is scenario::write_package's, its 
   CHECK(formats[0]["label"] == "SCORM 2004");
   CHECK(formats.back()["label"] == "cmi5 (xAPI)");
 
+  // A file with its gzip copy (deflated from it), and a threaded build (left out).
+  const std::string app_js = "// app" + std::string(4000, ' ');
   const std::vector<scenario::ZipEntry> site = {
       {"index.html", "<!doctype html>"},
-      {"js/app.js", "// app"},
-      {"attention-playground.wasm", std::string(4, '\0')}};
+      {"js/app.js", app_js, test::gzip_member(app_js)},
+      {"attention-playground.wasm", std::string(4, '\0')},
+      {"attention-playground-threads.wasm", std::string(4, '\0')}};
   ui::api::PackageJob job;
   const std::string spec = nlohmann::json{
       {"format", "scorm12"},
@@ -433,11 +436,14 @@ TEST_CASE("package: the page's course package is scenario::write_package's, its 
       {"pass", 70}}.dump();
   REQUIRE(ui::api::package_start(s, &job, spec) == "");
   for (const scenario::ZipEntry& f : site)
-    REQUIRE(ui::api::package_add(&job, f.name, f.bytes) == "");
+    REQUIRE(ui::api::package_add(&job, f.name, f.bytes, f.gzip) == "");
+  CHECK(job.files.size() == 3);  // the threaded build let go at once
   const scenario::ZipResult zip = ui::api::package_finish(&job);
   REQUIRE(zip.ok());
   CHECK(!job.open);
   CHECK(job.files.empty());  // let go once written
+  CHECK(zip.bytes.find("attention-playground-threads") == std::string::npos);
+  CHECK(zip.bytes.size() < app_js.size());  // js/app.js deflated
   // The same bytes as the CLI's (the same spec and files through scenario::write_package).
   scenario::PackageSpec same;
   same.format = "scorm12";

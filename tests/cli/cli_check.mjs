@@ -18,14 +18,22 @@
 //   node cli_check.mjs --cli "<cmd;args>" json-bomb          45 MB of [{},{},…]: refused before
 //                                   its tree is built (and in < 150 MB, where /usr/bin/time is;
 //                                   --peak-mb N sets another limit, for sanitized builds)
+//   node cli_check.mjs --cli "<cmd;args>" package-own LESSON  package --add: a teacher's lesson
+//   node cli_check.mjs --cli "<cmd;args>" package-site LESSON  package --site: the files its
+//                                   site-files.json lists, deflated from zlib's gzip copies
+//   node cli_check.mjs --cli "<cmd;args>" package-inputs LESSON  package refuses a FIFO, a
+//                                   directory and a 95 MB --add without reading it, and an
+//                                   --out that is one of its inputs
+//   node cli_check.mjs --cli "<cmd;args>" package-size SITE  the staged site's package in each
+//                                   format is at most 4 MB
 //
 // A CLI is given as a ;-separated command line, as CMake lists are written.
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync,
-         writeFileSync } from "node:fs";
+import { closeSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync,
+         symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { deflateRawSync } from "node:zlib";
+import { dirname, join } from "node:path";
+import { deflateRawSync, gzipSync } from "node:zlib";
 import { compareJson } from "../web/harness.mjs";
 
 const TOLERANCE = 1e-5;  // native vs WASM: absolute up to 1, relative above
@@ -104,6 +112,36 @@ function run(cli, args, input) {
 function fail(message) {
   console.error(`FAIL: ${message}`);
   process.exit(1);
+}
+
+// A staged site in `root` as the build writes it: each of `files` ({path: bytes}), a gzip copy
+// (zlib's, level 9, as scripts/precompress.mjs makes them) beside each in `gzip`, and
+// site-files.json listing `files` in their order (or `list`, when given) and those copies.
+function writeSite(root, files, { gzip = [], list = null } = {}) {
+  for (const [path, bytes] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), bytes);
+    if (gzip.includes(path)) writeFileSync(join(root, `${path}.gz`), gzipSync(bytes, { level: 9 }));
+  }
+  const listed = list ?? [...Object.keys(files), "site-files.json"];
+  writeFileSync(join(root, "site-files.json"), JSON.stringify({ files: listed, gzip }));
+}
+
+// A zip read back by python3's zipfile: every CRC checked (testzip), each entry's name, method
+// (0 stored, 8 deflated) and bytes (base64).
+function readZip(path) {
+  const r = spawnSync("/usr/bin/python3", ["-c", `
+import base64, json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+print(json.dumps({"bad": z.testzip(), "entries": [
+    {"name": i.filename, "method": i.compress_type, "needed": i.extract_version,
+     "bytes": base64.b64encode(z.read(i)).decode()} for i in z.infolist()]}))`, path],
+  { encoding: "utf8", maxBuffer: 1 << 28 });
+  if (r.status !== 0) fail(`python3 could not read ${path}: ${r.stderr}`);
+  const z = JSON.parse(r.stdout);
+  if (z.bad !== null) fail(`${path}: the entry ${z.bad} fails its CRC-32`);
+  for (const e of z.entries) e.bytes = Buffer.from(e.bytes, "base64");
+  return z.entries;
 }
 
 // Walks a 3-D [batch][rows][cols] array, checking it is rectangular.
@@ -420,9 +458,8 @@ if (mode === "eval-ok" || mode === "stdin-ok") {
   const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
   try {
     const site = join(dir, "site");
-    mkdirSync(join(site, "assets", "presets"), { recursive: true });
-    writeFileSync(join(site, "index.html"), "<!doctype html><title>site</title>");
-    writeFileSync(join(site, "assets", "presets", "why_so_tall.json"), readFileSync(preset));
+    writeSite(site, { "index.html": "<!doctype html><title>site</title>",
+                      "assets/presets/why_so_tall.json": readFileSync(preset) });
     const mine = JSON.parse(readFileSync(preset, "utf8"));
     mine.title = { en: "Ours", zh: "我们的" };
     mine.values[0][0] = 0.25;  // an edit
@@ -457,7 +494,7 @@ print(json.dumps({"bad": z.testzip(), "names": z.namelist(), "ours": z.read("cou
       [["--lessons", "why_so_tall", "--add", write("Bad-Name.json", JSON.stringify(mine))],
        `error: --add: ${join(dir, "Bad-Name.json")}: the file's name "Bad-Name" is not a lesson name (1 to 32 of a-z, 0-9 and _)`],
       [["--lessons", "why_so_tall", "--add", write("big.json", " ".repeat((1 << 20) + 1))],
-       'error: own[0] ("big"): is larger than 1 MB'],
+       `error: --add: ${join(dir, "big.json")}: is larger than 1 MB`],
       [["--lessons", "why_so_tall", "--add", write("notes.txt", "{}")],
        `error: --add: ${join(dir, "notes.txt")} is not a .json scenario file`],
       [["--lessons", "why_so_tall", "--add", join(dir, "missing.json")], `error: --add: ${join(dir, "missing.json")}: cannot open (No such file or directory)`],
@@ -473,6 +510,193 @@ print(json.dumps({"bad": z.testzip(), "names": z.namelist(), "ours": z.read("cou
     }
     console.log(`ok: package --add wrote course/ours.json (${z.names.length} entries) on the path after why_so_tall, ` +
                 `or first; ${bad.length} hostile ones refused, naming the file or the field`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else if (mode === "package-site") {
+  // package --site: the package holds what the site's site-files.json lists and nothing else of
+  // the folder (a dotfile, a zip left there, a file of another build), nor the threaded builds
+  // (a platform's page is not cross-origin isolated); each file is deflated from its gzip copy
+  // (zlib's, dynamic codes) when that copy is the file's, stored when it is stale; python3's
+  // zipfile reads every entry back to the site's bytes. A listed file missing, a listed dotfile
+  // or link, and no list at all are refused, naming it.
+  const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
+  try {
+    const site = join(dir, "site");
+    const text = (n, seed) => Array.from({ length: n }, (_, i) => `${seed} ${i % 13} attention; `).join("");
+    const files = {
+      "index.html": `<!doctype html><meta content="connect-src 'self'">${text(40, "page")}`,
+      "assets/presets/why_so_tall.json": readFileSync(file),
+      "attention-playground.wasm": Buffer.from(text(3000, "module")),
+      "attention-playground-threads.wasm": Buffer.from(text(3000, "threads")),
+      "js/stale.js": text(200, "old"),
+      "js/unlisted_copy.js": text(200, "unlisted"),
+      "icon.bin": Buffer.from([0, 1, 2, 3, 250, 251, 252]),
+    };
+    writeSite(site, files, { gzip: ["index.html", "assets/presets/why_so_tall.json", "attention-playground.wasm",
+                                    "attention-playground-threads.wasm", "js/stale.js"] });
+    writeFileSync(join(site, "js/stale.js"), text(200, "new"));  // edited after its copy was made
+    files["js/stale.js"] = text(200, "new");
+    // A copy the list does not name is not taken (the page would not fetch it).
+    writeFileSync(join(site, "js/unlisted_copy.js.gz"), gzipSync(files["js/unlisted_copy.js"]));
+    // Strays: none is listed, so none goes in.
+    const strays = [".env", ".git/config", "old-course.zip", "notes.txt", "js/.hidden.js", "stray.js.gz"];
+    for (const f of strays) {
+      mkdirSync(dirname(join(site, f)), { recursive: true });
+      writeFileSync(join(site, f), "SECRET=1\n");
+    }
+    const out = join(dir, "course.zip");
+    const pack = (...extra) => run(opts.cli, ["package", "--site", site, "--out", out, ...extra]);
+    const made = pack("--lessons", "why_so_tall");
+    if (made.status !== 0) fail(`package: exit ${made.status}: ${made.stderr}`);
+    const entries = readZip(out);
+    const names = entries.map((e) => e.name);
+    const want = ["imsmanifest.xml", "index.html", "assets/presets/why_so_tall.json", "attention-playground.wasm",
+                  "js/stale.js", "js/unlisted_copy.js", "icon.bin", "site-files.json"];
+    if (names.join() !== want.join()) fail(`the package holds ${names.join(", ")}, not ${want.join(", ")}`);
+    const deflated = ["index.html", "assets/presets/why_so_tall.json", "attention-playground.wasm"];
+    for (const e of entries.slice(1)) {
+      const bytes = e.name === "site-files.json" ? readFileSync(join(site, e.name)) : Buffer.from(files[e.name]);
+      if (!e.bytes.equals(bytes)) fail(`${e.name}: its bytes in the package are not the site's`);
+      const method = deflated.includes(e.name) ? 8 : 0;
+      if (e.method !== method || e.needed !== (method === 8 ? 20 : 10)) {
+        fail(`${e.name}: method ${e.method}, version ${e.needed}; expected ${method}`);
+      }
+    }
+    const manifest = entries[0].bytes.toString();
+    const hrefs = [...manifest.matchAll(/<file href="([^"]*)"/g)].map((m) => m[1]);
+    if (hrefs.join() !== want.slice(1).join()) fail(`the manifest lists ${hrefs.join(", ")}`);
+    // Refused, naming the file, writing nothing.
+    const bad = [];
+    const refuse = (what, list, want, setup = () => {}, gzip = []) => {
+      writeSite(site, files, { list, gzip });
+      setup();
+      rmSync(out, { force: true });
+      const r = pack("--lessons", "why_so_tall");
+      if (r.status !== 2 || r.stderr !== `${want}\n` || existsSync(out)) {
+        fail(`${what}: exit ${r.status}, wrote ${existsSync(out)}, stderr ${JSON.stringify(r.stderr)}, expected ${want}`);
+      }
+      bad.push(what);
+    };
+    const listed = [...Object.keys(files), "site-files.json"];
+    refuse("a listed file missing", [...listed, "js/gone.js"],
+           `error: --site: site-files.json lists js/gone.js, which ${site} does not have (No such file or directory)`);
+    refuse("a listed gzip copy missing", listed,
+           `error: --site: site-files.json lists a gzip copy of icon.bin, which ${site} does not have (No such file or directory)`,
+           () => rmSync(join(site, "icon.bin.gz")), ["icon.bin"]);
+    refuse("a listed dotfile", [...listed, ".env"], `error: --site: ${join(site, "site-files.json")}: files[8] ".env" ` +
+           "is not a file's path in the site (relative, no '.' or '..' part, no dotfile)");
+    refuse("a listed path out of the site", [...listed, "../secret"], `error: --site: ${join(site, "site-files.json")}: ` +
+           "files[8] \"../secret\" is not a file's path in the site (relative, no '.' or '..' part, no dotfile)");
+    refuse("a listed link", [...listed, "js/link.js"],
+           `error: --site: ${join(site, "js/link.js")}: is not a regular file (a symbolic link)`,
+           () => symlinkSync(join(site, ".env"), join(site, "js/link.js")));
+    refuse("no list", listed, `error: --site: ${site} has no site-files.json (the list of the site's files the build ` +
+           "writes; build the site again)", () => rmSync(join(site, "site-files.json")));
+    console.log(`ok: package --site holds the ${names.length - 1} listed files (${deflated.length} deflated from ` +
+                `zlib's gzip copies; stored: a stale copy's file, one whose copy is not listed), none of ` +
+                `${strays.length} strays nor the threaded build; refused: ${bad.join(", ")}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else if (mode === "package-inputs") {
+  // package --add takes a regular file of at most 1 MB and reads no more: a FIFO is refused at
+  // once (not waited on), a directory or a device too, and a 95 MB (sparse) file without
+  // being read; --out may not be an input (an --add file, however spelt or linked, or anything
+  // inside --site), and the input is left as it was.
+  const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
+  try {
+    const site = join(dir, "site");
+    writeSite(site, { "index.html": "<!doctype html><title>site</title>",
+                      "assets/presets/why_so_tall.json": readFileSync(file) });
+    const mine = join(dir, "mine.json");
+    writeFileSync(mine, readFileSync(file));
+    const out = join(dir, "course.zip");
+    const refused = [];
+    const refuse = (what, args, want, { ms = 5000 } = {}) => {
+      const t0 = Date.now();
+      const r = spawnSync(opts.cli[0], [...opts.cli.slice(1), "package", "--site", site, ...args],
+                          { encoding: "utf8", timeout: 20000 });
+      const took = Date.now() - t0;
+      if (r.error) fail(`${what}: ${r.error.message} (after ${took} ms)`);
+      if (r.status !== 2 || r.stderr !== `${want}\n`) {
+        fail(`${what}: exit ${r.status}, stderr ${JSON.stringify(r.stderr)}, expected ${want}`);
+      }
+      if (took > ms) fail(`${what}: took ${took} ms`);
+      refused.push(`${what} (${took} ms)`);
+    };
+    const add = (path) => ["--out", out, "--lessons", "why_so_tall", "--add", path];
+    const fifo = join(dir, "fifo.json");
+    if (spawnSync("mkfifo", [fifo]).status === 0) {
+      refuse("a FIFO", add(fifo), `error: --add: ${fifo}: is not a regular file (a FIFO)`, { ms: 3000 });
+    }
+    mkdirSync(join(dir, "folder.json"));
+    refuse("a directory", add(join(dir, "folder.json")),
+           `error: --add: ${join(dir, "folder.json")}: is not a regular file (a directory)`);
+    if (existsSync("/dev/zero")) {
+      symlinkSync("/dev/zero", join(dir, "zero.json"));
+      refuse("a device", add(join(dir, "zero.json")), `error: --add: ${join(dir, "zero.json")}: is not a regular file (a device)`);
+    }
+    // 95 MB that take no disk: refused from its size, before a byte is read (time and peak
+    // memory measured where /usr/bin/time is, for the native CLI).
+    const sparse = join(dir, "sparse.json");
+    writeFileSync(sparse, "");
+    truncateSync(sparse, 95 << 20);
+    const wantSparse = `error: --add: ${sparse}: is larger than 1 MB`;
+    refuse("a 95 MB file", add(sparse), wantSparse);
+    let measured = "";
+    if (existsSync("/usr/bin/time") && !opts.cli[0].endsWith("node")) {
+      const r = spawnSync("/usr/bin/time", ["-f", "took %e s, peak %M KB", ...opts.cli, "package", "--site", site,
+                                            ...add(sparse)], { encoding: "utf8" });
+      const m = /took ([\d.]+) s, peak (\d+) KB/.exec(r.stderr);
+      if (!m || !r.stderr.startsWith(wantSparse)) fail(`a 95 MB file under /usr/bin/time: ${r.stderr}`);
+      if (Number(m[1]) > 1 || Number(m[2]) > 32 * 1024) fail(`a 95 MB file was refused in ${m[1]} s, ${m[2]} KB`);
+      measured = `: ${m[0]}`;
+    }
+    // --out an input: the same file, another spelling, a hard link; or inside the site.
+    const before = readFileSync(mine);
+    const other = join(dir, "site", "..", "mine.json");
+    linkSync(mine, join(dir, "hard.zip"));
+    refuse("--out the --add file", ["--out", mine, "--lessons", "why_so_tall", "--add", mine],
+           `error: --out: ${mine} is the --add file ${mine}; write the package elsewhere`);
+    refuse("--out the --add file spelt otherwise", ["--out", other, "--lessons", "why_so_tall", "--add", mine],
+           `error: --out: ${other} is the --add file ${mine}; write the package elsewhere`);
+    refuse("--out a hard link to the --add file", ["--out", join(dir, "hard.zip"), "--lessons", "why_so_tall", "--add", mine],
+           `error: --out: ${join(dir, "hard.zip")} is the --add file ${mine}; write the package elsewhere`);
+    refuse("--out a file of the site", ["--out", join(site, "index.html")],
+           `error: --out: ${join(site, "index.html")} is inside --site ${site}; write the package elsewhere`);
+    refuse("--out a new file in the site", ["--out", join(site, "course.zip")],
+           `error: --out: ${join(site, "course.zip")} is inside --site ${site}; write the package elsewhere`);
+    if (!readFileSync(mine).equals(before)) fail("the --add file changed");
+    if (existsSync(join(site, "course.zip")) || existsSync(out)) fail("a refused package was written");
+    console.log(`ok: package refused ${refused.join(", ")}${measured}; the --add file unchanged`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else if (mode === "package-size") {
+  // The staged site's package, in each format, with every lesson: at most 4 MB (course
+  // platforms' upload limits are often 2 to 20 MB), read back by python3's zipfile, the
+  // single-thread builds in and deflated, the threaded ones out.
+  const site = file;
+  const dir = mkdtempSync(join(tmpdir(), "ap-cli-"));
+  try {
+    const sizes = [];
+    for (const format of ["scorm2004", "scorm12", "cmi5"]) {
+      const out = join(dir, `${format}.zip`);
+      const r = run(opts.cli, ["package", "--site", site, "--out", out, "--format", format]);
+      if (r.status !== 0) fail(`package --format ${format}: exit ${r.status}: ${r.stderr}`);
+      const bytes = readFileSync(out).length;
+      if (bytes > 4e6) fail(`the ${format} package is ${bytes} bytes, more than 4 MB`);
+      const entries = readZip(out);
+      for (const build of ["attention-playground.wasm", "attention-playground-relaxed.wasm"]) {
+        const e = entries.find((x) => x.name === build);
+        if (!e || e.method !== 8) fail(`the ${format} package's ${build} is ${e ? "stored" : "missing"}`);
+      }
+      const threads = entries.filter((e) => e.name.includes("-threads"));
+      if (threads.length) fail(`the ${format} package holds ${threads.map((e) => e.name).join(", ")}`);
+      sizes.push(`${format} ${bytes} bytes (${entries.length} entries)`);
+    }
+    console.log(`ok: the site's packages: ${sizes.join(", ")}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
-// .npy and ZIP bytes made by hand for the tests (NumPy's own files are checked by
-// npz_check.py): a version-1 .npy as NumPy writes it, and a ZIP of stored entries as np.savez
+// .npy, ZIP and gzip bytes made by hand for the tests (NumPy's own files are checked by
+// npz_check.py): a version-1 .npy as NumPy writes it, a ZIP of stored entries as np.savez
 // writes it, or of deflated ones (the fixed codes: np.savez_compressed's zlib uses dynamic
-// ones, which npz_check.py covers).
+// ones, which npz_check.py covers), and a gzip member (zlib's own are tests/cli/cli_check.mjs's).
 #pragma once
 
 #include <cstdint>
@@ -188,6 +188,22 @@ inline std::string zip(const std::vector<std::pair<std::string, std::string>>& e
 inline ZipEntry cut_entry(const std::string& name, const std::string& data, uint64_t size,
                           size_t padding) {
   return {name, deflate_fixed(data) + std::string(padding, '\0'), 8, 0, size};
+}
+
+// A gzip member (RFC 1952) of `data`: the 10 bytes of its header with `flags` (MTIME 0, OS 3,
+// Unix), then `fields` (the bytes of what the flags name: FEXTRA, FNAME, FCOMMENT, FHCRC, which
+// the caller writes), `data` in one deflate block of the fixed codes, its CRC-32 and its size.
+inline std::string gzip_member(const std::string& data, unsigned flags = 0,
+                               const std::string& fields = "") {
+  std::string out = "\x1f\x8b\x08";
+  out.push_back(static_cast<char>(flags));
+  put_le(&out, 0, 4);   // MTIME
+  out.push_back('\0');  // XFL
+  out.push_back('\3');  // OS
+  out += fields + deflate_fixed(data);
+  put_le(&out, crc32_of(data), 4);
+  put_le(&out, data.size(), 4);
+  return out;
 }
 
 }  // namespace test

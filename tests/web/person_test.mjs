@@ -1068,8 +1068,9 @@ async function checkTranspose({ browser, url }) {
 // (Tab reaches every field; Escape closes it and the canvas has the focus again), all but two
 // lessons unticked, pass 70, Download. The download is unzipped (python3's zipfile): its
 // imsmanifest.xml launches those two lessons with pass=70, and it holds every file of the
-// site (site-files.json: index.html and the four builds' .wasm). A title of 300 characters is
-// refused in the dialog, naming the field, and nothing is downloaded.
+// site (site-files.json: index.html and the single-thread builds' .wasm) but the threaded
+// builds, each file that has a gzip copy deflated. A title of 300 characters is refused in the
+// dialog, naming the field, and nothing is downloaded.
 async function checkCoursePackage({ browser, url, opts }) {
   const viewport = { width: 1440, height: 900 };
   let page = await openPage(browser, `${url}?preset=why_so_tall&lang=en`, viewport, 1);
@@ -1167,24 +1168,30 @@ z = zipfile.ZipFile(sys.argv[1])
 bad = z.testzip()
 print(json.dumps({"names": z.namelist(), "bad": bad, "manifest": z.read("imsmanifest.xml").decode(),
                   "own": json.loads(z.read("course/tall_ours.json")) if "course/tall_ours.json" in z.namelist() else None,
-                  "stored": all(i.compress_type == zipfile.ZIP_STORED for i in z.infolist())}))
+                  "deflated": [i.filename for i in z.infolist() if i.compress_type == zipfile.ZIP_DEFLATED]}))
 `, path], { maxBuffer: 1 << 24 }).toString());
   const launch = `index.html?lms=scorm2004&amp;lessons=${lessons[0]},${lessons[1]},tall_ours&amp;own=tall_ours&amp;pass=70`;
   if (!zip.manifest.includes(launch)) fail(`imsmanifest.xml does not launch ${launch}:\n${zip.manifest.slice(0, 1500)}`);
   if (!zip.manifest.includes("Attention, week 3")) fail("imsmanifest.xml lacks the title");
   if (zip.bad !== null) fail(`${zip.bad}: its CRC does not match`);
   const { readdirSync, readFileSync } = await import("node:fs");
-  const site = JSON.parse(readFileSync(`${opts.site}/site-files.json`, "utf8"));
-  const wasm = readdirSync(opts.site).filter((f) => f.endsWith(".wasm"));
+  // {"files", "gzip"} (a site built before the gzip copies were listed: the files alone).
+  const list = JSON.parse(readFileSync(`${opts.site}/site-files.json`, "utf8"));
+  const threaded = (f) => f.startsWith("attention-playground-threads");
+  const site = (Array.isArray(list) ? list : list.files).filter((f) => !threaded(f));
+  const gzip = (Array.isArray(list) ? [] : list.gzip).filter((f) => !threaded(f));
+  const wasm = readdirSync(opts.site).filter((f) => f.endsWith(".wasm") && !threaded(f));
   const missing = [...site, "imsmanifest.xml", "course/tall_ours.json"].filter((f) => !zip.names.includes(f));
   if (missing.length || zip.names.length !== site.length + 2) {
-    fail(`the archive's ${zip.names.length} entries are not the site's ${site.length} files, the lesson of its own ` +
-         `and the manifest: missing ${missing.join(", ")}`);
+    fail(`the archive's ${zip.names.length} entries are not the site's ${site.length} files (but the threaded ` +
+         `builds), the lesson of its own and the manifest: missing ${missing.join(", ")}`);
   }
   if (zip.own?.title?.en !== "Tall, ours") fail(`course/tall_ours.json is not the scenario as edited: ${JSON.stringify(zip.own?.title)}`);
   if (!zip.names.includes("index.html") || wasm.length < 2 || !wasm.every((f) => zip.names.includes(f))) {
     fail(`the archive lacks index.html or a build (${wasm.join(", ")})`);
   }
+  // Each file with a gzip copy is deflated from it (the page fetched the copies); none other.
+  if (zip.deflated.join() !== gzip.join()) fail(`deflated: ${zip.deflated.join(", ")}; with a gzip copy: ${gzip.join(", ")}`);
   if (!/^Downloaded attention-week-3-scorm2004\.zip/.test(status)) fail(`the dialog says "${status}"`);
 
   // A title of 300 characters: the app's own words in the dialog, and no download.
@@ -1215,7 +1222,7 @@ print(json.dumps({"names": z.namelist(), "bad": bad, "manifest": z.read("imsmani
   if (page.problems.length) fail(page.problems.join("; "));
   ok(`course-package: Export → "Course package…" clicked where drawn; Tab reached all ${wanted.length} fields, Escape ` +
      `closed it to the canvas; ${lessons[0]},${lessons[1]}, the edited scenario as tall_ours and pass 70 typed → ` +
-     `${zip.names.length} stored entries ` +
+     `${zip.names.length} entries, ${zip.deflated.length} deflated ` +
      `(${(run.bytes / 1048576).toFixed(1)} MB, ${ms} ms, heap ${(run.heapBefore / 1048576).toFixed(0)} → ` +
      `${(run.heapAfter / 1048576).toFixed(0)} MB), manifest launches ${launch.replaceAll("&amp;", "&")}; ` +
      "a 300-character title refused in the dialog, nothing downloaded; in Chinese 导出 → 课程包… opens it in Chinese");

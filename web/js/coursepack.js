@@ -1,10 +1,15 @@
 // Export → "Course package…": a dialog over the canvas in which a teacher picks a format, a
 // title, the lessons and a passing score, and downloads a SCORM package of this playground for
 // a course platform. The package is the one `attention-cli package` writes: the page fetches
-// its own files (site-files.json, written at build time by scripts/stamp_sw.mjs) and hands
-// them one at a time to the app, whose scenario::write_package checks the spec and writes the
-// zip and its imsmanifest.xml (ap_package_*, src/app/platform/web_api_state.cpp). The page's
-// own: not part of window.attentionPlayground nor of postMessage.
+// its own files (site-files.json, written at build time by scripts/stamp_sw.mjs and
+// scripts/precompress.mjs) and hands them one at a time to the app, whose
+// scenario::write_package checks the spec and writes the zip and its imsmanifest.xml
+// (ap_package_*, src/app/platform/web_api_state.cpp). With each file goes its gzip copy
+// (FILE.gz, made at build time) where the list names one: the app deflates the file's entry
+// from it once it has inflated it back to the file's bytes, so the package is some 3 MB, not
+// 9. The threaded builds stay out (a course platform's page is not cross-origin isolated, so
+// it never runs them). The page's own: not part of window.attentionPlayground nor of
+// postMessage.
 //
 // Every field is checked by the app; its answer ("title: must be 1 to 200 characters") is
 // shown in the dialog and nothing is downloaded. Nothing typed here reaches the DOM as HTML.
@@ -15,13 +20,14 @@
 //
 // createCoursePack takes {canvas, call, getJson, memory: {malloc, free, u8}, download} and
 // gives {open, close, isOpen}.
+import { BUILDS, namedBuild } from "./builds.js";
 
 const TEXT = {
   en: {
     heading: "Course package",
     intro: "A package of this playground for a course platform (Moodle, Canvas, …): the lessons " +
       "you choose, each question reported to the gradebook. It holds the playground's files " +
-      "(about 14 MB) and needs nothing from the internet.",
+      "(about 3 MB) and needs nothing from the internet.",
     format: "Format",
     title: "Course title",
     defaultTitle: "Attention Playground",
@@ -42,7 +48,7 @@ const TEXT = {
   zh: {
     heading: "课程包",
     intro: "供课程平台（Moodle、Canvas 等）使用的游乐场课程包：包含你选的课程，每道题的作答都会报告给成绩册。" +
-      "包里有游乐场的全部文件（约 14 MB），不需要联网。",
+      "包里有游乐场的全部文件（约 3 MB），不需要联网。",
     format: "格式",
     title: "课程标题",
     defaultTitle: "注意力游乐场",
@@ -64,6 +70,36 @@ const TEXT = {
 
 const MAX_TITLE_CHARS = 1000; // more is refused by the app anyway (200); this bounds the copy
 const MAX_SITE_FILES = 4096;  // ui::api::kMaxPackageFiles
+// The threaded builds' files, which a package leaves out (scenario::package_ships does too):
+// they need a cross-origin isolated page, and a course platform's is not.
+const THREADED = new Set(Object.keys(BUILDS).filter((b) => b.startsWith("threads"))
+  .flatMap((b) => namedBuild(b).files));
+
+// site-files.json read: {files, gzip} (the files and those with a gzip copy), or null when it is
+// not such a list. A site built before the copies were listed has the files alone: none is
+// taken as having a copy.
+function siteFiles(list) {
+  const names = (a) => Array.isArray(a) && a.length <= MAX_SITE_FILES &&
+    a.every((f) => typeof f === "string" && f.length > 0 && f.length <= 200);
+  const files = Array.isArray(list) ? list : list?.files;
+  const gzip = Array.isArray(list) ? [] : list?.gzip;
+  return names(files) && names(gzip) ? { files, gzip } : null;
+}
+
+// FILE.gz as it lies on the server, or null when there is none to use: it cannot be fetched
+// (the offline copy keeps no .gz), or the server sent it with Content-Encoding: gzip and fetch()
+// handed it back inflated, the file itself (no gzip magic 1f 8b). The app checks the rest; a
+// file without a copy it takes is stored.
+async function gzipCopy(name) {
+  try {
+    const response = await fetch(`${name}.gz`);
+    if (!response.ok) return null;
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return bytes.length >= 18 && bytes[0] === 0x1f && bytes[1] === 0x8b ? bytes : null;
+  } catch {
+    return null;
+  }
+}
 
 // A file name from the course's title: "attention-week-3-scorm2004.zip".
 export function packageFileName(title, format) {
@@ -213,18 +249,17 @@ export function createCoursePack({ canvas, call, getJson, memory, download }) {
     const started = call("ap_package_start", "string", ["string"], [JSON.stringify(spec)]);
     if (started) return { error: started };
     try {
-      let list;
+      let site;
       try {
         const response = await fetch("site-files.json", { cache: "no-cache" });
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        list = await response.json();
+        site = siteFiles(await response.json());
       } catch (e) {
         return { error: `site-files.json: cannot be read (${String(e?.message ?? e).slice(0, 100)})` };
       }
-      if (!Array.isArray(list) || list.length > MAX_SITE_FILES ||
-          !list.every((f) => typeof f === "string" && f.length > 0 && f.length <= 200)) {
-        return { error: "site-files.json: is not a list of the site's files" };
-      }
+      if (!site) return { error: "site-files.json: is not a list of the site's files" };
+      const list = site.files.filter((f) => !THREADED.has(f));
+      const copies = new Set(site.gzip);
       const heapBefore = memory.u8().length;
       const t0 = performance.now();
       for (let k = 0; k < list.length; ++k) {
@@ -237,16 +272,25 @@ export function createCoursePack({ canvas, call, getJson, memory, download }) {
         } catch (e) {
           return { error: `${list[k]}: cannot be read (${String(e?.message ?? e).slice(0, 100)})` };
         }
+        const packed = copies.has(list[k]) ? await gzipCopy(list[k]) : null;
         if (mine !== job) return { ended: true };
-        // Into the heap one file at a time: the app keeps its copy, this one is let go.
+        // Into the heap one file at a time: the app keeps its copies, these are let go.
         const ptr = memory.malloc(Math.max(1, bytes.length));
         if (!ptr) return { error: `${list[k]}: does not fit in memory` };
+        const gz = packed ? memory.malloc(packed.length) : 0;
+        if (packed && !gz) {
+          memory.free(ptr);
+          return { error: `${list[k]}.gz: does not fit in memory` };
+        }
         let added;
         try {
           memory.u8().set(bytes, ptr);
-          added = call("ap_package_add", "string", ["string", "number", "number"], [list[k], ptr, bytes.length]);
+          if (packed) memory.u8().set(packed, gz);
+          added = call("ap_package_add", "string", ["string", "number", "number", "number", "number"],
+                       [list[k], ptr, bytes.length, gz, packed ? packed.length : 0]);
         } finally {
           memory.free(ptr);
+          if (gz) memory.free(gz);
         }
         if (added) return { error: added };
       }

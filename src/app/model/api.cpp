@@ -424,19 +424,22 @@ std::string package_start(const AppState& s, PackageJob* job, const std::string&
   return "";
 }
 
-std::string package_add(PackageJob* job, const std::string& name, std::string bytes) {
+std::string package_add(PackageJob* job, const std::string& name, std::string bytes,
+                        std::string gzip) {
   if (!job->open) return "package: no package is being written";
   std::string error;
   if (job->files.size() >= kMaxPackageFiles)
     error = "package: more than " + std::to_string(kMaxPackageFiles) + " files";
-  else if (bytes.size() > kMaxPackageBytes - job->bytes)
+  else if (bytes.size() > kMaxPackageBytes - job->bytes ||
+           gzip.size() > kMaxPackageBytes - job->bytes - bytes.size())
     error = "package: more than " + std::to_string(kMaxPackageBytes >> 20) + " MiB of files";
   if (!error.empty()) {
     *job = PackageJob{};
     return error;
   }
-  job->bytes += bytes.size();
-  job->files.push_back({name, std::move(bytes)});
+  if (!scenario::package_ships(name)) return "";
+  job->bytes += bytes.size() + gzip.size();
+  job->files.push_back({name, std::move(bytes), std::move(gzip)});
   return "";
 }
 

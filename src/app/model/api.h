@@ -143,7 +143,8 @@ struct PackageJob {
   size_t bytes = 0;   // of the files so far
   bool open = false;  // started with an accepted spec, not yet finished
 };
-// What one package may hold (the site is some 12 MB in about 130 files).
+// What one package may hold: the files and their gzip copies (the site's a package holds are
+// some 12 MB with their copies, in about 50 files).
 constexpr size_t kMaxPackageBytes = size_t{256} << 20;
 constexpr size_t kMaxPackageFiles = 4096;
 // Starts *job from {"format", "title", "lessons": [names, in order; none: the whole path],
@@ -153,9 +154,12 @@ constexpr size_t kMaxPackageFiles = 4096;
 // (scenario::check_package's, or a lesson this playground does not have); on a problem no job
 // is open.
 std::string package_start(const AppState& s, PackageJob* job, const std::string& spec_json);
-// One of the site's files (its path from the site's root, '/'-separated, and its bytes): "" or
-// the problem, which ends the job.
-std::string package_add(PackageJob* job, const std::string& name, std::string bytes);
+// One of the site's files (its path from the site's root, '/'-separated, and its bytes) and its
+// gzip copy (FILE.gz, or "" when it has none), from which the entry is deflated when it is the
+// file's (scenario::write_zip; else it is stored): "" or the problem, which ends the job. The
+// files a package leaves out (scenario::package_ships) are answered "" and let go at once.
+std::string package_add(PackageJob* job, const std::string& name, std::string bytes,
+                        std::string gzip = {});
 // The archive (or the problem, naming the entry); the job is ended and its files let go.
 scenario::ZipResult package_finish(PackageJob* job);
 
