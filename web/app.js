@@ -18,7 +18,7 @@ import { installTouch, installWheel } from "./js/input.js";
 import { createTableView } from "./js/table_view.js";
 import { fallbackNotice, keptBuild, missingFeature, moduleBuild } from "./js/builds.js";
 import { createFiles } from "./js/files.js";
-import { addOwnLessons, createCmi5Report, createReport, findRuntime, launchParams, readCmi5Launch,
+import { addOwnLessons, createCmi5Report, createReport, searchRuntime, launchParams, readCmi5Launch,
          readCourse } from "./js/lms.js";
 import { createProgress } from "./js/progress.js";
 import { createEmbedding } from "./js/embed.js";
@@ -368,7 +368,7 @@ import { createCoursePack } from "./js/coursepack.js";
   const unreadFragment = () => location.hash.length > 1 && location.hash.slice(1) !== lastLink;
 
   function scheduleLinkUpdate() {
-    if (embedded) return; // an embedded playground leaves its address alone
+    if (embedded || platformRecord) return; // an embedded playground (or a course's) leaves its address alone
     if (keepRefusedLink) return;
     clearTimeout(linkTimer);
     linkTimer = setTimeout(() => {
@@ -478,21 +478,34 @@ import { createCoursePack } from "./js/coursepack.js";
   const NO_PLATFORM = "This page was opened as a course, but no course platform answered: " +
                       "your answers are kept in this browser only.";
 
-  // Whether the platform the address asks for is there to report to: SCORM's run-time up the
-  // frames, or cmi5's launch parameters (checked; the LRS itself answers later, startCourse).
-  function platformFound() {
-    if (course.version === "cmi5") {
-      const { problems } = readCmi5Launch(launchParams(location.search));
-      if (problems.length > 0) console.warn("cmi5 launch parameters:", problems.join("; "));
-      return problems.length === 0;
-    }
-    return findRuntime(window, course.version) !== null;
+  // Said when a platform is there but keeps no record of this session (it refused to open one,
+  // or its LRS did not answer), and when it stops taking the page's reports midway.
+  const NOT_RECORDED = "The course platform did not open a record of this session: what you answer here " +
+                       "is not in its gradebook, and lasts until this page is closed.";
+  const UNSAVED = "The course platform stopped taking this page's reports: what you answer now may not " +
+                  "reach its gradebook.";
+  // The platform's line comes first, before what the page said at its start (the address's
+  // notes), so that it is shown in the learner's language and nothing said before is lost.
+  let startNotices = [];
+  const platformNotice = (line) => showNotice([line, ...startNotices].join("\n\n"));
+  const tellLearner = (what) => platformNotice(what === "refused" ? NOT_RECORDED : UNSAVED);
+  // Under a platform, its record is the attempt's only one: the progress kept in this browser
+  // (another learner's, on a shared computer) is neither read nor written, nor put in the
+  // address. Outside one (no platform answered) the page keeps progress as anywhere else.
+  let platformRecord = false;
+  function keepInBrowser() {
+    platformRecord = false;
+    progress.keepInBrowser(true);
+    atStart("the progress kept in this browser", progress.restore);
   }
 
-  // Inside a course package: the LMS's run-time (SCORM, found up the frames) or its LRS (cmi5,
-  // from the launch parameters) is told what the learner does (js/lms.js). Without one the page
-  // says so (onAppReady, or here once the LRS refuses) and runs as anywhere else.
-  function startCourse() {
+  // Inside a course package: the LMS's run-time (SCORM: searched up the frames and openers for
+  // a few seconds) or its LRS (cmi5, from the launch parameters) is told what the learner does
+  // (js/lms.js). Without one the page says so and runs as anywhere else; with one that records
+  // nothing, it says that.
+  async function startCourse() {
+    platformRecord = true;
+    progress.keepInBrowser(false);  // until the platform is known
     const page = {
       lessons: course.lessons, pass: course.pass,
       progress: () => getJson("ap_get_progress"),
@@ -504,27 +517,32 @@ import { createCoursePack } from "./js/coursepack.js";
         if (checked.problems.length > 0) console.warn("course progress set aside:", checked.problems.join("; "));
       },
       open: (lesson) => api.loadPreset(lesson),
+      tell: tellLearner,
     };
     if (course.version === "cmi5") {
-      const { launch } = readCmi5Launch(launchParams(location.search));
-      if (!launch) return;  // said with the address's notes (onAppReady)
+      const { launch, problems } = readCmi5Launch(launchParams(location.search));
+      if (!launch) {
+        console.warn("cmi5 launch parameters:", problems.join("; "));
+        platformNotice(NO_PLATFORM);
+        keepInBrowser();
+        return;
+      }
       const cmi5 = createCmi5Report({ ...page, launch, fetch: (...args) => window.fetch(...args),
                                       beacon: (url, form) => navigator.sendBeacon(url, form) });
-      cmi5.start().then((started) => {
-        if (started) report = cmi5;
-        else showNotice(NO_PLATFORM);
-      }, () => showNotice(NO_PLATFORM));
-      window.addEventListener("pagehide", () => report?.finish());
+      window.addEventListener("pagehide", () => cmi5.finish());
+      if (await cmi5.start().catch(() => false)) report = cmi5;
+      else platformNotice(NOT_RECORDED);
       return;
     }
-    const runtime = findRuntime(window, course.version);
-    if (!runtime) return;  // said with the address's notes (onAppReady)
-    report = createReport({ ...page, runtime, version: course.version });
-    if (!report.start()) {
-      report = null;
+    const runtime = await searchRuntime(window, course.version);
+    if (!runtime) {
+      platformNotice(NO_PLATFORM);
+      keepInBrowser();
       return;
     }
-    window.addEventListener("pagehide", () => report?.finish());
+    const scorm = createReport({ ...page, runtime, version: course.version });
+    window.addEventListener("pagehide", () => scorm.finish());
+    if (scorm.start()) report = scorm;
   }
 
   async function onAppReady() {
@@ -545,12 +563,11 @@ import { createCoursePack } from "./js/coursepack.js";
     const { notes, training } = atStart("the address", applyParams) ?? { notes: [], training: null };
     notes.unshift(...ownNotes);
     const notices = [];
-    // First, so that its line is shown in the learner's language (ap_show_notice).
-    if (course.version && !platformFound()) notices.push(NO_PLATFORM);
     if (notes.length > 0) notices.push(`Some settings in the address were ignored:\n${notes.join("\n")}`);
     // Another build than the one asked for runs (offline): said in the learner's language.
     if (buildFallback) notices.push(fallbackNotice(buildFallback, getJson("ap_get_view").lang));
     if (notices.length > 0) showNotice(notices.join("\n\n"));
+    startNotices = notices;
     overlay.classList.add("hidden");
     // ?train=N: the steps are taken a frame at a time, in view, before the page says it is ready.
     if (training) {
@@ -567,8 +584,14 @@ import { createCoursePack } from "./js/coursepack.js";
       call("ap_wake", null, [], []);
       reportHeightSoon();
     }).observe(canvas);
-    atStart("the progress kept in this browser", progress.restore);
-    if (course.version) atStart("the course platform", startCourse);
+    if (course.version) {
+      startCourse().catch((e) => {
+        console.warn("the course platform failed:", e);
+        platformNotice(NOT_RECORDED);
+      });
+    } else {
+      atStart("the progress kept in this browser", progress.restore);
+    }
     window.addEventListener("storage", (e) => atStart("progress from another tab", () => progress.onStorage(e)));
     if (timing.module.startsWith("threads")) {
       // Firefox cannot leave an isolated page controlled by a service worker while its thread

@@ -176,7 +176,19 @@ std::string package_launch(const PackageSpec& spec) {
   std::string own;
   for (const OwnLesson& l : spec.own) own += (own.empty() ? "" : ",") + l.name;
   return "index.html?lms=" + spec.format + (lessons.empty() ? "" : "&lessons=" + lessons) +
-         (own.empty() ? "" : "&own=" + own) + "&pass=" + std::to_string(spec.pass) + "&offline=off";
+         (own.empty() ? "" : "&own=" + own) + "&pass=" + std::to_string(spec.pass) +
+         "&offline=off&threads=1";
+}
+
+bool package_ships(const std::string& path) {
+  static const char* const kThreaded[] = {"attention-playground-threads.js",
+                                          "attention-playground-threads.wasm",
+                                          "attention-playground-threads.worker.js",
+                                          "attention-playground-threads-relaxed.js",
+                                          "attention-playground-threads-relaxed.wasm",
+                                          "attention-playground-threads-relaxed.worker.js"};
+  return std::none_of(std::begin(kThreaded), std::end(kThreaded),
+                      [&](const char* f) { return path == f; });
 }
 
 std::string package_manifest(const PackageSpec& spec, const std::vector<std::string>& files) {
@@ -224,9 +236,28 @@ std::string package_manifest(const PackageSpec& spec, const std::vector<std::str
        ">\n"
        "        <title>" +
        title + "</title>\n";
-  // 1.2's mastery score: the platform's own passed/failed rule, the same as the page's.
-  if (!v2004)
-    m += "        <adlcp:masteryscore>" + std::to_string(spec.pass) + "</adlcp:masteryscore>\n";
+  // The passing score. SCORM 2004: the item's primary objective is satisfied by the scaled
+  // score reaching it, and the platform gives it to the page as cmi.scaled_passing_score. SCORM
+  // 1.2 gets none (the launch address's pass= carries it): a platform with a mastery score
+  // applies it at LMSFinish to whatever raw score there is (Moodle turns "incomplete" into
+  // "failed" below it), so a learner who left halfway would fail. The page says passed or
+  // failed itself once the course is done (web/js/lms.js).
+  if (v2004) {
+    // pass/100 with two decimals, a trailing zero dropped: 70 → "0.7", 5 → "0.05", 100 → "1.0".
+    std::string measure = std::to_string(spec.pass / 100) + (spec.pass % 100 < 10 ? ".0" : ".") +
+                          std::to_string(spec.pass % 100);
+    if (measure.size() > 3 && measure.back() == '0') measure.pop_back();
+    m += "        <imsss:sequencing>\n"
+         "          <imsss:objectives>\n"
+         "            <imsss:primaryObjective objectiveID=\"course_passed\" "
+         "satisfiedByMeasure=\"true\">\n"
+         "              <imsss:minNormalizedMeasure>" +
+         measure +
+         "</imsss:minNormalizedMeasure>\n"
+         "            </imsss:primaryObjective>\n"
+         "          </imsss:objectives>\n"
+         "        </imsss:sequencing>\n";
+  }
   m += "      </item>\n"
        "    </organization>\n"
        "  </organizations>\n"
@@ -249,7 +280,9 @@ ZipResult write_package(const PackageSpec& spec, const std::vector<ZipEntry>& fi
   }
   // Either manifest in the site would leave a platform unsure which package it was given.
   std::vector<std::string> names;
+  std::vector<const ZipEntry*> shipped;
   for (const ZipEntry& f : files) {
+    if (!package_ships(f.name)) continue;
     if (f.name == "imsmanifest.xml" || f.name == "cmi5.xml") {
       r.error = f.name + ": the package writes its own";
       return r;
@@ -264,6 +297,7 @@ ZipResult write_package(const PackageSpec& spec, const std::vector<ZipEntry>& fi
       if (!r.error.empty()) return r;
     }
     names.push_back(f.name);
+    shipped.push_back(&f);
   }
   std::vector<ZipEntry> own;
   for (const OwnLesson& l : spec.own) {
@@ -271,13 +305,16 @@ ZipResult write_package(const PackageSpec& spec, const std::vector<ZipEntry>& fi
     names.push_back(own.back().name);
   }
   std::vector<ZipEntry> all;
-  all.reserve(files.size() + own.size() + 1);
+  all.reserve(shipped.size() + own.size() + 1);
   all.push_back({package_manifest_name(spec), package_manifest(spec, names)});
-  all.insert(all.end(), files.begin(), files.end());
+  for (const ZipEntry* f : shipped) all.push_back(*f);
   all.insert(all.end(), own.begin(), own.end());
   if (spec.format == "cmi5") {
-    for (ZipEntry& f : all)
-      if (f.name == "index.html") f.bytes = widen_connect_src(f.bytes);
+    for (ZipEntry& f : all) {
+      if (f.name != "index.html") continue;
+      f.bytes = widen_connect_src(f.bytes);
+      f.gzip.clear();  // the site's page, no longer this one: stored (2 KB)
+    }
   }
   return write_zip(all);
 }

@@ -41,6 +41,7 @@ import { tmpdir } from "node:os";
 import { extname, join, normalize, sep } from "node:path";
 import { fail, ok, runChecks, startSiteServer, watchProblems } from "./harness.mjs";
 import { noticeOnScreen } from "./ocr.mjs";
+import { nextSession } from "./fixtures/strict_scorm.mjs";
 
 const TIMEOUT_MS = 30000;
 const LESSONS = ["why_so_tall", "padded_batch"];
@@ -211,7 +212,8 @@ async function checkScorm2004({ browser, url }) {
   const want = ["why_so_tall.q1 choice key_1 correct", "why_so_tall.q2 choice key_3 incorrect",
                 "padded_batch.q1 numeric 0 correct"];
   if (seen.join("|") !== want.join("|")) fail(`the interactions are ${JSON.stringify(seen)}, expected ${JSON.stringify(want)}`);
-  if (!list.every((i) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(i.timestamp) && i.description.length > 10)) {
+  // UTC, said so ("Z" after the hundredths, where time(second,10,0) puts the zone).
+  if (!list.every((i) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d\dZ$/.test(i.timestamp) && i.description.length > 10)) {
     fail(`an interaction has no timestamp or question: ${JSON.stringify(list[0])}`);
   }
   expect("cmi.completion_status", cmi.completion_status, "completed");
@@ -223,7 +225,8 @@ async function checkScorm2004({ browser, url }) {
   expect("cmi.location", cmi.location, "padded_batch");
   expect("cmi.exit", cmi.exit, "suspend");
   const suspend = JSON.parse(cmi.suspend_data);
-  expect("the suspend data's marks", JSON.stringify(suspend.marks), JSON.stringify({ padded_batch: "r", why_so_tall: "rw" }));
+  const sorted = (o) => JSON.stringify(Object.fromEntries(Object.entries(o).sort()));
+  expect("the suspend data's marks", sorted(suspend.marks), sorted({ padded_batch: "r", why_so_tall: "rw" }));
   await leave(page);
   const terminated = await page.evaluate(() => window.lmsApi.isTerminated());
   if (!terminated) fail("leaving the page did not end the session (Terminate)");
@@ -273,6 +276,177 @@ async function checkScorm12({ browser, url }) {
   await page.context().close();
   ok(`scorm12: ${want.join("; ")}; lesson_status ${cmi.core.lesson_status} (score ${cmi.core.score.raw} of 100, ` +
      `passing 80), location ${cmi.core.lesson_location}; LMSFinish on leaving`);
+}
+
+// A strict platform of the project's own (tests/web/fixtures/strict_scorm.mjs): the run-time
+// the LMS page makes with `options` (the learner's record among them), put in place `lateMs`
+// after the playground's frame starts loading (a platform whose run-time comes late).
+function strictHostPage(version, launch, options, lateMs) {
+  const object = RUNTIMES[version].object;
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>A strict course platform</title>
+<iframe id="sco" title="Attention Playground" width="1000" height="700"></iframe>
+<script type="module">
+  import { createStrictRuntime } from "./strict.mjs";
+  window.lmsApi = createStrictRuntime(${JSON.stringify(version)}, ${JSON.stringify(options)});
+  document.getElementById("sco").src = ${JSON.stringify(`../${launch}`)};
+  setTimeout(() => { window.${object} = window.lmsApi; }, ${lateMs});
+</script>
+</html>`;
+}
+
+// The LMS's pages: each session's at an address of its own (host-N.html), all routed by one
+// handler of the context (strictRoutes), which also serves the platform's module.
+async function strictRoutes(context) {
+  const hosts = [];
+  await context.route(/\/__lms\/(host-\d+\.html|strict\.mjs)$/, (route) => {
+    const u = route.request().url();
+    route.fulfill(u.endsWith("strict.mjs")
+      ? { contentType: "text/javascript", body: readFileSync(new URL("./fixtures/strict_scorm.mjs", import.meta.url), "utf8") }
+      : { contentType: "text/html", body: hosts[Number(/host-(\d+)\.html$/.exec(u)[1])] ?? "" });
+  });
+  return hosts;
+}
+
+async function openStrict(context, hosts, url, version, launch, options, lateMs = 0) {
+  hosts.push(strictHostPage(version, launch, options, lateMs));
+  const page = watchProblems(await context.newPage());
+  await page.goto(`${url}__lms/host-${hosts.length - 1}.html`);
+  const frame = await (await page.waitForSelector("#sco")).contentFrame();
+  await frame.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
+  const settle = () => frame.evaluate(() => window.attentionPlayground.frames(3));
+  return { page, frame, settle };
+}
+
+// A question answered by clicks, as walk() does: the step's button, then the key's button or
+// the number typed into the box.
+async function answerByClicks(page, frame, settle, q, answer) {
+  const quiz = await frame.evaluate(() => window.attentionPlayground.getQuiz());
+  await clickControl(page, frame, (i) => i.id.endsWith(`##step${quiz[q].step}`), `step ${quiz[q].step + 1}'s button`);
+  if (answer.key !== undefined) {
+    const labels = (await frame.evaluate(() => window.attentionPlayground.getAccessible())).quiz
+      .find((e) => e.question === q)?.keys ?? [];
+    await clickControl(page, frame, (i) => i.label === labels[answer.key] && !i.text, `the button "${labels[answer.key]}"`);
+  } else {
+    await clickControl(page, frame, (i) => i.id === "##value", "the number box");
+    await page.keyboard.type(answer.typed);
+    await page.keyboard.press("Enter");
+  }
+  await settle();
+  return (await frame.evaluate(() => window.attentionPlayground.getQuiz()))[q];
+}
+
+// The learner on a strict platform: SCORM 1.2 with Moodle's rules and a mastery score of 80,
+// that leaves score.min out (401); SCORM 2004 whose first two commits fail. On a computer
+// where another learner's answers are kept in the browser, a new attempt: padded_batch's number
+// typed ("0.1", wrong), then on to why_so_tall and the page left halfway; the next session
+// resumes and finishes the course by clicks; a third, new attempt starts empty.
+async function checkStrict({ browser, url }, version) {
+  const v12 = version === "scorm12";
+  const order = ["padded_batch", "why_so_tall"];
+  // As a package launches it (scenario::package_launch): no service worker, which would also
+  // take the LMS's pages of this origin out of the test's routes.
+  const launch = `index.html?lms=${version}&lessons=${order.join(",")}&pass=60&offline=off&threads=1`;
+  const prefix = v12 ? "cmi.core." : "cmi.";
+  const options = v12 ? { moodle: true, refuse: ["cmi.core.score.min"], initial: { "cmi.student_data.mastery_score": "80" } }
+                      : { failCommits: 2, initial: { "cmi.scaled_passing_score": "0.6" } };  // as the manifest declares
+  const keys = {};
+  for (const id of order) keys[id] = (await (await fetch(`${url}assets/presets/${id}.json`)).json()).quiz.map((q) => q.answer);
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, reducedMotion: "reduce" });
+  const hosts = await strictRoutes(context);
+  // Learner A's answers, kept in this browser outside any platform.
+  const other = JSON.stringify({ padded_batch: "r", why_so_tall: "rr" });
+  await context.addInitScript((kept) => {
+    if (location.pathname.endsWith("index.html") && !sessionStorage.getItem("planted")) {
+      sessionStorage.setItem("planted", "1");
+      localStorage.setItem("attention-playground:progress", kept);
+    }
+  }, other);
+  const record = (page) => page.evaluate(() => ({ ...window.lmsApi.data }));
+  const calls = (page) => page.evaluate(() => window.lmsApi.calls.filter((c) => /Set|Commit|Finish|Terminate|Initialize/.test(c.fn))
+    .map((c) => `${c.fn}(${c.args.map((a) => JSON.stringify(a)).join(", ")}) → ${c.result}${c.error !== "0" ? ` [${c.error}]` : ""}`));
+  const left = async (page) => {
+    await page.evaluate(() => document.getElementById("sco").remove());
+    await page.waitForFunction(() => window.lmsApi.finishCount > 0, null, { timeout: 5000, polling: 50 })
+      .catch(() => fail(`${version}: leaving the page did not call ${v12 ? "LMSFinish" : "Terminate"}`));
+  };
+
+  // Session 1: a new attempt; the run-time comes 1.5 s after the frame starts.
+  const one = await openStrict(context, hosts, url, version, launch, options, 1500);
+  await one.frame.waitForFunction(() => window.attentionPlayground.getProgress().lesson === "padded_batch", null,
+                                  { timeout: 10000, polling: 50 });
+  await one.page.waitForFunction(() => window.lmsApi.state === "running", null, { timeout: 10000, polling: 50 })
+    .catch(() => fail(`${version}: the page did not find the run-time that came 1.5 s late`));
+  expect(`${version}: the new attempt's marks (another learner's kept in this browser)`,
+         JSON.stringify((await one.frame.evaluate(() => window.attentionPlayground.getProgress())).marks), "{}");
+  const typed = await answerByClicks(one.page, one.frame, one.settle, 0, { typed: "0.1" });
+  if (!typed.answered || typed.correct) fail(`${version}: "0.1" typed was judged ${JSON.stringify(typed)}`);
+  await clickControl(one.page, one.frame, (i) => i.label === "Next \u25b6", "Next ▶");
+  await one.settle();
+  await left(one.page);
+  const first = await record(one.page);
+  const firstCalls = await calls(one.page);
+  const n0 = "cmi.interactions.0.";
+  expect(`${version}: the typed answer reported`, first[`${n0}${v12 ? "student_response" : "learner_response"}`], "0.1");
+  expect(`${version}: its result`, first[`${n0}result`], v12 ? "wrong" : "incorrect");
+  expect(`${version}: the status of a learner who left halfway`, first[v12 ? "cmi.core.lesson_status" : "cmi.completion_status"], "incomplete");
+  if (!v12) expect(`${version}: success while not done`, first["cmi.success_status"], "unknown");
+  // The score the platform's passing rule reads, held back until the course is done.
+  expect(`${version}: the score held back`, first[v12 ? "cmi.core.score.raw" : "cmi.score.scaled"] ?? "", "");
+  expect(`${version}: the location`, first[v12 ? "cmi.core.lesson_location" : "cmi.location"], "why_so_tall");
+  expect(`${version}: the suspend data's marks`, JSON.stringify(JSON.parse(first["cmi.suspend_data"]).marks), JSON.stringify({ padded_batch: "w" }));
+  const time = first[v12 ? "cmi.core.session_time" : "cmi.session_time"] ?? (await one.page.evaluate(
+    (e) => window.lmsApi.calls.find((c) => c.args[0] === e && c.result === "true")?.args[1], v12 ? "cmi.core.session_time" : "cmi.session_time"));
+  if (!time) fail(`${version}: no session time was set`);
+  const kept = await one.frame.evaluate(() => localStorage.getItem("attention-playground:progress")).catch(() => null);
+  if (kept !== null && kept !== other) fail(`${version}: the browser's kept progress was written under the platform: ${kept}`);
+  const refusedCalls = firstCalls.filter((c) => / → false/.test(c));
+  if (!v12) {
+    // The refused commits were tried again, and one went through before the page was left.
+    const commits = firstCalls.filter((c) => c.startsWith("Commit("));
+    if (commits.slice(0, 2).some((c) => !c.includes("→ false")) || !commits.slice(2).some((c) => c.includes("→ true"))) {
+      fail(`${version}: the commits were ${JSON.stringify(commits)}`);
+    }
+  }
+  await one.page.close();
+
+  // Session 2: the platform resumes the attempt; the learner finishes it.
+  // What the platform hands the next session (entry "resume" after exit "suspend").
+  const two = await openStrict(context, hosts, url, version, launch, { ...options, failCommits: 0, initial: nextSession(version, first) });
+  expect(`${version}: the platform's entry for session 2`, nextSession(version, first)[v12 ? "cmi.core.entry" : "cmi.entry"], "resume");
+  const back = await two.frame.evaluate(() => window.attentionPlayground.getProgress());
+  expect(`${version}: the resumed lesson`, back.lesson, "why_so_tall");
+  expect(`${version}: the resumed marks`, JSON.stringify(back.marks), JSON.stringify({ padded_batch: "w" }));
+  for (const q of [0, 1]) {
+    const judged = await answerByClicks(two.page, two.frame, two.settle, q, { key: keys.why_so_tall[q].key });
+    if (!judged.correct) fail(`${version}: why_so_tall question ${q + 1} by its key was judged wrong`);
+  }
+  await left(two.page);
+  const second = await record(two.page);
+  // 2 of 3 right the first time: 67, below the platform's 80 (1.2), above ?pass=60 (2004).
+  expect(`${version}: the score`, second[`${prefix}score.raw`], "67");
+  expect(`${version}: the status once done`, second[v12 ? "cmi.core.lesson_status" : "cmi.success_status"], v12 ? "failed" : "passed");
+  if (!v12) expect(`${version}: completion`, second["cmi.completion_status"], "completed");
+  expect(`${version}: interactions`, second["cmi.interactions._count"], "3");
+  await two.page.close();
+
+  // Session 3: a new attempt for the next learner (the platform starts it empty): nothing comes
+  // from the two before, from the platform's side or the browser's.
+  const three = await openStrict(context, hosts, url, version, launch, { ...options, failCommits: 0 });
+  const fresh = await three.frame.evaluate(() => window.attentionPlayground.getProgress());
+  expect(`${version}: the third attempt's marks`, JSON.stringify(fresh.marks), "{}");
+  expect(`${version}: the third attempt's lesson`, fresh.lesson, "padded_batch");
+  const third = await record(three.page);
+  expect(`${version}: the third record's suspend data`, JSON.stringify(JSON.parse(third["cmi.suspend_data"]).marks), "{}");
+  for (const p of [one.page, two.page, three.page]) if (p.problems.length > 0) fail(p.problems.join("; "));
+  await context.close();
+  console.log(`${version}: the first session's calls on the strict platform:\n  ${firstCalls.join("\n  ")}`);
+  ok(`${version} on a strict platform (${v12 ? "Moodle's rules, mastery 80, score.min refused" : "two commits refused"}; ` +
+     `the run-time 1.5 s late): a new attempt started empty beside another learner's kept answers; "0.1" typed ` +
+     `reported as ${first[`${n0}${v12 ? "student_response" : "learner_response"}`]}; left halfway: ` +
+     `${first[v12 ? "cmi.core.lesson_status" : "cmi.completion_status"]}, session time ${time}; refused calls ` +
+     `${refusedCalls.length} (${refusedCalls.map((c) => `${c.replace(/, .*| → .*/, "").replace(/\)$/, "")})`).join(", ")}); ` +
+     `resumed and finished: score ${second[`${prefix}score.raw`]}, ` +
+     `${second[v12 ? "cmi.core.lesson_status" : "cmi.success_status"]}; the next attempt started empty`);
 }
 
 async function checkNoLms({ browser, url }) {
@@ -419,8 +593,11 @@ for r in resources.values():
 unlisted = names - listed - {"imsmanifest.xml"}
 if unlisted: problems.append("not listed: " + ", ".join(sorted(unlisted)[:5]))
 mastery = root.find(".//{%s}masteryscore" % adl)
+measure = root.find(".//{http://www.imsglobal.org/xsd/imsss}primaryObjective[@satisfiedByMeasure='true']/"
+                    "{http://www.imsglobal.org/xsd/imsss}minNormalizedMeasure")
 print(json.dumps({"launch": launch, "files": len(names), "problems": problems,
-                  "title": root.findtext(".//" + n("title")), "mastery": None if mastery is None else mastery.text}))
+                  "title": root.findtext(".//" + n("title")), "mastery": None if mastery is None else mastery.text,
+                  "measure": None if measure is None else measure.text}))
 `;
 
 // A lesson of the course's own, as a teacher gives it to attention-cli package --add:
@@ -453,7 +630,10 @@ async function checkPackage({ browser, url, opts }) {
       if (r.problems.length > 0) fail(`the ${version} package: ${r.problems.join("; ")}`);
       if (r.title !== "Attention <two lessons> & more") fail(`the ${version} manifest's title is "${r.title}"`);
     }
-    if (read.scorm12.mastery !== "60") fail(`SCORM 1.2's masteryscore is ${read.scorm12.mastery}, not 60`);
+    // 1.2: no mastery score (a platform would fail a learner who left halfway by it); 2004: the
+    // passing score as the primary objective's minimum scaled score.
+    if (read.scorm12.mastery !== null) fail(`SCORM 1.2's masteryscore is ${read.scorm12.mastery}, not left out`);
+    if (read.scorm2004.measure !== "0.6") fail(`SCORM 2004's minNormalizedMeasure is ${read.scorm2004.measure}, not 0.6`);
     // A bad option is refused, naming it, and writes nothing.
     let refused = "";
     try {
@@ -488,7 +668,7 @@ async function checkPackage({ browser, url, opts }) {
       if (away.length > 0) fail(`the package asked for files elsewhere: ${away.slice(0, 3).join(", ")}`);
       if (page.problems.length > 0) fail(page.problems.join("; "));
       await page.context().close();
-      ok(`package: SCORM 2004 (${read.scorm2004.files} files) and 1.2 (${read.scorm12.files}, masteryscore 60) read ` +
+      ok(`package: SCORM 2004 (${read.scorm2004.files} files, minNormalizedMeasure 0.6) and 1.2 (${read.scorm12.files}, no masteryscore) read ` +
          `back by python3's zipfile, their manifests as the content aggregation model asks; a lesson that is ` +
          `none refused ("${refused.slice(0, 70)}…"); the 2004 package, served alone and launched as its manifest ` +
          `says (${launch}), with a lesson of its own from --add, reported completed, passed, 0.6667 and 3 ` +
@@ -680,7 +860,7 @@ async function checkCmi5({ browser, opts }) {
     if (!/^https:\/\/attention-playground\.invalid\/course\/[0-9a-f]{16}$/.test(read.course)) fail(`the course id is ${read.course}`);
     expect("the AU's attributes", JSON.stringify(read.au), JSON.stringify({ id: `${read.course}/au`, moveOn: "CompletedAndPassed",
                                                                            masteryScore: "0.6", launchMethod: "AnyWindow" }));
-    expect("the AU's url", read.url, `index.html?lms=cmi5&lessons=${lessons.join(",")}&own=padded_ours&pass=60&offline=off`);
+    expect("the AU's url", read.url, `index.html?lms=cmi5&lessons=${lessons.join(",")}&own=padded_ours&pass=60&offline=off&threads=1`);
     const csp = /connect-src [^;"]*/.exec(readFileSync(join(root, "index.html"), "utf8"))?.[0];
     expect("the package's connect-src", csp, "connect-src 'self' https: http://127.0.0.1:* http://localhost:*");
 
@@ -751,11 +931,14 @@ async function checkCmi5({ browser, opts }) {
       const page = watchProblems(await browser.newPage({ viewport: { width: 1000, height: 700 }, reducedMotion: "reduce" }));
       await page.goto(`${site.url}${launch}`);
       await page.waitForFunction(() => window.attentionPlayground?.isReady, null, { timeout: TIMEOUT_MS, polling: 50 });
+      // No platform at all: the answers are kept in this browser. A platform that refuses the
+      // session: nothing is recorded, and nothing of this browser's is read or written.
+      const words = what === "bad parameters" ? "no course platform answered" : "did not open a record";
       try {
-        await page.waitForFunction(() => window.attentionPlayground.stats().notice.includes("no course platform answered"),
-                                   null, { timeout: 5000, polling: 50 });
+        await page.waitForFunction((w) => window.attentionPlayground.stats().notice.includes(w),
+                                   words, { timeout: 5000, polling: 50 });
       } catch {
-        fail(`${what}: the page does not say no course platform answered (it says "${await page.evaluate(() => window.attentionPlayground.stats().notice)}")`);
+        fail(`${what}: the page does not say "${words}" (it says "${await page.evaluate(() => window.attentionPlayground.stats().notice)}")`);
       }
       const r = await page.evaluate(() => {
         const ap = window.attentionPlayground;
@@ -776,7 +959,7 @@ async function checkCmi5({ browser, opts }) {
        `(${csp}); statements ${lrs.verbs().slice(0, 7).join(", ")}; answered ${answered.join("; ")}; ` +
        `passed scaled ${passed.result.score.scaled}; a second launch resumed at ${resumed.lesson} with ` +
        `${JSON.stringify(resumed.marks)} and sent only initialized, terminated; each fetch URL used once; ` +
-       `${refusals.join(" and ")}: the page says no course platform answered, and works`);
+       `${refusals.join(" and ")}: the page says no course platform answered / did not open a record, and works`);
   } finally {
     for (const s of servers) s.close();
     rmSync(dir, { recursive: true, force: true });
@@ -797,6 +980,8 @@ const CHECKS = {
   package: checkPackage,
   cmi5: checkCmi5,
   hostile: checkHostile,
+  strict12: (ctx) => checkStrict(ctx, "scorm12"),
+  strict2004: (ctx) => checkStrict(ctx, "scorm2004"),
 };
 
 const TITLES = {
@@ -806,6 +991,8 @@ const TITLES = {
   package: "attention-cli package: SCORM 2004 and 1.2 packages a platform can import, reporting from its frame",
   hostile: "planted suspend data and location keep only this playground's marks",
   cmi5: "attention-cli package --format cmi5: a learner's statements reach a local LRS, and a session resumes",
+  strict12: "SCORM 1.2 on a strict platform with Moodle's rules: a typed number, left halfway, resumed, a new attempt empty",
+  strict2004: "SCORM 2004 on a strict platform whose commits fail: a typed number, left halfway, resumed, a new attempt empty",
 };
 
 runChecks(CHECKS, { titles: TITLES, options: { cli: undefined }, checkMs: 90000,

@@ -12,9 +12,11 @@ import { allowList, MAX_PARAM_CHARS, nameList, readParams, smallInt } from "../.
 import { answer, checkMessage, METHODS, originAllowed, parentOriginOf } from "../../web/js/messages.js";
 import { formatG, printf } from "../../web/js/format.js";
 import { checkShape, typedFields } from "../../web/js/typed.js";
-import { addOwnLessons, CMI5, courseState, createCmi5Report, createReport, findRuntime, launchParams, readCmi5Launch, readCourse,
-         MAX_OWN_LESSON_CHARS, VERSIONS } from "../../web/js/lms.js";
+import { addOwnLessons, CMI5, COMMIT_RETRY_MS, courseState, createCmi5Report, createReport, decimalText, describeError,
+         findRuntime, interval2004, launchParams, readCmi5Launch, readCourse, MAX_OWN_LESSON_CHARS, searchRuntime,
+         timespan12, timestamp2004, VERSIONS } from "../../web/js/lms.js";
 import { checkMarks } from "../../web/js/progress.js";
+import { createStrictRuntime, nextSession } from "./fixtures/strict_scorm.mjs";
 
 const checks = [];
 const check = (name, fn) => checks.push([name, fn]);
@@ -363,7 +365,7 @@ check("lms: SCORM 2004: interactions, score, completion and success, then a resu
   assert.equal(api.data["cmi.interactions.0.type"], "choice");
   assert.equal(api.data["cmi.interactions.0.learner_response"], "key_3");
   assert.equal(api.data["cmi.interactions.0.result"], "correct");
-  assert.equal(api.data["cmi.interactions.0.timestamp"], "2026-11-27T10:00:00");
+  assert.equal(api.data["cmi.interactions.0.timestamp"], "2026-11-27T10:00:00.00Z");  // UTC, said so
   assert.equal(api.data["cmi.interactions.0.description"], "Which key?");
   assert.equal(api.data["cmi.interactions.1.type"], "numeric");
   assert.equal(api.data["cmi.interactions.1.learner_response"], "0.25");
@@ -415,7 +417,7 @@ check("lms: SCORM 1.2: lesson_status, a score in percent, keys written out", () 
   assert.equal(api.data["cmi.core.exit"], "suspend");
 });
 
-check("lms: a hostile or failing run-time stops the reports, never the page", () => {
+check("lms: a hostile or failing run-time never stops the page", () => {
   const warnings = [];
   const run = (runtime, initial) => {
     const p = page();
@@ -517,7 +519,8 @@ const LAUNCH = readCmi5Launch(launchParams(launchQuery())).launch;
 
 function cmi5Session(lrs, { lessons = ["a", "b"], pass = 0.6, warn = assert.fail, p = page() } = {}) {
   const report = createCmi5Report({ launch: LAUNCH, lessons, pass, progress: p.progress, marks: p.restore,
-                                    open: p.open, fetch: lrs.fetch, warn, now: () => new Date("2026-11-27T10:00:00Z") });
+                                    open: p.open, fetch: lrs.fetch, warn, now: () => new Date("2026-11-27T10:00:00Z"),
+                                    wait: async () => {} });
   return { report, p };
 }
 
@@ -714,6 +717,383 @@ check("lms: cmi5: hostile tokens, documents and a failing LRS stop the reports, 
   assert.equal(warnings.length, said + 1);
   assert.match(warnings.at(-1), /refused POST https:\/\/lrs\.example\/xapi\/statements \(500\)/);
   assert.ok(warnings.every((w) => w.length < 400), "each warning is short");
+});
+
+// A run-time that refuses as a platform may: `refuse` (elements or prefixes, answered "false"
+// with `code`), `failCommits` (that many commits refused, 391), `initial` (the learner's record),
+// `answer(fn, result)` (what a call returns, to make it hostile). Keeps what it is told in `data`.
+function refusingRuntime(version, { initial = {}, refuse = [], code = "401", failCommits = 0, answer = (fn, r) => r } = {}) {
+  const v = VERSIONS[version];
+  const data = { "cmi.interactions._count": "0", ...initial };
+  const calls = [];
+  let error = "0", commits = 0;
+  const out = (fn, r) => answer(fn, r);
+  return {
+    data, calls,
+    [v.init]: () => { calls.push("init"); return out("init", "true"); },
+    [v.get]: (e) => { error = "0"; return out("get", Object.hasOwn(data, e) ? data[e] : ""); },
+    [v.set]: (e, value) => {
+      calls.push(`${e}=${value}`);
+      if (typeof value !== "string") throw new Error(`${e}: not a string`);
+      if (refuse.some((r) => e === r || e.startsWith(`${r}.`))) { error = code; return out("set", "false"); }
+      error = "0";
+      data[e] = value;
+      const m = /^cmi\.interactions\.(\d+)\.id$/.exec(e);
+      if (m) data["cmi.interactions._count"] = String(Math.max(Number(data["cmi.interactions._count"]), Number(m[1]) + 1));
+      return out("set", "true");
+    },
+    [v.commit]: () => {
+      calls.push("commit");
+      if (++commits <= failCommits) { error = version === "scorm12" ? "101" : "391"; return out("commit", "false"); }
+      return out("commit", "true");
+    },
+    [v.finish]: () => { calls.push("finish"); return out("finish", "true"); },
+    [v.error]: () => out("error", error),
+    [v.errorText]: (c) => out("errorText", `error ${c}`),
+  };
+}
+
+check("lms: a number answer as the decimal typed; times with their zone; the session's time", () => {
+  const cases = [[0.1, "0.1"], [1e-7, "0.0000001"], [-2.5, "-2.5"], [42, "42"], [-0, "0"], [0.3333333, "0.3333333"],
+                 [123456.78, "123456.78"], [0.123456789, "0.1234568"], [1e9, "1000000000"], [2 / 3, "0.6666667"]];
+  for (const [typed, text] of cases) assert.equal(decimalText(Math.fround(typed)), text, String(typed));
+  // The float32 the app keeps, as its JSON gives it (0.1 → 0.10000000149011612).
+  assert.equal(decimalText(0.10000000149011612), "0.1");
+  assert.equal(decimalText(1.0000000116860974e-7), "0.0000001");
+  for (const none of [NaN, Infinity, 3e38, 1e10, "0.1", null, undefined, {}]) assert.equal(decimalText(none), null, String(none));
+  for (const text of cases.map((c) => c[1])) {
+    assert.match(text, /^-?\d{1,10}(\.\d{1,7})?$/, "1.2's CMIDecimal and 2004's real(10,7): no exponent, 7 decimals");
+  }
+  assert.equal(timestamp2004(new Date("2026-11-27T10:00:00.129Z")), "2026-11-27T10:00:00.12Z");
+  assert.equal(timespan12(3723450), "01:02:03.45");
+  assert.equal(interval2004(3723450), "PT1H2M3.45S");
+  assert.equal(timespan12(0), "00:00:00.00");
+  assert.equal(timespan12(1e12), "9999:46:40.00");  // 1.2 counts hours in at most 4 digits
+  assert.equal(interval2004(59990), "PT0H0M59.99S");
+  const hostile = Object.create(null);
+  assert.equal(describeError(hostile), "something that is no error");
+  assert.equal(describeError(new Proxy({}, { get() { throw new Error("trap"); } })), "something that is no error");
+  assert.equal(describeError(new Error("x".repeat(500))).length, 200);
+});
+
+check("lms: what the platform refuses is skipped, the rest reported, Terminate always called", () => {
+  for (const version of ["scorm12", "scorm2004"]) {
+    const v = VERSIONS[version];
+    const min = version === "scorm12" ? "cmi.core.score.min" : "cmi.score.min";
+    for (const refuse of [[min], ["cmi.interactions"], [min, "cmi.interactions", "cmi.suspend_data"]]) {
+      const api = refusingRuntime(version, { refuse });
+      const warnings = [];
+      const p = page();
+      const r = createReport({ runtime: api, version, lessons: ["a", "b"], pass: 0.6, progress: p.progress, marks: p.restore,
+                               open: p.open, warn: (m) => warnings.push(m), now: () => new Date("2026-11-27T10:00:00Z") });
+      assert.equal(r.start(), true);
+      p.answer("a", 0, true);
+      r.answered({ lesson: "a", question: 0, correct: true, kind: "value", response: Math.fround(0.1) });
+      p.answer("a", 1, true);
+      r.answered({ lesson: "a", question: 1, correct: true, kind: "key", response: 1 });
+      p.answer("b", 0, false);
+      r.answered({ lesson: "b", question: 0, correct: false, kind: "key", response: 0 });
+      r.finish();
+      const status = version === "scorm12" ? "cmi.core.lesson_status" : "cmi.completion_status";
+      assert.equal(api.data[status], version === "scorm12" ? "passed" : "completed", `${version} ${refuse}`);  // 67 >= 60
+      assert.equal(api.data[version === "scorm12" ? "cmi.core.score.raw" : "cmi.score.raw"], "67");
+      assert.equal(api.data[v.exit], "suspend");
+      assert.equal(api.calls.at(-1), "finish");
+      assert.equal(api.calls.filter((c) => c === "finish").length, 1);
+      if (!refuse.includes("cmi.interactions")) {
+        assert.equal(api.data["cmi.interactions.0.id"], "a.q1");
+        assert.equal(api.data[`cmi.interactions.0.${v.response}`], "0.1");
+        assert.equal(api.data["cmi.interactions._count"], "3");
+      } else {
+        // Refused once, for good: the next answers do not try again.
+        assert.equal(api.calls.filter((c) => c.startsWith("cmi.interactions.")).length, 1);
+      }
+      if (!refuse.includes("cmi.suspend_data")) assert.deepEqual(JSON.parse(api.data["cmi.suspend_data"]).marks, { a: "rr", b: "w" });
+      // One line in the console for each element refused, however often it is met.
+      assert.equal(warnings.length, refuse.length, warnings.join("\n"));
+      assert.match(api.data[version === "scorm12" ? "cmi.core.session_time" : "cmi.session_time"],
+                   version === "scorm12" ? /^\d{2,4}:\d\d:\d\d\.\d\d$/ : /^PT\d+H\d+M\d+\.\d\dS$/);
+    }
+  }
+});
+
+check("lms: whatever the run-time returns or throws is data, never an error of the page", () => {
+  const nothing = () => Object.create(null);
+  const hostile = [
+    ["returns an object without a value", (fn, r) => (fn === "set" || fn === "error" || fn === "errorText" ? nothing() : r)],
+    ["throws an object without a value", (fn, r) => { if (fn === "set" || fn === "commit") throw nothing(); return r; }],
+    ["answers symbols and numbers", (fn, r) => (fn === "get" ? Symbol("x") : fn === "set" ? 1 : fn === "error" ? 401 : r)],
+    ["throws on finish", (fn, r) => { if (fn === "finish") throw new Proxy({}, { get() { throw new Error("trap"); } }); return r; }],
+  ];
+  for (const [what, answer] of hostile) {
+    const api = refusingRuntime("scorm2004", { answer });
+    const p = page();
+    const warnings = [];
+    const r = createReport({ runtime: api, version: "scorm2004", lessons: ["a", "b"], pass: 0.8, progress: p.progress,
+                             marks: p.restore, open: p.open, warn: (m) => warnings.push(m), schedule: () => {} });
+    assert.doesNotThrow(() => {
+      r.start();
+      p.answer("a", 0, true);
+      r.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 1 });
+      r.shown("b");
+      r.finish();
+    }, what);
+    assert.ok(api.calls.includes("finish"), `${what}: Terminate called`);
+    assert.ok(warnings.length <= 12 && warnings.every((w) => typeof w === "string" && w.length < 400), `${what}: ${warnings}`);
+  }
+  // A count that is no count ("1e308", "-1", "01", 10,000): no interaction is written at an
+  // index made of it; the rest is reported.
+  for (const count of ["1e308", "-1", "01", "10000", " ", "0x10"]) {
+    const api = refusingRuntime("scorm12", { initial: { "cmi.interactions._count": count } });
+    const p = page({ a: 1 });
+    const warnings = [];
+    const r = createReport({ runtime: api, version: "scorm12", lessons: ["a"], pass: 0.8, progress: p.progress,
+                             marks: p.restore, open: p.open, warn: (m) => warnings.push(m) });
+    r.start();
+    p.answer("a", 0, true);
+    r.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 1 });
+    assert.deepEqual(api.calls.filter((c) => c.startsWith("cmi.interactions.")), [], count);
+    assert.equal(api.data["cmi.core.lesson_status"], "passed");
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /_count/);
+  }
+});
+
+check("lms: a new attempt starts empty; the platform's passing score; no fail before the end", () => {
+  // Learner B's new attempt on a record that still holds suspend data and a location (a
+  // platform that kept them): nothing of them comes in.
+  for (const [version, entry] of [["scorm12", "cmi.core.entry"], ["scorm2004", "cmi.entry"]]) {
+    const v = VERSIONS[version];
+    const api = refusingRuntime(version, { initial: { [entry]: "ab-initio", [v.location]: "b",
+      [v.suspend]: JSON.stringify({ version: 1, marks: { a: "rw", b: "r" } }) } });
+    const p = page();
+    createReport({ runtime: api, version, lessons: ["a", "b"], pass: 0.8, progress: p.progress, marks: p.restore,
+                   open: p.open, warn: assert.fail }).start();
+    assert.deepEqual(p.marks, {}, version);
+    assert.deepEqual(p.opened, ["a"]);
+    assert.deepEqual(JSON.parse(api.data[v.suspend]).marks, {});
+  }
+  // SCORM 1.2 with a mastery score (80): while the course is not done the raw score is held
+  // back, so that a platform's rule (Moodle: raw < mastery → "failed" at LMSFinish) cannot fail
+  // a learner who left halfway; once done, passed or failed as that rule would say.
+  const api = refusingRuntime("scorm12", { initial: { "cmi.student_data.mastery_score": "80" } });
+  const p = page();
+  const r = createReport({ runtime: api, version: "scorm12", lessons: ["a", "b"], pass: 0.5, progress: p.progress,
+                           marks: p.restore, open: p.open, warn: assert.fail });
+  r.start();
+  p.answer("a", 0, true);
+  r.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 1 });
+  assert.equal(api.data["cmi.core.lesson_status"], "incomplete");
+  assert.equal(api.data["cmi.core.score.raw"], undefined);
+  p.answer("a", 1, true);
+  r.answered({ lesson: "a", question: 1, correct: true, kind: "key", response: 1 });
+  p.answer("b", 0, false);
+  r.answered({ lesson: "b", question: 0, correct: false, kind: "key", response: 0 });
+  assert.equal(api.data["cmi.core.score.raw"], "67");
+  assert.equal(api.data["cmi.core.lesson_status"], "failed");  // 67 < the platform's 80 (not ?pass=50)
+  // SCORM 2004 with a scaled passing score (0.5): scaled held back until done; passed against it.
+  const api2 = refusingRuntime("scorm2004", { initial: { "cmi.scaled_passing_score": "0.5" } });
+  const q = page();
+  const r2 = createReport({ runtime: api2, version: "scorm2004", lessons: ["a", "b"], pass: 0.9, progress: q.progress,
+                            marks: q.restore, open: q.open, warn: assert.fail });
+  r2.start();
+  q.answer("a", 0, true);
+  r2.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 1 });
+  assert.equal(api2.data["cmi.score.scaled"], undefined);
+  assert.equal(api2.data["cmi.success_status"], "unknown");
+  q.answer("a", 1, false);
+  r2.answered({ lesson: "a", question: 1, correct: false, kind: "key", response: 1 });
+  q.answer("b", 0, true);
+  r2.answered({ lesson: "b", question: 0, correct: true, kind: "key", response: 0 });
+  assert.equal(api2.data["cmi.score.scaled"], "0.6667");
+  assert.equal(api2.data["cmi.success_status"], "passed");
+  // A passing score that is no number, or out of range: ?pass= decides.
+  for (const bad of ["abc", "1e2", "101", "-5", ""]) {
+    const a = refusingRuntime("scorm12", { initial: { "cmi.student_data.mastery_score": bad } });
+    const m = page({ a: 1 });
+    const rr = createReport({ runtime: a, version: "scorm12", lessons: ["a"], pass: 1, progress: m.progress,
+                              marks: m.restore, open: m.open, warn: assert.fail });
+    rr.start();
+    assert.equal(a.data["cmi.core.score.raw"], "0", bad);  // not held back: no platform passing score
+  }
+});
+
+check("lms: a refused commit is tried again; the learner is told once when it keeps failing", () => {
+  for (const [failCommits, toldExpected] of [[2, []], [50, ["unsaved"]]]) {
+    const api = refusingRuntime("scorm2004", { failCommits });
+    const p = page();
+    const timers = [];
+    const told = [];
+    const warnings = [];
+    const r = createReport({ runtime: api, version: "scorm2004", lessons: ["a", "b"], pass: 0.8, progress: p.progress,
+                             marks: p.restore, open: p.open, warn: (m) => warnings.push(m), tell: (w) => told.push(w),
+                             schedule: (fn, ms) => timers.push([fn, ms]) });
+    r.start();
+    while (timers.length > 0) timers.shift()[0]();
+    p.answer("a", 0, true);
+    r.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 1 });
+    while (timers.length > 0) timers.shift()[0]();
+    assert.deepEqual(told, toldExpected, `${failCommits} refused`);
+    assert.equal(warnings.length, 1);
+    assert.equal(api.data["cmi.interactions.0.id"], "a.q1");  // reporting went on
+  }
+  assert.deepEqual(COMMIT_RETRY_MS, [1000, 3000, 10000]);
+  // Initialize refused: the learner is told that nothing is recorded.
+  const told = [];
+  const p = page();
+  const r = createReport({ runtime: { ...refusingRuntime("scorm12"), LMSInitialize: () => "false" }, version: "scorm12",
+                           lessons: ["a"], pass: 0.8, progress: p.progress, marks: p.restore, open: p.open,
+                           warn: () => {}, tell: (w) => told.push(w) });
+  assert.equal(r.start(), false);
+  r.finish();
+  assert.deepEqual(told, ["refused"]);
+});
+
+check("lms: the run-time is found when it comes late, and in the popup's top window's opener", async () => {
+  const api = refusingRuntime("scorm2004");
+  const frame = { parent: null };
+  frame.parent = frame;
+  let waits = 0;
+  const found = await searchRuntime(frame, "scorm2004", { wait: async () => { if (++waits === 3) frame.API_1484_11 = api; } });
+  assert.equal(found, api);
+  assert.equal(waits, 3);
+  // Never there: null after the time given (5 s of 250 ms), no more.
+  waits = 0;
+  assert.equal(await searchRuntime({ parent: null }, "scorm12", { wait: async () => { ++waits; } }), null);
+  assert.equal(waits, 20);
+  // The LMS opened a popup whose frame holds the SCO: the frame's own opener is null, its top's
+  // is the LMS window.
+  const lms = { API: refusingRuntime("scorm12") };
+  lms.parent = lms;
+  const popupTop = { opener: lms };
+  popupTop.parent = popupTop;
+  popupTop.top = popupTop;
+  const sco = { parent: popupTop, top: popupTop, opener: null };
+  assert.equal(findRuntime(sco, "scorm12"), lms.API);
+  // A top window of another origin: not read, no error.
+  const guarded = { parent: null, opener: null, get top() { throw new Error("SecurityError"); } };
+  guarded.parent = guarded;
+  assert.equal(findRuntime(guarded, "scorm12"), null);
+});
+
+check("lms: suspend data that would pass the platform's limit drops whole lessons, never cuts JSON", () => {
+  const names = Array.from({ length: 150 }, (_, i) => `lesson_with_a_long_name_${String(i).padStart(3, "0")}`);
+  const p = page(Object.fromEntries(names.map((n) => [n, 8])));
+  for (const n of names) for (let q = 0; q < 8; ++q) p.answer(n, q, q % 2 === 0);
+  const api = refusingRuntime("scorm12");
+  const warnings = [];
+  createReport({ runtime: api, version: "scorm12", lessons: names.slice(0, 20), pass: 0.8, progress: p.progress,
+                 marks: p.restore, open: p.open, warn: (m) => warnings.push(m) }).start();
+  const text = api.data["cmi.suspend_data"];
+  assert.ok(text.length <= 4096, `${text.length}`);
+  const kept = JSON.parse(text).marks;
+  for (const n of names.slice(0, 20)) assert.equal(kept[n], "rwrwrwrw");  // the course's lessons first
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /marks of \d+ lessons were left out/);
+});
+
+check("lms: cmi5: an LRS that does not answer, answers 500 once, or stops midway", async () => {
+  const p = page();
+  const stalled = () => new Promise(() => {});
+  const t0 = performance.now();
+  const r = createCmi5Report({ launch: LAUNCH, lessons: ["a"], pass: 0.8, progress: p.progress, marks: p.restore,
+                               open: p.open, fetch: stalled, warn: () => {}, timeoutMs: 50 });
+  assert.equal(await r.start(), false);
+  assert.ok(performance.now() - t0 < 1000);
+  // A server error once: tried again, and reported.
+  const lrs = standInLrs();
+  let refused = 0;
+  const flaky = async (url, init) => (url.includes("/statements") && refused++ === 0
+    ? { ok: false, status: 503, headers: { get: () => null }, text: async () => "" } : lrs.fetch(url, init));
+  const waited = [];
+  const q = page();
+  const told = [];
+  const s = createCmi5Report({ launch: LAUNCH, lessons: ["a"], pass: 0.8, progress: q.progress, marks: q.restore,
+                               open: q.open, fetch: flaky, warn: assert.fail, wait: async (ms) => waited.push(ms),
+                               tell: (w) => told.push(w) });
+  assert.equal(await s.start(), true);
+  assert.deepEqual(waited, [1000]);
+  assert.deepEqual(lrs.verbs(), ["initialized"]);
+  // Then the LRS stops answering: the reports stop and the learner is told, once.
+  let dead = false;
+  const s2 = createCmi5Report({ launch: LAUNCH, lessons: ["a"], pass: 0.8, progress: q.progress, marks: q.restore,
+                                open: q.open, fetch: (url, init) => (dead ? stalled() : standInLrs().fetch(url, init)),
+                                warn: () => {}, tell: (w) => told.push(w), timeoutMs: 50, wait: async () => {} });
+  assert.equal(await s2.start(), true);
+  dead = true;
+  q.answer("a", 0, true);
+  s2.answered({ lesson: "a", question: 0, correct: true, kind: "value", response: Math.fround(0.1) });
+  s2.answered({ lesson: "a", question: 1, correct: true, kind: "value", response: 2 });
+  await s2.settled();
+  assert.equal(s2.live(), false);
+  assert.deepEqual(told, ["unsaved"]);
+});
+
+check("lms: the strict platform refuses nothing the page writes; Moodle's rule fails no learner halfway", () => {
+  for (const version of ["scorm12", "scorm2004"]) {
+    const v12 = version === "scorm12";
+    const options = v12 ? { moodle: true, initial: { "cmi.student_data.mastery_score": "80" } } : {};
+    let api = createStrictRuntime(version, options);
+    const p = page();
+    let clock = Date.parse("2026-11-27T10:00:00Z");
+    const now = () => new Date(clock);
+    let r = createReport({ runtime: api, version, lessons: ["a", "b"], pass: 0.6, progress: p.progress, marks: p.restore,
+                           open: p.open, now, warn: assert.fail });
+    assert.equal(r.start(), true);
+    p.answer("a", 0, false);
+    r.answered({ lesson: "a", question: 0, correct: false, kind: "value", response: 0.10000000149011612, ask: "How tall?" });
+    p.answer("a", 1, true);
+    r.answered({ lesson: "a", question: 1, correct: true, kind: "value", response: 1.0000000116860974e-7 });
+    r.shown("b");
+    clock += 3723450;
+    r.finish();  // left halfway
+    const refused = api.calls.filter((c) => c.error !== "0" && !/Get(Last)?Error|GetDiagnostic|GetValue/.test(c.fn));
+    assert.deepEqual(refused, [], `${version}: ${JSON.stringify(refused)}`);
+    const rec = api.data;
+    assert.equal(rec[v12 ? "cmi.core.lesson_status" : "cmi.completion_status"], "incomplete", version);
+    assert.equal(rec[v12 ? "cmi.interactions.0.student_response" : "cmi.interactions.0.learner_response"], "0.1");
+    assert.equal(rec[v12 ? "cmi.interactions.1.student_response" : "cmi.interactions.1.learner_response"], "0.0000001");
+    assert.equal(rec[v12 ? "cmi.core.session_time" : "cmi.session_time"], v12 ? "01:02:03.45" : "PT1H2M3.45S");
+    if (!v12) assert.equal(rec["cmi.interactions.0.timestamp"], "2026-11-27T10:00:00.00Z");
+    // The next session resumes; the learner finishes: 1 right of 3 (33): failed against 80 (1.2,
+    // the platform's) and 60 (2004, ?pass=).
+    api = createStrictRuntime(version, { ...options, initial: nextSession(version, rec) });
+    const q = page();
+    r = createReport({ runtime: api, version, lessons: ["a", "b"], pass: 0.6, progress: q.progress, marks: q.restore,
+                       open: q.open, now, warn: assert.fail });
+    r.start();
+    assert.deepEqual(q.marks, { a: "wr" });
+    assert.deepEqual(q.opened, ["b"]);
+    q.answer("b", 0, false);
+    r.answered({ lesson: "b", question: 0, correct: false, kind: "key", response: 3 });
+    r.finish();
+    assert.equal(api.data[v12 ? "cmi.core.lesson_status" : "cmi.success_status"], "failed");
+    assert.equal(api.data[v12 ? "cmi.core.score.raw" : "cmi.score.raw"], "33");
+    assert.equal(api.data["cmi.interactions._count"], "3");
+  }
+  // Its hostile modes and a refused optional element: the rest is still reported, Terminate called.
+  for (const [version, options] of [["scorm2004", { hostile: "null-object" }], ["scorm2004", { hostile: "throw-null-object" }],
+                                    ["scorm12", { hostile: "huge-count" }], ["scorm12", { refuse: ["cmi.core.score.min"] }],
+                                    ["scorm2004", { refuse: ["cmi.interactions*"] }], ["scorm2004", { failCommits: 1 }]]) {
+    const api = createStrictRuntime(version, options);
+    const p = page();
+    const warnings = [];
+    const timers = [];
+    const r = createReport({ runtime: api, version, lessons: ["a", "b"], pass: 0.6, progress: p.progress, marks: p.restore,
+                             open: p.open, warn: (m) => warnings.push(m), schedule: (fn) => timers.push(fn) });
+    assert.doesNotThrow(() => {
+      r.start();
+      p.answer("a", 0, true);
+      r.answered({ lesson: "a", question: 0, correct: true, kind: "key", response: 1 });
+      while (timers.length > 0) timers.shift()();
+      r.finish();
+    });
+    assert.equal(api.finishCount, 1, JSON.stringify(options));
+    assert.ok(warnings.length >= 1 && warnings.length <= 9, `${JSON.stringify(options)}: ${warnings.join("\n")}`);
+    if (!options.hostile?.startsWith("throw")) {
+      assert.equal(api.data[version === "scorm12" ? "cmi.core.lesson_status" : "cmi.completion_status"], "incomplete");
+    }
+  }
 });
 
 check("lms: the course state counts only the course's lessons", () => {

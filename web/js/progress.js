@@ -31,7 +31,9 @@ export function checkMarks(marks, name, lessonIds) {
 }
 
 // The page's progress in this browser's storage. Takes the app's calls ({call, getJson,
-// showNotice, embedded}); gives {check, save, mergeStored, restore, onStorage}.
+// showNotice, embedded}); gives {check, save, mergeStored, restore, onStorage, keepInBrowser}.
+// keepInBrowser(false): under a course platform, whose record is the attempt's only one, the
+// browser's storage is neither read nor written (another learner may have used this browser).
 export function createProgress({ call, getJson, showNotice, embedded }) {
   let lessonIds = null;
   // checkMarks against this playground's lessons (read once, when first needed).
@@ -43,7 +45,9 @@ export function createProgress({ call, getJson, showNotice, embedded }) {
   const setMarks = (marks) => call("ap_set_progress", "string", ["string"], [JSON.stringify(marks)]);
 
   let storageRefused = false;  // said once: a failed write is shown on screen
+  let inBrowser = true;
   function save() {
+    if (!inBrowser) return;
     try {
       const stored = localStorage.getItem(PROGRESS_KEY);
       if (stored !== null) mergeStored(stored, false);
@@ -93,6 +97,7 @@ export function createProgress({ call, getJson, showNotice, embedded }) {
   }
 
   function restore() {
+    if (!inBrowser) return;
     let saved = null;
     try {
       saved = localStorage.getItem(PROGRESS_KEY);
@@ -106,10 +111,10 @@ export function createProgress({ call, getJson, showNotice, embedded }) {
   // storage before the other wrote: the one that now holds more than was written writes it
   // back (marks only ever add up, so this ends).
   function onStorage(e) {
-    if (e.key !== PROGRESS_KEY || e.newValue === null) return;
+    if (!inBrowser || e.key !== PROGRESS_KEY || e.newValue === null) return;
     mergeStored(e.newValue);
     if (current() !== e.newValue) save();
   }
 
-  return { check, save, mergeStored, restore, onStorage };
+  return { check, save, mergeStored, restore, onStorage, keepInBrowser: (keep) => { inBrowser = Boolean(keep); } };
 }

@@ -295,7 +295,11 @@ EMSCRIPTEN_KEEPALIVE void ap_show_notice(const char* text) {
       N_("This browser would not keep your progress.\nWhat you answer now is kept in the page's "
          "address: bookmark it to come back."),
       N_("This page was opened as a course, but no course platform answered: your answers are "
-         "kept in this browser only.")};
+         "kept in this browser only."),
+      N_("The course platform did not open a record of this session: what you answer here is not "
+         "in its gradebook, and lasts until this page is closed."),
+      N_("The course platform stopped taking this page's reports: what you answer now may not "
+         "reach its gradebook.")};
   // Each paragraph (notices put together are separated by a blank line) on its own.
   const std::string all = text ? text : "";
   std::string notice;
@@ -393,8 +397,9 @@ EMSCRIPTEN_KEEPALIVE double ap_export_row(int id) {
 
 // Export → "Course package…" (web/js/coursepack.js, the page only): the formats, then a
 // package started with its spec, the site's files added one at a time (`size` bytes at `data`
-// in the heap; "" or the problem, which ends it), and the archive made by ap_package_finish
-// ("" or the problem), whose bytes stay at ap_package_data() until ap_package_free().
+// in the heap, and the file's gzip copy, `gzip_size` bytes at `gzip`, 0 when it has none; "" or
+// the problem, which ends it), and the archive made by ap_package_finish ("" or the problem),
+// whose bytes stay at ap_package_data() until ap_package_free().
 namespace {
 ui::api::PackageJob g_package_job;
 std::string g_package_zip;
@@ -412,11 +417,13 @@ EMSCRIPTEN_KEEPALIVE const char* ap_package_start(const char* spec) {
   return out.c_str();
 }
 
-EMSCRIPTEN_KEEPALIVE const char* ap_package_add(const char* name, const char* data, int size) {
+EMSCRIPTEN_KEEPALIVE const char* ap_package_add(const char* name, const char* data, int size,
+                                                const char* gzip, int gzip_size) {
   static std::string out;
   out = ui::api::package_add(
       &g_package_job, name ? name : "",
-      std::string(data ? data : "", data && size > 0 ? static_cast<size_t>(size) : 0));
+      std::string(data ? data : "", data && size > 0 ? static_cast<size_t>(size) : 0),
+      std::string(gzip ? gzip : "", gzip && gzip_size > 0 ? static_cast<size_t>(gzip_size) : 0));
   return out.c_str();
 }
 

@@ -457,6 +457,12 @@ const std::pair<const char*, const char*> kZh[] = {
     {"This page was opened as a course, but no course platform answered: your answers are kept "
      "in this browser only.",
      "这个页面是作为课程打开的，但没有课程平台应答：你的答案只保存在这个浏览器里。"},
+    {"The course platform did not open a record of this session: what you answer here is not "
+     "in its gradebook, and lasts until this page is closed.",
+     "课程平台没有为这次学习建立记录：你在这里的回答不会进入它的成绩册，关闭页面后就不再保留。"},
+    {"The course platform stopped taking this page's reports: what you answer now may not "
+     "reach its gradebook.",
+     "课程平台不再接收这个页面的报告：你现在的回答可能不会进入它的成绩册。"},
     {"Some progress kept in this browser could not be read and was set aside.",
      "这个浏览器里保存的一部分进度无法读取，已被搁置。"},
     {"This browser would not keep your progress.\nWhat you answer now lasts until this page "
