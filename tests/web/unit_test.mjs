@@ -1096,6 +1096,18 @@ check("lms: the strict platform refuses nothing the page writes; Moodle's rule f
   }
 });
 
+check("lms: a course's own lesson whose server never answers is named after the timeout", async () => {
+  const t0 = performance.now();
+  const notes = await addOwnLessons("stalls,ours", [], {
+    fetch: async (url, init) => (url.includes("stalls") ? new Promise((_, reject) => {
+      init.signal?.addEventListener("abort", () => reject(new Error("aborted")));
+    }) : { ok: true, status: 200, headers: { get: () => null }, text: () => new Promise(() => {}) }),
+    add: () => "", timeoutMs: 60 });
+  assert.deepEqual(notes, ["course/stalls.json: could not be read (no answer in 0.1 s)",
+                           "course/ours.json: could not be read (no answer in 0.1 s)"]);  // a body that never ends too
+  assert.ok(performance.now() - t0 < 1000);
+});
+
 check("lms: the course state counts only the course's lessons", () => {
   const progress = { lessons: [{ id: "a", questions: 2, correct: 1, done: true },
                                { id: "b", questions: 3, correct: 3, done: false }] };
