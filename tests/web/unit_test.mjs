@@ -1108,6 +1108,25 @@ check("lms: a course's own lesson whose server never answers is named after the 
   assert.ok(performance.now() - t0 < 1000);
 });
 
+check("lms: cmi5: a typed number sent as typed; left halfway, then resumed", async () => {
+  const lrs = standInLrs();
+  const { report, p } = cmi5Session(lrs, { lessons: ["a", "b"] });
+  assert.equal(await report.start(), true);
+  p.answer("a", 0, false);
+  report.answered({ lesson: "a", question: 0, correct: false, kind: "value", response: 0.10000000149011612 });
+  report.shown("b");
+  await report.settled();
+  report.finish();  // left halfway: terminated, no completed
+  await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(lrs.verbs(), ["initialized", "answered", "terminated"]);
+  assert.equal(lrs.statements[1].result.response, "0.1");
+  const next = standInLrs({ documents: { ...lrs.documents } });
+  const again = cmi5Session(next, { lessons: ["a", "b"] });
+  assert.equal(await again.report.start(), true);
+  assert.deepEqual(again.p.marks, { a: "w-" });
+  assert.deepEqual(again.p.opened, ["b"]);
+});
+
 check("lms: the course state counts only the course's lessons", () => {
   const progress = { lessons: [{ id: "a", questions: 2, correct: 1, done: true },
                                { id: "b", questions: 3, correct: 3, done: false }] };
