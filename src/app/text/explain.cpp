@@ -6,6 +6,7 @@
 // [SECTION] Masks
 #include "app/text/explain.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -24,12 +25,17 @@ using detail::kTimes;
 //-----------------------------------------------------------------------------
 
 std::string printf_text(const char* format, ...) {
-  char buf[512];
-  va_list args;
+  // Measured first, then written: a translated sentence is never cut (a fixed buffer cut
+  // English mid-word and Chinese inside a character).
+  va_list args, again;
   va_start(args, format);
-  std::vsnprintf(buf, sizeof buf, format, args);
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
   va_end(args);
-  return buf;
+  std::string out(static_cast<size_t>(std::max(n, 0)), '\0');
+  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, format, again);
+  va_end(again);
+  return out;
 }
 
 std::string num(float v) {

@@ -57,7 +57,7 @@ std::string num(float v);
 // Numbers as a heatmap cell prints them, short: 2 decimals below 10, 1 below 100, none below
 // 1e5, then an exponent with one or two digits (−1e6, −1e9, 2.5e5); −∞, ∞ and NaN.
 std::string cell_number(float v);
-// printf into a std::string (at most 511 bytes): the UI's texts with numbers and names.
+// printf into a std::string, of any length: the UI's texts with numbers and names.
 std::string printf_text(const char* format, ...);
 // 1-based subscript digits: sub(1) == "₂".
 std::string sub(int zero_based);
