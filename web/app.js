@@ -683,7 +683,7 @@ import { createCoursePack } from "./js/coursepack.js";
     }
     if (name === "scenario" && report) report.shown(getJson("ap_get_progress").lesson);
     if (name === "scenario" || name === "step" || name === "head" || name === "view") {
-      renderSoon(name === "step");
+      renderSoon(name === "step" || name === "view");  // a step or a view of its own is announced
       let detail = null;
       if (name === "step" || name === "head" || name === "view") detail = getJson("ap_get_view");
       emit(name, detail);

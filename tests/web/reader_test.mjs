@@ -11,6 +11,13 @@
 //                 question still hides; the answer's verdict is announced and the note appears
 //                 in the table view; a step with a note and no question announces the note
 //
+//   views         each view beside the steps (Layers, Decoder, Document, Picture, Curve), chosen
+//                 from the keyboard in the table view's "View" setting, in a lesson that has it
+//                 (English and Chinese, 800×600): the table view's heading becomes the view's
+//                 title, its tables hold the view's numbers with row and column headers (the
+//                 Picture's patches with their colours, so that "which patch shows the red
+//                 sign?" can be answered without the picture), the live region says the view
+//
 //   node tests/web/reader_test.mjs --site DIR CHECK... | all
 import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
 
@@ -264,7 +271,83 @@ async function checkQuizReadout({ browser, url }) {
      `(no note); ${d.quiz.length} answers, the last "${verdict.slice(0, 50)}…", then the note in the table view; step 4 its note`);
 }
 
+// ---------------------------------------------------------------------------------------
+// views: the newer views described in the table view, chosen from the keyboard
+// ---------------------------------------------------------------------------------------
+
+const VIEW_LESSONS = [
+  ["why_stack", "layers", "en"], ["learned_bahdanau", "decoder", "zh"], ["attention_over_attention", "document", "en"],
+  ["where_the_eye_goes", "picture", "zh"], ["nadaraya_watson", "curve", "en"],
+];
+
+async function checkViews({ browser, url }) {
+  const seen = [];
+  for (const [lesson, view, lang] of VIEW_LESSONS) {
+    const page = await openPage(browser, `${url}?preset=${lesson}&lang=${lang}`);
+    await tabTo(page, "#table-toggle", { max: 5 });
+    await press(page, "Enter", "#a11y");
+    await tabTo(page, "#a11y-control-view", { max: 150 });  // past a question's 40 patch buttons
+    // ↓ in the select until the canvas shows the view (the select's order is the tab bar's).
+    for (let k = 0; k < 10 && (await page.evaluate(() => window.attentionPlayground.getView().tab)) !== view; ++k) {
+      await press(page, "ArrowDown", "#a11y-control-view");
+    }
+    const d = await page.evaluate(() => window.attentionPlayground.getAccessible());
+    if (d.view?.id !== view) fail(`${lesson}: ↓ in "View" did not reach ${view}: ${JSON.stringify(d.view?.id)}`);
+    const read = await page.evaluate(() => {
+      const body = document.getElementById("a11y-body");
+      return {
+        heading: document.getElementById("a11y-heading").textContent,
+        tables: [...body.querySelectorAll("section.view table")].map((t) => ({
+          caption: t.querySelector("caption")?.textContent ?? "",
+          columns: [...t.querySelectorAll("thead th[scope=col]")].map((th) => th.textContent),
+          rows: [...t.querySelectorAll("tbody tr")].map((tr) => ({
+            label: tr.querySelector("th[scope=row]")?.textContent ?? "",
+            cells: [...tr.querySelectorAll("td")].map((td) => td.textContent) })),
+        })),
+        text: [...body.querySelectorAll("section.view p")].map((p) => p.textContent),
+        stepTable: body.querySelector("table:not(section.view table)") !== null,
+      };
+    });
+    if (!read.heading.endsWith(d.view.title)) fail(`${lesson}: the heading is "${read.heading}", not the view's "${d.view.title}"`);
+    if (read.tables.length === 0) fail(`${lesson}: the ${view} view has no table in the table view`);
+    if (read.stepTable) fail(`${lesson}: the step's matrix is still in the table view beside the ${view} view`);
+    for (const t of read.tables) {
+      if (!t.caption || t.rows.length === 0) fail(`${lesson}: a table without caption or rows: ${JSON.stringify(t).slice(0, 200)}`);
+      for (const r of t.rows) {
+        if (!r.label || r.cells.length !== t.columns.length - 1) {
+          fail(`${lesson}: row ${JSON.stringify(r).slice(0, 120)} against columns ${JSON.stringify(t.columns)}`);
+        }
+      }
+    }
+    const numbers = read.tables.flatMap((t) => t.rows.flatMap((r) => r.cells)).filter((c) => /^-?\d+\.\d\d$|^\?$/.test(c));
+    if (numbers.length === 0) fail(`${lesson}: the ${view} view's tables hold no number`);
+    // The canvas's own words for the view are among the table view's (the same sentence).
+    const sentence = { decoder: "decoder.sentence", document: "hierarchy.summary" }[view];
+    if (sentence) {
+      const drawn = await page.evaluate((id) => {
+        const ap = window.attentionPlayground;
+        ap.items();  // the first call starts the record
+        ap.layoutNow(2);
+        return ap.items().find((i) => i.id === id)?.label ?? null;
+      }, sentence);
+      if (!drawn || !read.text.includes(drawn)) fail(`${lesson}: the canvas says "${drawn}", the table view ${JSON.stringify(read.text)}`);
+    }
+    if (view === "picture") {
+      const red = read.tables[0].columns.indexOf(lang === "zh" ? "红" : "red");
+      if (red < 1 || read.tables[0].rows.length !== 40) fail(`${lesson}: the patches' table is ${JSON.stringify(read.tables[0].columns)} × ${read.tables[0].rows.length}`);
+    }
+    const said = (await heard(page)).map((h) => h.text).join(" | ");
+    if (!said.includes(d.view.title)) fail(`${lesson}: the live region did not say the view: "${said.slice(-300)}"`);
+    checkNoProblems(page, `views (${lesson})`);
+    await page.close();
+    seen.push(`${view} (${lesson}, ${lang}: "${read.heading}", ${read.tables.length} tables, ${numbers.length} numbers, ` +
+              `first "${read.tables[0].caption.slice(0, 50)}")`);
+  }
+  ok(`views: chosen with ↓ in the table view's View setting, each described with its own tables: ${seen.join("; ")}`);
+}
+
 const CHECKS = {
+  views: checkViews,
   training: checkTraining,
   "quiz-readout": checkQuizReadout,
 };

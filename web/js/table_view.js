@@ -128,7 +128,10 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     const focused = document.activeElement;
     const key = focusKey(focused);
     const t = getJson("ap_training");
-    const parts = [...lessonParts(d), ...quizParts(d), ...matrixParts(d.matrix, d.texts, fromApp),
+    // The view the centre shows (Layers, Decoder, Document, Picture, Curve) in place of the
+    // step's matrix: its sentences and its numbers as tables, as the canvas draws them.
+    const parts = [...lessonParts(d), ...quizParts(d),
+                   ...(d.view ? viewParts(d.view) : matrixParts(d.matrix, d.texts, fromApp)),
                    settingsPart(d.texts),  // the settings after the matrix: the step comes first
                    ...trainingParts(t, d.texts)];  // what the settings' train (play) is doing
     bodyParts.place(a11yBody, parts);
@@ -143,7 +146,8 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     const open = (d.quiz ?? []).find((q) => !q.answered);
     const colon = d.lang === "zh" ? "：" : ": ";
     const extra = open ? ` ${d.texts.predict}${colon}${open.ask}` : d.note ? ` ${d.note}` : "";
-    const line = `${lesson}${d.heading}. ${d.explanation}${extra}`;
+    const line = d.view ? `${lesson}${viewHeading(d)}. ${d.view.sections[0]?.text?.find((t) => t) ?? ""}${extra}`
+      : `${lesson}${d.heading}. ${d.explanation}${extra}`;
     if (announce && line !== lastAnnounced) {
       said.push(line);
     } else if (quizLine && quizLine !== lastQuizLine) {
@@ -215,9 +219,34 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     const product = PRODUCT[d.lang] ?? PRODUCT.en;
     const mainName = d.lesson ? `${product}: ${d.lesson}` : product;
     if (mainLandmark && mainLandmark.getAttribute("aria-label") !== mainName) mainLandmark.setAttribute("aria-label", mainName);
-    setText(document.getElementById("a11y-heading"), d.lesson ? `${d.lesson}: ${d.heading}` : d.heading);
+    const heading = viewHeading(d);
+    setText(document.getElementById("a11y-heading"), d.lesson ? `${d.lesson}: ${heading}` : heading);
     setText(document.getElementById("a11y-close"), d.texts.close);
     setText(tableToggle, d.texts.table_view);
+  }
+
+  // The heading: the step's ("Step 3 of 8: Scores"), or the view's title when the centre shows
+  // another view.
+  const viewHeading = (d) => (d.view ? d.view.title : d.heading);
+
+  // A view's description (src/app/model/views.cpp): a section a part, each with its heading,
+  // its sentences and its tables (a caption, a header cell for the rows' labels, a column
+  // header per column, a row header per row: a screen reader reads each cell with both).
+  function viewParts(view) {
+    return view.sections.map((sec, i) => bodyParts.get(`view ${view.id} ${i}`, sec, () => {
+      const box = element("section", { className: "view" });
+      if (sec.heading) box.append(element("h3", {}, sec.heading));
+      for (const line of sec.text ?? []) if (line) box.append(element("p", {}, line));
+      for (const t of sec.tables ?? []) box.append(viewTable(t));
+      return box;
+    }));
+  }
+  function viewTable(t) {
+    const head = element("tr", {}, element("th", { scope: "col" }, t.row_header),
+                         ...t.columns.map((c) => element("th", { scope: "col" }, c)));
+    const body = element("tbody", {}, ...t.rows.map((r) => element("tr", {},
+      element("th", { scope: "row" }, r.label), ...r.cells.map((c) => element("td", {}, c)))));
+    return element("table", {}, element("caption", {}, t.caption), element("thead", {}, head), body);
   }
 
   // The lesson's place and buttons to the lessons around it, the formula, the explanation, the
@@ -231,8 +260,10 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
       parts.push(bodyParts.get("lessons", [d.lesson_place, d.previous, d.next, d.texts.previous, d.texts.next],
                                () => lessonNav(d)));
     }
-    text("formula", "formula", d.formula);
-    text("explanation", "", d.explanation);
+    if (!d.view) {  // the step's; a view's own sentences come with it (viewParts)
+      text("formula", "formula", d.formula);
+      text("explanation", "", d.explanation);
+    }
     if (d.read?.url?.startsWith("https://")) {
       const label = d.texts.read.replace("%s", d.read.title);
       parts.push(bodyParts.get("read", [d.read.url, label], () => element("p", {},
@@ -498,7 +529,7 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
         : c.kind === "select" ? JSON.parse(input.value) : Number(input.value);
       apply(value);
       delete input.dataset.value;  // shows the app's value, also when it refused this one
-      renderAccessible(c.id === "step");
+      renderAccessible(c.id === "step" || c.id === "view");  // the step or view now shown is announced
     });
     const label = element("label", { for: id }, c.label);
     return element("div", { className: "setting" },

@@ -9,6 +9,7 @@
 
 #include "app/model/edits.h"
 #include "app/model/matrices.h"
+#include "app/model/views.h"
 #include "app/text/explain.h"
 #include "app/text/glossary.h"
 
@@ -113,6 +114,9 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                                    {"url", s.scenario.read_url.in(lang)}};
   j["matrix"] = nullptr;
   j["cell"] = nullptr;
+  // The view the centre shows, when it is not the step by step view: its own numbers and
+  // sentences (views.h), the table view's heading and tables instead of the step's.
+  j["view"] = settled && s.view_tab != "steps" ? describe_view(s, s.view_tab) : nlohmann::json();
   // The focused head of a lean trace still computing in parts: no matrix until it is done (the
   // "view" event then says so), rather than computing it here at once.
   j["computing"] = s.computing() ? nlohmann::json(s.computing_progress()) : nlohmann::json(nullptr);

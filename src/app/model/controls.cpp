@@ -8,6 +8,7 @@
 
 #include "app/model/edits.h"
 #include "app/model/matrices.h"
+#include "app/model/views.h"
 #include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "scenario/link.h"
@@ -117,18 +118,9 @@ std::vector<Control> make_table() {
   };
   view.read = [](const AppState& s) { return json(s.view_tab); };
   view.options = [](const AppState& s) {
-    std::vector<ControlOption> o{{"steps", T("Step by step")}};
-    if (s.visible(Panel::kHeads) && !s.scenario.image.empty())
-      o.push_back({"picture", T("Picture")});
-    if (s.visible(Panel::kPlane) && s.has_curve()) o.push_back({"curve", T("Curve")});
-    if (s.visible(Panel::kHeads) && !s.scenario.seq2seq.empty())
-      o.push_back({"decoder", T("Decoder")});
-    if (s.visible(Panel::kHeads) && !s.scenario.hierarchy.empty())
-      o.push_back({"document", T("Document")});
-    if (s.visible(Panel::kHeads) && s.layered()) o.push_back({"layers", T("Layers")});
-    if (s.visible(Panel::kHeads)) o.push_back({"heads", T("All heads")});
-    if (s.visible(Panel::kPositional)) o.push_back({"positional", T("Positional encoding")});
-    if (s.visible(Panel::kPlane)) o.push_back({"plane", T("2-D view")});
+    std::vector<ControlOption> o;
+    for (const ViewSpec& v : view_registry())  // the tab bar's views, in its order
+      if (v.available(s)) o.push_back({v.id, T(v.title)});
     return o;
   };
   view.apply = [](AppState& s, const json& v) {

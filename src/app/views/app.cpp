@@ -358,38 +358,36 @@ void App::frame() {
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    if (state.visible(Panel::kHeads) && !state.scenario.image.empty() &&
-        tab(T("Picture"), "picture")) {
+    // The views after the lesson's tab, as views.h lists them (and the "view" control offers).
+    if (view_available(state, "picture") && tab(T("Picture"), "picture")) {
       draw_picture(state, heatmaps);
       ImGui::EndTabItem();
     }
-    if (state.visible(Panel::kPlane) && state.has_curve() && tab(T("Curve"), "curve")) {
+    if (view_available(state, "curve") && tab(T("Curve"), "curve")) {
       draw_curve(state, heatmaps);
       ImGui::EndTabItem();
     }
-    if (state.visible(Panel::kHeads) && !state.scenario.seq2seq.empty() &&
-        tab(T("Decoder"), "decoder")) {
+    if (view_available(state, "decoder") && tab(T("Decoder"), "decoder")) {
       draw_decoder(state, heatmaps);
       ImGui::EndTabItem();
     }
-    if (state.visible(Panel::kHeads) && !state.scenario.hierarchy.empty() &&
-        tab(T("Document"), "document")) {
+    if (view_available(state, "document") && tab(T("Document"), "document")) {
       draw_hierarchy(state, heatmaps);
       ImGui::EndTabItem();
     }
-    if (state.visible(Panel::kHeads) && state.layered() && tab(T("Layers"), "layers")) {
+    if (view_available(state, "layers") && tab(T("Layers"), "layers")) {
       draw_layers(state, heatmaps);
       ImGui::EndTabItem();
     }
-    if (state.visible(Panel::kHeads) && tab(T("All heads"), "heads")) {
+    if (view_available(state, "heads") && tab(T("All heads"), "heads")) {
       draw_heads(state, heatmaps);
       ImGui::EndTabItem();
     }
-    if (state.visible(Panel::kPositional) && tab(T("Positional encoding"), "positional")) {
+    if (view_available(state, "positional") && tab(T("Positional encoding"), "positional")) {
       draw_positional(state, heatmaps);
       ImGui::EndTabItem();
     }
-    if (state.visible(Panel::kPlane) && tab(T("2-D view"), "plane")) {
+    if (view_available(state, "plane") && tab(T("2-D view"), "plane")) {
       draw_plane(state);
       ImGui::EndTabItem();
     }

@@ -7,6 +7,7 @@
 
 #include "app/model/app_state.h"
 #include "app/model/matrices.h"
+#include "app/model/views.h"
 #include "app/widgets/font_cache.h"
 #include "app/widgets/heatmap.h"
 #include "imgui.h"

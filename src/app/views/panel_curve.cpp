@@ -15,21 +15,6 @@
 
 namespace ui {
 
-namespace {
-
-// Whether the curve would answer a question the learner has not answered yet: one open on
-// this step, or one about the weights or the output on a step still ahead.
-bool curve_gives_away(const AppState& s) {
-  if (answer_hidden(s, MatrixKind::kWeights) || answer_hidden(s, MatrixKind::kOutput)) return true;
-  for (size_t q = 0; q < s.quiz().size(); ++q) {
-    const bool answered = q < s.replies.size() && s.replies[q].answered;
-    if (!answered && s.quiz()[q].step >= static_cast<int>(s.step)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 void draw_curve(AppState& s, Heatmaps& h) {
   if (!s.has_curve() || s.trace.heads.empty() || s.trace.output.empty() || !s.runs()) return;
   const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.output.size()) - 1);
@@ -47,7 +32,7 @@ void draw_curve(AppState& s, Heatmaps& h) {
   batch_selector(s);
   int& q = s.curve_query;
   q = std::clamp(q, 0, n_q - 1);
-  const bool hidden = curve_gives_away(s);
+  const bool hidden = curve_hidden(s);
 
   // The ranges: every point and every prediction, with a margin.
   float x_lo = std::min(xk.col(0).minCoeff(), xq.col(0).minCoeff());
@@ -150,17 +135,8 @@ void draw_curve(AppState& s, Heatmaps& h) {
           "here are answered."));
     return;
   }
-  // In words: what the chosen query averages.
-  int most = 0;
-  for (int j = 1; j < n_k; ++j)
-    if (w(q, j) > w(q, most)) most = j;
-  char line_text[320];
-  std::snprintf(line_text, sizeof line_text,
-                T("Query %s (x = %.2f) predicts %.2f; its largest weight, %.2f, is on the point "
-                  "at x = %.2f."),
-                names[q].c_str(), static_cast<double>(xq(q, 0)), static_cast<double>(out(q, 0)),
-                static_cast<double>(w(q, most)), static_cast<double>(xk(most, 0)));
-  text_wrapped(line_text);
+  // In words: what the chosen query averages (as the table view says it).
+  text_wrapped(curve_summary(s));
 }
 
 }  // namespace ui

@@ -5,7 +5,6 @@
 // drawn whole, m × n, with the rows after t left blank, so that it grows a row per word.
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,18 +15,6 @@
 namespace ui {
 
 namespace {
-
-// The first row of the alignment (0-based) that would answer a question the learner has not
-// answered yet, or m when none would: a question about the weights, the scores or the largest
-// weight of a row, open on this step or on a step still ahead (as the Picture tab decides,
-// panel_picture.cpp). The rows from it on are not filled while it waits.
-int rows_allowed(const AppState& s, int m) {
-  int allowed = m;
-  for (size_t q = 0; q < s.quiz().size(); ++q)
-    if (weights_question_waits(s, q))
-      allowed = std::min(allowed, std::max(0, s.quiz()[q].answer.row));
-  return allowed;
-}
 
 // Words in a row of boxes that wraps at the panel's edge, the one at `highlight` (or none, −1)
 // in the accent colour; each recorded as a text item "<id><k>" (1-based) for the tests.
@@ -74,22 +61,13 @@ bool train_row(AppState& s) {
     dt.playing = !dt.playing;
     if (dt.playing) s.decoder_playing = false;
   }
-  char status[256];
-  if (!dt.error.empty())
-    std::snprintf(status, sizeof status, "%s", dt.error.c_str());
-  else if (dt.losses.empty())
-    std::snprintf(status, sizeof status,
-                  T("Train: Adam on %d sentence pairs a step, pausing every %d steps."),
-                  AppState::kDecoderBatch, AppState::kDecoderTrainSteps);
-  else
-    std::snprintf(status, sizeof status, T("Step %d, loss %.3g"),
-                  static_cast<int>(dt.losses.size()), static_cast<double>(dt.losses.back()));
-  same_line_if_fits(ImGui::CalcTextSize(status).x);
+  const std::string status = decoder_training_status(s);  // as the table view says it
+  same_line_if_fits(ImGui::CalcTextSize(status.c_str()).x);
   ImGui::AlignTextToFramePadding();
   if (dt.error.empty())
-    ImGui::TextUnformatted(status);
+    ImGui::TextUnformatted(status.c_str());
   else
-    ImGui::TextColored(ImVec4(0.75f, 0.1f, 0.1f, 1.0f), "%s", status);
+    ImGui::TextColored(ImVec4(0.75f, 0.1f, 0.1f, 1.0f), "%s", status.c_str());
   item_text("decoder.training", status);
   return random_start;
 }
@@ -147,7 +125,7 @@ void draw_decoder(AppState& s, Heatmaps& h) {
   const int step = s.decoder_step;  // after the buttons: this frame draws the word chosen
 
   // Rows from `allowed` on would answer a question still open: not filled, not described.
-  const int allowed = rows_allowed(s, m);
+  const int allowed = decoder_rows_allowed(s, m);
   const int filled = std::min(step, allowed);
   const bool shown = step - 1 < allowed;
   int best = 0;
@@ -159,39 +137,7 @@ void draw_decoder(AppState& s, Heatmaps& h) {
   word_row(T("Written so far:"), "decoder.written", so_far, step - 1);
 
   // What happened at word t, in words.
-  char text[640];
-  if (!shown) {
-    std::snprintf(text, sizeof text,
-                  T("Word %d: its row of the alignment shows once the lesson's question about it "
-                    "is answered."),
-                  step);
-  } else {
-    const int chosen = model.produced[step - 1];
-    const std::string previous =
-        step == 1 ? model.target_word(attn::seq2seq::kBos) : written[step - 2];
-    const double p = f.probs(step - 1, chosen), w = f.weights(step - 1, best);
-    int other = chosen == 0 ? 1 : 0;
-    for (int k = 0; k < f.probs.cols(); ++k)
-      if (k != chosen && f.probs(step - 1, k) > f.probs(step - 1, other)) other = k;
-    // The same numbers, told of the word the model chose or of the word it was given.
-    const char* format =
-        model.greedy()
-            ? T("Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d "
-                "and the previous word \"%s\" went into the GRU, which wrote \"%s\" "
-                "(probability %.2f).")
-            : T("Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d "
-                "and the previous word \"%s\" went into the GRU; the given word is \"%s\" "
-                "(the model's probability %.2f).");
-    std::snprintf(text, sizeof text, format, step, step - 1, w, source[best].c_str(), step,
-                  previous.c_str(), written[step - 1].c_str(), p);
-    if (f.probs.cols() > 1) {
-      char runner_up[160];
-      std::snprintf(runner_up, sizeof runner_up, T(" The next most likely word: \"%s\" (%.2f)."),
-                    model.target_word(other).c_str(),
-                    static_cast<double>(f.probs(step - 1, other)));
-      std::strncat(text, runner_up, sizeof text - std::strlen(text) - 1);
-    }
-  }
+  const std::string text = decoder_word_sentence(s, step);  // as the table view says it
   text_wrapped(text);
   item_text("decoder.sentence", text);
 

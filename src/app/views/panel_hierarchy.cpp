@@ -17,16 +17,6 @@ namespace ui {
 
 namespace {
 
-// Whether question row `row`'s sentence weights would answer a question the learner has not
-// answered yet: one about that row's weights, scores or largest weight, open on this step or
-// on a step still ahead (the rule of the Decoder and Picture tabs). The word weights stay: no
-// question can ask about them.
-bool row_hidden(const AppState& s, int row) {
-  for (size_t q = 0; q < s.quiz().size(); ++q)
-    if (weights_question_waits(s, q) && s.quiz()[q].answer.row == row) return true;
-  return false;
-}
-
 // A word weight's shade, white-blue at 0 to dark blue at 1 (by a^0.75, so that the small
 // weights of a long sentence still differ); `dark` says white text reads on it.
 ImU32 word_shade(float a, bool* dark) {
@@ -34,21 +24,6 @@ ImU32 word_shade(float a, bool* dark) {
   *dark = t > 0.5f;
   const auto mix = [t](float lo, float hi) { return static_cast<int>(lo + (hi - lo) * t); };
   return IM_COL32(mix(236, 24), mix(241, 64), mix(250, 160), 255);
-}
-
-// The words of sentence k in the UI's language ("w1", ... when the scenario names none).
-std::vector<std::string> sentence_words(const scenario::Hierarchy& h, int k) {
-  const bool zh = language() == Lang::kZh && !h.words_zh.empty();
-  const auto& words = zh ? h.words_zh : h.words;
-  std::vector<std::string> out;
-  const int n = static_cast<int>(h.sentences[k].rows());
-  for (int i = 0; i < n; ++i) {
-    if (k < static_cast<int>(words.size()) && i < static_cast<int>(words[k].size()))
-      out.push_back(words[k][i]);
-    else
-      out.push_back("w" + std::to_string(i + 1));
-  }
-  return out;
 }
 
 // The question buttons, the chosen one marked; each wraps to the next line when the panel ends.
@@ -95,38 +70,13 @@ void draw_hierarchy(AppState& s, Heatmaps&) {
                               : "b_k = softmax_k(q · v_k),   o = Σ_k b_k v_k");
   question_buttons(s, questions);
   const int q = s.hierarchy_question - 1;  // after the buttons: this frame draws the one chosen
-  const bool hidden = row_hidden(s, q);
+  const bool hidden = document_row_hidden(s, q);
 
-  // Where this question looks, in words: the top sentence, and inside it the top word(s).
+  // Where this question looks, in words (as the table view says it).
   int best = 0;
   for (int k = 1; k < n_s; ++k)
     if (b(q, k) > b(q, best)) best = k;
-  char text[640];
-  if (hidden) {
-    std::snprintf(text, sizeof text,
-                  T("For \"%s\", the sentence weights show once the lesson's question about them "
-                    "is answered. The word weights are already here: use them to predict."),
-                  questions[q].c_str());
-  } else {
-    const attn::Vector& a = hy.word_weights[best];
-    const std::vector<std::string> words = sentence_words(hy, best);
-    std::vector<int> order(static_cast<size_t>(a.size()));
-    for (int i = 0; i < a.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return a(x) > a(y); });
-    const bool tie = order.size() > 1 && a(order[0]) - a(order[1]) < 0.005f;
-    if (tie)
-      std::snprintf(text, sizeof text,
-                    T("For \"%s\", the sentence \"%s\" gets %.2f of the weight; inside it, "
-                      "\"%s\" and \"%s\" get %.2f each."),
-                    questions[q].c_str(), sentences[best].c_str(), b(q, best),
-                    words[order[0]].c_str(), words[order[1]].c_str(), a(order[0]));
-    else
-      std::snprintf(text, sizeof text,
-                    T("For \"%s\", the sentence \"%s\" gets %.2f of the weight; inside it, "
-                      "\"%s\" gets the most, %.2f."),
-                    questions[q].c_str(), sentences[best].c_str(), b(q, best),
-                    words[order[0]].c_str(), a(order[0]));
-  }
+  const std::string text = document_summary(s);
   ImGui::Spacing();
   text_wrapped(text);
   item_text("hierarchy.summary", text);
@@ -186,7 +136,7 @@ void draw_hierarchy(AppState& s, Heatmaps&) {
     }
     // The words, a box each, wrapping under the first when the panel ends.
     const attn::Vector& a = hy.word_weights[k];
-    const std::vector<std::string> words = sentence_words(hy, k);
+    const std::vector<std::string> words = hierarchy_sentence_words(hy, k);
     for (int i = 0; i < a.size(); ++i) {
       std::snprintf(number, sizeof number, "%.2f", a(i));
       const float tw = ImGui::CalcTextSize(words[i].c_str()).x;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 
@@ -79,14 +80,13 @@ void draw_composition(AppState& s, Heatmaps& h, int l, int b, float w,
           "scores split into a sum.)"));
     return;
   }
-  char text[256];
-  std::snprintf(text, sizeof text,
-                T("How layer %d reads what the layers below wrote: each head's scaled scores "
-                  "split in two. A key is h%d \xc2\xb7 W_k and h%d = h\xe2\x82\x80 + what the "
-                  "layers below added, so each score is a sum: the part from the inputs' own "
-                  "rows (left) and the part from what the layers below added (right)."),
-                l + 1, l, l);
-  text_wrapped(text);
+  // Measured, never cut (a char[256] cut "(right)" off, and Chinese inside a character).
+  text_wrapped(
+      printf_text(T("How layer %d reads what the layers below wrote: each head's scaled scores "
+                    "split in two. A key is h%d \xc2\xb7 W_k and h%d = h\xe2\x82\x80 + what the "
+                    "layers below added, so each score is a sum: the part from the inputs' own "
+                    "rows (left) and the part from what the layers below added (right)."),
+                  l + 1, l, l));
   const std::vector<uint8_t> mask = attn::mask_cells(
       s.stack.base.mask, b, static_cast<int>(tokens.size()), static_cast<int>(tokens.size()));
   char id[48], caption[128];
@@ -121,6 +121,7 @@ void draw_composition(AppState& s, Heatmaps& h, int l, int b, float w,
       sp.size = ImVec2(w, w * 0.8f);
       sp.max_cell_px = 40.0f;
       sp.numbers = s.show_numbers;
+      sp.hidden = layers_hidden(s);  // the scores answer what the weights would
       sp.revision = s.revision;
       h.draw(sp);
       ImGui::EndGroup();
@@ -183,6 +184,11 @@ void draw_layers(AppState& s, Heatmaps& h) {
     ImGui::EndGroup();
   };
 
+  const bool weights_hidden = layers_hidden(s);
+  if (weights_hidden)
+    text_wrapped(
+        T("The heads' weights show once the lesson's questions about weights up to here "
+          "are answered."));
   stream_map("layers_h0", s.stack_trace.stream.front()[b],
              T("The stream h\xe2\x82\x80: the inputs (with their positions)"));
   char id[48], caption[128];
@@ -201,9 +207,10 @@ void draw_layers(AppState& s, Heatmaps& h) {
                     focused ? "  \xe2\x97\x8f" : "");
       ImGui::TextUnformatted(caption);
       std::snprintf(id, sizeof id, "layers_l%d_h%d", l + 1, k + 1);
-      const HeatmapSpec sp = probability_map(s, id, t.heads[k].weights[b], tokens, tokens,
-                                             T("queries"), T("keys"), ImVec2(w, w * 0.8f));
-      if (h.draw(sp).clicked) {  // open it step by step, at its weights
+      HeatmapSpec sp = probability_map(s, id, t.heads[k].weights[b], tokens, tokens, T("queries"),
+                                       T("keys"), ImVec2(w, w * 0.8f));
+      sp.hidden = weights_hidden;  // "?" while a question about weights waits (views.h)
+      if (h.draw(sp).clicked) {    // open it step by step, at its weights
         s.set_layer(l);
         s.set_head(k);
         s.set_step(static_cast<int>(Step::kWeights));

@@ -15,16 +15,6 @@ namespace ui {
 
 namespace {
 
-// Whether the weights over the picture would answer a question the learner has not answered
-// yet: one open on this step (as the step view hides its matrices), or one about the weights
-// or the largest weight on a step still ahead.
-bool picture_gives_away(const AppState& s) {
-  if (answer_hidden(s, MatrixKind::kWeights)) return true;
-  for (size_t q = 0; q < s.quiz().size(); ++q)
-    if (weights_question_waits(s, q)) return true;
-  return false;
-}
-
 ImU32 pixel_colour(const scenario::Image& im, int x, int y) {
   const uint8_t* p = &im.rgb[3 * (static_cast<size_t>(y) * im.width + x)];
   return IM_COL32(p[0], p[1], p[2], 255);
@@ -64,7 +54,7 @@ void draw_picture(AppState& s, Heatmaps& h) {
     if (chosen) ImGui::PopStyleColor();
   }
   const int q = s.picture_query;
-  const bool hidden = picture_gives_away(s);
+  const bool hidden = picture_hidden(s);
 
   // The picture, as large as the panel allows (whole pixels of the screen per pixel of it).
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -168,19 +158,7 @@ void draw_picture(AppState& s, Heatmaps& h) {
                                 "up to here are answered."));
     return;
   }
-  std::vector<int> order(im.patches());
-  for (int j = 0; j < im.patches(); ++j) order[j] = j;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return (*weights)(q, a) > (*weights)(q, b); });
-  std::string line;
-  for (int k = 0; k < 3 && k < static_cast<int>(order.size()); ++k) {
-    std::snprintf(number, sizeof number, "%s%s %.2f", k ? ", " : "",
-                  scenario::patch_name(im, order[k]).c_str(), (*weights)(q, order[k]));
-    line += number;
-  }
-  char text[400];
-  std::snprintf(text, sizeof text, T("\"%s\" looks most at %s (row and column of patches)."),
-                queries[q].c_str(), line.c_str());
+  const std::string text = picture_summary(s);  // as the table view says it
   text_wrapped(text);
 }
 

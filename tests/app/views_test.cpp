@@ -1,0 +1,118 @@
+// The centre's views (app/model/views.h): every view the registry lists says what it shows in
+// the table view, in both languages, for every lesson that offers it; what a view holds back
+// while a question waits is "?" there too; the tab bar's and the "view" control's views are
+// the registry's.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include "app/model/api.h"
+#include "app/model/app_state.h"
+#include "app/model/controls.h"
+#include "app/model/views.h"
+#include "app/text/i18n.h"
+
+namespace {
+
+// A cell as the canvas prints a number ("0.25", "-1.00"), or "?" where it holds one back.
+bool number_or_hidden(const std::string& cell) {
+  static const std::regex number(R"(-?\d+\.\d\d)");
+  return cell == "?" || std::regex_match(cell, number);
+}
+
+}  // namespace
+
+TEST_CASE("views: a view added without a description fails here", "[views]") {
+  // The views that draw the step view's matrices (each head's, the positions', two of their
+  // columns): the step's description holds their numbers. Any other view describes itself.
+  const std::set<std::string> by_steps = {"steps", "heads", "positional", "plane"};
+  std::set<std::string> ids;
+  for (const ui::ViewSpec& v : ui::view_registry()) {
+    INFO(v.id);
+    CHECK(ids.insert(v.id).second);  // each once
+    if (!v.describe) CHECK(by_steps.count(v.id) == 1);
+    CHECK(std::string(ui::T(ui::Lang::kZh, v.title)) != v.title);  // a title in Chinese too
+  }
+}
+
+TEST_CASE(
+    "views: every lesson's views are described in both languages, numbers held back as "
+    "the canvas holds them",
+    "[views]") {
+  ui::AppState probe;
+  std::map<std::string, int> described;  // view → lessons that offer it
+  for (const auto& preset : probe.presets) {
+    ui::AppState s;
+    REQUIRE(ui::api::load_preset(s, preset.name));
+    for (const ui::ViewSpec& v : ui::view_registry()) {
+      if (!v.describe || !v.available(s)) continue;
+      s.view_tab = v.id;
+      for (const ui::Lang lang : {ui::Lang::kEn, ui::Lang::kZh}) {
+        ui::set_language(lang);
+        INFO(preset.name << " · " << v.id << (lang == ui::Lang::kZh ? " · zh" : " · en"));
+        const nlohmann::json d = ui::describe_view(s, v.id);
+        REQUIRE(d.is_object());
+        CHECK(d["title"] == ui::T(v.title));
+        REQUIRE(!d["sections"].empty());
+        CHECK(!d["sections"][0]["text"].empty());
+        int tables = 0;
+        for (const nlohmann::json& sec : d["sections"]) {
+          for (const nlohmann::json& line : sec["text"]) CHECK(!line.get<std::string>().empty());
+          for (const nlohmann::json& t : sec["tables"]) {
+            ++tables;
+            CHECK(!t["caption"].get<std::string>().empty());
+            REQUIRE(!t["rows"].empty());
+            int numbers = 0;
+            for (const nlohmann::json& r : t["rows"]) {
+              CHECK(!r["label"].get<std::string>().empty());
+              CHECK(r["cells"].size() == t["columns"].size());
+              for (const nlohmann::json& c : r["cells"]) numbers += number_or_hidden(c);
+            }
+            CHECK(numbers > 0);  // every table holds the view's numbers
+          }
+        }
+        CHECK(tables > 0);
+        // What the canvas holds back is "?" here, and only that.
+        const bool hidden = v.id == std::string("picture")  ? ui::picture_hidden(s)
+                            : v.id == std::string("curve")  ? ui::curve_hidden(s)
+                            : v.id == std::string("layers") ? ui::layers_hidden(s)
+                                                            : false;
+        if (v.id == std::string("picture") || v.id == std::string("curve")) {
+          const nlohmann::json& t = d["sections"][0]["tables"][0];
+          for (const nlohmann::json& r : t["rows"])
+            CHECK((r["cells"].back() == "?") == hidden);  // the weight column
+        }
+        if (v.id == std::string("layers")) {
+          const nlohmann::json& head = d["sections"][1]["tables"][0];  // layer 1, head 1
+          for (const nlohmann::json& r : head["rows"])
+            for (const nlohmann::json& c : r["cells"]) CHECK((c == "?") == hidden);
+        }
+      }
+      ui::set_language(ui::Lang::kEn);
+      ++described[v.id];
+    }
+  }
+  // The lessons offer each view that describes itself.
+  for (const ui::ViewSpec& v : ui::view_registry())
+    if (v.describe) CHECK(described[v.id] > 0);
+}
+
+TEST_CASE("views: the view control offers the registry's available views, in its order",
+          "[views]") {
+  ui::AppState s;
+  REQUIRE(ui::api::load_preset(s, "why_stack"));
+  std::vector<std::string> want;
+  for (const ui::ViewSpec& v : ui::view_registry())
+    if (v.available(s)) want.push_back(v.id);
+  const nlohmann::json controls = nlohmann::json::parse(ui::api::controls(s));
+  std::vector<std::string> offered;
+  for (const nlohmann::json& c : controls)
+    if (c["id"] == "view")
+      for (const nlohmann::json& o : c["options"]) offered.push_back(o["value"].get<std::string>());
+  CHECK(offered == want);
+  CHECK(std::find(want.begin(), want.end(), "layers") != want.end());
+}
