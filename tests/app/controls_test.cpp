@@ -256,6 +256,23 @@ TEST_CASE("decoder_step: the Decoder tab's word, for a seq2seq model only, refus
   CHECK(ui::api::set_control(app, "decoder_step", "2") == "decoder_step: hidden by the page");
 }
 
+TEST_CASE(
+    "a new scenario starts each view's own choice over: the picture's and the curve's query "
+    "too",
+    "[app][controls]") {
+  ui::AppState app;
+  app.load_preset(preset_named(app, "where_the_eye_goes"));
+  CHECK(ui::api::set_control(app, "picture_query", "1") == "");
+  REQUIRE(app.picture_query == 1);
+  app.load_preset(preset_named(app, "nadaraya_watson"));
+  CHECK(app.picture_query == 0);
+  CHECK(ui::api::set_control(app, "curve_query", "3") == "");
+  REQUIRE(app.curve_query == 3);
+  app.load_preset(preset_named(app, "where_the_eye_goes"));
+  CHECK(app.curve_query == 0);
+  CHECK(app.picture_query == 0);
+}
+
 TEST_CASE("hierarchy_question: the Document tab's question, for a hierarchy only, refuses the rest",
           "[app][controls][hierarchy]") {
   ui::AppState app;

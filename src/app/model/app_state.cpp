@@ -124,8 +124,11 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
     fresh.lr = static_cast<float>(t->lr);
   }
   training = std::move(fresh);
+  // Each view's own choice starts over with a new scenario (its queries are others).
   decoder_step = 1;
   hierarchy_question = 1;
+  picture_query = 0;
+  curve_query = 0;
   decoder_playing = false;
   decoder_clock = 0.0;
   decoder_training = DecoderTraining{};
