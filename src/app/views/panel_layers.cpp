@@ -209,8 +209,8 @@ void draw_layers(AppState& s, Heatmaps& h) {
       std::snprintf(id, sizeof id, "layers_l%d_h%d", l + 1, k + 1);
       HeatmapSpec sp = probability_map(s, id, t.heads[k].weights[b], tokens, tokens, T("queries"),
                                        T("keys"), ImVec2(w, w * 0.8f));
-      sp.hidden = weights_hidden;  // "?" while a question about weights waits (views.h)
-      if (h.draw(sp).clicked) {    // open it step by step, at its weights
+      sp.hidden = weights_hidden;     // "?" while a question about weights waits (views.h)
+      if (h.draw(sp).grid_clicked) {  // open it step by step, at its weights
         s.set_layer(l);
         s.set_head(k);
         s.set_step(static_cast<int>(Step::kWeights));

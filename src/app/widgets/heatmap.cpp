@@ -307,7 +307,9 @@ HeatmapResult Heatmaps::draw(const HeatmapSpec& spec) {
   Layout l = layout(spec);
   boxes_.clear();
   interact(spec, &l, &r);
+  const bool grid_clicked = r.clicked;
   if (spec.hidden) r = HeatmapResult{};  // nothing to point at, click, edit or export
+  r.grid_clicked = grid_clicked;
   if (r.hovered) {
     r.cell_min = ImVec2(l.cell_x(r.col), l.cell_y(r.row));
     r.cell_max = ImVec2(l.cell_x(r.col + 1), l.cell_y(r.row + 1));

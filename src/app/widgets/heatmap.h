@@ -53,7 +53,10 @@ struct HeatmapResult {
   bool hovered = false;
   int row = -1, col = -1;  // the hovered cell
   bool clicked = false;    // released on the same cell without dragging
-  bool edited = false;     // the user changed the hovered/dragged cell's value
+  // A click on the grid, a hidden one's too (which gives no cell): a head opened by a click
+  // shows nothing the "?" holds back.
+  bool grid_clicked = false;
+  bool edited = false;  // the user changed the hovered/dragged cell's value
   int edit_row = -1, edit_col = -1;
   float edit_value = 0.0f;
   ImVec2 cell_min, cell_max;  // screen rectangle of the hovered cell
