@@ -104,15 +104,30 @@ bool document_ready(const AppState& s) {
          static_cast<int>(hy.word_weights.size()) == n_s;
 }
 
+// What the Document tab draws for its chosen question (document_ready first): the description
+// and the summary read the same.
+struct DocumentView {
+  explicit DocumentView(const AppState& s)
+      : hy(s.scenario.hierarchy),
+        b(s.trace.heads[0].weights[0]),
+        n_q(static_cast<int>(hy.questions.rows())),
+        n_s(static_cast<int>(hy.sentences.size())),
+        q(std::clamp(s.hierarchy_question, 1, n_q) - 1),
+        questions(axis_labels(s, Axis::kQueryTokens, 0, n_q)),
+        sentences(axis_labels(s, Axis::kKeyTokens, 0, n_s)) {}
+  const scenario::Hierarchy& hy;
+  const attn::Matrix& b;
+  int n_q, n_s, q;
+  std::vector<std::string> questions, sentences;
+};
+
 void describe_document(AppState& s, json* out) {
   if (!document_ready(s)) return;
-  const scenario::Hierarchy& hy = s.scenario.hierarchy;
-  const attn::Matrix& b = s.trace.heads[0].weights[0];
-  const int n_q = static_cast<int>(hy.questions.rows());
-  const int n_s = static_cast<int>(hy.sentences.size());
-  const int q = std::clamp(s.hierarchy_question, 1, n_q) - 1;
-  const std::vector<std::string> questions = axis_labels(s, Axis::kQueryTokens, 0, n_q);
-  const std::vector<std::string> sentences = axis_labels(s, Axis::kKeyTokens, 0, n_s);
+  const DocumentView v(s);
+  const scenario::Hierarchy& hy = v.hy;
+  const attn::Matrix& b = v.b;
+  const int n_s = v.n_s, q = v.q;
+  const std::vector<std::string>&questions = v.questions, &sentences = v.sentences;
   const bool hidden = document_row_hidden(s, q);
   json sec = section(
       {T("Attention at two levels. Inside each sentence a word query weighs the words (the "
@@ -474,13 +489,11 @@ std::vector<std::string> hierarchy_sentence_words(const scenario::Hierarchy& h, 
 
 std::string document_summary(const AppState& s) {
   if (!document_ready(s)) return "";
-  const scenario::Hierarchy& hy = s.scenario.hierarchy;
-  const attn::Matrix& b = s.trace.heads[0].weights[0];
-  const int n_q = static_cast<int>(hy.questions.rows());
-  const int n_s = static_cast<int>(hy.sentences.size());
-  const int q = std::clamp(s.hierarchy_question, 1, n_q) - 1;
-  const std::vector<std::string> questions = axis_labels(s, Axis::kQueryTokens, 0, n_q);
-  const std::vector<std::string> sentences = axis_labels(s, Axis::kKeyTokens, 0, n_s);
+  const DocumentView v(s);
+  const scenario::Hierarchy& hy = v.hy;
+  const attn::Matrix& b = v.b;
+  const int n_s = v.n_s, q = v.q;
+  const std::vector<std::string>&questions = v.questions, &sentences = v.sentences;
   if (document_row_hidden(s, q))
     return printf_text(T("For \"%s\", the sentence weights show once the lesson's question about "
                          "them is answered. The word weights are already here: use them to "
