@@ -311,10 +311,40 @@ async function checkKeyboard({ page }) {
   const after = await page.evaluate(() => ({ shown: document.getElementById("a11y").classList.contains("shown"),
                                              focus: document.activeElement?.id }));
   if (after.shown || after.focus !== "canvas") fail(`Escape left the table view ${JSON.stringify(after)}`);
+  // Space plays the steps and does nothing else. The lesson's "Next ▶", clicked where the
+  // screen draws it, then ←: the arrow used to move Dear ImGui's keyboard highlight from that
+  // button to "◀ Previous" as well, and Space clicked it (the lesson went back while the
+  // learner meant Play). What the canvas draws is read back: Play reads "Pause", then "Play".
+  const drawn = () => page.evaluate(() => {
+    const a = window.attentionPlayground;
+    a.items();  // the first call starts the record
+    a.layoutNow(2);
+    return { lesson: a.getView().lesson, items: a.items() };
+  });
+  const nextButton = (await drawn()).items.find((i) => i.label === "Next \u25b6");
+  if (!nextButton) fail("no \"Next ▶\" lesson button on the canvas");
+  await page.mouse.click((nextButton.x0 + nextButton.x1) / 2, (nextButton.y0 + nextButton.y1) / 2);
+  await waitForFrames(page);
+  const clickedTo = (await drawn()).lesson;
+  if (clickedTo !== lessons[here + 2]) fail(`a click on "Next ▶" loaded "${clickedTo}", not ${lessons[here + 2]}`);
+  await page.keyboard.press("ArrowLeft");
+  await waitForFrames(page);
+  const spaced = [];
+  for (const want of ["Pause", "Play"]) {
+    await page.keyboard.press("Space");
+    await waitForFrames(page);
+    const seen = await drawn();
+    if (seen.lesson !== clickedTo) fail(`Space on the canvas changed the lesson from ${clickedTo} to "${seen.lesson}"`);
+    if (!seen.items.some((i) => i.label === want)) {
+      fail(`after Space the canvas draws no "${want}" button: ${seen.items.map((i) => i.label).join(" | ").slice(0, 300)}`);
+    }
+    spaced.push(want);
+  }
   ok(`keyboard: → through the lesson announces ${heard.join(" / ")}; Tab reaches the table view, ` +
      `Enter opens it (${table.caption}, ${table.rows} rows), its cell cursor reads "${cellSaid.text.slice(0, 60)}…", ` +
      `its Next lesson button loads ` +
-     `${lessons[here + 1]} ("${moved.said.split(".")[0]}"), Escape gives the canvas back`);
+     `${lessons[here + 1]} ("${moved.said.split(".")[0]}"), Escape gives the canvas back; after a click on ` +
+     `"Next ▶" and ←, Space draws ${spaced.join(", then ")} and changes nothing else`);
 }
 
 // A lesson's questions: answered through the API (as a click does), checked against the core,

@@ -269,6 +269,15 @@ void build_frame() {
 #endif
   g_runtime.app.heatmaps.renderer.set_device_pixel_ratio(g_runtime.dpr);
   ui::item_log_new_frame();
+  // Keys on the canvas do one thing each: ← → step and Space plays (panel_pipeline.cpp).
+  // Dear ImGui's own keyboard navigation would move a highlight with the same arrows and
+  // turn Space into a click on whatever it landed on ("◀ Previous" while the learner meant
+  // Play), so it is on only while a popup (a menu) is open: there the arrows choose an item,
+  // Space takes it and Escape closes the menu. The table view is the keyboard's way in.
+  if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel))
+    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  else
+    io.ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
   ImGui::NewFrame();
   g_runtime.app.frame();
   ImGui::Render();
@@ -419,7 +428,6 @@ int main(int argc, char** argv) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // the layout is computed, nothing to remember
-  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   apply_style(1.0f);
   ImGui_ImplGlfw_InitForOpenGL(g_runtime.window, true);
   ImGui_ImplOpenGL3_Init(glsl);
