@@ -9,7 +9,7 @@
 // clicked by the test.
 import { createServer } from "node:http";
 import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
-import { cellMiddle, meanColour } from "./page.mjs";
+import { cellMiddle, contrastRatio, meanColour } from "./page.mjs";
 import { decodePng } from "./png.mjs";
 
 const VIEWPORT = { width: 800, height: 600 };
@@ -285,13 +285,6 @@ async function standaloneTab(browser, url) {
 // focus-ring: the canvas focused from the keyboard shows a ring at its edge
 // ---------------------------------------------------------------------------------------
 
-const lin = (c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
-const luminance = (p) => 0.2126 * lin(p[0]) + 0.7152 * lin(p[1]) + 0.0722 * lin(p[2]);
-const contrast = (a, b) => {
-  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
-  return (x + 0.05) / (y + 0.05);
-};
-
 // Every 8th pixel along each edge of the screenshot: the pixels of the band `depth` pixels
 // deep from the edge, outermost first.
 function edgeBands(img, depth) {
@@ -344,7 +337,7 @@ async function checkFocusRing({ browser, url }) {
   let worst = Infinity;
   withFocus.forEach(([, band], k) => {
     const ring = band.find(near);
-    if (ring) worst = Math.min(worst, contrast(ring, without[k][1][1]));
+    if (ring) worst = Math.min(worst, contrastRatio(ring, without[k][1][1]));
   });
   if (!(worst >= 3)) fail(`the ring's contrast with the canvas under it is ${worst.toFixed(2)}:1 somewhere, under 3:1`);
   checkNoProblems(page, "focus-ring");

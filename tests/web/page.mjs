@@ -86,6 +86,15 @@ export const distance = (a, b) => Math.max(...a.map((v, i) => Math.abs(v - b[i])
 export const euclid = (a, b) => Math.hypot(...a.map((v, i) => v - b[i]));
 export const luminance = (c) => 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
 
+// WCAG's relative luminance of an sRGB colour [r, g, b] (0-255), and the contrast ratio of two
+// colours (1.4.3 asks 4.5:1 of text, 1.4.11 3:1 of a focus ring).
+const linear = (v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+export const relativeLuminance = (c) => 0.2126 * linear(c[0]) + 0.7152 * linear(c[1]) + 0.0722 * linear(c[2]);
+export const contrastRatio = (a, b) => {
+  const [hi, lo] = [relativeLuminance(a), relativeLuminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+};
+
 // The heatmaps drawn in the app's latest heatmap frame, by id.
 export async function currentGrids(page) {
   const layout = await page.evaluate(() => window.attentionPlayground.layout());

@@ -12,8 +12,8 @@
 // runPageChecks).
 import { readFileSync } from "node:fs";
 import { fail, ok } from "./harness.mjs";
-import { VIEWPORT, currentGrids, distance, euclid, hex, luminance, openPage, pixel, presetPath, readSteps,
-         runPageChecks, screenshot, setScenario, waitForFrames } from "./page.mjs";
+import { VIEWPORT, contrastRatio, currentGrids, distance, euclid, hex, luminance, openPage, pixel, presetPath,
+         readSteps, relativeLuminance, runPageChecks, screenshot, setScenario, waitForFrames } from "./page.mjs";
 
 // Heatmap ids each step draws (panel_pipeline.cpp); [always, sometimes].
 // What a person should see at each step: the test's own list, kept apart from the C++ to catch it.
@@ -440,6 +440,57 @@ async function checkMotion({ browser, url, pages }) {
      `and motion=off show the step at once`);
 }
 
+// A matrix held back while its question waits is a grid of grey cells, each with a "?": the
+// "?" is text and has at least 4.5:1 against its cell (WCAG 1.4.3), measured from the pixels
+// the screen shows at one device pixel per CSS pixel (the glyph's edges are blended with the
+// cell: its darkest pixel is what a reader sees of it). Every cell of every hidden grid on the
+// first lesson step that has one.
+async function checkHiddenContrast({ page }) {
+  const lessons = await page.evaluate(() => window.attentionPlayground.presets().map((p) => p.name));
+  let where = "", grids = [];
+  for (const name of lessons) {
+    await page.evaluate((n) => window.attentionPlayground.loadPreset(n), name);
+    const quiz = await page.evaluate(() => window.attentionPlayground.getQuiz());
+    for (const q of quiz) {
+      await page.evaluate((k) => window.attentionPlayground.setStep(k), q.step);
+      await waitForFrames(page);
+      grids = Object.entries(await currentGrids(page)).filter(([, g]) => g.hidden);
+      if (grids.length) { where = `${name}, step ${q.step + 1}`; break; }
+    }
+    if (grids.length) break;
+  }
+  if (!grids.length) fail("no lesson step draws a matrix held back by its question");
+  const img = await screenshot(page);
+  let worst = Infinity, worstAt = "", cells = 0;
+  for (const [id, g] of grids) {
+    const cw = g.cell_w || g.cell;
+    for (let r = 0; r < g.rows; ++r) {
+      for (let c = 0; c < g.cols; ++c) {
+        const x0 = g.x0 + c * cw, y0 = g.y0 + r * g.cell;
+        if (x0 + cw > VIEWPORT.width || y0 + g.cell > VIEWPORT.height) continue;
+        // The cell's own grey (its most common colour) and its darkest pixel, inside its lines.
+        const counts = new Map();
+        let dark = null;
+        for (let y = Math.ceil(y0 + 2); y < y0 + g.cell - 2; ++y) {
+          for (let x = Math.ceil(x0 + 2); x < x0 + cw - 2; ++x) {
+            const p = pixel(img, x, y);
+            counts.set(p.join(), (counts.get(p.join()) ?? 0) + 1);
+            if (!dark || relativeLuminance(p) < relativeLuminance(dark)) dark = p;
+          }
+        }
+        const ground = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0].split(",").map(Number);
+        if (contrastRatio(dark, ground) < 1.5) fail(`${where}: hidden cell ${id}[${r}, ${c}] shows no "?" (${hex(dark)} on ${hex(ground)})`);
+        const ratio = contrastRatio(dark, ground);
+        ++cells;
+        if (ratio < worst) { worst = ratio; worstAt = `${id}[${r}, ${c}]: ${hex(dark)} on ${hex(ground)}`; }
+      }
+    }
+  }
+  if (!(worst >= 4.5)) fail(`${where}: a hidden cell's "?" has ${worst.toFixed(2)}:1 against its cell (${worstAt}), under 4.5:1`);
+  ok(`hidden-contrast: ${where}: the "?" in ${cells} hidden cells of ${grids.map(([id]) => id).join(", ")} ` +
+     `has at least ${worst.toFixed(2)}:1 against its cell, read from the pixels (${worstAt})`);
+}
+
 const CHECKS = {
   renders: checkRenders,
   heatmap: checkHeatmap,
@@ -449,6 +500,7 @@ const CHECKS = {
   numbers: checkNumbers,
   tooltip: checkTooltip,
   motion: checkMotion,
+  "hidden-contrast": checkHiddenContrast,
 };
 
 // Each check's title in the test list (tests/web/CMakeLists.txt reads them with --list).
@@ -461,6 +513,7 @@ const TITLES = {
   numbers: "the step's matrix shows its numbers at 800x600",
   tooltip: "the cell's tooltip never covers the cell",
   motion: "one step forward animates, unless motion is reduced",
+  "hidden-contrast": "the '?' of a hidden matrix has 4.5:1 against its cell",
 };
 
 await runPageChecks(CHECKS, { titles: TITLES });

@@ -170,7 +170,7 @@ void Heatmaps::hidden_cells(const Layout& l) {
     for (int row = l.first_row(); row < l.end_row(); ++row)
       for (int c = l.first_col(); c < l.end_col(); ++c)
         dl->AddText(ImVec2(l.cell_x(c) + (l.cw - q.x) * 0.5f, l.cell_y(row) + (l.ch - q.y) * 0.5f),
-                    IM_COL32(96, 102, 114, 255), "?");
+                    IM_COL32(52, 58, 70, 255), "?");
   dl->PopClipRect();
 }
 
