@@ -774,6 +774,30 @@ async function checkLayers({ browser, url }) {
                       "layers_l2_h1_from_input", "layers_l2_h1_from_layers"]) {
       if (!grids[id]) fail(`${lang}: the Layers tab draws no ${id} (${Object.keys(grids).join(", ")})`);
     }
+    // What layer 1 adds, right-clicked where it is drawn: its menu's "Copy as CSV", clicked
+    // where drawn, puts its numbers on the clipboard, those of the trace's layer 1 output.
+    let copied = "";
+    if (lang === "en") {
+      await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(page.url()).origin });
+      const adds = grids.layers_l1_adds;
+      await page.mouse.move(adds.x0 + adds.cell_w / 2, adds.y0 + adds.cell / 2);
+      await frames(page, 1);
+      await page.mouse.down({ button: "right" });
+      await frames(page, 1);
+      await page.mouse.up({ button: "right" });
+      await frames(page, 2);
+      const item = await itemWhen(page, (i) => i.label === "Copy as CSV");
+      if (!item) fail(`${lang}: a right-click on what layer 1 adds opens no "Copy as CSV"`);
+      await clickItem(page, item);
+      await until(page, async () => /\d/.test(await navigator.clipboard.readText()));
+      const csv = (await ap(() => navigator.clipboard.readText())).trim().split(/\r?\n/).map((l) => l.split(","));
+      const want = trace.layers[0].output[0];
+      const body = csv.slice(1).map((r) => r.slice(1).map(Number));
+      const off = body.length !== want.length ? Infinity
+        : Math.max(...want.flatMap((r, i) => r.map((v, j) => Math.abs(v - body[i][j]) / Math.max(1, Math.abs(v)))));
+      if (!(off <= 1e-5)) fail(`${lang}: "Copy as CSV" of layer 1's addition copied ${JSON.stringify(csv.slice(0, 3))}, not the trace's ${JSON.stringify(want.slice(0, 2))}`);
+      copied = `, its "Copy as CSV" copied what layer 1 adds (${body.length} × ${body[0].length})`;
+    }
     // Back to the steps and layer 1 (its button, clicked), then the Layers tab again and a
     // click on layer 2's head map.
     const stepsTab = await itemWhen(page, (i) => i.tab && i.label === (lang === "en" ? "Step by step" : "逐步演示"));
@@ -794,7 +818,7 @@ async function checkLayers({ browser, url }) {
     if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
     seen.push(`${lang}: "${layerWord}" read at (${Math.round(label.x0)}, ${Math.round(label.y0)}), "2" clicked ` +
               `(layer 2: ${stackWeights[0].length} × ${stackWeights[0][0].length} weights), "${tabWord}" tab with ` +
-              `"${layerTwo}" read, its head clicked open at step ${opened.step + 1}`);
+              `"${layerTwo}" read${copied}, its head clicked open at step ${opened.step + 1}`);
     await page.context().close();
   }
   // The induction task from the Train button (found as a person finds it: OCR beside Step).

@@ -99,6 +99,10 @@ struct MatrixDraw {
 };
 HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int batch,
                           const MatrixDraw& d);
+// A heatmap of `spec.values` labelled by `spec.row_labels` and `spec.col_labels` (a view's own
+// matrix, not one of the trace's steps): draws it and answers its menu's "Copy as CSV" and
+// "Copy as JSON" with those numbers and labels (file stem: `export_name`, else `id`).
+HeatmapResult draw_heatmap(AppState& s, Heatmaps& h, const HeatmapSpec& spec);
 // The cell under the mouse this frame, and its rectangle on screen (tooltips keep off it).
 void set_hover(AppState& s, const CellRef& c, const HeatmapResult& r);
 // Hands an export to the learner (deliver_export), or shows why it cannot be made.

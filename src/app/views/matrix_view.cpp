@@ -117,6 +117,21 @@ HeatmapResult draw_matrix(AppState& s, Heatmaps& h, MatrixKind k, int head, int 
   return r;
 }
 
+HeatmapResult draw_heatmap(AppState& s, Heatmaps& h, const HeatmapSpec& spec) {
+  const HeatmapResult r = h.draw(spec);
+  const bool csv = r.export_request == ExportRequest::kCsv;
+  if ((csv || r.export_request == ExportRequest::kJson) && spec.values) {
+    static const std::vector<std::string> kNone;
+    deliver(s,
+            export_values(*spec.values, spec.row_labels ? *spec.row_labels : kNone,
+                          spec.col_labels ? *spec.col_labels : kNone,
+                          spec.export_name.empty() ? std::string(spec.id) : spec.export_name,
+                          csv ? ExportFormat::kCsv : ExportFormat::kJson),
+            true);
+  }
+  return r;
+}
+
 void set_hover(AppState& s, const CellRef& c, const HeatmapResult& r) {
   s.hover = c;
   s.hover_cell[0] = r.cell_min.x;

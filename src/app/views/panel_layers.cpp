@@ -123,7 +123,7 @@ void draw_composition(AppState& s, Heatmaps& h, int l, int b, float w,
       sp.numbers = s.show_numbers;
       sp.hidden = layers_hidden(s);  // the scores answer what the weights would
       sp.revision = s.revision;
-      h.draw(sp);
+      draw_heatmap(s, h, sp);
       ImGui::EndGroup();
     }
   }
@@ -180,7 +180,7 @@ void draw_layers(AppState& s, Heatmaps& h) {
     sp.max_aspect = 2.0f;
     sp.numbers = s.show_numbers;
     sp.revision = s.revision;
-    h.draw(sp);
+    draw_heatmap(s, h, sp);
     ImGui::EndGroup();
   };
 
@@ -209,8 +209,8 @@ void draw_layers(AppState& s, Heatmaps& h) {
       std::snprintf(id, sizeof id, "layers_l%d_h%d", l + 1, k + 1);
       HeatmapSpec sp = probability_map(s, id, t.heads[k].weights[b], tokens, tokens, T("queries"),
                                        T("keys"), ImVec2(w, w * 0.8f));
-      sp.hidden = weights_hidden;     // "?" while a question about weights waits (views.h)
-      if (h.draw(sp).grid_clicked) {  // open it step by step, at its weights
+      sp.hidden = weights_hidden;  // "?" while a question about weights waits (views.h)
+      if (draw_heatmap(s, h, sp).grid_clicked) {  // open it step by step, at its weights
         s.set_layer(l);
         s.set_head(k);
         s.set_step(static_cast<int>(Step::kWeights));
@@ -238,7 +238,7 @@ void draw_layers(AppState& s, Heatmaps& h) {
     const float side = std::min(avail, 420.0f);
     const HeatmapSpec sp = probability_map(s, "layers_next", p, tokens, vocab, T("tokens"),
                                            T("next token"), ImVec2(side, side * 0.9f));
-    h.draw(sp);
+    draw_heatmap(s, h, sp);
   }
 }
 

@@ -138,14 +138,8 @@ void draw_positional(AppState& s, Heatmaps& h) {
   ImGui::BeginGroup();
   text_wrapped(T("PE matrix (rows: positions, columns: features)"), false, half);
   sp.export_name = "positional_encoding_" + std::to_string(positions) + "x" + std::to_string(d);
-  const HeatmapResult r = h.draw(sp);
+  const HeatmapResult r = draw_heatmap(s, h, sp);
   if (r.hovered) set_hover(s, CellRef{MatrixKind::kPositional, 0, 0, r.row, r.col, d}, r);
-  if (r.export_request == ExportRequest::kCsv || r.export_request == ExportRequest::kJson)
-    deliver(s,
-            export_values(
-                pe, rows, cols, sp.export_name,
-                r.export_request == ExportRequest::kCsv ? ExportFormat::kCsv : ExportFormat::kJson),
-            true);
   if (outlined > 0) {
     // Outline the scenario's rows where they are visible.
     const auto it = h.last_grids().find("pe");
