@@ -116,3 +116,99 @@ TEST_CASE("views: the view control offers the registry's available views, in its
   CHECK(offered == want);
   CHECK(std::find(want.begin(), want.end(), "layers") != want.end());
 }
+
+TEST_CASE(
+    "views: what a view shows now is said in its description, and a change of it is an event "
+    "the page announces",
+    "[views]") {
+  ui::set_language(ui::Lang::kEn);
+  ui::AppState s;
+  REQUIRE(ui::api::load_preset(s, "learned_bahdanau"));
+  s.note_view_choice();
+  CHECK(std::count(s.events.begin(), s.events.end(), "view") == 0);  // a load is not a change
+  s.events.clear();
+  REQUIRE(ui::api::set_control(s, "view", "\"decoder\"") == "");
+  nlohmann::json d = ui::describe_view(s, "decoder");
+  REQUIRE(d.contains("now"));
+  CHECK(d["now"].get<std::string>().rfind("Word 1 of 7. ", 0) == 0);
+  CHECK(d["now"].get<std::string>().find(ui::decoder_word_sentence(s, 1)) != std::string::npos);
+  CHECK_FALSE(d["sections"][0].contains("now"));  // lifted out of the section
+  s.events.clear();
+  REQUIRE(ui::api::set_control(s, "decoder_step", "3") == "");
+  s.note_view_choice();
+  CHECK(std::count(s.events.begin(), s.events.end(), "view") == 1);
+  d = ui::describe_view(s, "decoder");
+  CHECK(d["now"].get<std::string>().rfind("Word 3 of 7. ", 0) == 0);
+  // Nothing changed: no event.
+  s.events.clear();
+  s.note_view_choice();
+  CHECK(s.events.empty());
+  // A new scenario starts the word over: no "view" of its own (the load is announced).
+  REQUIRE(ui::api::load_preset(s, "learned_bahdanau"));
+  s.note_view_choice();
+  CHECK(std::count(s.events.begin(), s.events.end(), "view") == 0);
+
+  // In Chinese, one full stop "。" between the two sentences, no ". ".
+  ui::set_language(ui::Lang::kZh);
+  const std::string zh = ui::describe_view(s, "decoder")["now"].get<std::string>();
+  CHECK(zh.find("\xe3\x80\x82") != std::string::npos);
+  CHECK(zh.find(". ") == std::string::npos);
+  ui::set_language(ui::Lang::kEn);
+
+  // The Document's question, the Picture's and the Curve's query: "now" names the choice.
+  for (const auto& [lesson, view, control, value, starts] :
+       std::vector<std::tuple<std::string, std::string, std::string, std::string, std::string>>{
+           {"attention_over_attention", "document", "hierarchy_question", "2", "Question: "},
+           {"where_the_eye_goes", "picture", "picture_query", "1", "Query: "},
+           {"nadaraya_watson", "curve", "curve_query", "2", "query: "}}) {
+    INFO(lesson);
+    ui::AppState v;
+    REQUIRE(ui::api::load_preset(v, lesson));
+    REQUIRE(ui::api::set_control(v, "view", "\"" + view + "\"") == "");
+    v.note_view_choice();
+    v.events.clear();
+    const std::string before = ui::describe_view(v, view)["now"].get<std::string>();
+    CHECK(before.rfind(starts, 0) == 0);
+    REQUIRE(ui::api::set_control(v, control, value) == "");
+    v.note_view_choice();
+    CHECK(std::count(v.events.begin(), v.events.end(), "view") == 1);
+    CHECK(ui::describe_view(v, view)["now"].get<std::string>() != before);
+  }
+}
+
+TEST_CASE(
+    "training: a seq2seq model's one trainer is the decoder's, reported and stepped as "
+    "the weights' is",
+    "[views][training]") {
+  ui::AppState s;
+  REQUIRE(ui::api::load_preset(s, "learned_bahdanau"));
+  nlohmann::json t = nlohmann::json::parse(ui::api::training(s));
+  CHECK(t["trainer"] == "decoder");
+  CHECK(t["step"] == 0);
+  CHECK(t["playing"] == false);
+  CHECK(t["loss"].is_null());
+  CHECK(t["optimizer"] == "adam");
+  REQUIRE(s.decoder_random_start());
+  nlohmann::json slice = nlohmann::json::parse(ui::api::train_slice(s, 5, 1e9, 0));
+  CHECK(slice["error"] == "");
+  CHECK(slice["taken"] == 5);
+  CHECK(slice["step"] == 5);
+  t = nlohmann::json::parse(ui::api::training(s));
+  CHECK(t["step"] == 5);
+  REQUIRE(t["loss"].is_number());
+  CHECK(t["loss"].get<double>() == Approx(s.decoder_training.losses.back()));
+  CHECK(ui::decoder_training_status(s).rfind("Step 5, loss ", 0) == 0);  // as the canvas says
+  // A slice from a stale count, or while its Train plays, is refused.
+  CHECK(nlohmann::json::parse(ui::api::train_slice(s, 5, 1e9, 3))["error"].get<std::string>().rfind(
+            "train: stopped", 0) == 0);
+  s.decoder_training.playing = true;
+  CHECK(nlohmann::json::parse(ui::api::training(s))["playing"] == true);
+  CHECK(nlohmann::json::parse(ui::api::train_slice(s, 5, 1e9, 5))["error"] ==
+        "train: the decoder is training (its Train); pause it first");
+  CHECK(s.decoder_training.losses.size() == 5);
+
+  // Any other scenario: the Train section's weights.
+  ui::AppState w;
+  REQUIRE(ui::api::load_preset(w, "why_stack"));
+  CHECK(nlohmann::json::parse(ui::api::training(w))["trainer"] == "weights");
+}

@@ -18,6 +18,11 @@
 //                 Picture's patches with their colours, so that "which patch shows the red
 //                 sign?" can be answered without the picture), the live region says the view
 //
+//   decoder       the Decoder's lesson from the keyboard (English, 800×600): the view said with
+//                 its word, each word chosen or played said with the canvas's sentence for it,
+//                 the decoder's training from the table view said at its start, about every
+//                 10 s and at its pause, with the step and loss the canvas shows
+//
 //   node tests/web/reader_test.mjs --site DIR CHECK... | all
 import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
 
@@ -346,8 +351,106 @@ async function checkViews({ browser, url }) {
   ok(`views: chosen with ↓ in the table view's View setting, each described with its own tables: ${seen.join("; ")}`);
 }
 
+// ---------------------------------------------------------------------------------------
+// decoder: the Decoder's lesson from the keyboard, and a decoder training run, as heard
+// ---------------------------------------------------------------------------------------
+
+// The canvas's own words, by item id (laid out at once: an idle page draws no frame to record).
+const canvasSays = (page, id) => page.evaluate((wanted) => {
+  const ap = window.attentionPlayground;
+  ap.items();  // the first call starts the record
+  ap.layoutNow(2);
+  return ap.items().find((i) => i.id === wanted || i.id.endsWith(`###${wanted}`))?.label ?? null;
+}, id);
+
+async function checkDecoder({ browser, url }) {
+  const page = await openPage(browser, `${url}?preset=learned_bahdanau&lang=en`);
+  const ap = (fn, arg) => page.evaluate(fn, arg);
+  const { texts } = await ap(() => window.attentionPlayground.getAccessible());
+  const t0 = await ap(() => performance.now());
+  await tabTo(page, "#table-toggle", { max: 5 });
+  await press(page, "Enter", "#a11y");
+  // The Decoder view, chosen with ↓ in "View": its heading and what it shows now are said.
+  await tabTo(page, "#a11y-control-view", { max: 150 });
+  for (let k = 0; k < 10 && (await ap(() => window.attentionPlayground.getView().tab)) !== "decoder"; ++k) {
+    await press(page, "ArrowDown", "#a11y-control-view");
+  }
+  const hears = async (what, pattern, ms = 3000) => {
+    try {
+      await page.waitForFunction((re) => window.heard.some((h) => new RegExp(re).test(h.text)), pattern.source,
+                                 { timeout: ms, polling: 100 });
+    } catch {
+      fail(`${what}: the live region never said /${pattern.source}/; heard ${JSON.stringify((await heard(page)).map((h) => h.text)).slice(-600)}`);
+    }
+  };
+  await hears("the Decoder view", /Decoder\. Word 1 of 7\. /);
+  // "Decoder's word" ↓: word 2, said with the canvas's own sentence for it.
+  await tabTo(page, "#a11y-control-decoder_step", { max: 10 });
+  await press(page, "ArrowDown", "#a11y-control-decoder_step");
+  await hears("word 2", /Decoder\. Word 2 of 7\. /);
+  const sentence2 = await canvasSays(page, "decoder.sentence");
+  const said2 = (await heard(page)).map((h) => h.text).find((t) => t.includes("Word 2 of 7"));
+  if (!sentence2 || !said2.includes(sentence2)) fail(`word 2: the canvas says "${sentence2}", the live region "${said2}"`);
+  // "play the decoder's words", Space: the canvas's Play reads "Pause", the words follow one
+  // another to the last, each said.
+  await tabTo(page, "#a11y-control-decoder_play", { max: 4 });
+  await press(page, " ", "#a11y-control-decoder_play");
+  const playLabel = await canvasSays(page, "decoder_play");
+  if (playLabel !== "Pause") fail(`Space on "play the decoder's words": the canvas's button reads "${playLabel}"`);
+  await hears("play", /Decoder\. Word 7 of 7\. /, 15000);
+  for (let w = 3; w <= 7; ++w) {
+    if (!(await heard(page)).some((h) => h.text.includes(`Word ${w} of 7`))) fail(`play: word ${w} was not said`);
+  }
+  // Random start, then "train the decoder (play)": the start, a line about every 10 s, the
+  // pause with the step and loss the canvas shows.
+  await tabTo(page, "#a11y-control-decoder_random_start", { max: 30 });
+  await press(page, "Enter");
+  const fresh = await ap(() => window.attentionPlayground.getTraining());
+  if (fresh.trainer !== "decoder" || fresh.step !== 0) fail(`after Random start getTraining() is ${JSON.stringify(fresh).slice(0, 200)}`);
+  await tabTo(page, "#a11y-control-decoder_train", { max: 4, back: true });
+  const trainT0 = await ap(() => performance.now());
+  await press(page, " ", "#a11y-control-decoder_train");
+  await hears("training's start", new RegExp(lead(texts.training_started)));
+  // It plays until the learner pauses it (Space again, after 12 s) or it pauses itself at
+  // step 1500: at its speed here that may come first.
+  const during = await ap(() => window.attentionPlayground.getTraining());
+  if (!during.playing || during.trainer !== "decoder") fail(`the decoder's training: getTraining() says ${JSON.stringify(during).slice(0, 200)}`);
+  try {
+    await page.waitForFunction(() => !window.attentionPlayground.getTraining().playing, null, { timeout: 12000, polling: 200 });
+  } catch {
+    await press(page, " ", "#a11y-control-decoder_train");
+  }
+  const t = await ap(() => window.attentionPlayground.getTraining());
+  if (t.playing || !(t.step > 0)) fail(`the decoder's training did not pause: ${JSON.stringify(t).slice(0, 200)}`);
+  const stopped = printf(texts.training_paused, printf(texts.step_loss, t.step, t.loss));
+  await hears("the pause", new RegExp(stopped.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+  const status = await canvasSays(page, "decoder.training");
+  if (status !== printf("Step %d, loss %.3g", t.step, t.loss)) fail(`paused at step ${t.step}: the canvas reads "${status}"`);
+  // A line when it started, one about every 10 s while it played (never two within 8 s), and
+  // one when it paused.
+  const training = (await heard(page)).filter((h) => h.t >= trainT0);
+  const start = training.find((h) => h.text.includes(lead(texts.training_started)));
+  const stop = training.find((h) => h.text.includes(stopped));
+  const progress = training.filter((h) => h.text.includes(lead(texts.training_progress)));
+  const lines = [start, ...progress].map((h) => h.t);
+  for (let k = 1; k < lines.length; ++k) {
+    if (lines[k] - lines[k - 1] < PROGRESS_GAP_MS) fail(`two training lines ${Math.round(lines[k] - lines[k - 1])} ms apart`);
+  }
+  const played = stop.t - start.t;
+  if (progress.length < Math.floor(played / 11000)) {
+    fail(`${(played / 1000).toFixed(1)} s of the decoder's training gave ${progress.length} progress lines: ${JSON.stringify(training.map((h) => h.text))}`);
+  }
+  const paragraph = await ap(() => document.querySelector("#a11y-body #a11y-training")?.textContent ?? null);
+  if (paragraph !== stopped) fail(`the table view's training paragraph says ${JSON.stringify(paragraph)}, expected "${stopped}"`);
+  checkNoProblems(page, "decoder");
+  const all = (await heard(page)).filter((h) => h.t >= t0 && h.text);
+  await page.close();
+  ok(`decoder: heard, in order: ${all.map((h) => `+${((h.t - t0) / 1000).toFixed(1)} s "${h.text.slice(0, 140)}"`).join("; ")}`);
+}
+
 const CHECKS = {
   views: checkViews,
+  decoder: checkDecoder,
   training: checkTraining,
   "quiz-readout": checkQuizReadout,
 };

@@ -146,7 +146,8 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     const open = (d.quiz ?? []).find((q) => !q.answered);
     const colon = d.lang === "zh" ? "：" : ": ";
     const extra = open ? ` ${d.texts.predict}${colon}${open.ask}` : d.note ? ` ${d.note}` : "";
-    const line = d.view ? `${lesson}${viewHeading(d)}. ${d.view.sections[0]?.text?.find((t) => t) ?? ""}${extra}`
+    // (A view says what it shows now, its word, question or query, in "now".)
+    const line = d.view ? `${lesson}${viewHeading(d)}. ${d.view.now ?? d.view.sections[0]?.text?.find((t) => t) ?? ""}${extra}`
       : `${lesson}${d.heading}. ${d.explanation}${extra}`;
     if (announce && line !== lastAnnounced) {
       said.push(line);
@@ -485,6 +486,9 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     else if (c.kind === "select") input.value = v;
     else input.value = String(Number(c.value.toPrecision(4)));  // 0.05, 1.05, 0.001, 123456
   }
+  // The settings that choose what the centre shows: the step, the view, and a view's word,
+  // question or query (the view's "now"). A choice among them is announced.
+  const SAID_WHEN_CHOSEN = new Set(["step", "view", "decoder_step", "hierarchy_question", "picture_query", "curve_query"]);
   function settingControl(c) {
     const id = `a11y-control-${c.id}`;
     // A button does what the canvas's does; a menu is a group of buttons, one per choice.
@@ -529,7 +533,7 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
         : c.kind === "select" ? JSON.parse(input.value) : Number(input.value);
       apply(value);
       delete input.dataset.value;  // shows the app's value, also when it refused this one
-      renderAccessible(c.id === "step" || c.id === "view");  // the step or view now shown is announced
+      renderAccessible(SAID_WHEN_CHOSEN.has(c.id));  // the step, view, word, question or query now shown
     });
     const label = element("label", { for: id }, c.label);
     return element("div", { className: "setting" },

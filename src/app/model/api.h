@@ -90,10 +90,12 @@ std::string quiz(const AppState& s);  // the shown scenario's questions, in the 
 // control.
 std::string controls(const AppState& s);
 
-// Training (the Train section): training() is {"task", "seed", "step", "loss", "lr",
-// "optimizer", "playing", "check" (a task's: {"loss", "value", "passed", "text"}, see
-// scenario::check_task), "share" (a keyed task's check value: head 1's weight where the task
-// wants it), "error"}; load_task and train_steps answer "" or the error.
+// Training: training() is {"trainer" ("weights": the Train section's; "decoder": a seq2seq
+// model's, the Decoder tab's Train), "task", "seed", "step", "loss", "lr", "optimizer",
+// "playing", "check" (a task's: {"loss", "value", "passed", "text"}, see scenario::check_task),
+// "share" (a keyed task's check value: head 1's weight where the task wants it), "error"}, of
+// the scenario's one trainer; train_slice takes that trainer's steps. load_task and
+// train_steps (the Train section's) answer "" or the error.
 std::string training(AppState& s);
 std::string load_task(AppState& s, const std::string& name, double seed);
 std::string train_steps(AppState& s, int steps);

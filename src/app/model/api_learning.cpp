@@ -139,9 +139,36 @@ std::string quiz(const AppState& s) {
   return list.dump();
 }
 
+namespace {
+
+// A seq2seq model's training (the Decoder tab's Train, Adam on the toy language's pairs) in
+// training()'s fields: a scenario has one trainer, and the page reports whichever it is.
+nlohmann::json decoder_training(const AppState& s) {
+  const AppState::DecoderTraining& dt = s.decoder_training;
+  const scenario::Seq2Seq& m = s.scenario.seq2seq;
+  nlohmann::json j = {{"trainer", "decoder"},
+                      {"task", ""},
+                      {"seed", m.has_seed ? m.seed : 1},
+                      {"step", dt.losses.size()},
+                      {"lr", attn::seq2seq::Adam{}.lr},
+                      {"optimizer", "adam"},
+                      {"playing", dt.playing},
+                      {"speed", "fast"},
+                      {"converged", false},
+                      {"error", dt.error.empty() ? s.decoder_untrainable() : dt.error},
+                      {"check", nullptr},
+                      {"share", nullptr}};
+  j["loss"] = dt.losses.empty() ? nlohmann::json(nullptr) : nlohmann::json(dt.losses.back());
+  return j;
+}
+
+}  // namespace
+
 std::string training(AppState& s) {
+  if (s.decoder_trains()) return decoder_training(s).dump();
   const AppState::Training& tr = s.training;
-  nlohmann::json j = {{"task", tr.task},
+  nlohmann::json j = {{"trainer", "weights"},
+                      {"task", tr.task},
                       {"seed", tr.seed},
                       {"step", tr.losses.size()},
                       {"lr", tr.lr},
@@ -196,20 +223,27 @@ std::string train_steps(AppState& s, int steps) {
 }
 
 std::string train_slice(AppState& s, int steps, double budget_ms, double expect_step) {
-  nlohmann::json out = {{"taken", 0}, {"step", s.training.losses.size()}, {"error", ""}};
+  // The scenario's one trainer: the decoder's, or the weights' (training()).
+  const bool decoder = s.decoder_trains();
+  const auto taken_so_far = [&] {
+    return decoder ? s.decoder_training.losses.size() : s.training.losses.size();
+  };
+  nlohmann::json out = {{"taken", 0}, {"step", taken_so_far()}, {"error", ""}};
   if (steps < 1 || steps > 100000) {
     out["error"] = "steps: must be a whole number from 1 to 100000";
-  } else if (expect_step >= 0 && static_cast<double>(s.training.losses.size()) != expect_step) {
+  } else if (expect_step >= 0 && static_cast<double>(taken_so_far()) != expect_step) {
     out["error"] =
         "train: stopped, because the training was changed meanwhile (a new task or scenario, "
         "Reset or Play)";
-  } else if (s.training.playing) {
-    out["error"] = "train: the Train section is playing; pause it first";
+  } else if (decoder ? s.decoder_training.playing : s.training.playing) {
+    out["error"] = decoder ? "train: the decoder is training (its Train); pause it first"
+                           : "train: the Train section is playing; pause it first";
   } else {
-    const int taken = s.train(steps, std::isfinite(budget_ms) ? budget_ms : 1e9);
+    const double budget = std::isfinite(budget_ms) ? budget_ms : 1e9;
+    const int taken = decoder ? s.train_decoder(steps, budget) : s.train(steps, budget);
     out["taken"] = taken;
-    out["step"] = s.training.losses.size();
-    if (taken == 0) out["error"] = s.training.error;
+    out["step"] = taken_so_far();
+    if (taken == 0) out["error"] = decoder ? s.decoder_training.error : s.training.error;
   }
   return out.dump();
 }

@@ -142,6 +142,13 @@ void AppState::set_decoder_step(int t) {
   decoder_step = std::clamp(t, 1, std::max(1, decoder_words()));
 }
 
+void AppState::note_view_choice() {
+  const std::array<int, 4> now = {decoder_step, hierarchy_question, picture_query, curve_query};
+  const bool loaded = std::find(events.begin(), events.end(), "scenario") != events.end();
+  if (now != view_choice_seen && !loaded && !decoder_training.playing) emit("view");
+  view_choice_seen = now;
+}
+
 void AppState::play_decoder(double dt) {
   if (!decoder_playing) return;
   const int m = decoder_words();

@@ -2,6 +2,7 @@
 // and edit it; the trace is recomputed once per change, never per frame.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -207,10 +208,16 @@ struct AppState : AppStateJobs {
   int decoder_step = 1;
   bool decoder_playing = false;
   double decoder_clock = 0.0;
+  std::array<int, 4> view_choice_seen = {1, 1, 0, 0};  // note_view_choice's last
   static constexpr double kDecoderPlaySeconds = 0.8;
   int decoder_words() const { return static_cast<int>(scenario.seq2seq.produced.size()); }
   // Shows word t (clamped to 1..decoder_words()).
   void set_decoder_step(int t);
+  // Once a frame: a change of what a view shows (the Decoder's word, the Document's question,
+  // the Picture's or the Curve's query), by a button, a control or Play, emits "view", which
+  // the page announces ("now" in describe_view). Not for a new scenario (which starts them
+  // over) or while the decoder trains (its training is announced instead).
+  void note_view_choice();
   // Play's clock: advances dt seconds and a word when one is due; stops at the last word.
   void play_decoder(double dt);
   // The Decoder tab's training of a model of the toy language (decoder_untrainable says when
@@ -227,6 +234,9 @@ struct AppState : AppStateJobs {
     std::string error;          // why the last step could not be taken
   } decoder_training;
   static constexpr int kDecoderBatch = attn::seq2seq::kToyBatch, kDecoderTrainSteps = 1500;
+  // A scenario has one trainer: a seq2seq model's is the decoder's, every other's is
+  // `training` (api::training reports whichever it is).
+  bool decoder_trains() const { return !scenario.seq2seq.empty(); }
   // "" when the model's vocabularies and sizes are the toy language's (the only pairs the page
   // has to train on), else why not, in the UI's language.
   std::string decoder_untrainable() const;

@@ -160,6 +160,21 @@ std::vector<Control> make_table() {
     return std::string();
   };
   t.push_back(decoder);
+  // The tab's Play (a word every 0.8 s, stopping at the last), for the keyboard: from the
+  // first word again when the last is shown, as the tab's button does.
+  Control decoder_play =
+      make("decoder_play", N_("play the decoder's words"), ControlKind::kCheckbox, "view");
+  decoder_play.available = decoder.available;
+  decoder_play.read = [](const AppState& s) { return json(s.decoder_playing); };
+  decoder_play.apply = [](AppState& s, const json& v) {
+    const bool play = v.get<bool>();
+    if (play && !s.decoder_playing && s.decoder_step >= s.decoder_words()) s.set_decoder_step(1);
+    s.decoder_playing = play;
+    s.decoder_clock = 0.0;
+    if (play) s.view_tab = s.view_tab_wanted = "decoder";
+    return std::string();
+  };
+  t.push_back(decoder_play);
 
   // The question a hierarchy scenario's Document tab shows, 1 to the questions (the tab draws a
   // button for each).

@@ -43,6 +43,19 @@ std::string joined(const std::vector<std::string>& words, const char* between = 
   return out;
 }
 
+// Two sentences in one line ("now"): a full stop after the first unless it ends in one, "。" in
+// Chinese.
+std::string two_sentences(const std::string& first, const std::string& second) {
+  if (second.empty()) return first;
+  const bool zh = language() == Lang::kZh;
+  const char* stop = zh ? "\xe3\x80\x82" : ".";
+  const bool ends =
+      !first.empty() &&
+      (first.back() == '.' ||
+       (first.size() >= 3 && first.compare(first.size() - 3, 3, "\xe3\x80\x82") == 0));
+  return first + (ends ? "" : stop) + (zh ? "" : " ") + second;
+}
+
 // The most columns a table of the stream (tokens × features) lists: the canvas draws them as a
 // heatmap; beyond these the table says how many there are.
 constexpr int kStreamColumns = 16;
@@ -70,13 +83,15 @@ void describe_decoder(AppState& s, json* out) {
   for (int id : model.source) source.push_back(model.source_word(id));
   for (int id : model.produced) written.push_back(model.target_word(id));
   const std::vector<std::string> so_far(written.begin(), written.begin() + step);
+  const std::string place = printf_text(T("Word %d of %d"), step, m);
+  const std::string word = decoder_word_sentence(s, step);
   json sec = section({T("The decoder writes the translation one word at a time: the query of "
                         "each word attends over the source words (a new row of the alignment), "
                         "then its GRU writes the word."),
-                      printf_text(T("Word %d of %d"), step, m),
-                      std::string(T("Source sentence:")) + " " + joined(source),
-                      std::string(T("Written so far:")) + " " + joined(so_far),
-                      decoder_word_sentence(s, step), decoder_training_status(s)});
+                      place, std::string(T("Source sentence:")) + " " + joined(source),
+                      std::string(T("Written so far:")) + " " + joined(so_far), word,
+                      decoder_training_status(s)});
+  sec["now"] = two_sentences(place, word);
   const int allowed = decoder_rows_allowed(s, m);
   json t = table(T("The alignment: each written word's attention weights over the source words"),
                  T("written"), source);
@@ -129,12 +144,15 @@ void describe_document(AppState& s, json* out) {
   const int n_s = v.n_s, q = v.q;
   const std::vector<std::string>&questions = v.questions, &sentences = v.sentences;
   const bool hidden = document_row_hidden(s, q);
+  const std::string place = std::string(T("Question:")) + " " + questions[q];
+  const std::string summary = document_summary(s);
   json sec = section(
       {T("Attention at two levels. Inside each sentence a word query weighs the words (the "
          "shade of each box: darker is more) and pools them into the sentence's vector. The "
          "question then weighs the sentence vectors (the bars), and their weighted sum o is the "
          "document's vector: what this question reads of the text."),
-       std::string(T("Question:")) + " " + questions[q], document_summary(s)});
+       place, summary});
+  sec["now"] = two_sentences(place, summary);
   json t = table(T("Sentence weight b, then each word's weight a"), T("sentence"),
                  {T("sentence weight b"), T("words and their weights a")});
   for (int k = 0; k < n_s; ++k) {
@@ -167,15 +185,18 @@ void describe_picture(AppState& s, json* out) {
   const int q = std::clamp(s.picture_query, 0, n_q - 1);
   const std::vector<std::string> queries = axis_labels(s, Axis::kQueryTokens, 0, n_q);
   const bool hidden = picture_hidden(s);
+  const std::string place = std::string(T("Query:")) + " " + queries[q];
+  const std::string summary =
+      hidden ? std::string(T("The weights show over the picture once the lesson's questions "
+                             "up to here are answered."))
+             : picture_summary(s);
   json sec = section(
       {T("Each patch of the picture is a key, described by four numbers: how red, green and blue "
          "it is and how many edges it has (writing, windows and lane marks have many). A query "
          "says what to look for in the same four numbers. Its attention weights are drawn over "
          "the picture: the patches it looks at stay bright, the others are dimmed."),
-       std::string(T("Query:")) + " " + queries[q],
-       hidden ? std::string(T("The weights show over the picture once the lesson's questions "
-                              "up to here are answered."))
-              : picture_summary(s)});
+       place, summary});
+  sec["now"] = two_sentences(place, summary);
   std::vector<std::string> columns;
   const attn::Matrix& keys = s.trace.keys[0];
   const int features = std::min(scenario::kImageFeatures, static_cast<int>(keys.cols()));
@@ -219,14 +240,17 @@ void describe_curve(AppState& s, json* out) {
   const bool hidden = curve_hidden(s);
   const std::vector<std::string> queries = axis_labels(s, Axis::kQueryTokens, b, n_q);
   const std::vector<std::string> keys = axis_labels(s, Axis::kKeyTokens, b, n_k);
+  const std::string place = std::string(T("query")) + ": " + queries[q];
+  const std::string summary =
+      hidden ? std::string(T("The predictions and weights show here once the lesson's questions "
+                             "up to here are answered."))
+             : curve_summary(s);
   json sec = section(
       {T("Each key is a point: its first number across, its value up. Each query predicts a "
          "value at its own first number: the weighted average of the points' values, with the "
          "weights its scores give (the bars below the points). The line joins the predictions."),
-       std::string(T("query")) + ": " + queries[q],
-       hidden ? std::string(T("The predictions and weights show here once the lesson's questions "
-                              "up to here are answered."))
-              : curve_summary(s)});
+       place, summary});
+  sec["now"] = two_sentences(place, summary);
   json points =
       table(printf_text(T("The points (keys) and the weights of query %s"), queries[q].c_str()),
             T("key"), {"x", "y", T("weight")});
@@ -376,7 +400,15 @@ nlohmann::json describe_view(AppState& s, const std::string& id) {
   if (!v || !v->describe || !v->available(s)) return nullptr;
   json sections = json::array();
   v->describe(s, &sections);
-  return {{"id", v->id}, {"title", T(v->title)}, {"sections", std::move(sections)}};
+  json out = {{"id", v->id}, {"title", T(v->title)}};
+  // What the view shows now (its word, question or query, and what that finds), which the
+  // page announces when it changes: the first section's "now".
+  if (!sections.empty() && sections[0].contains("now")) {
+    out["now"] = sections[0]["now"];
+    sections[0].erase("now");
+  }
+  out["sections"] = std::move(sections);
+  return out;
 }
 
 // -------------------------------------------------------------------------------------------

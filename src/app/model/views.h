@@ -33,8 +33,9 @@ const std::vector<ViewSpec>& view_registry();
 const ViewSpec* find_view(const std::string& id);
 bool view_available(const AppState& s, const std::string& id);
 
-// The view's description, in the UI's language: {"id", "title", "sections": [{"heading"?,
-// "text": [sentences], "tables": [{"caption", "row_header", "columns": [...], "rows":
+// The view's description, in the UI's language: {"id", "title", "now"? (what the view shows
+// now: its word, question or query and what that finds, in a sentence or two), "sections":
+// [{"heading"?, "text": [sentences], "tables": [{"caption", "row_header", "columns": [...], "rows":
 // [{"label", "cells": [...]}]}]}]}, every number as the canvas prints it ("?" where the canvas
 // holds it back); null for a view whose describe is null or that is not available.
 nlohmann::json describe_view(AppState& s, const std::string& id);

@@ -35,6 +35,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Word %d of %d", "第 %d 个词（共 %d 个）"},
     {"Random start", "随机初始化"},
     {"train the decoder (play)", "训练解码器（播放）"},
+    {"play the decoder's words", "逐词播放解码过程"},
     {"the decoder's random start", "解码器的随机初始化"},
     {"Adam on the toy language's sentence pairs, a few steps a frame, pausing every 1500.",
      "用 Adam 在玩具语言的句对上训练，每帧几步，每 1500 步暂停一次。"},

@@ -477,6 +477,7 @@ void App::frame() {
     }
   }
   ImGui::End();
+  state.note_view_choice();
 }
 
 }  // namespace ui

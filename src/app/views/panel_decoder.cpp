@@ -110,11 +110,8 @@ void draw_decoder(AppState& s, Heatmaps& h) {
   const char* play_word = s.decoder_playing ? T("Pause") : T("Play");
   const std::string play = std::string(play_word) + "###decoder_play";
   same_line_if_fits(std::max(button_width(T("Pause")), button_width(T("Play"))));
-  if (ImGui::Button(play.c_str())) {
-    if (!s.decoder_playing && s.decoder_step >= m) s.set_decoder_step(1);
-    s.decoder_playing = !s.decoder_playing;
-    s.decoder_clock = 0.0;
-  }
+  if (ImGui::Button(play.c_str()))
+    control_apply(s, "decoder_play", !s.decoder_playing);  // as the table view's checkbox
   char place[64];
   std::snprintf(place, sizeof place, T("Word %d of %d"), s.decoder_step, m);
   same_line_if_fits(ImGui::CalcTextSize(place).x);
