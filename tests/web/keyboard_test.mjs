@@ -658,11 +658,65 @@ async function checkDocumentKeys({ browser, url }) {
      `↓ in its question select drew "${second.slice(0, 90)}…"; Tab left the page from there past ${out.length} controls`);
 }
 
+// The table view and the canvas share the screen: at 800×600 (a course's frame) the table view
+// sits beside the canvas and at 390×844 (a phone) below it, neither covering the other, and a
+// view chosen in the table view (Layers, ↓ in "View") is drawn where the learner sees it: its
+// heatmaps inside the canvas's own rectangle, the canvas the element at their middle. Escape
+// gives the canvas the whole screen again.
+async function checkBeside({ browser, url }) {
+  const seen = [];
+  for (const viewport of [VIEWPORT, { width: 390, height: 844 }]) {
+    const context = await browser.newContext({ viewport, reducedMotion: "reduce" });
+    const page = watchProblems(await context.newPage());
+    await page.goto(`${url}?preset=why_stack&step=6`);
+    await waitReady(page);
+    const where = `${viewport.width}×${viewport.height}`;
+    await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 5 });
+    await pressAndKeep(page, "Enter", "#a11y", "opening the table view", []);
+    await tabTo(page, (n) => n === "#a11y-control-view", "the view", { max: 60 });
+    for (let k = 0; k < 10 && (await page.evaluate(() => window.attentionPlayground.getView().tab)) !== "layers"; ++k) {
+      await pressAndKeep(page, "ArrowDown", "#a11y-control-view", "the next view", []);
+    }
+    await settle(page);
+    const seenNow = await page.evaluate(() => {
+      const box = (e) => { const r = e.getBoundingClientRect(); return { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom }; };
+      const canvas = box(document.getElementById("canvas")), table = box(document.getElementById("a11y"));
+      const grids = Object.entries(window.attentionPlayground.layout()).filter(([id]) => id.startsWith("layers_"));
+      const middle = grids.map(([id, g]) => {
+        const x = (g.x0 + g.x1) / 2 + canvas.x0, y = (Math.max(g.y0, 0) + Math.min(g.y1, canvas.y1 - canvas.y0)) / 2 + canvas.y0;
+        return { id, x, y, inside: g.x1 <= canvas.x1 - canvas.x0 + 0.5 && g.x0 >= -0.5, at: document.elementFromPoint(x, y)?.id ?? "" };
+      });
+      return { canvas, table, middle, tab: window.attentionPlayground.getView().tab, focus: document.activeElement?.id };
+    });
+    const { canvas, table } = seenNow;
+    const overlap = Math.max(0, Math.min(canvas.x1, table.x1) - Math.max(canvas.x0, table.x0)) *
+                    Math.max(0, Math.min(canvas.y1, table.y1) - Math.max(canvas.y0, table.y0));
+    if (seenNow.tab !== "layers") fail(`${where}: ↓ in "View" did not show Layers (${seenNow.tab})`);
+    if (overlap > 0) fail(`${where}: the table view ${JSON.stringify(table)} covers the canvas ${JSON.stringify(canvas)}`);
+    const area = (r) => (r.x1 - r.x0) * (r.y1 - r.y0);
+    if (area(canvas) < 0.35 * viewport.width * viewport.height) fail(`${where}: the canvas keeps only ${JSON.stringify(canvas)}`);
+    const shown = seenNow.middle.filter((m) => m.inside && m.at === "canvas");
+    if (shown.length === 0) fail(`${where}: no Layers heatmap is drawn where the canvas shows: ${JSON.stringify(seenNow.middle).slice(0, 400)}`);
+    if (seenNow.focus !== "a11y-control-view") fail(`${where}: the focus moved to ${seenNow.focus}`);
+    await page.keyboard.press("Escape");
+    await settle(page);
+    const full = await page.evaluate(() => { const r = document.getElementById("canvas").getBoundingClientRect(); return [r.width, r.height]; });
+    if (full[0] !== viewport.width || full[1] !== viewport.height) fail(`${where}: after Escape the canvas is ${full.join("×")}`);
+    checkNoProblems(page, `beside (${where})`);
+    await context.close();
+    const side = canvas.x1 <= table.x0 ? "beside" : "above";
+    seen.push(`${where}: the canvas ${Math.round(canvas.x1 - canvas.x0)}×${Math.round(canvas.y1 - canvas.y0)} ${side} the table view, ` +
+              `${shown.length} of ${seenNow.middle.length} Layers heatmaps in sight`);
+  }
+  ok(`beside: ${seen.join("; ")}; Escape gives the canvas the whole screen`);
+}
+
 const CHECKS = {
   decoder: checkDecoderKeys,
   document: checkDocumentKeys,
   "picture-curve": checkPictureCurve,
   layer: checkLayer,
+  beside: checkBeside,
   "table-focus": checkTableFocus,
   "every-control": checkEveryControl,
   "embed-tab": checkEmbedTab,

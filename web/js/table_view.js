@@ -261,6 +261,30 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
       parts.push(bodyParts.get("lessons", [d.lesson_place, d.previous, d.next, d.texts.previous, d.texts.next],
                                () => lessonNav(d)));
     }
+    // The lesson's introduction, folded (it is long; the canvas shows it beside the steps), and
+    // the steps with a note or a question, each a button that shows the step.
+    if (d.introduction) {
+      parts.push(bodyParts.get("introduction", [d.introduction, d.texts.about], () =>
+        element("details", { className: "about" }, element("summary", { "data-key": "about" }, d.texts.about),
+                element("p", {}, d.introduction))));
+    }
+    for (const [key, steps, label] of [["note steps", d.note_steps, d.texts.notes_on],
+                                       ["question steps", d.question_steps, d.texts.questions_on]]) {
+      if (!steps?.length) continue;
+      parts.push(bodyParts.get(key, [steps, label, d.texts.go_to_step], () => {
+        const p = element("p", { className: "step-links" }, label);
+        for (const k of steps) {
+          const b = element("button", { type: "button", "data-key": `${key} ${k}`,
+                                        "aria-label": printf(d.texts.go_to_step, k) }, String(k));
+          b.addEventListener("click", () => {
+            call("ap_set_control", "string", ["string", "string"], ["step", JSON.stringify(k - 1)]);
+            renderAccessible(true);  // the step now shown is announced
+          });
+          p.append(" ", b);
+        }
+        return p;
+      }));
+    }
     if (!d.view) {  // the step's; a view's own sentences come with it (viewParts)
       text("formula", "formula", d.formula);
       text("explanation", "", d.explanation);
@@ -581,6 +605,7 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     document.getElementById("a11y-close").tabIndex = show ? 0 : -1;
     a11y.classList.toggle("visually-hidden", !show);
     a11y.classList.toggle("shown", show);
+    document.body.classList.toggle("table-open", show);  // the canvas makes room (app.css)
     tableToggle.setAttribute("aria-expanded", String(show));
     renderAccessible(false);  // its controls join Tab's order, or leave it
     if (show) a11y.focus();
