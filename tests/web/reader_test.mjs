@@ -23,6 +23,9 @@
 //                 the decoder's training from the table view said at its start, about every
 //                 10 s and at its pause, with the step and loss the canvas shows
 //
+//   lesson        the lesson's introduction ("About this lesson") and its steps with notes (as
+//                 the canvas draws them), each a button that shows and announces its step
+//
 //   node tests/web/reader_test.mjs --site DIR CHECK... | all
 import { fail, ok, runChecks, watchProblems } from "./harness.mjs";
 
@@ -249,7 +252,7 @@ async function checkQuizReadout({ browser, url }) {
   // the note, which answers them all, stays hidden until the last is answered.
   let a = d, verdict = "";
   for (let i = 0; i < d.quiz.length; ++i) {
-    await tabTo(page, `[q${i} key 0]`, { back: true, max: 40 });
+    await tabTo(page, `[q${i} key 0]`, { back: true, max: 60 });
     const before = (await heard(page)).length;
     await press(page, "Enter", `[q${i} verdict]`);
     a = await ap(() => window.attentionPlayground.getAccessible());
@@ -448,9 +451,56 @@ async function checkDecoder({ browser, url }) {
   ok(`decoder: heard, in order: ${all.map((h) => `+${((h.t - t0) / 1000).toFixed(1)} s "${h.text.slice(0, 140)}"`).join("; ")}`);
 }
 
+// ---------------------------------------------------------------------------------------
+// lesson: the lesson's introduction and its steps with notes and questions, in the table view
+// ---------------------------------------------------------------------------------------
+
+// padded_batch at 800×600 from the keyboard: "About this lesson" opens to the lesson's
+// introduction; the steps with a note are the canvas's "Notes on steps" buttons (read from
+// what it draws), and Enter on one shows that step and says it.
+async function checkLessonParts({ browser, url }) {
+  const page = await openPage(browser, `${url}?preset=padded_batch&lang=en`);
+  const ap = (fn, arg) => page.evaluate(fn, arg);
+  const d = await ap(() => window.attentionPlayground.getAccessible());
+  if (!(d.introduction?.length > 80)) fail(`getAccessible().introduction is ${JSON.stringify(d.introduction)}`);
+  const drawn = await ap(() => {
+    const a = window.attentionPlayground;
+    a.items();  // the first call starts the record
+    a.layoutNow(2);
+    return a.items().filter((i) => /##tour\d+$/.test(i.id)).map((i) => Number(i.label));
+  });
+  if (drawn.length === 0 || JSON.stringify(drawn) !== JSON.stringify(d.note_steps)) {
+    fail(`the canvas's "Notes on steps" are ${JSON.stringify(drawn)}, the table view's ${JSON.stringify(d.note_steps)}`);
+  }
+  await tabTo(page, "#table-toggle", { max: 5 });
+  await press(page, "Enter", "#a11y");
+  await tabTo(page, "[about]", { max: 10 });
+  await press(page, "Enter", "[about]");
+  const about = await ap(() => {
+    const box = document.querySelector("#a11y-body details.about");
+    return { open: box?.open, text: box?.querySelector("p")?.textContent ?? "" };
+  });
+  if (!about.open || about.text !== d.introduction) fail(`"About this lesson": ${JSON.stringify(about).slice(0, 200)}`);
+  const target = d.note_steps.find((k) => k !== d.step);
+  await tabTo(page, `[note steps ${target}]`, { max: 10 });
+  const name = await ap(() => document.activeElement.getAttribute("aria-label"));
+  if (name !== `Go to step ${target}`) fail(`the note button is named "${name}"`);
+  await press(page, "Enter", `[note steps ${target}]`);
+  const view = await ap(() => window.attentionPlayground.getView());
+  if (view.step !== target - 1) fail(`Enter on "Go to step ${target}" shows step ${view.step + 1}`);
+  const said = (await heard(page)).map((h) => h.text);
+  if (!said.some((t) => t.startsWith(`Step ${target} of 8`))) fail(`after "Go to step ${target}" the live region said ${JSON.stringify(said).slice(-300)}`);
+  checkNoProblems(page, "lesson");
+  await page.close();
+  ok(`lesson: "About this lesson" opens to the introduction (${d.introduction.length} characters); notes on steps ` +
+     `${d.note_steps.join(", ")} as the canvas draws them, questions on ${d.question_steps.join(", ") || "none"}; ` +
+     `Enter on "Go to step ${target}" shows it and says "${said.at(-1).slice(0, 60)}…"`);
+}
+
 const CHECKS = {
   views: checkViews,
   decoder: checkDecoder,
+  lesson: checkLessonParts,
   training: checkTraining,
   "quiz-readout": checkQuizReadout,
 };

@@ -54,6 +54,10 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                 {"settings", T("Settings")},
                 {"words", T("Words in this step")},
                 {"read", T("Read: %s")},
+                {"about", T("About this lesson")},
+                {"notes_on", T("Notes on steps")},
+                {"questions_on", T("Questions on steps")},
+                {"go_to_step", T("Go to step %d")},
                 {"check", T("Check")},
                 {"show", T("Show me the answer")},
                 {"again", T("Ask me again")},
@@ -112,6 +116,17 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                   ? nlohmann::json(nullptr)
                   : nlohmann::json{{"title", s.scenario.read_title.in(lang)},
                                    {"url", s.scenario.read_url.in(lang)}};
+  // The lesson's introduction (the canvas's "About" text under its title) and the steps with a
+  // note or a question (its "Notes on steps" and "Questions on steps" buttons), 1-based.
+  j["introduction"] = s.scenario.description.in(lang);
+  std::vector<int> noted, asked;
+  for (const scenario::TourStop& stop : s.scenario.tour)
+    if (s.note_shown(stop)) noted.push_back(stop.step + 1);
+  for (const scenario::QuizQuestion& q : s.quiz())
+    if (std::find(asked.begin(), asked.end(), q.step + 1) == asked.end())
+      asked.push_back(q.step + 1);
+  j["note_steps"] = noted;
+  j["question_steps"] = asked;
   j["matrix"] = nullptr;
   j["cell"] = nullptr;
   // The view the centre shows, when it is not the step by step view: its own numbers and

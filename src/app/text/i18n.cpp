@@ -101,6 +101,8 @@ const std::pair<const char*, const char*> kZh[] = {
      "（这条提示针对课程刚载入时的数据：点“恢复为预设”可以再看到那些数字）"},
     {"Notes on steps", "有提示的步骤"},
     {"Questions on steps", "有提问的步骤"},
+    {"About this lesson", "关于本课"},
+    {"Go to step %d", "转到第 %d 步"},
     // The table view's training line and its announcements (api_accessible.cpp).
     {"step %d", "第 %d 步"},
     {"Training started: %s.", "训练开始：%s。"},
