@@ -4,6 +4,7 @@
 // the registry's.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -211,4 +212,65 @@ TEST_CASE(
   ui::AppState w;
   REQUIRE(ui::api::load_preset(w, "why_stack"));
   CHECK(nlohmann::json::parse(ui::api::training(w))["trainer"] == "weights");
+}
+
+TEST_CASE(
+    "i18n: every sentence with placeholders takes the same arguments in both languages and "
+    "formats whole at its longest arguments",
+    "[views][i18n]") {
+  // The conversions of a printf format, in order ("%d", "%.3g", "%s"; "%%" is none).
+  const auto conversions = [](const std::string& f) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (f[i] != '%') continue;
+      if (i + 1 < f.size() && f[i + 1] == '%') {
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < f.size() && std::string(".0123456789").find(f[j]) != std::string::npos) ++j;
+      if (j < f.size()) out.push_back(f.substr(i, j - i + 1));
+      i = j;
+    }
+    return out;
+  };
+  // A token name at its limit (scenario::kMaxTokenBytes: 21 Chinese characters, 63 bytes).
+  std::string longest;
+  for (int k = 0; k < 21; ++k) longest += "\xe8\xaf\x8d";  // 词
+  int formats = 0;
+  for (const auto& [en, zh] : ui::translations()) {
+    const std::vector<std::string> want = conversions(en);
+    if (want.empty()) continue;
+    INFO(en << " | " << zh);
+    REQUIRE(conversions(zh) == want);  // the same arguments, in the same order
+    for (const char* format : {en, zh}) {
+      // Formatted a conversion at a time (each with the text before it), each argument at its
+      // longest: the name, the most negative int, a double with the longest exponent.
+      const std::string name = longest;
+      std::string text, rest = format;
+      for (const std::string& c : want) {
+        const size_t at = rest.find(c);
+        REQUIRE(at != std::string::npos);
+        const std::string piece = rest.substr(0, at + c.size());
+        rest = rest.substr(at + c.size());
+        text += c == "%s"   ? ui::printf_text(piece.c_str(), name.c_str())
+                : c == "%d" ? ui::printf_text(piece.c_str(), std::numeric_limits<int>::min())
+                            : ui::printf_text(piece.c_str(), -1.2345678e-300);
+      }
+      text += ui::printf_text(rest.c_str());
+      // Whole: every argument in full, and the sentence's last words after them.
+      for (const std::string& c : want) {
+        if (c == "%s") CHECK(text.find(longest) != std::string::npos);
+        if (c == "%d") CHECK(text.find("-2147483648") != std::string::npos);
+      }
+      std::string tail = format;
+      const size_t last = tail.rfind(want.back());
+      tail = tail.substr(last + want.back().size());
+      if (tail.find('%') == std::string::npos) CHECK(text.size() >= tail.size());
+      if (tail.find('%') == std::string::npos)
+        CHECK(text.compare(text.size() - tail.size(), tail.size(), tail) == 0);
+      ++formats;
+    }
+  }
+  CHECK(formats > 100);
 }

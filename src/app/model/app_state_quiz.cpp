@@ -1,5 +1,6 @@
 // The playground's state: the lessons' questions, the learner's answers and progress.
 #include "app/model/app_state.h"
+#include "app/text/explain.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,15 +33,15 @@ float AppState::quiz_truth_value(int q) {
 }
 
 std::string AppState::quiz_verdict(int q) {
+  // (Formatted into strings that grow: a key is a token name of the learner's.)
   const scenario::QuizAnswer& a = quiz()[q].answer;
-  char verdict[200];
   if (a.argmax) {
     const std::vector<std::string> keys = key_labels(scenario, a.batch);
     const int truth = quiz_truth_key(q);
     const float w = quiz_head(a).weights[a.batch](a.row, truth);
-    std::snprintf(verdict, sizeof verdict, T("The largest weight is on \"%s\" (%.2f)."),
-                  truth < static_cast<int>(keys.size()) ? keys[truth].c_str() : "?",
-                  static_cast<double>(w));
+    const std::string verdict = printf_text(
+        T("The largest weight is on \"%s\" (%.2f)."),
+        truth < static_cast<int>(keys.size()) ? keys[truth].c_str() : "?", static_cast<double>(w));
     // A wrong key: what the learner chose, its weight and its place among the row's weights.
     const int given = q < static_cast<int>(replies.size()) ? replies[q].key : -1;
     const attn::Matrix& row_of = quiz_head(a).weights[a.batch];
@@ -50,23 +51,18 @@ std::string AppState::quiz_verdict(int q) {
       int place = 1;
       for (int j = 0; j < static_cast<int>(row_of.cols()); ++j)
         if (row_of(a.row, j) > mine) ++place;
-      char chose[200];
-      std::snprintf(chose, sizeof chose,
-                    T(" You chose \"%s\": its weight is %.2f, number %d of %d from the top."),
-                    keys[given].c_str(), static_cast<double>(mine), place,
-                    static_cast<int>(row_of.cols()));
-      return std::string(verdict) + chose;
+      return verdict +
+             printf_text(T(" You chose \"%s\": its weight is %.2f, number %d of %d from the top."),
+                         keys[given].c_str(), static_cast<double>(mine), place,
+                         static_cast<int>(row_of.cols()));
     }
-  } else {
-    const float given = q < static_cast<int>(replies.size()) ? replies[q].value : 0.0f;
-    if (q < static_cast<int>(replies.size()) && replies[q].shown)
-      std::snprintf(verdict, sizeof verdict, T("The answer is %.3f."),
-                    static_cast<double>(quiz_truth_value(q)));
-    else
-      std::snprintf(verdict, sizeof verdict, T("The answer is %.3f; you said %.3g."),
-                    static_cast<double>(quiz_truth_value(q)), static_cast<double>(given));
+    return verdict;
   }
-  return verdict;
+  const float given = q < static_cast<int>(replies.size()) ? replies[q].value : 0.0f;
+  if (q < static_cast<int>(replies.size()) && replies[q].shown)
+    return printf_text(T("The answer is %.3f."), static_cast<double>(quiz_truth_value(q)));
+  return printf_text(T("The answer is %.3f; you said %.3g."),
+                     static_cast<double>(quiz_truth_value(q)), static_cast<double>(given));
 }
 
 bool AppState::quiz_key_holds(int q) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/model/matrices.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 #include "app/widgets/item_log.h"
@@ -94,7 +95,7 @@ void draw_hierarchy(AppState& s, Heatmaps&) {
   const float number_w = ImGui::CalcTextSize("0.00").x;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 text_colour = ImGui::GetColorU32(ImGuiCol_Text);
-  char id[64], number[32], tip[320];
+  char id[64], number[32];
   ImGui::TextDisabled("%s", T("Sentence weight b, then each word's weight a"));
   for (int k = 0; k < n_s; ++k) {
     ImGui::PushID(k);
@@ -126,13 +127,12 @@ void draw_hierarchy(AppState& s, Heatmaps&) {
     std::snprintf(id, sizeof id, "hierarchy.weight%d", k + 1);
     item_text(id, number);
     if (bar_hovered) {
-      if (hidden)
-        std::snprintf(tip, sizeof tip, "%s",
-                      T("Shows once the lesson's question about it is answered."));
-      else
-        std::snprintf(tip, sizeof tip, T("\"%s\" gives the sentence \"%s\" the weight b = %.3f."),
-                      questions[q].c_str(), sentences[k].c_str(), b(q, k));
-      ImGui::SetTooltip("%s", tip);
+      // (A question and a sentence are the learner's words: a string that grows.)
+      const std::string tip =
+          hidden ? std::string(T("Shows once the lesson's question about it is answered."))
+                 : printf_text(T("\"%s\" gives the sentence \"%s\" the weight b = %.3f."),
+                               questions[q].c_str(), sentences[k].c_str(), b(q, k));
+      ImGui::SetTooltip("%s", tip.c_str());
     }
     // The words, a box each, wrapping under the first when the panel ends.
     const attn::Vector& a = hy.word_weights[k];
@@ -155,11 +155,11 @@ void draw_hierarchy(AppState& s, Heatmaps&) {
       std::snprintf(id, sizeof id, "hierarchy.word%d.%d", k + 1, i + 1);
       item_text(id, words[i] + " " + number);
       if (ImGui::IsItemHovered()) {
-        std::snprintf(tip, sizeof tip,
-                      T("\"%s\": the word query gives it the weight a = %.3f in the sentence "
-                        "\"%s\"."),
-                      words[i].c_str(), a(i), sentences[k].c_str());
-        ImGui::SetTooltip("%s", tip);
+        const std::string tip =
+            printf_text(T("\"%s\": the word query gives it the weight a = %.3f in the sentence "
+                          "\"%s\"."),
+                        words[i].c_str(), a(i), sentences[k].c_str());
+        ImGui::SetTooltip("%s", tip.c_str());
       }
     }
     if (a.size() > 0) ImGui::EndGroup();

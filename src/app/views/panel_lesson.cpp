@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/model/edits.h"
+#include "app/text/explain.h"
 #include "app/text/glossary.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
@@ -220,9 +221,8 @@ void draw_lesson(AppState& s) {
   // fetched by the playground).
   const std::string& url = s.scenario.read_url.in(language_code());
   if (!url.empty() && s.in_page) {
-    char label[400];
-    std::snprintf(label, sizeof label, T("Read: %s"),
-                  s.scenario.read_title.in(language_code()).c_str());
+    const std::string label =
+        printf_text(T("Read: %s"), s.scenario.read_title.in(language_code()).c_str());
     // A link that wraps like the text around it (a button would be cut at the panel's edge).
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.11f, 0.31f, 0.66f, 1.0f));
     text_wrapped(std::string(label) + " \xe2\x86\x97");
