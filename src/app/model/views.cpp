@@ -56,6 +56,14 @@ std::string two_sentences(const std::string& first, const std::string& second) {
   return first + (ends ? "" : stop) + (zh ? "" : " ") + second;
 }
 
+// A view's first section: its introduction, what it shows now (its question or query) and what
+// that finds; "now" is the last two in one line, which the page announces when it changes.
+json first_section(const char* intro, const std::string& place, const std::string& finds) {
+  json sec = section({intro, place, finds});
+  sec["now"] = two_sentences(place, finds);
+  return sec;
+}
+
 // The most columns a table of the stream (tokens × features) lists: the canvas draws them as a
 // heatmap; beyond these the table says how many there are.
 constexpr int kStreamColumns = 16;
@@ -146,13 +154,12 @@ void describe_document(AppState& s, json* out) {
   const bool hidden = document_row_hidden(s, q);
   const std::string place = std::string(T("Question:")) + " " + questions[q];
   const std::string summary = document_summary(s);
-  json sec = section(
-      {T("Attention at two levels. Inside each sentence a word query weighs the words (the "
-         "shade of each box: darker is more) and pools them into the sentence's vector. The "
-         "question then weighs the sentence vectors (the bars), and their weighted sum o is the "
-         "document's vector: what this question reads of the text."),
-       place, summary});
-  sec["now"] = two_sentences(place, summary);
+  json sec = first_section(
+      T("Attention at two levels. Inside each sentence a word query weighs the words (the "
+        "shade of each box: darker is more) and pools them into the sentence's vector. The "
+        "question then weighs the sentence vectors (the bars), and their weighted sum o is the "
+        "document's vector: what this question reads of the text."),
+      place, summary);
   json t = table(T("Sentence weight b, then each word's weight a"), T("sentence"),
                  {T("sentence weight b"), T("words and their weights a")});
   for (int k = 0; k < n_s; ++k) {
@@ -190,13 +197,12 @@ void describe_picture(AppState& s, json* out) {
       hidden ? std::string(T("The weights show over the picture once the lesson's questions "
                              "up to here are answered."))
              : picture_summary(s);
-  json sec = section(
-      {T("Each patch of the picture is a key, described by four numbers: how red, green and blue "
-         "it is and how many edges it has (writing, windows and lane marks have many). A query "
-         "says what to look for in the same four numbers. Its attention weights are drawn over "
-         "the picture: the patches it looks at stay bright, the others are dimmed."),
-       place, summary});
-  sec["now"] = two_sentences(place, summary);
+  json sec = first_section(
+      T("Each patch of the picture is a key, described by four numbers: how red, green and blue "
+        "it is and how many edges it has (writing, windows and lane marks have many). A query "
+        "says what to look for in the same four numbers. Its attention weights are drawn over "
+        "the picture: the patches it looks at stay bright, the others are dimmed."),
+      place, summary);
   std::vector<std::string> columns;
   const attn::Matrix& keys = s.trace.keys[0];
   const int features = std::min(scenario::kImageFeatures, static_cast<int>(keys.cols()));
@@ -245,12 +251,11 @@ void describe_curve(AppState& s, json* out) {
       hidden ? std::string(T("The predictions and weights show here once the lesson's questions "
                              "up to here are answered."))
              : curve_summary(s);
-  json sec = section(
-      {T("Each key is a point: its first number across, its value up. Each query predicts a "
-         "value at its own first number: the weighted average of the points' values, with the "
-         "weights its scores give (the bars below the points). The line joins the predictions."),
-       place, summary});
-  sec["now"] = two_sentences(place, summary);
+  json sec = first_section(
+      T("Each key is a point: its first number across, its value up. Each query predicts a "
+        "value at its own first number: the weighted average of the points' values, with the "
+        "weights its scores give (the bars below the points). The line joins the predictions."),
+      place, summary);
   json points =
       table(printf_text(T("The points (keys) and the weights of query %s"), queries[q].c_str()),
             T("key"), {"x", "y", T("weight")});
