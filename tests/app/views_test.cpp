@@ -14,23 +14,28 @@
 #include "app/model/api.h"
 #include "app/model/app_state.h"
 #include "app/model/controls.h"
+#include "app/model/edits.h"
+#include "app/model/matrices.h"
 #include "app/model/views.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 
 namespace {
 
-// A cell as the canvas prints a number ("0.25", "-1.00"), or "?" where it holds one back.
+// A cell as the canvas prints a number ("0.25", "-1.00", "−0.27", "12.5", "3e5"), or "?" where it
+// holds one back; the step's matrices add a word after it ("0.00 masked").
 bool number_or_hidden(const std::string& cell) {
-  static const std::regex number(R"(-?\d+\.\d\d)");
-  return cell == "?" || std::regex_match(cell, number);
+  static const std::regex number(R"((-|\xe2\x88\x92)?\d+(\.\d+)?(e-?\d+)?)");
+  const std::string first = cell.substr(0, cell.find(' '));
+  return first == "?" || std::regex_match(first, number);
 }
 
 }  // namespace
 
 TEST_CASE("views: a view added without a description fails here", "[views]") {
-  // The views that draw the step view's matrices (each head's, the positions', two of their
-  // columns): the step's description holds their numbers. Any other view describes itself.
-  const std::set<std::string> by_steps = {"steps", "heads", "positional", "plane"};
+  // The step by step view's description is the step's (api_accessible.cpp); every other view
+  // describes itself.
+  const std::set<std::string> by_steps = {"steps"};
   std::set<std::string> ids;
   for (const ui::ViewSpec& v : ui::view_registry()) {
     INFO(v.id);
@@ -76,12 +81,33 @@ TEST_CASE(
             CHECK(numbers > 0);  // every table holds the view's numbers
           }
         }
-        CHECK(tables > 0);
+        // The 2-D view of vectors that are not 2-D says what it needs instead.
+        if (v.id == std::string("plane") && !ui::plane_vectors(s).two_d) {
+          CHECK(tables == 0);
+          CHECK(d["sections"][0]["text"][0].get<std::string>().rfind(
+                    lang == ui::Lang::kEn ? "The 2-D view needs" : "\xe4\xba\x8c", 0) == 0);
+        } else {
+          CHECK(tables > 0);
+        }
         // What the canvas holds back is "?" here, and only that.
-        const bool hidden = v.id == std::string("picture")  ? ui::picture_hidden(s)
-                            : v.id == std::string("curve")  ? ui::curve_hidden(s)
-                            : v.id == std::string("layers") ? ui::layers_hidden(s)
-                                                            : false;
+        const std::string id = v.id;
+        const bool hidden = id == "picture"  ? ui::picture_hidden(s)
+                            : id == "curve"  ? ui::curve_hidden(s)
+                            : id == "layers" ? ui::layers_hidden(s)
+                            : id == "plane"  ? ui::plane_hidden(s)
+                            : id == "heads"
+                                ? ui::answer_hidden(s, ui::step_matrix(ui::heads_step(s)))
+                                : false;
+        if (id == "plane" && d["sections"][0]["tables"].size() == 2) {
+          const nlohmann::json& t = d["sections"][0]["tables"][1];  // the keys and their weights
+          for (const nlohmann::json& r : t["rows"]) CHECK((r["cells"].back() == "?") == hidden);
+        }
+        if (id == "heads")
+          for (size_t k = 1; k < d["sections"].size(); ++k)
+            for (const nlohmann::json& t : d["sections"][k]["tables"])
+              for (const nlohmann::json& r : t["rows"])
+                for (const nlohmann::json& c : r["cells"])
+                  CHECK((c.get<std::string>().rfind("?", 0) == 0) == hidden);
         if (v.id == std::string("picture") || v.id == std::string("curve")) {
           const nlohmann::json& t = d["sections"][0]["tables"][0];
           for (const nlohmann::json& r : t["rows"])
@@ -273,4 +299,119 @@ TEST_CASE(
     }
   }
   CHECK(formats > 100);
+}
+
+TEST_CASE(
+    "views: all heads, positional encoding and the 2-D view describe the numbers they draw, "
+    "and hold the weights back as the canvas does",
+    "[views]") {
+  ui::set_language(ui::Lang::kEn);
+  // A lesson's numbers without its questions (nothing held back).
+  const auto without_questions = [](ui::AppState& s, const std::string& preset) {
+    REQUIRE(ui::api::load_preset(s, preset));
+    nlohmann::json j = nlohmann::json::parse(ui::api::get_scenario(s));
+    j.erase("quiz");
+    REQUIRE(ui::api::set_scenario(s, j.dump()) == "");
+  };
+
+  SECTION("all heads: each head's table is its matrix of the step, cell by cell") {
+    ui::AppState s;
+    without_questions(s, "multi_head");
+    ui::api::set_step(s, static_cast<int>(ui::Step::kWeights));
+    ui::api::focus_head(s, 1);
+    const nlohmann::json d = ui::describe_view(s, "heads");
+    const int H = static_cast<int>(s.trace.heads.size());
+    REQUIRE(H >= 2);
+    REQUIRE(d["sections"].size() == static_cast<size_t>(H) + 1);
+    CHECK(d["now"] == "Each head's Weights. Head 2 is focused: the step by step view shows it.");
+    for (int h = 0; h < H; ++h) {
+      INFO("head " << h + 1);
+      const attn::Matrix* m = ui::matrix_of(s, ui::MatrixKind::kWeights, h, 0);
+      REQUIRE(m);
+      const nlohmann::json& t = d["sections"][h + 1]["tables"][0];
+      CHECK(t["caption"] == "Head " + std::to_string(h + 1) + ": Weights");
+      REQUIRE(t["rows"].size() == static_cast<size_t>(m->rows()));
+      for (int i = 0; i < m->rows(); ++i)
+        for (int c = 0; c < m->cols(); ++c)
+          CHECK(t["rows"][i]["cells"][c].get<std::string>().rfind(ui::cell_number((*m)(i, c)), 0) ==
+                0);
+    }
+    // Steps without a matrix of scores show the weights, as the canvas does.
+    ui::api::set_step(s, static_cast<int>(ui::Step::kInputs));
+    CHECK(ui::heads_step(s) == ui::Step::kWeights);
+  }
+
+  SECTION("positional encoding: the explorer's table, its plotted columns and its experiment") {
+    ui::AppState s;
+    without_questions(s, "self_attention");
+    REQUIRE(ui::view_available(s, "positional"));
+    const nlohmann::json d = ui::describe_view(s, "positional");
+    const ui::PositionalPanel& e = s.positional;
+    const attn::Matrix pe = attn::positional_encoding(e.positions, e.d, s.scenario.pe_base);
+    const nlohmann::json& t = d["sections"][0]["tables"][0];
+    REQUIRE(t["rows"].size() == static_cast<size_t>(std::min(e.positions, 48)));
+    REQUIRE(t["columns"].size() == static_cast<size_t>(std::min(e.d, 32)));
+    for (size_t p = 0; p < t["rows"].size(); ++p)
+      for (size_t c = 0; c < t["columns"].size(); ++c)
+        CHECK(t["rows"][p]["cells"][c] == ui::printf_text("%.2f", pe(p, c)));
+    CHECK(d["sections"][1]["text"][0].get<std::string>().rfind(
+              "Plotted over the positions: column 0, column 1, column 2, ", 0) == 0);
+    // The experiment's numbers are the largest changes it measured; shuffling moves outputs
+    // only with positions (this lesson has no mask that belongs to positions).
+    REQUIRE(e.experiment_valid);
+    const nlohmann::json& lines = d["sections"][2]["text"];
+    REQUIRE(lines.size() == 4);
+    const float without = *std::max_element(e.change_without.begin(), e.change_without.end());
+    const float with = *std::max_element(e.change_with.begin(), e.change_with.end());
+    CHECK(lines[1] ==
+          ui::printf_text("without positional encoding, the largest change is %.4f", without));
+    CHECK(lines[2] ==
+          ui::printf_text("with positional encoding, the largest change is %.4f", with));
+    CHECK(without < 1e-5f);
+    CHECK(with > 1e-3f);
+    CHECK(lines[3] == ui::positional_conclusion(s.scenario));
+  }
+
+  SECTION("2-D: the arrows' coordinates and the chosen query's weights") {
+    ui::AppState s;
+    without_questions(s, "toy_2d");
+    REQUIRE(ui::view_available(s, "plane"));
+    s.plane.query = 1;
+    nlohmann::json d = ui::describe_view(s, "plane");
+    const attn::HeadTrace& ht = s.head_trace(0, 0);
+    const nlohmann::json& queries = d["sections"][0]["tables"][0];
+    const nlohmann::json& keys = d["sections"][0]["tables"][1];
+    REQUIRE(queries["rows"].size() == static_cast<size_t>(ht.q[0].rows()));
+    REQUIRE(keys["rows"].size() == static_cast<size_t>(ht.k[0].rows()));
+    int best = 0;
+    for (int j = 0; j < ht.k[0].rows(); ++j) {
+      CHECK(keys["rows"][j]["cells"][0] == ui::printf_text("%.2f", ht.k[0](j, 0)));
+      CHECK(keys["rows"][j]["cells"][1] == ui::printf_text("%.2f", ht.k[0](j, 1)));
+      CHECK(keys["rows"][j]["cells"][2] == ui::printf_text("%.3f", ht.weights[0](1, j)));
+      if (ht.weights[0](1, j) > ht.weights[0](1, best)) best = j;
+    }
+    for (int i = 0; i < ht.q[0].rows(); ++i)
+      CHECK(queries["rows"][i]["cells"][1] == ui::printf_text("%.2f", ht.q[0](i, 1)));
+    const std::vector<std::string> kl = ui::key_labels(s.scenario, 0);
+    CHECK(d["now"].get<std::string>() == "Query: q2. q2 gives the most weight to " + kl[best] +
+                                             ui::printf_text(" (%.3f).", ht.weights[0](1, best)));
+    // A stale or hostile query index is clamped, not read past the matrix.
+    s.plane.query = 99;
+    d = ui::describe_view(s, "plane");
+    CHECK(s.plane.query == ht.q[0].rows() - 1);
+    CHECK(d["now"].get<std::string>().rfind("Query: q" + std::to_string(ht.q[0].rows()), 0) == 0);
+
+    // The lesson asks which key q2 attends to most: until it is answered the weights and the
+    // output are "?", as on the canvas.
+    ui::AppState asked;
+    REQUIRE(ui::api::load_preset(asked, "toy_2d"));
+    REQUIRE(ui::plane_hidden(asked));
+    d = ui::describe_view(asked, "plane");
+    for (const nlohmann::json& r : d["sections"][0]["tables"][1]["rows"])
+      CHECK(r["cells"][2] == "?");
+    CHECK(d["now"].get<std::string>().find("gives the most weight") == std::string::npos);
+    ui::set_language(ui::Lang::kZh);
+    CHECK(ui::describe_view(asked, "plane")["title"] == ui::T("2-D view"));
+    ui::set_language(ui::Lang::kEn);
+  }
 }

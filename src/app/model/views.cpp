@@ -7,21 +7,19 @@
 #include <vector>
 
 #include "app/model/matrices.h"
+#include "app/model/views_internal.h"
 #include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "scenario/image.h"
 
 namespace ui {
 
-namespace {
-
-using json = nlohmann::json;
+namespace views_detail {
 
 std::string fixed2(double v) {
   return printf_text("%.2f", v);
 }
 
-// A table of the description: its caption, what its rows are, its columns and rows.
 json table(const std::string& caption, const std::string& row_header,
            const std::vector<std::string>& columns) {
   return {{"caption", caption},
@@ -32,19 +30,17 @@ json table(const std::string& caption, const std::string& row_header,
 void add_row(json* t, const std::string& label, std::vector<std::string> cells) {
   (*t)["rows"].push_back({{"label", label}, {"cells", std::move(cells)}});
 }
-json section(std::vector<std::string> text, std::string heading = {}) {
+json section(std::vector<std::string> text, std::string heading) {
   json s = {{"text", std::move(text)}, {"tables", json::array()}};
   if (!heading.empty()) s["heading"] = std::move(heading);
   return s;
 }
-std::string joined(const std::vector<std::string>& words, const char* between = " ") {
+std::string joined(const std::vector<std::string>& words, const char* between) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : between) + w;
   return out;
 }
 
-// Two sentences in one line ("now"): a full stop after the first unless it ends in one, "。" in
-// Chinese.
 std::string two_sentences(const std::string& first, const std::string& second) {
   if (second.empty()) return first;
   const bool zh = language() == Lang::kZh;
@@ -56,13 +52,24 @@ std::string two_sentences(const std::string& first, const std::string& second) {
   return first + (ends ? "" : stop) + (zh ? "" : " ") + second;
 }
 
-// A view's first section: its introduction, what it shows now (its question or query) and what
-// that finds; "now" is the last two in one line, which the page announces when it changes.
 json first_section(const char* intro, const std::string& place, const std::string& finds) {
   json sec = section({intro, place, finds});
   sec["now"] = two_sentences(place, finds);
   return sec;
 }
+
+}  // namespace views_detail
+
+namespace {
+
+using views_detail::add_row;
+using views_detail::first_section;
+using views_detail::fixed2;
+using views_detail::joined;
+using views_detail::json;
+using views_detail::section;
+using views_detail::table;
+using views_detail::two_sentences;
 
 // The most columns a table of the stream (tokens × features) lists: the canvas draws them as a
 // heatmap; beyond these the table says how many there are.
@@ -375,12 +382,14 @@ const std::vector<ViewSpec> kViews = {
      describe_document},
     {"layers", N_("Layers"), [](const AppState& s) { return heads_shown(s) && s.layered(); },
      describe_layers},
-    // These three draw the step view's matrices (each head's, the positions', two columns of
-    // them): the step's description holds those numbers.
-    {"heads", N_("All heads"), heads_shown, nullptr},
+    // These three draw the step's matrices and vectors: every head's, the positions', the
+    // queries and keys as arrows (views_matrices.cpp).
+    {"heads", N_("All heads"), heads_shown, views_detail::describe_heads},
     {"positional", N_("Positional encoding"),
-     [](const AppState& s) { return s.visible(Panel::kPositional); }, nullptr},
-    {"plane", N_("2-D view"), [](const AppState& s) { return s.visible(Panel::kPlane); }, nullptr},
+     [](const AppState& s) { return s.visible(Panel::kPositional); },
+     views_detail::describe_positional},
+    {"plane", N_("2-D view"), [](const AppState& s) { return s.visible(Panel::kPlane); },
+     views_detail::describe_plane},
 };
 
 }  // namespace

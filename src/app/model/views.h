@@ -22,8 +22,8 @@ struct ViewSpec {
   const char* id;     // "steps", "picture", …: the "view" control's value and the tab's id
   const char* title;  // English (N_): the tab's name, T() gives it in the UI's language
   bool (*available)(const AppState&);
-  // The view's numbers as the canvas draws them, in words and tables (describe_view), or
-  // null: the view draws the step view's matrices, which the step's description holds.
+  // The view's numbers as the canvas draws them, in words and tables (describe_view); null
+  // only for "steps", whose description is the step's (api_accessible.cpp).
   void (*describe)(AppState&, nlohmann::json* sections);
 };
 
@@ -40,14 +40,47 @@ bool view_available(const AppState& s, const std::string& id);
 // holds it back); null for a view whose describe is null or that is not available.
 nlohmann::json describe_view(AppState& s, const std::string& id);
 
-// When each view holds its weights back (a question about them waits): the Picture's and the
-// Layers' every weight, the Curve's weights and predictions, the Document's sentence weights of
-// one question's row, the Decoder's rows from the first a question asks about.
+// When each view holds its weights back (a question about them waits): the Picture's, the
+// Layers' and the 2-D view's every weight (and the 2-D output), the Curve's weights and
+// predictions, the Document's sentence weights of one question's row, the Decoder's rows from
+// the first a question asks about. All heads holds back what the step view does
+// (answer_hidden).
 bool picture_hidden(const AppState& s);
 bool curve_hidden(const AppState& s);
 bool layers_hidden(const AppState& s);
 bool document_row_hidden(const AppState& s, int row);
 int decoder_rows_allowed(const AppState& s, int words);
+
+bool plane_hidden(const AppState& s);
+
+// What the All heads, positional-encoding and 2-D views compute, which their panels draw and
+// their descriptions read (views_matrices.cpp).
+//
+// The step whose matrix All heads shows for each head: the step view's, or the weights on the
+// steps without a matrix of scores (inputs, projections, output).
+Step heads_step(const AppState& s);
+// The positional-encoding explorer's table (AppState::positional): made again when its
+// positions, its d or the scenario's base change; it follows the scenario's d when that
+// changes.
+const attn::Matrix& positional_table(AppState& s);
+// The explorer's experiment for the scenario as it is now (PositionalPanel::change_with and
+// change_without, experiment_valid), run again once per revision.
+void positional_experiment(const AppState& s, PositionalPanel* e);
+// The columns the explorer plots over the positions (the first three, the middle, the last).
+std::vector<int> positional_plotted_columns(int d);
+// Its sentence on the rows this scenario adds, and the experiment's conclusion.
+std::string positional_note(AppState& s);
+std::string positional_conclusion(const scenario::Scenario& sc);
+// The 2-D view's head and batch item (the focused ones), whether its queries and keys have two
+// numbers each, and their labels; head is null when there is nothing to draw. Keeps
+// AppState::plane.query inside the queries.
+struct PlaneVectors {
+  const attn::HeadTrace* head = nullptr;
+  int batch = 0;
+  bool two_d = false;
+  std::vector<std::string> query_labels, key_labels;
+};
+PlaneVectors plane_vectors(AppState& s);
 
 // The sentences the views write under their numbers (also read by the table view).
 std::string decoder_word_sentence(const AppState& s, int step);

@@ -143,6 +143,25 @@ extern const std::pair<const char*, const char*> kZhTeaching[] = {
     {"next token", "下一个词元"},
     // The table view's descriptions of the views (model/views.cpp).
     {"(the first %d of %d features)", "（前 %d 个特征，共 %d 个）"},
+    // All heads, the positional-encoding explorer and the 2-D view (model/views_matrices.cpp).
+    {"Each head's %s.", "每个头的%s。"},
+    {"Head %d", "第 %d 个头"},
+    {"Head %d is focused: the step by step view shows it.",
+     "第 %d 个头是焦点：逐步演示视图显示的就是它。"},
+    {"Head %d: %s", "第 %d 个头：%s"},
+    {"Plotted over the positions: %s.", "曲线画出的是：%s。"},
+    {"Each query and each key is an arrow from the origin: its first number across, its "
+     "second up. The more weight the chosen query gives a key, the thicker the key's arrow.",
+     "每个查询和每个键都是从原点出发的箭头：第一个数是横坐标，第二个数是纵坐标。"
+     "选中的查询给某个键的权重越大，这个键的箭头就越粗。"},
+    {"The weights show here once the lesson's questions about weights up to here are "
+     "answered.",
+     "回答完本课到这里为止关于权重的问题后，权重才会显示在这里。"},
+    {"%s gives the most weight to %s (%.3f).", "%s 给 %s 的权重最大（%.3f）。"},
+    {"The queries (arrows)", "各个查询（箭头）"},
+    {"The keys (arrows) and the weights of query %s", "各个键（箭头）和查询 %s 给它们的权重"},
+    {"The output of %s (the blue dot): ?", "%s 的输出（蓝色圆点）：?"},
+    {"The output of %s (the blue dot): (%.2f, %.2f).", "%s 的输出（蓝色圆点）：(%.2f, %.2f)。"},
     {"Layer %d, head %d: attention weights (rows queries, columns keys)",
      "第 %d 层，第 %d 个头：注意力权重（行是查询，列是键）"},
     {"The alignment: each written word's attention weights over the source words",

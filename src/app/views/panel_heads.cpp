@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/model/views.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 
@@ -12,9 +13,7 @@ namespace ui {
 void draw_heads(AppState& s, Heatmaps& h) {
   const int H = static_cast<int>(s.trace.heads.size());
   if (H == 0) return;
-  Step shown = s.step;
-  if (shown == Step::kInputs || shown == Step::kProjections || shown == Step::kOutput)
-    shown = Step::kWeights;
+  const Step shown = heads_step(s);
   text_wrapped(
       T("Each head has its own queries and keys, so each can attend to different "
         "tokens. Click a head to focus it."));

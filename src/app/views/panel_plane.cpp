@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "app/model/edits.h"
+#include "app/model/views.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 
@@ -40,13 +42,13 @@ ImVec2 beyond_head(ImVec2 from, ImVec2 to, const char* text) {
 }  // namespace
 
 void draw_plane(AppState& s) {
-  if (s.trace.heads.empty()) return;
-  const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.queries.size()) - 1);
-  const attn::HeadTrace& ht =
-      s.head_trace(std::min(s.head, static_cast<int>(s.trace.heads.size()) - 1), b);
+  const PlaneVectors v = plane_vectors(s);
+  if (!v.head) return;
+  const int b = v.batch;
+  const attn::HeadTrace& ht = *v.head;
   const attn::Matrix& q = ht.q[b];
   const attn::Matrix& k = ht.k[b];
-  if (q.cols() != 2 || k.cols() != 2) {
+  if (!v.two_d) {
     text_wrapped(
         T("The 2-D view needs queries and keys of exactly two numbers (per head). "
           "Load the preset \"A 2-D toy\" or set the features d to 2 without "
@@ -57,8 +59,10 @@ void draw_plane(AppState& s) {
       !s.problem.positional_encoding && s.scenario.scoring != attn::Scoring::kAdditive &&
       !s.problem.weights.W_q.size() && !s.problem.weights.W_k.size() && s.scenario.heads == 1;
   int& query = s.plane.query;
-  query = std::clamp(query, 0, static_cast<int>(q.rows()) - 1);
-  const std::vector<std::string> ql = query_labels(s.scenario, b), kl = key_labels(s.scenario, b);
+  const std::vector<std::string>&ql = v.query_labels, &kl = v.key_labels;
+  // While a question about the weights waits, the arrows are drawn alike and the weights and
+  // the output are not shown (views.h).
+  const bool hidden = plane_hidden(s);
   ImGui::TextUnformatted(T("Query"));
   for (int i = 0; i < q.rows() && i < 16; ++i) {
     ImGui::SameLine();
@@ -134,14 +138,13 @@ void draw_plane(AppState& s) {
 
   const attn::Matrix& w = ht.weights[b];
   for (int j = 0; j < k.rows(); ++j) {
-    const float wt = std::isfinite(w(query, j)) ? w(query, j) : 0.0f;
+    const float wt = hidden ? 0.5f : std::isfinite(w(query, j)) ? w(query, j) : 0.0f;
     const ImVec4 c = palette_color(Palette::kSequential, 0.15f + 0.7f * wt);
     arrow(dl, center, to_screen(k(j, 0), k(j, 1)), ImGui::ColorConvertFloat4ToU32(c),
-          1.5f + 7.0f * wt);
-    char label[96];
-    std::snprintf(label, sizeof label, "%s  %.2f", kl[j].c_str(), wt);
-    dl->AddText(beyond_head(center, to_screen(k(j, 0), k(j, 1)), label), IM_COL32(40, 44, 52, 255),
-                label);
+          hidden ? 3.0f : 1.5f + 7.0f * wt);
+    const std::string label = hidden ? kl[j] : printf_text("%s  %.2f", kl[j].c_str(), wt);
+    dl->AddText(beyond_head(center, to_screen(k(j, 0), k(j, 1)), label.c_str()),
+                IM_COL32(40, 44, 52, 255), label.c_str());
   }
   for (int i = 0; i < q.rows(); ++i) {
     const bool chosen = i == query;
@@ -151,7 +154,7 @@ void draw_plane(AppState& s) {
                 ql[i].c_str());
   }
   // The output of the chosen query when the values are 2-D too.
-  if (ht.output[b].cols() == 2) {
+  if (ht.output[b].cols() == 2 && !hidden) {
     const ImVec2 o = to_screen(ht.output[b](query, 0), ht.output[b](query, 1));
     dl->AddCircleFilled(o, 6.0f, IM_COL32(33, 102, 172, 255));
     dl->AddText(ImVec2(o.x + 8, o.y - 8), IM_COL32(33, 102, 172, 255), T("output"));
@@ -162,10 +165,10 @@ void draw_plane(AppState& s) {
   ImGui::BeginGroup();
   ImGui::Text("%s %s", T("weights of"), ql[query].c_str());
   for (int j = 0; j < k.rows(); ++j) {
-    char overlay[64];
-    std::snprintf(overlay, sizeof overlay, "%s  %.3f", kl[j].c_str(), w(query, j));
-    ImGui::ProgressBar(std::isfinite(w(query, j)) ? w(query, j) : 0.0f,
-                       ImVec2(std::min(260.0f, avail.x - side - 30), 0), overlay);
+    const std::string overlay =
+        hidden ? kl[j] + "  ?" : printf_text("%s  %.3f", kl[j].c_str(), w(query, j));
+    ImGui::ProgressBar(hidden || !std::isfinite(w(query, j)) ? 0.0f : w(query, j),
+                       ImVec2(std::min(260.0f, avail.x - side - 30), 0), overlay.c_str());
   }
   ImGui::EndGroup();
 }

@@ -7,109 +7,45 @@
 #include <vector>
 
 #include "app/model/edits.h"
+#include "app/model/views.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 
 namespace ui {
 
-namespace {
-
-// Runs the scenario in its order and shuffled, with PE off and on, and measures how much each
-// token's output row moves (rows compared by token, not by position). The masks stay: they
-// belong to positions, so with one the order shows even without PE.
-void run_experiment(const AppState& s, PositionalPanel* e) {
-  e->experiment_revision = s.revision;
-  e->experiment_valid = false;
-  if (!s.scenario.self_attention || s.scenario.n_queries() > 256) return;
-  const int n = s.scenario.n_queries();
-  scenario::Scenario shuffled = s.scenario;
-  // Tag each row with its index through a token list, then shuffle.
-  shuffled.query_tokens.assign(1, {});
-  for (int i = 0; i < n; ++i) shuffled.query_tokens[0].push_back(std::to_string(i));
-  shuffled.key_tokens.clear();
-  shuffled.query_tokens_zh.clear();
-  shuffled.key_tokens_zh.clear();
-  shuffled.has_dropout = false;  // random, and so not the order's doing
-  scenario::Scenario original = shuffled;
-  shuffle_tokens(&shuffled, 7);
-  for (int pe = 0; pe < 2; ++pe) {
-    original.positional_encoding = shuffled.positional_encoding = pe == 1;
-    if (!scenario::validate(original).ok()) return;
-    const attn::Trace a = attn::run(scenario::to_problem(original));
-    const attn::Trace b = attn::run(scenario::to_problem(shuffled));
-    std::vector<float>& out = pe ? e->change_with : e->change_without;
-    out.assign(n, 0.0f);
-    for (int row = 0; row < n; ++row) {
-      const int token = std::stoi(shuffled.query_tokens[0][row]);
-      // A row with every key masked under -inf is NaN in both orders: nothing to compare.
-      const Eigen::ArrayXf change = (a.output[0].row(token) - b.output[0].row(row)).array().abs();
-      out[token] = change.isFinite().all() ? change.maxCoeff() : 0.0f;
-    }
-  }
-  e->experiment_valid = true;
-}
-
-}  // namespace
-
 void draw_positional(AppState& s, Heatmaps& h) {
   const int n = s.scenario.n_queries();
   const int scenario_d = attn::batch_cols(s.scenario.queries);
   // The explorer's own table: as many positions as the learner asks for (a one-token scenario
-  // shows no pattern), with the scenario's d unless changed here. It follows the scenario's d
-  // when that changes.
+  // shows no pattern), with the scenario's d unless changed here (views.h).
   PositionalPanel& e = s.positional;
+  positional_table(s);
   int& positions = e.positions;
   int& d = e.d;
-  if (e.followed_d != scenario_d) {
-    e.followed_d = scenario_d;
-    d = std::max(scenario_d, 2);
-    positions = std::clamp(std::max(n, 32), 1, 256);
-  }
-  if (e.pe.rows() != positions || e.pe.cols() != d || e.pe_base != s.scenario.pe_base) {
-    e.pe = attn::positional_encoding(positions, d, s.scenario.pe_base);
-    e.pe_base = s.scenario.pe_base;
-    ++e.pe_revision;
-  }
-  const attn::Matrix& pe = e.pe;
   text_wrapped(
       T("Self-attention compares tokens by their vectors only, so on its own it "
         "cannot tell first from last. Sinusoidal positional encoding adds a "
         "different pattern to each position: column pairs 2i and 2i+1 are a "
         "sine and a cosine whose wavelength grows with i."));
   const double base = s.scenario.pe_base;
-  char text[256];
-  std::snprintf(text, sizeof text,
-                "PE[p, 2i] = sin(p / %g^(2i/d)),   PE[p, 2i+1] = cos(p / %g^(2i/d))", base, base);
-  text_wrapped_formula(text);
+  text_wrapped_formula(printf_text(
+      "PE[p, 2i] = sin(p / %g^(2i/d)),   PE[p, 2i+1] = cos(p / %g^(2i/d))", base, base));
   ImGui::SetNextItemWidth(160.0f);
   ImGui::SliderInt(T("positions"), &positions, 1, 256);
   ImGui::SameLine(0, 24);
   ImGui::SetNextItemWidth(160.0f);
   ImGui::SliderInt(T("features d##pe"), &d, 2, 128);
   ImGui::SameLine();
-  std::snprintf(text, sizeof text,
-                T("The table depends on d: every column's frequency is 1 / %g^(2i/d). Change d "
-                  "here to see more or fewer frequencies; the scenario keeps its own d."),
-                base);
-  help_marker(text);
+  help_marker(printf_text(T("The table depends on d: every column's frequency is 1 / "
+                            "%g^(2i/d). Change d here to see more or fewer frequencies; the "
+                            "scenario keeps its own d."),
+                          base)
+                  .c_str());
+  const attn::Matrix& pe = positional_table(s);  // as the sliders left it
   const bool same_d = d == scenario_d;
   const int outlined = same_d ? std::min(n, positions) : 0;
-  char note[512];
-  if (same_d && outlined == 1)
-    std::snprintf(note, sizeof note, "%s",
-                  T("The outlined row (position 0) is what this scenario adds to its input when "
-                    "positional encoding is on."));
-  else if (same_d)
-    std::snprintf(note, sizeof note,
-                  T("The outlined rows (positions 0 to %d) are what this scenario adds to its "
-                    "inputs when positional encoding is on."),
-                  outlined - 1);
-  else
-    std::snprintf(note, sizeof note,
-                  T("This scenario has d = %d, so it adds a different table (the frequencies "
-                    "depend on d)."),
-                  scenario_d);
-  text_wrapped(note, true);
+  text_wrapped(positional_note(s).c_str(), true);
 
   const float avail = ImGui::GetContentRegionAvail().x;
   // The matrix and the plot side by side, or one above the other in a narrow panel (an
@@ -175,11 +111,7 @@ void draw_positional(AppState& s, Heatmaps& h) {
   const float right = p0.x + size.x - 10.0f;
   // The columns plotted (first, second, third, middle, last: each once) and their legend, in
   // as many lines as the plot's width needs (it was cut at the side, "colu", on a narrow one).
-  const int candidates[] = {0, 1, std::min(2, d - 1), std::min(d / 2, d - 1), d - 1};
-  std::vector<int> shown_cols;
-  for (const int c : candidates)
-    if (c >= 0 && std::find(shown_cols.begin(), shown_cols.end(), c) == shown_cols.end())
-      shown_cols.push_back(c);
+  const std::vector<int> shown_cols = positional_plotted_columns(d);
   std::vector<std::string> labels;
   std::vector<ImVec2> label_at;
   float legend_x = left, legend_y = p0.y + 5.0f;
@@ -259,7 +191,7 @@ void draw_positional(AppState& s, Heatmaps& h) {
     shuffle_tokens(&s.scenario, ++e.shuffle_seed);
     s.changed();
   }
-  if (e.experiment_revision != s.revision) run_experiment(s, &e);
+  positional_experiment(s, &e);
   if (!e.experiment_valid) return;
   float worst_without = 0.0f, worst_with = 0.0f;
   for (float v : e.change_without) worst_without = std::max(worst_without, v);
@@ -268,17 +200,7 @@ void draw_positional(AppState& s, Heatmaps& h) {
   ImGui::BulletText("%s %.4f", T("without positional encoding, the largest change is"),
                     worst_without);
   ImGui::BulletText("%s %.4f", T("with positional encoding, the largest change is"), worst_with);
-  const scenario::Scenario& sc = s.scenario;
-  const bool positional_mask = sc.causal || sc.window >= 0 || !sc.masked_cells.empty() ||
-                               sc.valid_lens_form != scenario::ValidLensForm::kNone;
-  text_wrapped(positional_mask
-                   ? T("Here the outputs change even without positional encoding: the causal "
-                       "mask, the window, the valid lengths or the masked cells belong to "
-                       "positions, so the mask itself tells attention about order. Turn the masks "
-                       "off to see attention alone, blind to order.")
-                   : T("Without positions, a token's output depends only on which tokens are "
-                       "present, not where: attention is blind to order."),
-               true);
+  text_wrapped(positional_conclusion(s.scenario).c_str(), true);
 }
 
 }  // namespace ui
