@@ -1,6 +1,6 @@
 // NumPy's files as scenario data: .npy (one array) and .npz (a ZIP of them, stored or
 // deflated, as np.savez and np.savez_compressed write it), read without third-party code, so
-// that a course can bring the Q, K and V of a real model (README: "Bring your own data").
+// that a course can bring the Q, K and V of a real model (docs/cli.md: "Bring your own data").
 //
 // Formats: NumPy's NEP 1 (.npy versions 1 to 3: little- or big-endian floats and integers,
 // C or Fortran order) and PKWARE's APPNOTE (ZIP without ZIP64 or encryption; deflate is RFC

@@ -2,7 +2,7 @@
 // learnable weights and a target, small enough to learn in a second or two with
 // `attention-cli train` or the app's Train section. One table (task_list) holds each task's
 // name, what a learned solution looks like, its recipe (Adam, rate, steps) and the loss that
-// recipe reaches: the app, the CLI, the tests and the README read it from there.
+// recipe reaches: the app, the CLI, the tests and docs/training.md read it from there.
 //
 //   previous_token     self-attention over 32 sequences of 6 tokens (5 kinds); output i is
 //                      the token before i (the first: itself). A previous-token head appears.

@@ -1,4 +1,4 @@
-// window.attentionPlayground: the page's API (README "The JS API", docs/contracts.md), the same
+// window.attentionPlayground: the page's API (docs/embedding.md, docs/contracts.md), the same
 // one postMessage calls (js/embed.js). Every call answers instead of throwing: the checks here
 // name the field a value is wrong in before anything reaches the app, and a guard around every
 // method turns what they do not foresee into {ok: false, error}.
@@ -126,7 +126,7 @@ export function createApi({ call, getJson, callWithText, isReady, limits, listen
       return error ? failure(error) : success();
     },
 
-    // A NumPy file as a new scenario (README: "Bring your own data"): `data` is the bytes of a
+    // A NumPy file as a new scenario (docs/cli.md: "Bring your own data"): `data` is the bytes of a
     // .npy or .npz file (np.save, np.savez, np.savez_compressed) as an ArrayBuffer or a typed
     // array, `name` its file name. Each array becomes the field it is named after (x or
     // queries, keys, values; W_q, W_k, W_v, W_o, W, w_v; a lone "keys.npy" is keys); the

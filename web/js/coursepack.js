@@ -302,7 +302,7 @@ export function createCoursePack({ canvas, call, getJson, memory, download }) {
       const ptr = call("ap_package_data", "number", [], []);
       const size = call("ap_package_size", "number", [], []);
       const blob = new Blob([memory.u8().slice(ptr, ptr + size)], { type: "application/zip" });
-      // What the package cost: the heap's growth and the time (README, "In a course platform").
+      // What the package cost: the heap's growth and the time (docs/embedding.md, "In a course platform").
       lastRun = { files: list.length, bytes: size, ms: Math.round(performance.now() - t0),
                   heapBefore, heapAfter: memory.u8().length };
       if (dialog) dialog.dataset.run = JSON.stringify(lastRun);
