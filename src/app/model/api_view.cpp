@@ -47,7 +47,8 @@ std::string view(const AppState& s) {
     if (s.show[p]) panels.push_back(panel_id(static_cast<Panel>(p)));
   j["panels"] = panels;
   j["hidden"] = v.hidden;
-  // The centre's tab: steps, picture, curve, layers, heads, positional or plane.
+  // The centre's tab: steps, picture, curve, decoder, document, layers, heads, positional or plane
+  // (views.h lists them).
   j["tab"] = s.view_tab;
   // The step view drawn transposed, for the column convention (?transpose=1, the "transpose"
   // control): a view option the link's # part does not carry.
