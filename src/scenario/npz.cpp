@@ -302,9 +302,9 @@ std::string check_array_field(const std::string& name, const std::vector<size_t>
            std::to_string(kMaxLayers) + " layers (layers.0 to layers." +
            std::to_string(kMaxLayers - 1) + ")";
   const std::string& matrix = layer >= 0 ? weight : name;
-  // As the scenario reads {"shape": [...]} (json_read.cpp, read_shape): inputs are 2-D or
-  // [batch, rows, cols], weights 2-D, w_v 1-D; the last size is columns, the one before
-  // rows, the one before that the batch.
+  // As the scenario reads {"shape": [...]} (json_read_values.cpp, read_shape): inputs are
+  // 2-D or [batch, rows, cols], weights 2-D, w_v 1-D; the last size is columns, the one
+  // before rows, the one before that the batch.
   const bool input = is_input(matrix);
   const size_t lo = input ? 2 : matrix == "w_v" ? 1 : 2, hi = input ? 3 : lo;
   const std::string where = name + ".shape";
