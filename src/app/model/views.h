@@ -1,9 +1,9 @@
 // The centre's views (its tabs: the step by step view, Picture, Curve, Decoder, Document,
 // Layers, all heads, positional encoding, 2-D), listed once: when each is available, its
 // title, and its description for the table view. The tab bar (views/app.cpp), the "view"
-// control's options (controls.cpp) and the table view (api_accessible.cpp) read this list, and
-// the tests iterate it (tests/app/views_test.cpp), so that a view added here without a
-// description fails a test.
+// control's options (controls_view.cpp) and the table view (api_accessible.cpp) read this
+// list, and the tests iterate it (tests/app/views_test.cpp), so that a view added here without
+// a description fails a test.
 //
 // The rules that hold a view's numbers back while a question about them waits, and the
 // sentences a view writes about its numbers, are here too: the canvas draws them and the table

@@ -13,7 +13,7 @@ namespace {
 
 const Control& lookup(const char* id) {
   const Control* c = find_control(id);
-  IM_ASSERT(c && "a control missing from controls.cpp's table");
+  IM_ASSERT(c && "a control missing from the controls' table (controls.h)");
   return *c;
 }
 
