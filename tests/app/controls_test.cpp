@@ -271,6 +271,17 @@ TEST_CASE(
   app.load_preset(preset_named(app, "where_the_eye_goes"));
   CHECK(app.curve_query == 0);
   CHECK(app.picture_query == 0);
+  // The 2-D view's query: offered only where the arrows are drawn (two numbers each).
+  CHECK(ui::api::set_control(app, "plane_query", "1").rfind("plane_query: ", 0) == 0);
+  app.load_preset(preset_named(app, "toy_2d"));
+  CHECK(ui::api::set_control(app, "plane_query", "1") == "");  // toy_2d's q2 (of two)
+  REQUIRE(app.plane_query == 1);
+  CHECK(ui::api::set_control(app, "plane_query", "2") == "plane_query: must be one of 0, 1");
+  CHECK(ui::api::set_control(app, "plane_query", "-1").rfind("plane_query: ", 0) == 0);
+  CHECK(ui::api::set_control(app, "plane_query", "\"q1\"").rfind("plane_query: ", 0) == 0);
+  CHECK(app.plane_query == 1);
+  app.load_preset(preset_named(app, "toy_2d"));
+  CHECK(app.plane_query == 0);
 }
 
 TEST_CASE("hierarchy_question: the Document tab's question, for a hierarchy only, refuses the rest",

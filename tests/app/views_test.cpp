@@ -182,12 +182,14 @@ TEST_CASE(
   CHECK(zh.find(". ") == std::string::npos);
   ui::set_language(ui::Lang::kEn);
 
-  // The Document's question, the Picture's and the Curve's query: "now" names the choice.
+  // The Document's question, the Picture's, the Curve's and the 2-D view's query: "now" names
+  // the choice.
   for (const auto& [lesson, view, control, value, starts] :
        std::vector<std::tuple<std::string, std::string, std::string, std::string, std::string>>{
            {"attention_over_attention", "document", "hierarchy_question", "2", "Question: "},
            {"where_the_eye_goes", "picture", "picture_query", "1", "Query: "},
-           {"nadaraya_watson", "curve", "curve_query", "2", "query: "}}) {
+           {"nadaraya_watson", "curve", "curve_query", "2", "query: "},
+           {"toy_2d", "plane", "plane_query", "1", "Query: "}}) {
     INFO(lesson);
     ui::AppState v;
     REQUIRE(ui::api::load_preset(v, lesson));
@@ -376,7 +378,7 @@ TEST_CASE(
     ui::AppState s;
     without_questions(s, "toy_2d");
     REQUIRE(ui::view_available(s, "plane"));
-    s.plane.query = 1;
+    s.plane_query = 1;
     nlohmann::json d = ui::describe_view(s, "plane");
     const attn::HeadTrace& ht = s.head_trace(0, 0);
     const nlohmann::json& queries = d["sections"][0]["tables"][0];
@@ -396,9 +398,9 @@ TEST_CASE(
     CHECK(d["now"].get<std::string>() == "Query: q2. q2 gives the most weight to " + kl[best] +
                                              ui::printf_text(" (%.3f).", ht.weights[0](1, best)));
     // A stale or hostile query index is clamped, not read past the matrix.
-    s.plane.query = 99;
+    s.plane_query = 99;
     d = ui::describe_view(s, "plane");
-    CHECK(s.plane.query == ht.q[0].rows() - 1);
+    CHECK(s.plane_query == ht.q[0].rows() - 1);
     CHECK(d["now"].get<std::string>().rfind("Query: q" + std::to_string(ht.q[0].rows()), 0) == 0);
 
     // The lesson asks which key q2 attends to most: until it is answered the weights and the

@@ -512,7 +512,7 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
   }
   // The settings that choose what the centre shows: the step, the view, and a view's word,
   // question or query (the view's "now"). A choice among them is announced.
-  const SAID_WHEN_CHOSEN = new Set(["step", "view", "decoder_step", "hierarchy_question", "picture_query", "curve_query"]);
+  const SAID_WHEN_CHOSEN = new Set(["step", "view", "decoder_step", "hierarchy_question", "picture_query", "curve_query", "plane_query"]);
   function settingControl(c) {
     const id = `a11y-control-${c.id}`;
     // A button does what the canvas's does; a menu is a group of buttons, one per choice.

@@ -129,6 +129,7 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
   hierarchy_question = 1;
   picture_query = 0;
   curve_query = 0;
+  plane_query = 0;
   decoder_playing = false;
   decoder_clock = 0.0;
   decoder_training = DecoderTraining{};
@@ -143,7 +144,8 @@ void AppState::set_decoder_step(int t) {
 }
 
 void AppState::note_view_choice() {
-  const std::array<int, 4> now = {decoder_step, hierarchy_question, picture_query, curve_query};
+  const std::array<int, 5> now = {decoder_step, hierarchy_question, picture_query, curve_query,
+                                  plane_query};
   const bool loaded = std::find(events.begin(), events.end(), "scenario") != events.end();
   if (now != view_choice_seen && !loaded && !decoder_training.playing) emit("view");
   view_choice_seen = now;

@@ -65,7 +65,6 @@ struct PositionalPanel {
 
 // The 2-D view (panel_plane.cpp).
 struct PlanePanel {
-  int query = 0;             // the query whose weights are shown
   float view_extent = 1.5f;  // the plane shows [-extent, extent]², kept while dragging
   int drag_kind = 0;         // 1 = a query, 2 = a key
   int drag_index = -1;       // the arrow being dragged, -1 = none
@@ -199,6 +198,8 @@ struct AppState : AppStateJobs {
   // The Curve tab, for a regression (each value one number, no W_v or W_o, one head, at least
   // three keys, as Nadaraya–Watson's): the query whose weights it draws.
   int curve_query = 0;
+  // The 2-D view (panel_plane.cpp): the query whose weights it draws.
+  int plane_query = 0;
   // A hierarchy scenario's Document tab (panel_hierarchy.cpp): the question whose two levels it
   // draws, 1 to the questions (the sentence level's queries). A new scenario starts at 1.
   int hierarchy_question = 1;
@@ -208,7 +209,7 @@ struct AppState : AppStateJobs {
   int decoder_step = 1;
   bool decoder_playing = false;
   double decoder_clock = 0.0;
-  std::array<int, 4> view_choice_seen = {1, 1, 0, 0};  // note_view_choice's last
+  std::array<int, 5> view_choice_seen = {1, 1, 0, 0, 0};  // note_view_choice's last
   static constexpr double kDecoderPlaySeconds = 0.8;
   int decoder_words() const { return static_cast<int>(scenario.seq2seq.produced.size()); }
   // Shows word t (clamped to 1..decoder_words()).

@@ -77,7 +77,7 @@ void add_view_controls(std::vector<Control>& t) {
   };
   t.push_back(view);
 
-  // The query the Picture and Curve tabs draw: here too, so the table view and the keyboard
+  // The query the Picture, Curve and 2-D tabs draw: here too, so the table view and the keyboard
   // reach it (the tabs draw their own buttons and slider for it).
   t.push_back(query_choice(
       "picture_query", N_("Picture's query"), &AppState::picture_query,
@@ -85,6 +85,9 @@ void add_view_controls(std::vector<Control>& t) {
   t.push_back(
       query_choice("curve_query", N_("Curve's query"), &AppState::curve_query,
                    [](const AppState& s) { return s.visible(Panel::kPlane) && s.has_curve(); }));
+  // The 2-D view's query (its radio buttons), when its queries and keys are arrows.
+  t.push_back(query_choice("plane_query", N_("2-D view's query"), &AppState::plane_query,
+                           [](const AppState& s) { return plane_drawn(s); }));
 
   // The word a seq2seq model's Decoder tab shows being written, 1 to the words produced (the
   // tab draws its own Previous word, Next word and Play for it).

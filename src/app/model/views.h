@@ -73,7 +73,7 @@ std::string positional_note(AppState& s);
 std::string positional_conclusion(const scenario::Scenario& sc);
 // The 2-D view's head and batch item (the focused ones), whether its queries and keys have two
 // numbers each, and their labels; head is null when there is nothing to draw. Keeps
-// AppState::plane.query inside the queries.
+// AppState::plane_query inside the queries.
 struct PlaneVectors {
   const attn::HeadTrace* head = nullptr;
   int batch = 0;
@@ -81,6 +81,9 @@ struct PlaneVectors {
   std::vector<std::string> query_labels, key_labels;
 };
 PlaneVectors plane_vectors(AppState& s);
+// Whether the 2-D view is offered and draws arrows (its queries and keys have two numbers each
+// in the focused head), read from the trace without computing a head.
+bool plane_drawn(const AppState& s);
 
 // The sentences the views write under their numbers (also read by the table view).
 std::string decoder_word_sentence(const AppState& s, int step);

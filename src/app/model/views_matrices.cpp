@@ -117,10 +117,19 @@ PlaneVectors plane_vectors(AppState& s) {
   const attn::Matrix& q = v.head->q[v.batch];
   const attn::Matrix& k = v.head->k[v.batch];
   v.two_d = q.cols() == 2 && k.cols() == 2;
-  s.plane.query = std::clamp(s.plane.query, 0, std::max(0, static_cast<int>(q.rows()) - 1));
+  s.plane_query = std::clamp(s.plane_query, 0, std::max(0, static_cast<int>(q.rows()) - 1));
   v.query_labels = query_labels(s.scenario, v.batch);
   v.key_labels = key_labels(s.scenario, v.batch);
   return v;
+}
+
+bool plane_drawn(const AppState& s) {
+  if (!s.visible(Panel::kPlane) || s.trace.heads.empty() || !s.runs()) return false;
+  const int h = std::clamp(s.head, 0, static_cast<int>(s.trace.heads.size()) - 1);
+  const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.queries.size()) - 1);
+  const attn::HeadTrace& ht = s.trace.heads[h];
+  return b < static_cast<int>(ht.q.size()) && b < static_cast<int>(ht.k.size()) &&
+         ht.q[b].cols() == 2 && ht.k[b].cols() == 2;
 }
 
 namespace views_detail {
@@ -260,7 +269,7 @@ void describe_plane(AppState& s, json* out) {
   const attn::Matrix& k = v.head->k[v.batch];
   const attn::Matrix& w = v.head->weights[v.batch];
   const attn::Matrix& o = v.head->output[v.batch];
-  const int query = s.plane.query;
+  const int query = s.plane_query;
   const bool hidden = plane_hidden(s);
   std::string finds;
   if (hidden) {

@@ -128,6 +128,7 @@ extern const std::pair<const char*, const char*> kZhTeaching[] = {
      "“%s”最关注的是 %s（r 为小块的行，c 为列）。"},
     {"Picture's query", "图片的查询"},
     {"Curve's query", "曲线的查询"},
+    {"2-D view's query", "二维视图的查询"},
     // Stacked layers.
     {"Layer", "层"},
     {"Layers", "各层"},

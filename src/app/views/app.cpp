@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
+#include <cstdlib>
 #include <iterator>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "app/text/i18n.h"
@@ -240,9 +242,36 @@ void draw_computing(const AppState& s) {
   ImGui::End();
 }
 
+// Each view's panel, by its id in the registry (views.h); "steps" is drawn first, before the
+// lesson's tab, by App::frame itself.
+using ViewPanel = void (*)(AppState&, Heatmaps&);
+const std::pair<std::string_view, ViewPanel> kViewPanels[] = {
+    {"picture", draw_picture},       {"curve", draw_curve},   {"decoder", draw_decoder},
+    {"document", draw_hierarchy},    {"layers", draw_layers}, {"heads", draw_heads},
+    {"positional", draw_positional}, {"plane", draw_plane},
+};
+ViewPanel view_panel(std::string_view id) {
+  for (const auto& [view, draw] : kViewPanels)
+    if (view == id) return draw;
+  return nullptr;
+}
+
+// A view the registry lists without a panel here would never be drawn: the app stops at once
+// with its name, so that every check that starts it fails.
+bool every_view_has_a_panel() {
+  for (const ViewSpec& v : view_registry()) {
+    if (std::string_view(v.id) == "steps" || view_panel(v.id)) continue;
+    std::fprintf(stderr, "views.cpp lists the view \"%s\" but app.cpp has no panel for it\n", v.id);
+    std::abort();
+  }
+  return true;
+}
+
 }  // namespace
 
 void App::frame() {
+  static const bool views_complete = every_view_has_a_panel();
+  (void)views_complete;
   ImGuiIO& io = ImGui::GetIO();
   if (state.redraw > 0) --state.redraw;
   state.recompute_in_parts(kComputeSliceMs);
@@ -358,38 +387,14 @@ void App::frame() {
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    // The views after the lesson's tab, as views.h lists them (and the "view" control offers).
-    if (view_available(state, "picture") && tab(T("Picture"), "picture")) {
-      draw_picture(state, heatmaps);
-      ImGui::EndTabItem();
-    }
-    if (view_available(state, "curve") && tab(T("Curve"), "curve")) {
-      draw_curve(state, heatmaps);
-      ImGui::EndTabItem();
-    }
-    if (view_available(state, "decoder") && tab(T("Decoder"), "decoder")) {
-      draw_decoder(state, heatmaps);
-      ImGui::EndTabItem();
-    }
-    if (view_available(state, "document") && tab(T("Document"), "document")) {
-      draw_hierarchy(state, heatmaps);
-      ImGui::EndTabItem();
-    }
-    if (view_available(state, "layers") && tab(T("Layers"), "layers")) {
-      draw_layers(state, heatmaps);
-      ImGui::EndTabItem();
-    }
-    if (view_available(state, "heads") && tab(T("All heads"), "heads")) {
-      draw_heads(state, heatmaps);
-      ImGui::EndTabItem();
-    }
-    if (view_available(state, "positional") && tab(T("Positional encoding"), "positional")) {
-      draw_positional(state, heatmaps);
-      ImGui::EndTabItem();
-    }
-    if (view_available(state, "plane") && tab(T("2-D view"), "plane")) {
-      draw_plane(state);
-      ImGui::EndTabItem();
+    // The views after the lesson's tab, as the registry lists them (views.h), each with its
+    // panel (kViewPanels).
+    for (const ViewSpec& v : view_registry()) {
+      const ViewPanel draw = view_panel(v.id);
+      if (draw && v.available(state) && tab(T(v.title), v.id)) {
+        draw(state, heatmaps);
+        ImGui::EndTabItem();
+      }
     }
     ImGui::EndTabBar();
     // (A tab asked for while drawing this frame, as a click on the Layers tab's head does,

@@ -66,7 +66,7 @@ void draw_decoder(AppState& s, Heatmaps& h);
 // words shaded by their word weights (attention over attention).
 void draw_hierarchy(AppState& s, Heatmaps& h);
 void draw_positional(AppState& s, Heatmaps& h);
-void draw_plane(AppState& s);
+void draw_plane(AppState& s, Heatmaps& h);
 void draw_lesson(AppState& s);
 // The lesson's questions on the current step (panel_lesson.cpp), drawn in the step's column.
 void draw_questions(AppState& s);

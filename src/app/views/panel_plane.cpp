@@ -41,7 +41,7 @@ ImVec2 beyond_head(ImVec2 from, ImVec2 to, const char* text) {
 
 }  // namespace
 
-void draw_plane(AppState& s) {
+void draw_plane(AppState& s, Heatmaps&) {
   const PlaneVectors v = plane_vectors(s);
   if (!v.head) return;
   const int b = v.batch;
@@ -58,7 +58,7 @@ void draw_plane(AppState& s) {
   const bool draggable =
       !s.problem.positional_encoding && s.scenario.scoring != attn::Scoring::kAdditive &&
       !s.problem.weights.W_q.size() && !s.problem.weights.W_k.size() && s.scenario.heads == 1;
-  int& query = s.plane.query;
+  int& query = s.plane_query;
   const std::vector<std::string>&ql = v.query_labels, &kl = v.key_labels;
   // While a question about the weights waits, the arrows are drawn alike and the weights and
   // the output are not shown (views.h).
