@@ -2,7 +2,6 @@
 #include "app/model/api.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
@@ -27,19 +26,16 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   j["lesson_count"] = count;
   j["previous"] = at > 0 ? s.presets[s.path_preset(at - 1)].name : "";
   j["next"] = at >= 0 && at + 1 < count ? s.presets[s.path_preset(at + 1)].name : "";
-  char where[64];
-  std::snprintf(where, sizeof where, T("Lesson %d of %d"), at + 1, count);
+  const std::string where = printf_text(T("Lesson %d of %d"), at + 1, count);
   j["lesson_place"] = at >= 0 ? where : "";
   j["step"] = static_cast<int>(s.step) + 1;
   j["steps"] = kStepCount;
   j["title"] = T(step_name(s.step));
-  char heading[256];
-  std::snprintf(heading, sizeof heading, T("Step %d of %d: %s"), static_cast<int>(s.step) + 1,
-                kStepCount, T(step_name(s.step)));
+  const std::string heading = printf_text(T("Step %d of %d: %s"), static_cast<int>(s.step) + 1,
+                                          kStepCount, T(step_name(s.step)));
   if (s.layered()) {  // a stack: which layer the step shows, read before the step
-    char layer[64];
-    std::snprintf(layer, sizeof layer, T("Layer %d of %d"), s.layer + 1, s.layer_count());
-    j["heading"] = std::string(layer) + " \xc2\xb7 " + heading;
+    const std::string layer = printf_text(T("Layer %d of %d"), s.layer + 1, s.layer_count());
+    j["heading"] = layer + " \xc2\xb7 " + heading;
     j["layer"] = s.layer + 1;
     j["layers"] = s.layer_count();
   } else {

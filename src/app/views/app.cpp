@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/text/text_wrap.h"
 #include "app/widgets/item_log.h"
@@ -222,13 +223,11 @@ void draw_computing(const AppState& s) {
   ImGui::SetCursorPos(ImVec2((vp->WorkSize.x - width) * 0.5f, vp->WorkSize.y * 0.4f));
   ImGui::BeginGroup();
   if (g_fonts.title) ImGui::PushFont(g_fonts.title);
-  char title[96];
-  if (s.computing_head() < 0)
-    std::snprintf(title, sizeof title, "%s", T("Computing the new scenario"));
-  else
-    std::snprintf(title, sizeof title, T("Computing head %d of batch item %d"),
-                  s.computing_head() + 1, s.batch + 1);
-  ImGui::TextUnformatted(title);
+  const std::string title = s.computing_head() < 0
+                                ? printf_text("%s", T("Computing the new scenario"))
+                                : printf_text(T("Computing head %d of batch item %d"),
+                                              s.computing_head() + 1, s.batch + 1);
+  ImGui::TextUnformatted(title.c_str());
   item_text("computing.title", title);
   if (g_fonts.title) ImGui::PopFont();
   ImGui::Text(T("batch %d × %d queries × %d keys × %d heads"),

@@ -11,6 +11,7 @@
 
 #include "app/model/controls.h"
 #include "app/model/edits.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 #include "misc/cpp/imgui_stdlib.h"
@@ -189,9 +190,8 @@ void section_masks(AppState& s) {
                                                                       : sc.valid_lens[b][0];
         ImGui::PushID(b);
         ImGui::SetNextItemWidth(-90);
-        char label[48];
-        std::snprintf(label, sizeof label, "%s %d", T("item"), b + 1);
-        if (ImGui::SliderInt(label, &len, 0, sc.n_keys())) {
+        const std::string label = printf_text("%s %d", T("item"), b + 1);
+        if (ImGui::SliderInt(label.c_str(), &len, 0, sc.n_keys())) {
           set_valid_len(&sc, b, len);
           s.changed();
         }
@@ -209,19 +209,17 @@ void section_masks(AppState& s) {
         int len = sc.valid_lens[b][i];
         ImGui::PushID(1000 + i);
         ImGui::SetNextItemWidth(-90);
-        char label[96];
-        std::snprintf(label, sizeof label, "%d %.60s", i + 1,
-                      i < static_cast<int>(q.size()) ? q[i].c_str() : "");
-        if (ImGui::SliderInt(label, &len, 0, sc.n_keys())) {
+        const std::string label =
+            printf_text("%d %.60s", i + 1, i < static_cast<int>(q.size()) ? q[i].c_str() : "");
+        if (ImGui::SliderInt(label.c_str(), &len, 0, sc.n_keys())) {
           set_query_valid_len(&sc, b, i, len);
           s.changed();
         }
         ImGui::PopID();
       }
       if (static_cast<int>(sc.valid_lens[b].size()) > kShown) {
-        char more[96];
-        std::snprintf(more, sizeof more, T("and %d more queries (in the scenario JSON)"),
-                      static_cast<int>(sc.valid_lens[b].size()) - kShown);
+        const std::string more = printf_text(T("and %d more queries (in the scenario JSON)"),
+                                             static_cast<int>(sc.valid_lens[b].size()) - kShown);
         text_wrapped(more, true);
       }
     }
@@ -306,11 +304,10 @@ void section_extras(AppState& s) {
   mask_value_choice(s);
   if (control_shown(s, "positional_encoding")) {
     control_checkbox(s, "positional_encoding");
-    char help[256];
-    std::snprintf(help, sizeof help,
-                  T("Adds sin/cos patterns of the position to every input row (base %g)."),
-                  static_cast<double>(sc.pe_base));
-    help_marker(help);
+    const std::string help =
+        printf_text(T("Adds sin/cos patterns of the position to every input row (base %g)."),
+                    static_cast<double>(sc.pe_base));
+    help_marker(help.c_str());
   }
   control_checkbox(s, "hard");
   if (sc.hard) {
@@ -462,14 +459,13 @@ void loss_chart(const std::vector<float>& losses, float height_lines, bool expla
     dl->AddText(ImVec2((left_end + right_start - axis_w) * 0.5f, ly), dim, axis);
   const int spike = explain_spikes ? last_spike(losses, first) : -1;
   if (spike >= 0) {
-    char text[400];
-    std::snprintf(text, sizeof text,
-                  T("The spike at step %d: one update overshot and the loss jumped %.0f times "
-                    "above its lowest. A step that is too large where the loss surface is steep "
-                    "does this; a smaller learning rate avoids it."),
-                  spike + 1,
-                  static_cast<double>(losses[spike] / *std::min_element(losses.begin() + first,
-                                                                        losses.begin() + spike)));
+    const std::string text =
+        printf_text(T("The spike at step %d: one update overshot and the loss jumped %.0f times "
+                      "above its lowest. A step that is too large where the loss surface is steep "
+                      "does this; a smaller learning rate avoids it."),
+                    spike + 1,
+                    static_cast<double>(losses[spike] / *std::min_element(losses.begin() + first,
+                                                                          losses.begin() + spike)));
     text_wrapped(text, true);
   }
 }
@@ -517,10 +513,10 @@ void section_train(AppState& s) {
     control_combo(s, "train_speed", T(AppState::speed_name(tr.speed)));  // "slow" when closed
   }
   if (!tr.losses.empty()) {
-    char where[96];
-    std::snprintf(where, sizeof where, T("step %d, loss %.3g"), static_cast<int>(tr.losses.size()),
-                  static_cast<double>(tr.losses.back()));
-    ImGui::TextUnformatted(where);
+    const std::string where =
+        printf_text(T("step %d, loss %.3g"), static_cast<int>(tr.losses.size()),
+                    static_cast<double>(tr.losses.back()));
+    ImGui::TextUnformatted(where.c_str());
     loss_chart(tr.losses);
     if (const scenario::TaskCheck* check = s.task_check()) text_wrapped(check->text.in(lang), true);
     if (tr.converged && !tr.playing)

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 #include "app/widgets/item_log.h"
@@ -112,11 +113,10 @@ void draw_decoder(AppState& s, Heatmaps& h) {
   same_line_if_fits(std::max(button_width(T("Pause")), button_width(T("Play"))));
   if (ImGui::Button(play.c_str()))
     control_apply(s, "decoder_play", !s.decoder_playing);  // as the table view's checkbox
-  char place[64];
-  std::snprintf(place, sizeof place, T("Word %d of %d"), s.decoder_step, m);
-  same_line_if_fits(ImGui::CalcTextSize(place).x);
+  const std::string place = printf_text(T("Word %d of %d"), s.decoder_step, m);
+  same_line_if_fits(ImGui::CalcTextSize(place.c_str()).x);
   ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted(place);
+  ImGui::TextUnformatted(place.c_str());
   item_text("decoder.place", place);
   const bool random_start = train_row(s);
   const int step = s.decoder_step;  // after the buttons: this frame draws the word chosen

@@ -1,5 +1,6 @@
 // "Behind this cell": the arithmetic of the cell under the mouse, as the code computes it.
 #include "app/model/edits.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 
@@ -36,16 +37,14 @@ void draw_details(AppState& s) {
   double g = 0.0;
   if (s.cell_gradient(c, &g)) {
     ImGui::Separator();
-    char line[160];
-    std::snprintf(line, sizeof line, "\xe2\x88\x82L/\xe2\x88\x82(%s [%d, %d]) = %s", info.symbol,
-                  c.row + 1, c.col + 1, num(static_cast<float>(g)).c_str());
-    text_wrapped_mono(line);
+    text_wrapped_mono(printf_text("\xe2\x88\x82L/\xe2\x88\x82(%s [%d, %d]) = %s", info.symbol,
+                                  c.row + 1, c.col + 1, num(static_cast<float>(g)).c_str()));
     const bool weight = info.role == MatrixRole::kWeight;
     if (c.kind == MatrixKind::kOutput) {
-      std::snprintf(line, sizeof line,
-                    T("L = mean((output \xe2\x88\x92 target)\xc2\xb2); here the target is %s, so "
-                      "\xe2\x88\x82L/\xe2\x88\x82y = 2(y \xe2\x88\x92 target)/N."),
-                    num(s.scenario.target[c.batch](c.row, c.col)).c_str());
+      const std::string line =
+          printf_text(T("L = mean((output \xe2\x88\x92 target)\xc2\xb2); here the target is %s, so "
+                        "\xe2\x88\x82L/\xe2\x88\x82y = 2(y \xe2\x88\x92 target)/N."),
+                      num(s.scenario.target[c.batch](c.row, c.col)).c_str());
       text_wrapped(line, true);
     } else if (!info.per_head || weight) {
       text_wrapped(weight

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "app/model/views.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 
@@ -21,9 +22,8 @@ void draw_heads(AppState& s, Heatmaps& h) {
   for (const Step st :
        {Step::kScores, Step::kScaled, Step::kMasked, Step::kWeights, Step::kWeightedValues}) {
     if (st != Step::kScores) ImGui::SameLine();
-    char label[96];
-    std::snprintf(label, sizeof label, "%s##shown", T(step_name(st)));
-    if (ImGui::RadioButton(label, shown == st)) s.set_step(static_cast<int>(st));
+    const std::string label = printf_text("%s##shown", T(step_name(st)));
+    if (ImGui::RadioButton(label.c_str(), shown == st)) s.set_step(static_cast<int>(st));
   }
   batch_selector(s);
   const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.queries.size()) - 1);
@@ -38,16 +38,14 @@ void draw_heads(AppState& s, Heatmaps& h) {
   for (int i = 0; i < H; ++i) {
     if (i % per_row) ImGui::SameLine();
     if (s.lean && i != s.head) {
-      char label[48];
-      std::snprintf(label, sizeof label, "%s %d##lean%d", T("head"), i + 1, i);
-      if (ImGui::Button(label, ImVec2(w, w * 0.8f))) s.set_head(i);
+      const std::string label = printf_text("%s %d##lean%d", T("head"), i + 1, i);
+      if (ImGui::Button(label.c_str(), ImVec2(w, w * 0.8f))) s.set_head(i);
       continue;
     }
     ImGui::BeginGroup();
-    char caption[48];
-    std::snprintf(caption, sizeof caption, "%s %d%s", T("head"), i + 1,
-                  i == s.head ? "  \xe2\x97\x8f" : "");
-    ImGui::TextUnformatted(caption);
+    const std::string caption =
+        printf_text("%s %d%s", T("head"), i + 1, i == s.head ? "  \xe2\x97\x8f" : "");
+    ImGui::TextUnformatted(caption.c_str());
     char id[32];
     std::snprintf(id, sizeof id, "head%d", i);
     MatrixDraw d;

@@ -31,15 +31,14 @@ ImU32 word_shade(float a, bool* dark) {
 void question_buttons(AppState& s, const std::vector<std::string>& names) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(T("Question:"));
-  char id[160];
   for (int i = 0; i < static_cast<int>(names.size()); ++i) {
     const float w = ImGui::CalcTextSize(names[i].c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
     same_line_if_fits(w);
     const bool chosen = i + 1 == s.hierarchy_question;
     if (chosen)
       ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-    std::snprintf(id, sizeof id, "%s##hierarchy_q%d", names[i].c_str(), i + 1);
-    if (ImGui::Button(id)) s.hierarchy_question = i + 1;
+    const std::string id = printf_text("%s##hierarchy_q%d", names[i].c_str(), i + 1);
+    if (ImGui::Button(id.c_str())) s.hierarchy_question = i + 1;
     if (chosen) ImGui::PopStyleColor();
   }
 }

@@ -89,7 +89,7 @@ void draw_composition(AppState& s, Heatmaps& h, int l, int b, float w,
                   l + 1, l, l));
   const std::vector<uint8_t> mask = attn::mask_cells(
       s.stack.base.mask, b, static_cast<int>(tokens.size()), static_cast<int>(tokens.size()));
-  char id[48], caption[128];
+  char id[48];
   int drawn = 0;
   for (int k = 0; k < H; ++k) {
     const attn::Matrix& a = cache.maps[l][k].first;
@@ -98,11 +98,10 @@ void draw_composition(AppState& s, Heatmaps& h, int l, int b, float w,
     for (int part = 0; part < 2; ++part) {
       if (drawn++ % per_row) ImGui::SameLine();
       ImGui::BeginGroup();
-      std::snprintf(caption, sizeof caption,
-                    part == 0 ? T("head %d: scores from h\xe2\x82\x80")
-                              : T("head %d: scores from layers below"),
-                    k + 1);
-      ImGui::TextUnformatted(caption);
+      const std::string caption = printf_text(part == 0 ? T("head %d: scores from h\xe2\x82\x80")
+                                                        : T("head %d: scores from layers below"),
+                                              k + 1);
+      ImGui::TextUnformatted(caption.c_str());
       std::snprintf(id, sizeof id,
                     part == 0 ? "layers_l%d_h%d_from_input" : "layers_l%d_h%d_from_layers", l + 1,
                     k + 1);
@@ -191,7 +190,8 @@ void draw_layers(AppState& s, Heatmaps& h) {
           "are answered."));
   stream_map("layers_h0", s.stack_trace.stream.front()[b],
              T("The stream h\xe2\x82\x80: the inputs (with their positions)"));
-  char id[48], caption[128];
+  char id[48];
+  std::string caption;
   for (int l = 0; l < static_cast<int>(s.stack_trace.layers.size()); ++l) {
     const attn::Trace& t = s.stack_trace.layers[l];
     ImGui::Separator();
@@ -203,9 +203,8 @@ void draw_layers(AppState& s, Heatmaps& h) {
       if (k % per_row) ImGui::SameLine();
       ImGui::BeginGroup();
       const bool focused = l == s.layer && k == s.head;
-      std::snprintf(caption, sizeof caption, "%s %d%s", T("head"), k + 1,
-                    focused ? "  \xe2\x97\x8f" : "");
-      ImGui::TextUnformatted(caption);
+      caption = printf_text("%s %d%s", T("head"), k + 1, focused ? "  \xe2\x97\x8f" : "");
+      ImGui::TextUnformatted(caption.c_str());
       std::snprintf(id, sizeof id, "layers_l%d_h%d", l + 1, k + 1);
       HeatmapSpec sp = probability_map(s, id, t.heads[k].weights[b], tokens, tokens, T("queries"),
                                        T("keys"), ImVec2(w, w * 0.8f));
@@ -220,13 +219,12 @@ void draw_layers(AppState& s, Heatmaps& h) {
     }
     if (H % per_row) ImGui::SameLine();
     std::snprintf(id, sizeof id, "layers_l%d_adds", l + 1);
-    std::snprintf(caption, sizeof caption, T("Layer %d adds"), l + 1);
-    stream_map(id, t.output[b], caption);
+    caption = printf_text(T("Layer %d adds"), l + 1);
+    stream_map(id, t.output[b], caption.c_str());
     if ((H + 1) % per_row) ImGui::SameLine();
     std::snprintf(id, sizeof id, "layers_h%d", l + 1);
-    std::snprintf(caption, sizeof caption, T("The stream h%d = h%d + what layer %d adds"), l + 1, l,
-                  l + 1);
-    stream_map(id, s.stack_trace.stream[l + 1][b], caption);
+    caption = printf_text(T("The stream h%d = h%d + what layer %d adds"), l + 1, l, l + 1);
+    stream_map(id, s.stack_trace.stream[l + 1][b], caption.c_str());
     if (l >= 1) draw_composition(s, h, l, b, w, tokens, per_row);
   }
   if (s.stack.token_model() && b < static_cast<int>(s.next_probabilities.size())) {

@@ -165,18 +165,15 @@ void draw_questions(AppState& s) {
   }
   for (int l = 0; l < static_cast<int>(elsewhere.size()); ++l) {
     if (elsewhere[l] == 0) continue;
-    char waiting[96], label[64];
-    if (elsewhere[l] == 1)
-      std::snprintf(waiting, sizeof waiting, T("A question on this step waits on layer %d."),
-                    l + 1);
-    else
-      std::snprintf(waiting, sizeof waiting, T("%d questions on this step wait on layer %d."),
-                    elsewhere[l], l + 1);
+    const std::string waiting =
+        elsewhere[l] == 1
+            ? printf_text(T("A question on this step waits on layer %d."), l + 1)
+            : printf_text(T("%d questions on this step wait on layer %d."), elsewhere[l], l + 1);
     ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted(waiting);
-    std::snprintf(label, sizeof label, T("Show layer %d"), l + 1);
-    same_line_if_fits(button_width(label));
-    if (small_button((std::string(label) + "##show_layer").c_str())) s.set_layer(l);
+    ImGui::TextUnformatted(waiting.c_str());
+    const std::string label = printf_text(T("Show layer %d"), l + 1);
+    same_line_if_fits(button_width(label.c_str()));
+    if (small_button((label + "##show_layer").c_str())) s.set_layer(l);
   }
 }
 
@@ -190,10 +187,9 @@ void draw_lesson(AppState& s) {
   // Where this lesson is on the path, and the way to the one before and after (not when the
   // embedding page chooses the lessons: hide=preset).
   if (here >= 0 && !s.control_hidden("preset")) {
-    char where[64];
-    std::snprintf(where, sizeof where, T("Lesson %d of %d"), here + 1, count);
+    const std::string where = printf_text(T("Lesson %d of %d"), here + 1, count);
     if (touch_targets()) ImGui::AlignTextToFramePadding();  // level with the buttons
-    ImGui::TextDisabled("%s", where);
+    ImGui::TextDisabled("%s", where.c_str());
     item_text("lesson.place", where);
     // In a narrow column (the left one of an 800-pixel frame) the buttons wrap, never cut.
     const auto small_w = [](const char* label) {

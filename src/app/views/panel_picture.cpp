@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/model/matrices.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 #include "scenario/image.h"
@@ -39,7 +40,6 @@ void draw_picture(AppState& s, Heatmaps& h) {
   // The query to show: one button each, the chosen one marked.
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(T("Query:"));
-  char id[160];
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   for (int i = 0; i < n_q; ++i) {
     // Beside the last one when it fits, else on the next line (a phone's width).
@@ -49,8 +49,8 @@ void draw_picture(AppState& s, Heatmaps& h) {
     const bool chosen = i == s.picture_query;
     if (chosen)
       ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-    std::snprintf(id, sizeof id, "%s##picture_q%d", queries[i].c_str(), i);
-    if (ImGui::Button(id)) s.picture_query = i;
+    const std::string id = printf_text("%s##picture_q%d", queries[i].c_str(), i);
+    if (ImGui::Button(id.c_str())) s.picture_query = i;
     if (chosen) ImGui::PopStyleColor();
   }
   const int q = s.picture_query;
@@ -134,13 +134,11 @@ void draw_picture(AppState& s, Heatmaps& h) {
     const attn::Matrix& keys = s.trace.keys[0];
     std::string tip = scenario::patch_name(im, j) + ": ";
     for (int f = 0; f < scenario::kImageFeatures && f < keys.cols(); ++f) {
-      std::snprintf(number, sizeof number, "%s%s %.2f", f ? ", " : "",
-                    T(scenario::kImageFeatureNames[f]), keys(j, f));
-      tip += number;
+      tip +=
+          printf_text("%s%s %.2f", f ? ", " : "", T(scenario::kImageFeatureNames[f]), keys(j, f));
     }
     if (!hidden) {
-      std::snprintf(number, sizeof number, T("; weight %.3f"), (*weights)(q, j));
-      tip += number;
+      tip += printf_text(T("; weight %.3f"), (*weights)(q, j));
     }
     ImGui::SetTooltip("%s", tip.c_str());
   }

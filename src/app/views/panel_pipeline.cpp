@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "app/model/controls.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 #include "app/views/panel_pipeline_internal.h"
@@ -158,18 +159,15 @@ void step_bar(AppState& s) {
       ImGui::TextDisabled("\xe2\x80\xba");
       ImGui::SameLine(0, 2);
     }
-    char label[96];
-    if (compact)
-      std::snprintf(label, sizeof label, "%d##step%d", k + 1, k);
-    else
-      std::snprintf(label, sizeof label, "%d  %s##step%d", k + 1, T(step_name(st)), k);
+    const std::string label = compact ? printf_text("%d##step%d", k + 1, k)
+                                      : printf_text("%d  %s##step%d", k + 1, T(step_name(st)), k);
     const bool current = s.step == st;
     if (current) {
       ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.16f, 0.36f, 0.78f, 1.0f));
       ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.20f, 0.42f, 0.85f, 1.0f));
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
     }
-    if (ImGui::Button(label)) {
+    if (ImGui::Button(label.c_str())) {
       s.set_step(k);
       s.playing = false;
     }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "app/model/edits.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/panel_pipeline_internal.h"
 
@@ -206,24 +207,22 @@ void view_projections(Ctx& c, ImVec2 avail) {
     for (const Row& r : rows) {
       ImGui::PushID(r.symbol);
       const bool projected = projects(r);
-      char w_caption[64], x_caption[96], out_caption[96];
+      char w_caption[64];
       if (s.transpose && projected) {  // Q = W_qᵀ·X: the weights first
         std::snprintf(w_caption, sizeof w_caption, "%s%s", matrix_info(r.w).symbol, kTransposed);
-        std::snprintf(x_caption, sizeof x_caption, "\xc2\xb7 %s", T(r.x_caption));
+        const std::string x_caption = printf_text("\xc2\xb7 %s", T(r.x_caption));
         full(r.w, r.w_id, w_caption);
-        full(r.in, r.x_id, x_caption);
+        full(r.in, r.x_id, x_caption.c_str());
       } else {
         full(r.in, r.x_id, T(r.x_caption));
         std::snprintf(w_caption, sizeof w_caption, "\xc2\xb7 %s", matrix_info(r.w).symbol);
         if (projected) full(r.w, r.w_id, w_caption);
       }
-      if (s.scenario.heads > 1)
-        std::snprintf(out_caption, sizeof out_caption, "%s %s (%s %d)",
-                      projected ? "=" : "\xe2\x86\x92", r.symbol, T("head"), s.head + 1);
-      else
-        std::snprintf(out_caption, sizeof out_caption, "%s %s", projected ? "=" : "\xe2\x86\x92",
-                      r.symbol);
-      full(r.out, r.out_id, out_caption);
+      const std::string out_caption =
+          s.scenario.heads > 1 ? printf_text("%s %s (%s %d)", projected ? "=" : "\xe2\x86\x92",
+                                             r.symbol, T("head"), s.head + 1)
+                               : printf_text("%s %s", projected ? "=" : "\xe2\x86\x92", r.symbol);
+      full(r.out, r.out_id, out_caption.c_str());
       ImGui::PopID();
     }
     return;
@@ -269,16 +268,14 @@ void view_projections(Ctx& c, ImVec2 avail) {
       }
     }
     operator_sign(projected ? "=" : "\xe2\x86\x92", row_h * 0.5f);
-    char out_caption[64];
-    if (s.scenario.heads > 1)
-      std::snprintf(out_caption, sizeof out_caption, "%s (%s %d)", r.symbol, T("head"), s.head + 1);
-    else
-      std::snprintf(out_caption, sizeof out_caption, "%s", r.symbol);
+    const std::string out_caption = s.scenario.heads > 1
+                                        ? printf_text("%s (%s %d)", r.symbol, T("head"), s.head + 1)
+                                        : printf_text("%s", r.symbol);
     MatrixDraw od;
     od.legend = false;
     od.max_aspect = kAspect;
     od.id = r.out_id;
-    od.caption = out_caption;
+    od.caption = out_caption.c_str();
     od.size = ImVec2(w.back(), row_h);
     block(c, r.out, od);
     ImGui::PopID();

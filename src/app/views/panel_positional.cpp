@@ -116,9 +116,8 @@ void draw_positional(AppState& s, Heatmaps& h) {
   std::vector<ImVec2> label_at;
   float legend_x = left, legend_y = p0.y + 5.0f;
   for (const int c : shown_cols) {
-    char label[32];
-    std::snprintf(label, sizeof label, "%s %d", T("column"), c);
-    const float w = ImGui::CalcTextSize(label).x;
+    const std::string label = printf_text("%s %d", T("column"), c);
+    const float w = ImGui::CalcTextSize(label.c_str()).x;
     if (legend_x > left && legend_x + w > right) {
       legend_x = left;
       legend_y += lh + 2.0f;
