@@ -711,7 +711,57 @@ async function checkBeside({ browser, url }) {
   ok(`beside: ${seen.join("; ")}; Escape gives the canvas the whole screen`);
 }
 
+// ---------------------------------------------------------------------------------------
+// skip: "Skip to the settings", past a question's 40 patch buttons, by key and by a click where
+// it is drawn, in both languages
+// ---------------------------------------------------------------------------------------
+
+async function checkSkip({ browser, url }) {
+  const seen = [];
+  for (const [lang, label] of [["en", "Skip to the settings"], ["zh", "跳到设置"]]) {
+    const page = await openPage(browser, `${url}?preset=where_the_eye_goes&lang=${lang}`);
+    await tabTo(page, (n) => n === "#table-toggle", "the table view's button", { max: 8 });
+    await pressAndKeep(page, "Enter", "#a11y", "opening the table view", seen);
+    // The first Tab in the table view is the skip button, with its words.
+    const first = await tabTo(page, (n) => n === "#a11y-skip", "the skip button", { max: 1 });
+    const { text } = await focusedIn(page);
+    if (text !== label) fail(`${lang}: the skip button reads "${text}", not "${label}"`);
+    // Enter: the focus is on the settings' first control; the View setting is a few Tabs on.
+    await page.keyboard.press("Enter");
+    const landed = (await focusedIn(page)).name;
+    if (!/^#a11y-control-/.test(landed)) fail(`${lang}: Enter on the skip button put the focus on ${landed}`);
+    let presses = 0;
+    while ((await focusedIn(page)).name !== "#a11y-control-view" && presses < 5) {
+      await page.keyboard.press("Tab");
+      ++presses;
+    }
+    if ((await focusedIn(page)).name !== "#a11y-control-view") fail(`${lang}: 5 Tabs after the skip never reached the View setting`);
+    // Without it: Tab from the top of the table view past the questions' patch buttons.
+    await page.focus("#a11y");
+    let walk = 0;
+    while ((await focusedIn(page)).name !== "#a11y-control-view" && walk < 200) {
+      await page.keyboard.press("Tab");
+      ++walk;
+    }
+    // A click where the button is drawn (its box on the screen) does the same.
+    await page.focus("#a11y");
+    const box = await page.locator("#a11y-skip").boundingBox();
+    if (!box || box.width < 20 || box.x + box.width > VIEWPORT.width) fail(`${lang}: the skip button is drawn at ${JSON.stringify(box)}`);
+    const hit = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.id ?? "", [box.x + box.width / 2, box.y + box.height / 2]);
+    if (hit !== "a11y-skip") fail(`${lang}: at the skip button's middle the screen shows #${hit}`);
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    const clicked = (await focusedIn(page)).name;
+    if (clicked !== landed) fail(`${lang}: a click on the skip button put the focus on ${clicked}, Enter on ${landed}`);
+    checkNoProblems(page, `skip (${lang})`);
+    await page.close();
+    seen.push(`${lang}: "${label}" first, then ${landed}; the View setting ${presses + 2} keys from the table view's top ` +
+              `instead of ${walk} Tabs`);
+  }
+  ok(`skip: ${seen.join("; ")}`);
+}
+
 const CHECKS = {
+  skip: checkSkip,
   decoder: checkDecoderKeys,
   document: checkDocumentKeys,
   "picture-curve": checkPictureCurve,

@@ -286,6 +286,7 @@ async function checkQuizReadout({ browser, url }) {
 const VIEW_LESSONS = [
   ["why_stack", "layers", "en"], ["learned_bahdanau", "decoder", "zh"], ["attention_over_attention", "document", "en"],
   ["where_the_eye_goes", "picture", "zh"], ["nadaraya_watson", "curve", "en"],
+  ["multi_head", "heads", "en"], ["self_attention", "positional", "zh"], ["toy_2d", "plane", "en"],
 ];
 
 async function checkViews({ browser, url }) {
@@ -339,6 +340,23 @@ async function checkViews({ browser, url }) {
         return ap.items().find((i) => i.id === id)?.label ?? null;
       }, sentence);
       if (!drawn || !read.text.includes(drawn)) fail(`${lesson}: the canvas says "${drawn}", the table view ${JSON.stringify(read.text)}`);
+    }
+    if (view === "heads") {  // a table per head, each the head's matrix of the step
+      const heads = (await page.evaluate(() => window.attentionPlayground.getTrace())).heads.length;
+      if (read.tables.length !== heads) fail(`${lesson}: ${read.tables.length} tables for ${heads} heads`);
+    }
+    if (view === "plane") {  // the question about q2's weights waits: its weights are "?"
+      const keys = read.tables[1];
+      if (!keys || keys.rows.some((r) => r.cells.at(-1) !== "?")) fail(`${lesson}: the keys' weights are shown before the question is answered: ${JSON.stringify(keys).slice(0, 300)}`);
+      // The canvas's bars beside the plane: a key's name and "?", row by row as the table's.
+      const bars = await page.evaluate(() => {
+        const ap = window.attentionPlayground;
+        ap.items();
+        ap.layoutNow(2);
+        return ap.items().filter((i) => i.id.startsWith("plane.weight")).map((i) => i.label);
+      });
+      const want = keys.rows.map((r) => `${r.label}  ?`);
+      if (JSON.stringify(bars) !== JSON.stringify(want)) fail(`${lesson}: the canvas's bars read ${JSON.stringify(bars)}, the table view ${JSON.stringify(want)}`);
     }
     if (view === "picture") {
       const red = read.tables[0].columns.indexOf(lang === "zh" ? "红" : "red");

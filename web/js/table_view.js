@@ -223,6 +223,7 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     const heading = viewHeading(d);
     setText(document.getElementById("a11y-heading"), d.lesson ? `${d.lesson}: ${heading}` : heading);
     setText(document.getElementById("a11y-close"), d.texts.close);
+    setText(document.getElementById("a11y-skip"), d.texts.skip_settings);
     setText(tableToggle, d.texts.table_view);
   }
 
@@ -603,6 +604,7 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
 
   function showTableView(show) {
     document.getElementById("a11y-close").tabIndex = show ? 0 : -1;
+    document.getElementById("a11y-skip").tabIndex = show ? 0 : -1;
     a11y.classList.toggle("visually-hidden", !show);
     a11y.classList.toggle("shown", show);
     document.body.classList.toggle("table-open", show);  // the canvas makes room (app.css)
@@ -649,6 +651,11 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     }, true);
   }
   document.getElementById("a11y-close")?.addEventListener("click", () => showTableView(false));
+  // Past the lesson, its questions (a picture's 40 patches) and the tables, to the settings'
+  // first control: the step, the view and the view's own choice come first there.
+  document.getElementById("a11y-skip")?.addEventListener("click", () => {
+    a11yBody.querySelector("fieldset.settings :is(select, input, button)")?.focus();
+  });
 
   return { renderAccessible, renderSoon, trainingStepped, showTableView,
            shown: () => a11y.classList.contains("shown") };

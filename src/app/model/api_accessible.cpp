@@ -43,6 +43,7 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   }
   j["texts"] = {{"table_view", T("Table view")},
                 {"close", T("Close")},
+                {"skip_settings", T("Skip to the settings")},
                 {"head", T("head")},
                 {"previous", T("Previous lesson")},
                 {"next", T("Next lesson")},

@@ -58,6 +58,9 @@ std::string num(float v);
 // 1e5, then an exponent with one or two digits (−1e6, −1e9, 2.5e5); −∞, ∞ and NaN.
 std::string cell_number(float v);
 // printf into a std::string, of any length: the UI's texts with numbers and names.
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 1, 2)))
+#endif
 std::string printf_text(const char* format, ...);
 // 1-based subscript digits: sub(1) == "₂".
 std::string sub(int zero_based);

@@ -279,6 +279,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Previous lesson", "上一课"},
     {"Next lesson", "下一课"},
     {"Close", "关闭"},
+    {"Skip to the settings", "跳到设置"},
     {"rows: %s, columns: %s", "行：%s，列：%s"},
     {"The first %d of %d rows and %d of %d columns.",
      "只列出前 %d 行（共 %d 行）、前 %d 列（共 %d 列）。"},

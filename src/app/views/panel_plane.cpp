@@ -9,6 +9,7 @@
 #include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
+#include "app/widgets/item_log.h"
 
 namespace ui {
 
@@ -169,6 +170,7 @@ void draw_plane(AppState& s, Heatmaps&) {
         hidden ? kl[j] + "  ?" : printf_text("%s  %.3f", kl[j].c_str(), w(query, j));
     ImGui::ProgressBar(hidden || !std::isfinite(w(query, j)) ? 0.0f : w(query, j),
                        ImVec2(std::min(260.0f, avail.x - side - 30), 0), overlay.c_str());
+    item_text(("plane.weight" + std::to_string(j)).c_str(), overlay);  // for the checks
   }
   ImGui::EndGroup();
 }
