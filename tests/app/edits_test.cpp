@@ -7,10 +7,12 @@
 // [SECTION] Seeded edits
 // [SECTION] Masks
 // [SECTION] Inputs and labels
+// [SECTION] Typed answers
 #include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -631,4 +633,33 @@ TEST_CASE("a lesson's Chinese tokens are shown in Chinese and follow every edit"
   const scenario::ParseResult again = scenario::parse(scenario::to_json(s));
   REQUIRE(again.error == "");
   CHECK(again.scenario.query_tokens_zh == s.query_tokens_zh);
+}
+
+TEST_CASE("typed_number reads the whole text as one number, or nothing", "[edits][quiz]") {
+  const auto is = [](const char* text, float want) {
+    INFO('"' << text << '"');
+    const std::optional<float> v = ui::typed_number(text);
+    REQUIRE(v.has_value());
+    CHECK(*v == want);
+  };
+  is("0.25", 0.25f);
+  is(" 0.9986 ", 0.9986f);
+  is("-1.5", -1.5f);
+  is("+2", 2.0f);
+  is(".5", 0.5f);
+  is("3.", 3.0f);
+  is("0,5", 0.5f);  // a comma as the decimal point
+  is("\xe2\x88\x92"
+     "2",
+     -2.0f);  // − as the UI prints it
+  is("1e-3", 1e-3f);
+  is("2.5E+2", 250.0f);
+  // Never a prefix: "0.2" then "0.9986" typed into a box that kept the first answer.
+  for (const char* bad :
+       {"0.20.9986", "",    "   ",    "-",    ".",     "1e",           "1e+", "e5",
+        "0x10",      "inf", "nan",    "2 3",  "1,5,0", "1..2",         "--1", "1-",
+        "1e5.5",     "abc", "0.2abc", "1e39", "-1e39", "\xe2\x88\x92", "1/2", "2*3"}) {
+    INFO('"' << bad << '"');
+    CHECK_FALSE(ui::typed_number(bad).has_value());
+  }
 }

@@ -606,7 +606,78 @@ async function checkTrain({ page, browser, url, pages }) {
      `fresh page comes back to the same loss ${there.t.loss.toExponential(3)} and outputs; ?task=parity is named`);
 }
 
+// A typed answer as a person types it: into the canvas's number box, clicked where it is drawn,
+// "0.20.9986" (a first answer and a second run together) is refused with a sentence under the
+// box and the question stays open, never read as 0.2; the right number after Ctrl+A is right;
+// "Ask me again", clicked where drawn, empties the box (the same number typed again is right,
+// not "0.680.68"). In the table view "0x10" is refused the same way and "0,68" is right.
+async function checkTyped({ page, browser, url, pages }) {
+  const typedPage = await openPage(browser, `${url}?preset=cross_attention&lang=en`);
+  pages.push(typedPage);
+  const p = typedPage;
+  const ap = (fn, arg) => p.evaluate(fn, arg);
+  const q = (await ap(() => window.attentionPlayground.getQuiz())).findIndex((e) => e.kind === "value");
+  if (q < 0) fail("cross_attention has no question answered by a number");
+  const step = (await ap(() => window.attentionPlayground.getQuiz()))[q].step;
+  await ap((s) => window.attentionPlayground.setStep(s), step);
+  const items = () => ap(() => {
+    const a = window.attentionPlayground;
+    a.items();  // the first call starts the record
+    a.layoutNow(2);
+    return a.items();
+  });
+  const clickOn = async (want, what) => {
+    const i = (await items()).find(want);
+    if (!i) fail(`${what} is not drawn`);
+    await p.mouse.click((i.x0 + i.x1) / 2, (i.y0 + i.y1) / 2);
+    await ap(() => window.attentionPlayground.frames(3));
+  };
+  const enter = async (text) => {
+    await p.keyboard.type(text);
+    await p.keyboard.press("Enter");
+    await ap(() => window.attentionPlayground.frames(3));
+    return (await ap(() => window.attentionPlayground.getQuiz()))[q];
+  };
+  const texts = (await ap(() => window.attentionPlayground.getAccessible())).texts;
+  await clickOn((i) => i.id === "##value", "the number box");
+  let r = await enter("0.20.9986");
+  const said = (await items()).find((i) => i.id === "quiz.not_a_number")?.label;
+  if (r.answered) fail(`"0.20.9986" typed was taken as an answer: ${JSON.stringify(r).slice(0, 200)}`);
+  if (said !== texts.not_a_number) fail(`after "0.20.9986" the canvas says ${JSON.stringify(said)}`);
+  await clickOn((i) => i.id === "##value", "the number box again");
+  await p.keyboard.press("Control+A");
+  r = await enter("0.68");
+  if (!r.answered || !r.correct) fail(`"0.68" typed over it was judged ${JSON.stringify(r).slice(0, 200)}`);
+  if ((await items()).some((i) => i.id === "quiz.not_a_number")) fail("the refusal stayed after the right answer");
+  await clickOn((i) => i.label === "Ask me again" && !i.text, '"Ask me again"');
+  await clickOn((i) => i.id === "##value", "the number box, asked again");
+  r = await enter("0.68");
+  if (!r.answered || !r.correct) fail(`asked again, "0.68" typed was judged ${JSON.stringify(r).slice(0, 200)} (the box kept the last answer?)`);
+  // The table view's box.
+  await ap((n) => window.attentionPlayground.answerQuiz(n, { again: true }), q);
+  await p.focus("#table-toggle");
+  await p.keyboard.press("Enter");
+  const box = `#a11y [data-key="q${q} value"]`;
+  await p.waitForSelector(box);
+  await p.fill(box, "0x10");
+  await p.press(box, "Enter");
+  const refused = await ap((sel) => {
+    const input = document.querySelector(sel);
+    return { invalid: input.getAttribute("aria-invalid"), said: input.closest(".quiz").querySelector(".quiz-problem")?.textContent };
+  }, box);
+  r = (await ap(() => window.attentionPlayground.getQuiz()))[q];
+  if (r.answered || refused.invalid !== "true" || refused.said !== texts.not_a_number)
+    fail(`"0x10" in the table view: ${JSON.stringify({ refused, answered: r.answered })}`);
+  await p.fill(box, "0,68");
+  await p.press(box, "Enter");
+  r = (await ap(() => window.attentionPlayground.getQuiz()))[q];
+  if (!r.answered || !r.correct) fail(`"0,68" in the table view was judged ${JSON.stringify(r).slice(0, 200)}`);
+  ok(`typed: "0.20.9986" refused on the canvas ("${said}"), "0.68" over it right, "Ask me again" empties the box; ` +
+     `"0x10" refused in the table view, "0,68" right`);
+}
+
 const CHECKS = {
+  typed: checkTyped,
   input: checkInput,
   narrow: checkNarrow,
   axe: checkAxe,
@@ -618,6 +689,7 @@ const CHECKS = {
 
 // Each check's title in the test list (tests/web/CMakeLists.txt reads them with --list).
 const TITLES = {
+  typed: "a typed answer is the whole number or refused, on the canvas and in the table view",
   input: "keyboard, wheel and touch work",
   narrow: "a phone gets one column and a sharp canvas",
   axe: "axe-core, every rule (AAA contrast too), finds no problem in either language",

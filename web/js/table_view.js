@@ -364,12 +364,25 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
                                        "data-key": `q${n} value` });
       const form = element("form", {}, input, " ",
                            element("button", { type: "submit", "data-key": `q${n} check` }, texts.check));
+      // The whole text is the number, as on the canvas (ui::typed_number): "0.20.9986", "0x10"
+      // or "1e" is refused with a sentence under the box, never read in part.
+      const problem = element("p", { className: "quiz-problem", role: "status" });
       form.addEventListener("submit", (e) => {
         e.preventDefault();
-        const v = Number(input.value.replace(",", "."));
-        if (input.value.trim() !== "" && Number.isFinite(v)) answer({ value: v });
+        const text = input.value.trim().replace(",", ".").replace("\u2212", "-");
+        const v = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
+        if (Number.isFinite(v) && Math.abs(v) <= 3.4028234663852886e38) {
+          answer({ value: v });
+          return;
+        }
+        input.setAttribute("aria-invalid", "true");
+        problem.textContent = texts.not_a_number;
       });
-      box.append(form);
+      input.addEventListener("input", () => {
+        input.removeAttribute("aria-invalid");
+        problem.textContent = "";
+      });
+      box.append(form, problem);
     }
     if (!q.answered) {  // giving up shows the answer (not right first time), as on the canvas
       const show = element("button", { type: "button", "data-key": `q${n} show` }, texts.show);

@@ -56,6 +56,7 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                 {"questions_on", T("Questions on steps")},
                 {"go_to_step", T("Go to step %d")},
                 {"check", T("Check")},
+                {"not_a_number", T("Type one number, such as 0.25 or -1.5.")},
                 {"show", T("Show me the answer")},
                 {"again", T("Ask me again")},
                 {"rows_cols", T("rows: %s, columns: %s")},

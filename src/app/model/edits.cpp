@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <type_traits>
 
@@ -338,6 +339,41 @@ std::vector<std::string> key_labels(const scenario::Scenario& s, int b) {
   }
   for (int j = 0; j < s.n_keys(); ++j) out.push_back("k" + std::to_string(j + 1));
   return out;
+}
+
+std::optional<float> typed_number(std::string_view text) {
+  std::string t;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 3, "\xe2\x88\x92") == 0) {  // − (U+2212), as the UI prints minus
+      t += '-';
+      i += 2;
+    } else {
+      t += text[i] == ',' ? '.' : text[i];
+    }
+  }
+  const size_t first = t.find_first_not_of(" \t"), last = t.find_last_not_of(" \t");
+  if (first == std::string::npos) return std::nullopt;
+  t = t.substr(first, last - first + 1);
+  // [+-] digits [. digits] | [+-] . digits, then [eE] [+-] digits: nothing else.
+  size_t i = 0, digits = 0;
+  const auto isdigit = [&](size_t k) { return k < t.size() && t[k] >= '0' && t[k] <= '9'; };
+  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+  while (isdigit(i)) ++i, ++digits;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    while (isdigit(i)) ++i, ++digits;
+  }
+  if (digits == 0) return std::nullopt;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (!isdigit(i)) return std::nullopt;
+    while (isdigit(i)) ++i;
+  }
+  if (i != t.size()) return std::nullopt;
+  const float v = std::strtof(t.c_str(), nullptr);
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 }  // namespace ui

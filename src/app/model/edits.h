@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "scenario/scenario.h"
 
@@ -53,6 +55,12 @@ void set_query_valid_len(scenario::Scenario* s, int b, int i, int len);
 
 // Sets one input cell; `which` is 'q', 'k', 'v' (or 'x' in self-attention).
 void set_input(scenario::Scenario* s, char which, int b, int i, int j, float v);
+
+// A number typed as a question's answer, the whole text: spaces around it, "." or "," as the
+// decimal point, "-", "+" or "−" before it, digits with an optional exponent ("0.25", "-1e-3",
+// "0,5", "−2"); nullopt for anything else ("0.20.9986", "", "1e", "0x10", "inf", "2 3") or a
+// number beyond float's range, never the number a prefix of the text makes.
+std::optional<float> typed_number(std::string_view text);
 
 // Token labels, generated when the scenario has none: "q1".."qn" / "k1".."kn", or the
 // query labels for keys in self-attention.

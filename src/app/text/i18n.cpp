@@ -150,6 +150,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Read: %s", "阅读：%s"},
     {"Predict, then check", "先预测，再核对"},
     {"Check", "核对"},
+    {"Type one number, such as 0.25 or -1.5.", "请输入一个数，例如 0.25 或 -1.5。"},
     {"You answered this one right before.", "你之前答对过这一题。"},
     {"You tried this one before.", "你之前做过这一题。"},
     {"The largest weight is on \"%s\" (%.2f).", "最大的权重落在“%s”上（%.2f）。"},

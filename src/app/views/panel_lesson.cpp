@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "app/model/edits.h"
@@ -65,10 +66,13 @@ void draw_questions(AppState& s) {
   const std::vector<scenario::QuizQuestion>& quiz = s.quiz();
   s.replies.resize(quiz.size());
   static char typed[scenario::kMaxQuizQuestions][32] = {};
+  // A box whose text is not a number says so under it until the text changes.
+  static bool not_a_number[scenario::kMaxQuizQuestions] = {};
   static uint64_t typed_for = ~uint64_t{0};
   if (typed_for != s.loads) {  // a new scenario: empty answer boxes
     typed_for = s.loads;
     for (auto& t : typed) t[0] = '\0';
+    for (bool& b : not_a_number) b = false;
   }
   const std::string lang = language_code();
   const auto marks = s.progress.find(s.lesson_id());
@@ -120,11 +124,21 @@ void draw_questions(AppState& s) {
         const bool enter = ImGui::InputText(
             "##value", typed[q], sizeof typed[q],
             ImGuiInputTextFlags_CharsScientific | ImGuiInputTextFlags_EnterReturnsTrue);
+        if (ImGui::IsItemEdited()) not_a_number[q] = false;
         ImGui::SameLine();
         const bool check = ImGui::Button(T("Check"));
-        char* end = nullptr;
-        const float v = std::strtof(typed[q], &end);
-        if ((enter || check) && end != typed[q]) s.answer_quiz(static_cast<int>(q), -1, v);
+        if (enter || check) {
+          // The whole text is the number ("0.20.9986" was read as 0.2 and marked wrong).
+          const std::optional<float> v = typed_number(typed[q]);
+          if (v) s.answer_quiz(static_cast<int>(q), -1, *v);
+          not_a_number[q] = !v;
+        }
+        if (not_a_number[q]) {
+          ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.7f, 0.15f, 0.1f, 1.0f));
+          text_wrapped(T("Type one number, such as 0.25 or -1.5."), false, room());
+          item_text("quiz.not_a_number", T("Type one number, such as 0.25 or -1.5."));
+          ImGui::PopStyleColor();
+        }
       }
       // Giving up shows the answer (recorded as not right first time).
       if (small_button(T("Show me the answer"))) s.show_quiz_answer(static_cast<int>(q));
@@ -151,7 +165,11 @@ void draw_questions(AppState& s) {
         text_wrapped(T("You have changed the lesson, so its own explanation no longer fits "
                        "these numbers."),
                      true, room());
-      if (small_button(T("Ask me again"))) r = AppState::QuizReply{};
+      if (small_button(T("Ask me again"))) {  // an empty box, as for the first time
+        r = AppState::QuizReply{};
+        typed[q][0] = '\0';
+        not_a_number[q] = false;
+      }
     }
     ImGui::Dummy(ImVec2(0, pad * 0.25f));
     ImGui::Unindent(pad + 4.0f);
