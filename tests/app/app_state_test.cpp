@@ -1220,3 +1220,27 @@ TEST_CASE(
   CHECK(app.scenario.hard_gradient == attn::HardGradient::kNone);
   CHECK_FALSE(ui::control_shown(app, "hard_gumbel"));
 }
+
+TEST_CASE(
+    "a wrong key's verdict counts only the keys the row can attend to, says a masked key is "
+    "masked, and names ties",
+    "[app][quiz]") {
+  // One query; keys k1, k2 equal (a tie), k3 larger, k4 cut off by the valid length.
+  const std::string scenario = R"({"version": 1, "queries": [[1, 0]],
+    "keys": [[0.5, 0], [0.5, 0], [2, 0], [9, 0]], "values": [[1], [2], [3], [4]],
+    "scoring": "dot", "valid_lens": [3],
+    "quiz": [{"step": 5, "ask": {"en": "Which key?", "zh": "哪个键？"},
+              "why": {"en": "k3.", "zh": "k3。"},
+              "answer": {"head": 0, "batch": 0, "row": 0, "key": 2}}]})";
+  ui::AppState app;
+  REQUIRE(ui::api::set_scenario(app, scenario) == "");
+  REQUIRE(app.quiz_truth_key(0) == 2);
+  CHECK(app.quiz_key_labels(0) == std::vector<std::string>{"k1", "k2", "k3", "k4"});
+  REQUIRE(app.answer_quiz(0, 3, 0.0f));  // the masked key
+  CHECK(app.quiz_verdict(0).find("You chose \"k4\": it is masked for this query, so its weight "
+                                 "is 0.") != std::string::npos);
+  app.replies[0] = ui::AppState::QuizReply{};
+  REQUIRE(app.answer_quiz(0, 0, 0.0f));  // k1, tied with k2, below k3: 2nd of the 3 open keys
+  CHECK(app.quiz_verdict(0).find("tied with 1 other keys at number 2 of 3 from the top.") !=
+        std::string::npos);
+}

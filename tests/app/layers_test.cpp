@@ -276,7 +276,18 @@ TEST_CASE("a stack's lesson asks each question on its layer, checked against tha
   CHECK(app.open_question() == 0);
   REQUIRE(app.answer_quiz(0, 2, 0.0f));  // the wrong key: layer 1 looks one back, at 4
   CHECK(!app.replies[0].correct);
-  CHECK(app.quiz_verdict(0).find("\"C\"") != std::string::npos);
+  // Its tokens repeat (· A B C A B): each answer names its position, and so does the verdict.
+  const std::vector<std::string> labels = app.quiz_key_labels(0);
+  REQUIRE(labels.size() == 6);
+  CHECK(labels[1] == "A (position 2)");
+  CHECK(labels[4] == "A (position 5)");
+  CHECK(app.quiz_verdict(0).rfind("The largest weight is on \"C (position 4)\"", 0) == 0);
+  CHECK(app.quiz_verdict(0).find("You chose \"B (position 3)\"") != std::string::npos);
+  // Row 5 sees positions 1 to 5 (causal): five keys it can attend to, the sixth masked.
+  CHECK(app.quiz_verdict(0).find(" of 5 from the top.") != std::string::npos);
+  const nlohmann::json seen = nlohmann::json::parse(ui::api::accessible(app, std::nullopt));
+  for (const nlohmann::json& e : seen["quiz"])
+    if (e.contains("keys")) CHECK(e["keys"] == labels);
   CHECK(app.lesson_done("why_stack"));
 }
 

@@ -89,7 +89,7 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
     if (qq.step != static_cast<int>(s.step)) continue;
     nlohmann::json e = {
         {"question", q}, {"ask", qq.ask.in(lang)}, {"kind", qq.answer.argmax ? "key" : "value"}};
-    if (qq.answer.argmax) e["keys"] = key_labels(s.scenario, qq.answer.batch);
+    if (qq.answer.argmax) e["keys"] = s.quiz_key_labels(static_cast<int>(q));
     const bool answered = q < s.replies.size() && s.replies[q].answered;
     e["answered"] = answered;
     if (answered) {

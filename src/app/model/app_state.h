@@ -401,6 +401,9 @@ struct AppState : AppStateJobs {
   // After an answer: what the core says ("The largest weight is on "cat" (0.66).") and whether
   // the lesson's own explanation still fits these numbers (not after edits that change them).
   std::string quiz_verdict(int q);
+  // The answer buttons of key question q: the key tokens, each with its position ("A (position
+  // 2)") when a token repeats, so that the first A and the second are told apart.
+  std::vector<std::string> quiz_key_labels(int q) const;
   bool quiz_key_holds(int q);
   // Every question of lesson `id` answered (a lesson without questions is never done).
   bool lesson_done(const std::string& id) const;

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "app/model/edits.h"
+#include "app/model/matrices.h"
 
 namespace ui {
 
@@ -32,29 +33,59 @@ float AppState::quiz_truth_value(int q) {
   return scenario::quiz_matrix(a, quiz_head(a), a.batch, quiz_output(a))(a.row, a.col);
 }
 
+std::vector<std::string> AppState::quiz_key_labels(int q) const {
+  const scenario::QuizAnswer& a = quiz()[q].answer;
+  std::vector<std::string> keys = key_labels(scenario, a.batch);
+  bool repeats = false;
+  for (size_t j = 0; j < keys.size() && !repeats; ++j)
+    repeats = std::count(keys.begin(), keys.end(), keys[j]) > 1;
+  if (repeats)
+    for (size_t j = 0; j < keys.size(); ++j)
+      keys[j] = printf_text(T("%s (position %d)"), keys[j].c_str(), static_cast<int>(j) + 1);
+  return keys;
+}
+
 std::string AppState::quiz_verdict(int q) {
   // (Formatted into strings that grow: a key is a token name of the learner's.)
   const scenario::QuizAnswer& a = quiz()[q].answer;
   if (a.argmax) {
-    const std::vector<std::string> keys = key_labels(scenario, a.batch);
+    const std::vector<std::string> keys = quiz_key_labels(q);
     const int truth = quiz_truth_key(q);
     const float w = quiz_head(a).weights[a.batch](a.row, truth);
     const std::string verdict = printf_text(
         T("The largest weight is on \"%s\" (%.2f)."),
         truth < static_cast<int>(keys.size()) ? keys[truth].c_str() : "?", static_cast<double>(w));
-    // A wrong key: what the learner chose, its weight and its place among the row's weights.
+    // A wrong key: what the learner chose, its weight and its place among the keys the row
+    // can attend to (a masked key is none of them; keys of the same weight share a place).
     const int given = q < static_cast<int>(replies.size()) ? replies[q].key : -1;
     const attn::Matrix& row_of = quiz_head(a).weights[a.batch];
-    if (given >= 0 && given != truth && given < static_cast<int>(row_of.cols()) &&
-        given < static_cast<int>(keys.size())) {
+    const int n = static_cast<int>(row_of.cols());
+    if (given >= 0 && given != truth && given < n && given < static_cast<int>(keys.size())) {
+      const std::vector<uint8_t>* mask = matrix_mask(*this, MatrixKind::kWeights, a.batch);
+      const auto masked = [&](int j) {
+        return mask && mask->size() == static_cast<size_t>(row_of.rows()) * n &&
+               (*mask)[static_cast<size_t>(a.row) * n + j];
+      };
       const float mine = row_of(a.row, given);
-      int place = 1;
-      for (int j = 0; j < static_cast<int>(row_of.cols()); ++j)
-        if (row_of(a.row, j) > mine) ++place;
+      if (masked(given))
+        return verdict + printf_text(T(" You chose \"%s\": it is masked for this query, so its "
+                                       "weight is 0."),
+                                     keys[given].c_str());
+      int place = 1, open = 0, tied = 0;
+      for (int j = 0; j < n; ++j) {
+        if (masked(j)) continue;
+        ++open;
+        place += row_of(a.row, j) > mine;
+        tied += j != given && row_of(a.row, j) == mine;
+      }
       return verdict +
-             printf_text(T(" You chose \"%s\": its weight is %.2f, number %d of %d from the top."),
-                         keys[given].c_str(), static_cast<double>(mine), place,
-                         static_cast<int>(row_of.cols()));
+             (tied > 0
+                  ? printf_text(T(" You chose \"%s\": its weight is %.2f, tied with %d "
+                                  "other keys at number %d of %d from the top."),
+                                keys[given].c_str(), static_cast<double>(mine), tied, place, open)
+                  : printf_text(T(" You chose \"%s\": its weight is %.2f, number %d of %d "
+                                  "from the top."),
+                                keys[given].c_str(), static_cast<double>(mine), place, open));
     }
     return verdict;
   }

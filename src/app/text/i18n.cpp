@@ -158,6 +158,12 @@ const std::pair<const char*, const char*> kZh[] = {
     {"The answer is %.3f.", "答案是 %.3f。"},
     {" You chose \"%s\": its weight is %.2f, number %d of %d from the top.",
      "你选的是“%s”：它的权重是 %.2f，从大到小排第 %d（共 %d 个）。"},
+    {" You chose \"%s\": its weight is %.2f, tied with %d other keys at number %d of %d from "
+     "the top.",
+     "你选的是“%s”：它的权重是 %.2f，和另外 %d 个键并列，从大到小排第 %d（共 %d 个）。"},
+    {" You chose \"%s\": it is masked for this query, so its weight is 0.",
+     "你选的是“%s”：它对这个查询是被掩蔽的，所以权重为 0。"},
+    {"%s (position %d)", "%s（位置 %d）"},
     {"Show me the answer", "告诉我答案"},
     {"Here it is.", "答案如下。"},
     {"Hidden until you answer the question above", "回答上面的问题后显示"},

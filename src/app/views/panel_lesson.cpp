@@ -105,7 +105,7 @@ void draw_questions(AppState& s) {
     const scenario::QuizAnswer& a = qq.answer;
     if (!r.answered) {
       if (a.argmax) {
-        const std::vector<std::string> keys = key_labels(s.scenario, a.batch);
+        const std::vector<std::string> keys = s.quiz_key_labels(static_cast<int>(q));
         for (size_t j = 0; j < keys.size(); ++j) {
           if (j > 0) {
             const float next =
