@@ -351,8 +351,9 @@ TEST_CASE(
     const ui::PositionalPanel& e = s.positional;
     const attn::Matrix pe = attn::positional_encoding(e.positions, e.d, s.scenario.pe_base);
     const nlohmann::json& t = d["sections"][0]["tables"][0];
-    REQUIRE(t["rows"].size() == static_cast<size_t>(std::min(e.positions, 48)));
-    REQUIRE(t["columns"].size() == static_cast<size_t>(std::min(e.d, 32)));
+    REQUIRE(t["rows"].size() ==
+            static_cast<size_t>(std::min(e.positions, ui::api::kAccessibleRows)));
+    REQUIRE(t["columns"].size() == static_cast<size_t>(std::min(e.d, ui::api::kAccessibleCols)));
     for (size_t p = 0; p < t["rows"].size(); ++p)
       for (size_t c = 0; c < t["columns"].size(); ++c)
         CHECK(t["rows"][p]["cells"][c] == ui::printf_text("%.2f", pe(p, c)));

@@ -153,8 +153,7 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
       nlohmann::json row = nlohmann::json::array();
       for (int c = 0; c < shown_cols; ++c) {
         const bool masked = mask && (*mask)[static_cast<size_t>(i) * cols + c];
-        row.push_back((hidden ? std::string("?") : cell_number((*m)(i, c))) +
-                      (masked ? std::string(" ") + T("masked") : ""));
+        row.push_back(cell_text((*m)(i, c), hidden, masked));
       }
       cells.push_back(std::move(row));
     }

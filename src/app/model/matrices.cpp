@@ -11,6 +11,7 @@
 
 #include "app/model/app_state.h"
 #include "app/model/edits.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "scenario/export.h"
 
@@ -482,6 +483,11 @@ Export make_export(AppState& s, const std::string& what, const std::string& form
     return export_matrix(s, info->kind, format == "csv" ? ExportFormat::kCsv : ExportFormat::kJson,
                          head, batch);
   return e;
+}
+
+std::string cell_text(float v, bool hidden, bool masked) {
+  return (hidden ? std::string("?") : cell_number(v)) +
+         (masked ? std::string(" ") + T("masked") : std::string());
 }
 
 bool weights_question_waits(const AppState& s, size_t q) {

@@ -169,6 +169,10 @@ bool answer_hidden(const AppState& s, MatrixKind k);
 // Decoder, Document) hold that row back until it is answered.
 bool weights_question_waits(const AppState& s, size_t q);
 
+// A cell as the table view reads it: its number as a heatmap prints it (cell_number), or "?"
+// while a question holds it back, then "masked" in the UI's language when it is masked.
+std::string cell_text(float v, bool hidden, bool masked);
+
 // The mask to hatch on a matrix of `kind` for batch item `batch`, or nullptr.
 const std::vector<uint8_t>* matrix_mask(AppState& s, MatrixKind k, int batch);
 

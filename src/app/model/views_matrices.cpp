@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/model/api.h"
 #include "app/model/edits.h"
 #include "app/model/matrices.h"
 #include "app/model/views.h"
@@ -17,10 +18,8 @@ namespace ui {
 
 namespace {
 
-// The most rows and columns a table of one matrix lists (as the step's table in the table
-// view); beyond these its text says how many there are.
-constexpr int kTableRows = 48, kTableCols = 32;
-
+// The sentence under a table that lists only the first rows and columns (kAccessibleRows ×
+// kAccessibleCols, as the step's table in the table view).
 std::string truncated_sentence(int rows, int shown_rows, int cols, int shown_cols) {
   return printf_text(T("The first %d of %d rows and %d of %d columns."), shown_rows, rows,
                      shown_cols, cols);
@@ -167,7 +166,8 @@ void describe_heads(AppState& s, json* out) {
     const attn::Matrix* m = matrix_of(s, kind, h, b);
     if (!m) continue;
     const int rows = static_cast<int>(m->rows()), cols = static_cast<int>(m->cols());
-    const int shown_rows = std::min(rows, kTableRows), shown_cols = std::min(cols, kTableCols);
+    const int shown_rows = std::min(rows, api::kAccessibleRows),
+              shown_cols = std::min(cols, api::kAccessibleCols);
     std::vector<std::string> row_labels = axis_labels(s, info.rows, b, rows);
     std::vector<std::string> col_labels = axis_labels(s, info.cols, b, cols);
     col_labels.resize(shown_cols);
@@ -178,8 +178,7 @@ void describe_heads(AppState& s, json* out) {
       std::vector<std::string> cells;
       for (int c = 0; c < shown_cols; ++c) {
         const bool masked = mask && (*mask)[static_cast<size_t>(i) * cols + c];
-        cells.push_back((hidden ? std::string("?") : cell_number((*m)(i, c))) +
-                        (masked ? std::string(" ") + T("masked") : ""));
+        cells.push_back(cell_text((*m)(i, c), hidden, masked));
       }
       add_row(&t, row_labels[i], std::move(cells));
     }
@@ -207,7 +206,8 @@ void describe_positional(AppState& s, json* out) {
                printf_text("PE[p, 2i] = sin(p / %g^(2i/d)),   PE[p, 2i+1] = cos(p / %g^(2i/d))",
                            base, base),
                positional_note(s)});
-  const int shown_rows = std::min(positions, kTableRows), shown_cols = std::min(d, kTableCols);
+  const int shown_rows = std::min(positions, api::kAccessibleRows),
+            shown_cols = std::min(d, api::kAccessibleCols);
   if (positions > shown_rows || d > shown_cols)
     first["text"].push_back(truncated_sentence(positions, shown_rows, d, shown_cols));
   std::vector<std::string> columns;
