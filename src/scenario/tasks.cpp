@@ -93,13 +93,16 @@ const std::vector<TaskInfo>& task_list() {
       [&] {
         TaskInfo t = with(
             "induction", {"induction head (two layers)", "归纳头（两层）"},
-            {"The letters after a point repeat the ones before it. To predict the next letter, "
-             "find where the current letter appeared before and copy the letter that followed "
-             "it: layer 1 learns to look at the previous letter, and layer 2 finds the earlier "
-             "copy through what layer 1 wrote.",
-             "某处之后的字母重复前面的字母。要预测下一个字母，就找到当前字母上一次出现的位置，"
-             "把它后面的那个字母抄过来：第 1 层学会看前一个字母，第 2 层借助第 1 层写下的信息"
-             "找到先前的那一份。"},
+            {"Twenty different letters, but a run of 4 to 8 of them comes again further on. To "
+             "predict the next letter of the second copy, find where the current letter "
+             "appeared before and copy the letter that followed it: layer 1 learns to look at "
+             "the previous letter, and layer 2 finds the earlier copy through what layer 1 "
+             "wrote. Nothing else tells the next letter, so the loss stays near a blind guess "
+             "until both layers have learned their part, then falls steeply.",
+             "二十个各不相同的字母，但其中连续 4 到 8 个会在后面再出现一次。要预测第二份里的"
+             "下一个字母，就找到当前字母上一次出现的位置，把它后面的那个字母抄过来：第 1 层学会"
+             "看前一个字母，第 2 层借助第 1 层写下的信息找到先前的那一份。别的线索都没有，所以"
+             "两层都学会自己那一部分之前，损失一直停在瞎猜的水平，然后陡然下降。"},
             {"Layer 1 puts %.2f of its weight on the previous letter; layer 2 puts %.2f on the "
              "letter after the earlier copy.",
              "第 1 层把 %.2f 的权重放在前一个字母上；第 2 层把 %.2f 的权重放在先前那一份的下一个"

@@ -117,6 +117,19 @@ struct StackTaskCheck {
 };
 StackTaskCheck check_stack_task(const TaskInfo& task, const Scenario& s, const attn::Stack& st);
 
+// The induction task's loss curve read as its lesson reads it, on 10-step means (steps 1–10,
+// 11–20, …; a window is named by its last step): near a blind guess among 26 letters (mean
+// ≥ 2.9; ln 26 = 3.26) through plateau_until, below 1.6 from drop on, below 0.5 from low on;
+// -1 where a curve does not get there. learned_induction's words ("for more than 150 steps …
+// within 100 steps … below 1.6, and within 100 more below 0.5") are tested on it
+// (tests/scenario/tokens_test.cpp), and the Train section marks `drop` on the loss plot.
+struct PhaseChange {
+  int plateau_until = -1;
+  int drop = -1;
+  int low = -1;
+};
+PhaseChange induction_phase_change(const std::vector<float>& losses);
+
 // How far training has come: the loss against s.target, and the check's value (see TaskInfo),
 // computed from the trace of s.
 struct TaskCheck {

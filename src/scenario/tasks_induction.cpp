@@ -25,17 +25,26 @@ using tasks_internal::letter;
 
 namespace {
 
-// Sequence b of the induction task's batch k: random letters whose first m (4 to 8) repeat
-// at m; positions m to 2m − 2 predict the next letter of the copy.
+// Sequence b of the induction task's batch k: 20 different letters (a shuffled alphabet),
+// then a segment of m of them (4 to 8, from position a) copied at c, a + m <= c <= 20 - m, over
+// the letters there; positions c to c + m - 2 predict the next letter of the copy. Every letter
+// but the copy's appears once, so the letter to predict is always the one that followed the
+// current letter's earlier copy, and where the copy begins varies, so no position alone tells:
+// what the loss counts can only be learned by two layers working together, and it is learned
+// late and suddenly (docs/lessons.md, "The induction phase change").
 void induction_sequence(uint64_t seed, uint64_t k, int b, std::vector<int>* ids,
                         std::vector<int>* next, int* m) {
   Draw draw{attn::splitmix64(attn::splitmix64(seed) + 31 * k + 7) + static_cast<uint64_t>(b)};
   *m = 4 + draw.below(5);
-  ids->assign(kInductionLength, 0);
+  std::vector<int> alphabet(kInductionVocab);
+  for (int v = 0; v < kInductionVocab; ++v) alphabet[v] = v;
+  for (int v = kInductionVocab - 1; v > 0; --v) std::swap(alphabet[v], alphabet[draw.below(v + 1)]);
+  ids->assign(alphabet.begin(), alphabet.begin() + kInductionLength);
   next->assign(kInductionLength, -1);
-  for (int i = 0; i < kInductionLength; ++i) (*ids)[i] = draw.below(kInductionVocab);
-  for (int i = 0; i < *m; ++i) (*ids)[*m + i] = (*ids)[i];
-  for (int i = *m; i < 2 * *m - 1; ++i) (*next)[i] = (*ids)[i + 1];
+  const int a = draw.below(kInductionLength - 2 * *m + 1);
+  const int c = a + *m + draw.below(kInductionLength - 2 * *m - a + 1);
+  for (int i = 0; i < *m; ++i) (*ids)[c + i] = (*ids)[a + i];
+  for (int i = c; i < c + *m - 1; ++i) (*next)[i] = (*ids)[i + 1];
 }
 
 }  // namespace
@@ -124,6 +133,19 @@ StackTaskCheck check_stack_task(const TaskInfo& task, const Scenario& s, const a
   std::snprintf(zh, sizeof zh, task.check.zh.c_str(), c.previous, c.value);
   c.text = {en, zh};
   return c;
+}
+
+PhaseChange induction_phase_change(const std::vector<float>& losses) {
+  PhaseChange p;
+  for (size_t k = 0; k + 10 <= losses.size(); k += 10) {
+    double mean = 0.0;
+    for (size_t i = k; i < k + 10; ++i) mean += static_cast<double>(losses[i]) / 10.0;
+    const int step = static_cast<int>(k) + 10;
+    if (p.drop < 0 && mean >= 2.9) p.plateau_until = step;
+    if (p.drop < 0 && mean < 1.6) p.drop = step;
+    if (p.low < 0 && mean < 0.5) p.low = step;
+  }
+  return p;
 }
 
 }  // namespace scenario

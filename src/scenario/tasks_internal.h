@@ -18,8 +18,9 @@ constexpr int kTokens = 5, kPositions = 6;                         // previous_t
 constexpr int kDigits = 10, kSortSlots = 8, kSorted = 6;           // sort
 constexpr int kKeys = 8, kValues = 6, kSlots = 6, kQuestions = 4;  // recall
 constexpr int kPoints = 40;                                        // kernel_regression
-// induction: 32 sequences of 16 letters of 10 kinds, the first 4 to 8 repeated; width 16.
-constexpr int kInductionItems = 32, kInductionLength = 16, kInductionVocab = 10;
+// induction: 32 sequences of 20 different letters of 26 (A to Z), 4 to 8 of them copied
+// further on; width 16.
+constexpr int kInductionItems = 32, kInductionLength = 20, kInductionVocab = 26;
 constexpr int kInductionModel = 16;
 
 // The translation task's words. Every sentence is "the <colour> <animal> <verb>"; French puts

@@ -320,6 +320,41 @@ TEST_CASE("the learned induction lesson trains on, and Reset starts its task ove
   CHECK(app.training.error == "");
 }
 
+TEST_CASE("Play in the learned induction lesson pauses by itself at the lesson's 600 steps, once",
+          "[app][layers][train]") {
+  ui::AppState app;
+  REQUIRE(ui::api::load_preset(app, "learned_induction"));
+  app.reset_training();
+  CHECK(app.training_goal() == 600);
+  app.training.speed = 0;  // fast: as many steps as fit in the frame's budget
+  app.training.playing = true;
+  for (int frame = 0; frame < 100000 && app.training.playing; ++frame)
+    app.play_training(0.016, 50.0);
+  CHECK_FALSE(app.training.playing);
+  CHECK(app.training.finished);
+  CHECK_FALSE(app.training.converged);
+  CHECK(app.training.losses.size() == 600);
+  const nlohmann::json t = nlohmann::json::parse(ui::api::training(app));
+  CHECK(t["finished"] == true);
+  CHECK(t["goal"] == 600);
+  CHECK(t["step"] == 600);
+  // What the plot marks: the drop, where the lesson says (tests/scenario/tokens_test.cpp).
+  const scenario::PhaseChange p = scenario::induction_phase_change(app.training.losses);
+  CHECK(p.plateau_until >= 150);
+  CHECK(p.drop > p.plateau_until);
+  CHECK(p.drop - p.plateau_until <= 100);
+  // Train again: it goes on past the goal, and does not stop there a second time.
+  app.training.playing = true;
+  for (int frame = 0; frame < 20; ++frame) app.play_training(0.016, 50.0);
+  CHECK(app.training.playing);
+  CHECK(app.training.losses.size() > 600);
+  CHECK_FALSE(app.training.finished);
+
+  // The same task outside its lesson has no goal: Play goes on.
+  REQUIRE(app.load_task("induction", 1).ok());
+  CHECK(app.training_goal() == 0);
+}
+
 TEST_CASE("a stack too large to keep every layer's trace is refused by its sizes, changing nothing",
           "[app][layers][bad]") {
   ui::AppState app;

@@ -725,8 +725,8 @@ async function checkClicks({ browser, url }) {
 // A stack of layers as a person meets it, en and zh at 1440×900: the step view's "Layer" and
 // its buttons are on screen (read back by OCR), and a click on "2" shows layer 2 (its own
 // weights); the "Layers" tab shows every layer's heads and the stream, and a click on layer 2's
-// head opens it step by step at its weights. Then the induction task trains from the Train
-// button, every layer at once.
+// head opens it step by step at its weights. Then learned_induction trains from its Reset and
+// Train buttons, every layer at once, as its description says it will (the phase change).
 async function checkLayers({ browser, url }) {
   const seen = [];
   // (The line is found by its word "Layer"; in Chinese, whose one-glyph "层" tesseract does not
@@ -821,36 +821,63 @@ async function checkLayers({ browser, url }) {
               `"${layerTwo}" read${copied}, its head clicked open at step ${opened.step + 1}`);
     await page.context().close();
   }
-  // The induction task from the Train button (found as a person finds it: OCR beside Step).
-  const page = await openPage(browser, `${url}?task=induction&seed=1`, { width: 1280, height: 800 });
-  await page.evaluate(() => window.attentionPlayground.setTraining({ speed: "fast" }));
+  // learned_induction as its description says: "Open Train and press Reset, then Train". The
+  // buttons found as a person finds them (OCR, on the line with Step), the curve read while it
+  // plays at the page's own speed, and the lesson's words measured on it: near 3.26 for more
+  // than 150 steps, then below 1.6 (within 10 s of Play), and a pause by itself at step 600.
+  const page = await openPage(browser, `${url}?preset=learned_induction`, { width: 1280, height: 800 });
   await settle(page);
   const panel = { x: 0, y: 0, width: 320, height: 800 };
-  let all = [];
-  const button = await scrollPanelUntil(page, 4, async () => {
+  let all = [], reset = null, header = null;
+  const look = async () => {
     let hits;
     ({ all, hits } = await find(page, "Train", "en", panel));
     const beside = [...findText(all, "Step"), ...findText(all, "Reset")];
-    return hits.find((w) => beside.some((s) => Math.abs(s.y0 - w.y0) < 8 && s.x0 > w.x1));
-  });
-  if (!button) fail(`induction: no "Train" button beside "Step" (read: ${all.map((w) => w.text).join(" ").slice(0, 300)})`);
+    const train = hits.find((w) => beside.some((s) => Math.abs(s.y0 - w.y0) < 8 && s.x0 > w.x1));
+    reset = train ? findText(all, "Reset").find((s) => Math.abs(s.y0 - train.y0) < 8 && s.x0 > train.x1) : null;
+    header = header ?? hits.find((w) => w !== train) ?? null;
+    return train;
+  };
+  let button = await scrollPanelUntil(page, 6, look);
+  if (!button && header) {  // the section closed: open it where its header is drawn
+    await click(page, header);
+    await settle(page);
+    button = await scrollPanelUntil(page, 4, look);
+  }
+  if (!button || !reset) fail(`induction: no "Train" and "Reset" beside "Step" (read: ${all.map((w) => w.text).join(" ").slice(0, 300)})`);
+  await click(page, reset);
+  await settle(page);
+  const start = await page.evaluate(() => window.attentionPlayground.getTraining());
+  if (start.step !== 0 || start.task !== "induction" || start.goal !== 600) {
+    fail(`induction: Reset gave ${JSON.stringify(start).slice(0, 200)}`);
+  }
   const t0 = Date.now();
   await click(page, button);
-  let tr = null;
-  // Until it has learned what the check asks: 100 steps at least and the loss under 1.5.
-  await until(page, () => {
-    const t = window.attentionPlayground.getTraining();
-    return t.step >= 100 && t.loss < 1.5;
-  }, null, 60000);
-  tr = await page.evaluate(() => window.attentionPlayground.getTraining());
-  await click(page, button);  // the same button, "Pause" now
+  const samples = [];  // what getTraining() says every 100 ms while it plays (a poll)
+  for (;;) {
+    const t = await page.evaluate(() => window.attentionPlayground.getTraining());
+    samples.push({ step: t.step, loss: t.loss, s: (Date.now() - t0) / 1000 });
+    if ((!t.playing && t.step > 0) || Date.now() - t0 > 90000) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   await settle(page);
-  if (!tr || tr.step < 100) fail(`induction: the Train button trained ${tr?.step} steps in 60 s`);
-  if (!(tr.loss < 1.5)) fail(`induction: after ${tr.step} steps the loss is ${tr.loss} (it starts near 2.7)`);
+  const tr = await page.evaluate(() => window.attentionPlayground.getTraining());
+  const early = samples.filter((x) => x.step >= 1 && x.step <= 150);
+  const drop = samples.find((x) => typeof x.loss === "number" && x.loss < 1.6);
+  const curve = samples.filter((_, i) => i % 10 === 0).map((x) => `${x.step}: ${x.loss?.toFixed(2)}`).join(", ");
+  if (early.length < 3 || early.some((x) => !(x.loss >= 2.7))) fail(`induction: not near 3.26 through step 150 (${curve})`);
+  if (!drop || drop.step > 400 || drop.s > 10) fail(`induction: no drop below 1.6 by step 400 within 10 s (${curve})`);
+  if (!tr.finished || tr.playing || tr.step !== 600) fail(`induction: Play did not pause by itself at 600: ${JSON.stringify(tr).slice(0, 200)}`);
+  if (!(tr.loss < 0.5)) fail(`induction: at step 600 the loss is ${tr.loss}`);
+  // The plot marks the drop, and the section says why it paused: read off the screen.
+  const read = (await find(page, "drop:", "en", panel)).all.map((w) => w.text).join(" ");
+  if (!/drop: step \d+/.test(read)) fail(`induction: the loss plot's mark not read (read: ${read.slice(0, 300)})`);
+  if (!/Paused by itself at step 600/.test(read)) fail(`induction: "Paused by itself at step 600" not read (read: ${read.slice(0, 300)})`);
   if (page.problems.length) fail(`induction: ${page.problems.join("; ")}`);
   await page.context().close();
-  ok(`layers: ${seen.join("; ")}; induction trained from its Train button: ${tr.step} steps in ` +
-     `${((Date.now() - t0) / 1000).toFixed(1)} s, loss ${tr.loss.toFixed(3)}`);
+  ok(`layers: ${seen.join("; ")}; learned_induction: Reset and Train clicked where drawn; loss ${samples[1]?.loss?.toFixed(2)} at ` +
+     `step ${samples[1]?.step}, below 1.6 at step ${drop.step} after ${drop.s.toFixed(1)} s of Play, paused by itself at ` +
+     `step ${tr.step} (loss ${tr.loss.toFixed(3)}); "${read.match(/drop: step \d+/)[0]}" read on the plot`);
 }
 
 // A lesson opened at `size` in `lang`, its tab `tabWord` clicked where the canvas draws it

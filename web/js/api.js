@@ -173,7 +173,7 @@ export function createApi({ call, getJson, callWithText, isReady, limits, listen
       return success({ progress: getJson("ap_get_progress") });
     },
     // Training (the Train section): {task, seed, step, loss, lr, optimizer, speed, playing,
-    // converged, error, check: {loss, value, passed, text} | null, share}.
+    // converged, finished, goal, error, check: {loss, value, passed, text} | null, share}.
     getTraining() { return isReady() ? getJson("ap_training") : failure(NOT_READY); },
     // Loads a toy task (previous_token, reverse, sort, recall, translate, kernel_regression)
     // from a seed, as the Train section does, at its recipe's rate with Adam unless options

@@ -174,7 +174,8 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
   // weight on the token before.") when `withCheck`.
   function trainingSentence(t, texts, withCheck) {
     const format = t.playing ? texts.training_progress
-      : t.converged ? texts.training_converged : texts.training_paused;
+      : t.converged ? texts.training_converged
+      : t.finished ? texts.training_finished : texts.training_paused;
     const check = withCheck && t.check?.text ? ` ${t.check.text}` : "";
     const error = !t.playing && t.error ? ` ${t.error}` : "";  // why it stopped, when it could not go on
     return printf(format, trainingWhere(t, texts)) + check + error;

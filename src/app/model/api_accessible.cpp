@@ -68,7 +68,10 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                 {"training_started", T("Training started: %s.")},
                 {"training_progress", T("Training: %s.")},
                 {"training_paused", T("Training paused: %s.")},
-                {"training_converged", T("Training converged and paused by itself: %s.")}};
+                {"training_converged", T("Training converged and paused by itself: %s.")},
+                {"training_finished",
+                 T("Training paused by itself at the steps the lesson's weights were trained "
+                   "for: %s.")}};
   j["formula"] = s.trace.heads.empty() ? "" : step_formula(s.step, s.problem, s.transpose);
   j["explanation"] =
       s.trace.heads.empty() ? "" : T(step_explanation(s.step, s.problem, s.transpose));

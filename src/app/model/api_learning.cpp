@@ -155,6 +155,8 @@ nlohmann::json decoder_training(const AppState& s) {
                       {"playing", dt.playing},
                       {"speed", "fast"},
                       {"converged", false},
+                      {"finished", false},
+                      {"goal", 0},
                       {"error", dt.error.empty() ? s.decoder_untrainable() : dt.error},
                       {"check", nullptr},
                       {"share", nullptr}};
@@ -176,6 +178,8 @@ std::string training(AppState& s) {
                       {"playing", tr.playing},
                       {"speed", AppState::speed_name(tr.speed)},
                       {"converged", tr.converged},
+                      {"finished", tr.finished},
+                      {"goal", s.training_goal()},
                       {"error", tr.error}};
   j["loss"] = tr.losses.empty() ? nlohmann::json(nullptr) : nlohmann::json(tr.losses.back());
   const scenario::TaskCheck* check = s.task_check();

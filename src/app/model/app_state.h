@@ -428,6 +428,7 @@ struct AppState : AppStateJobs {
     int speed = kSteadySteps;
     double clock = 0.0;      // seconds of play not turned into steps yet
     bool converged = false;  // play paused itself: the loss fell below kConvergedLoss
+    bool finished = false;   // play paused itself at the lesson's steps (training_goal)
   } training;
   static constexpr int kSlowSteps = 10, kSteadySteps = 60;
   // Below this loss the weights are trained: play pauses (Adam at a task's rate only wanders
@@ -438,6 +439,10 @@ struct AppState : AppStateJobs {
   // training.converged, when the loss crosses below kConvergedLoss (not when it starts there:
   // Train goes on).
   void play_training(double dt, double budget_ms = 8.0);
+  // The steps a learned lesson's weights were trained for (its task's recipe, scenario/tasks.h),
+  // while the training is of that lesson's task; else 0. Play that reaches them pauses by
+  // itself (training.finished), as the lesson says it will; Train goes on from there.
+  int training_goal() const;
   // "slow", "steady" or "fast" (training.speed), and back ("" when the name is none of them).
   static const char* speed_name(int speed);
   static bool speed_from_name(const std::string& name, int* speed);

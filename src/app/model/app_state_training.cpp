@@ -96,13 +96,25 @@ void AppState::play_training(double dt, double budget_ms) {
     if (steps < 1) return;
   }
   training.converged = false;
+  training.finished = false;
+  // A learned lesson's task stops where the lesson's weights were trained (once: from there on
+  // Train goes on).
+  const int goal = training_goal(), done = static_cast<int>(training.losses.size());
+  if (goal > done) steps = std::min(steps, goal - done);
   const int taken = train(steps, budget_ms, /*stop_when_converged=*/true);
   if (training.speed > 0) {
     training.clock -= static_cast<double>(taken) / training.speed;
     // What the budget cut off is dropped, not caught up on later.
     training.clock = std::min(training.clock, 1.0 / training.speed);
   }
-  if (training.converged) training.playing = false;
+  if (goal > done && static_cast<int>(training.losses.size()) >= goal) training.finished = true;
+  if (training.converged || training.finished) training.playing = false;
+}
+
+int AppState::training_goal() const {
+  if (training.task.empty() || scenario.trained_from_task != training.task) return 0;
+  const scenario::TaskInfo* info = scenario::find_task(training.task);
+  return info ? info->steps : 0;
 }
 
 const char* AppState::speed_name(int speed) {

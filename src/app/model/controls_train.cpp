@@ -41,6 +41,7 @@ void add_train_controls(std::vector<Control>& t) {
   train.apply = [](AppState& s, const json& v) {
     s.training.playing = v.get<bool>();
     s.training.converged = false;
+    s.training.finished = false;
     s.training.clock = 0.0;
     return std::string();
   };

@@ -109,6 +109,12 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Training: %s.", "训练中：%s。"},
     {"Training paused: %s.", "训练已暂停：%s。"},
     {"Training converged and paused by itself: %s.", "训练已收敛，自动暂停：%s。"},
+    {"the drop: step %d", "骤降：第 %d 步"},
+    {"Training paused by itself at the steps the lesson's weights were trained for: %s.",
+     "训练到了本课权重当初训练的步数，自动暂停：%s。"},
+    {"Paused by itself at step %d: the lesson's weights were trained for as many. Train goes "
+     "on from here.",
+     "已在第 %d 步自动暂停：本课的权重当初就训练了这么多步。再按“训练”会从这里继续。"},
     // Training (panel_controls.cpp).
     {"Train", "训练"},
     {"%d of %d", "第 %d 个，共 %d 个"},

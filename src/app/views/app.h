@@ -127,8 +127,9 @@ void text_wrapped(const std::string& text, bool disabled = false, float width = 
 // one grid line per power of ten, the steps along the bottom; the last 2000 steps at most;
 // height_lines font sizes high. Under it, a spike explained when one happened and asked for
 // (not for a minibatch's loss, whose ups and downs are the batches').
+// mark_step > 0: a vertical line at that step (1-based), labelled mark_label.
 void loss_chart(const std::vector<float>& losses, float height_lines = 6.0f,
-                bool explain_spikes = true);
+                bool explain_spikes = true, int mark_step = -1, const char* mark_label = nullptr);
 // In the monospaced font; last_apart makes the last line an item of its own, so that an item
 // put on the same line (a "(?)") follows the last line, not the first.
 void text_wrapped_mono(const std::string& text, float width = 0.0f, bool last_apart = false);

@@ -403,7 +403,8 @@ int last_spike(const std::vector<float>& losses, size_t first) {
 
 }  // namespace
 
-void loss_chart(const std::vector<float>& losses, float height_lines, bool explain_spikes) {
+void loss_chart(const std::vector<float>& losses, float height_lines, bool explain_spikes,
+                int mark_step, const char* mark_label) {
   const size_t first = losses.size() > 2000 ? losses.size() - 2000 : 0;
   float lo = FLT_MAX, hi = -FLT_MAX;
   std::vector<float> logs;
@@ -444,6 +445,19 @@ void loss_chart(const std::vector<float>& losses, float height_lines, bool expla
   for (size_t k = 0; k < logs.size(); ++k) line.push_back(ImVec2(g0.x + dx * k, y_of(logs[k])));
   if (line.size() == 1) line.push_back(ImVec2(g1.x, line[0].y));
   dl->AddPolyline(line.data(), static_cast<int>(line.size()), IM_COL32(46, 99, 201, 255), 0, 2.0f);
+  if (mark_step > static_cast<int>(first) && mark_step <= static_cast<int>(losses.size())) {
+    const float x = g0.x + dx * static_cast<float>(mark_step - 1 - static_cast<int>(first));
+    const ImU32 mark = IM_COL32(176, 58, 46, 255);  // 5.9:1 on white
+    dl->AddLine(ImVec2(x, g0.y), ImVec2(x, g1.y), mark, 1.5f);
+    if (mark_label) {
+      const ImVec2 ts = ImGui::CalcTextSize(mark_label);
+      // Beside the line, inside the plot: to its right unless that runs past the plot's end.
+      const float tx = x + 4.0f + ts.x <= g1.x ? x + 4.0f : std::max(g0.x + 2.0f, x - 4.0f - ts.x);
+      dl->AddRectFilled(ImVec2(tx - 1.0f, g0.y + 2.0f),
+                        ImVec2(tx + ts.x + 1.0f, g0.y + 2.0f + ts.y), IM_COL32(255, 255, 255, 230));
+      dl->AddText(ImVec2(tx, g0.y + 2.0f), mark, mark_label);
+    }
+  }
   // The steps: the first shown at the left, the last at the right, "step" between.
   char left[32], right[32];
   std::snprintf(left, sizeof left, "%d", static_cast<int>(first) + 1);
@@ -517,8 +531,18 @@ void section_train(AppState& s) {
         printf_text(T("step %d, loss %.3g"), static_cast<int>(tr.losses.size()),
                     static_cast<double>(tr.losses.back()));
     ImGui::TextUnformatted(where.c_str());
-    loss_chart(tr.losses);
+    // The induction task: its phase change marked where the loss falls (scenario/tasks.h).
+    const scenario::PhaseChange phase = tr.task == "induction"
+                                            ? scenario::induction_phase_change(tr.losses)
+                                            : scenario::PhaseChange{};
+    const std::string drop = printf_text(T("the drop: step %d"), phase.drop);
+    loss_chart(tr.losses, 6.0f, true, phase.drop, drop.c_str());
     if (const scenario::TaskCheck* check = s.task_check()) text_wrapped(check->text.in(lang), true);
+    if (tr.finished && !tr.playing)
+      text_wrapped(printf_text(T("Paused by itself at step %d: the lesson's weights were trained "
+                                 "for as many. Train goes on from here."),
+                               static_cast<int>(tr.losses.size())),
+                   true);
     if (tr.converged && !tr.playing)
       text_wrapped(T("Paused by itself: the loss fell below 0.000001, so the weights are "
                      "trained. Train goes on from here."),
