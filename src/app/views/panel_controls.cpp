@@ -536,7 +536,9 @@ void section_train(AppState& s) {
                                             ? scenario::induction_phase_change(tr.losses)
                                             : scenario::PhaseChange{};
     const std::string drop = printf_text(T("the drop: step %d"), phase.drop);
-    loss_chart(tr.losses, 6.0f, true, phase.drop, drop.c_str());
+    // A task of fresh batches (scenario::task_batch) jumps from step to step because each
+    // step's sequences differ, not because an update overshot: no spike to explain there.
+    loss_chart(tr.losses, 6.0f, !(task && task->layered), phase.drop, drop.c_str());
     if (const scenario::TaskCheck* check = s.task_check()) text_wrapped(check->text.in(lang), true);
     if (tr.finished && !tr.playing)
       text_wrapped(printf_text(T("Paused by itself at step %d: the lesson's weights were trained "
