@@ -435,7 +435,7 @@ async function checkLinks({ browser, url }) {
       fail(`a link pasted ${wait} ms after a step change was ${lost ? "lost" : "not reported"}: the hashchange ` +
            `handler saw a fragment of ${seen.join(", ") || "no"} characters (the pasted one has ${link.length}), ` +
            `and the notice says ${short(line, 80)}` +
-           (lost ? ". The page's pending address update (scheduleLinkUpdate in web/app.js, 250 ms after the " +
+           (lost ? ". The page's pending address update (scheduleLinkUpdate in web/js/link.js, 250 ms after the " +
                    "change) ran history.replaceState over the new fragment before its hashchange event was " +
                    "handled, so the link was neither opened nor refused" : ""));
     }

@@ -97,8 +97,8 @@ extern "C" {
 
 // In the threaded build the heap can grow on one of the core's threads, and emscripten renews
 // its views of it (Module.HEAPU8, HEAPF32, …) only when its own code next reads them (its
-// GROWABLE_HEAP checks, which this EM_ASM goes through too). web/app.js calls this before it
-// reads or writes those views itself.
+// GROWABLE_HEAP checks, which this EM_ASM goes through too). The page calls this (heap() in
+// web/js/calls.js) before it reads or writes those views itself.
 EMSCRIPTEN_KEEPALIVE void ap_heap_views() {
   EM_ASM({ Module.apHeapBytes = HEAPU8.length; });
 }
