@@ -1,9 +1,9 @@
-// Course platforms, as the page meets them (web/app.js imports them from here): the course the
-// address describes (?lms=, ?lessons=, ?pass=), a course package's lessons of its own (?own=),
-// and each kind of platform's report, a module each: SCORM 1.2 and 2004 (lms_scorm.js, a run-time
-// up the frames) and cmi5 (lms_cmi5.js, xAPI statements to an LRS), with what they share in
-// lms_core.js. This module re-exports their names, so that the page and the tests have one place
-// to import a course platform's calls from.
+// Course platforms, as the page meets them: the course the address describes (?lms=, ?lessons=,
+// ?pass=), a course package's lessons of its own (?own=), and each kind of platform's report, a
+// module each: SCORM 1.2 and 2004 (lms_scorm.js, a run-time up the frames) and cmi5 (lms_cmi5.js,
+// xAPI statements to an LRS), with what they share in lms_core.js. This module re-exports their
+// names, so that the page (web/app.js, address.js, course_platform.js) and the tests have one
+// place to import a course platform's calls from.
 //
 // Pure: tests/web/unit_test.mjs runs it under node; tests/web/lms_test.mjs in Chromium.
 
