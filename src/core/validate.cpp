@@ -64,8 +64,9 @@ std::string check(const Problem& p) {
     return "temperature: must be a positive finite number";
   if (p.heads < 1) return "heads: must be at least 1";
   if (!(p.dropout_p >= 0.0f && p.dropout_p < 1.0f)) return "dropout.p: must be in [0, 1)";
-  if (gumbel(p) && !(p.gumbel_tau > 0.0f && p.gumbel_tau <= 100.0f))  // NaN too
-    return "hard.tau: must be a number > 0 and at most 100";
+  if (gumbel(p) && !(p.gumbel_tau >= 1e-30f && p.gumbel_tau <= 100.0f))  // NaN too
+    return "hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which must stay "
+           "inside float32) to 100";
   if (!finite(p.pe_base) || p.pe_base <= 1.0f)
     return "positional_encoding.base: must be a finite number greater than 1";
 

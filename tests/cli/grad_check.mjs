@@ -268,7 +268,7 @@ const errors = [
   [{ ...scenario, hard: {} }, "error: hard.estimator: missing (\"straight_through\" or \"gumbel\")"],
   [{ ...scenario, hard: "yes" }, "error: hard: must be true, false, {\"estimator\": \"straight_through\"} or " +
    "{\"estimator\": \"gumbel\", \"tau\": 1, \"seed\": 0, \"soft\": false}, got a string"],
-  [{ ...scenario, hard: { estimator: "gumbel", tau: -1 } }, "error: hard.tau: must be a number > 0 and at most 100, got -1"],
+  [{ ...scenario, hard: { estimator: "gumbel", tau: -1 } }, "error: hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which must stay inside float32) to 100, got -1"],
 ];
 const noWeights = { version: 1, x: [[1, 0], [0, 1]], target: [[0, 0], [1, 1]] };
 const t1 = spawnSync(cli[0], [...cli.slice(1), "train", "-", "--steps", "3"], { input: JSON.stringify(noWeights), encoding: "utf8" });

@@ -1143,9 +1143,11 @@ TEST_CASE(
   }
   // An invalid tau is refused by validate.
   attn::Problem p = gumbel_problem(kGumbelCases[0], false);
-  for (const float tau : {0.0f, -1.0f, 101.0f, NAN}) {
+  for (const float tau : {0.0f, -1.0f, 101.0f, NAN, 1e-38f}) {
     p.gumbel_tau = tau;
-    CHECK(attn::validate(p).error == "hard.tau: must be a number > 0 and at most 100");
+    CHECK(attn::validate(p).error ==
+          "hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which must stay "
+          "inside float32) to 100");
   }
 }
 

@@ -1119,14 +1119,33 @@ TEST_CASE("Gumbel's estimator: read with its defaults, written back, and hostile
   CHECK(scenario::parse(with(R"("hard": {"estimator": "gumbel", "tau": 100})")).error == "");
   // Hostile values, each named.
   const std::pair<const char*, const char*> hostile[] = {
-      {R"("tau": 0)", "hard.tau: must be a number > 0 and at most 100, got 0"},
-      {R"("tau": -1)", "hard.tau: must be a number > 0 and at most 100, got -1"},
-      {R"("tau": "x")", "hard.tau: must be a number > 0 and at most 100, got a string"},
-      {R"("tau": "NaN")", "hard.tau: must be a number > 0 and at most 100, got a string"},
-      {R"("tau": 1e9)", "hard.tau: must be a number > 0 and at most 100, got 1000000000.0"},
-      {R"("tau": 100.5)", "hard.tau: must be a number > 0 and at most 100, got 100.5"},
-      {R"("tau": 1e-50)", "hard.tau: must be a number > 0 and at most 100, got 1e-50"},
-      {R"("tau": null)", "hard.tau: must be a number > 0 and at most 100, got null"},
+      {R"("tau": 0)",
+       "hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which must stay "
+       "inside float32) to 100, got 0"},
+      {R"("tau": -1)",
+       "hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which must stay "
+       "inside float32) to 100, got -1"},
+      {R"("tau": "x")",
+       "hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which must stay "
+       "inside float32) to 100, got a string"},
+      {R"("tau": "NaN")",
+       "hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which must stay "
+       "inside float32) to 100, got a string"},
+      {R"("tau": 1e9)",
+       "hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which must stay "
+       "inside float32) to 100, got 1000000000.0"},
+      {R"("tau": 100.5)",
+       "hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which must stay "
+       "inside float32) to 100, got 100.5"},
+      {R"("tau": 1e-38)",
+       "hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which "
+       "must stay inside float32) to 100, got 1e-38"},
+      {R"("tau": 1e-50)",
+       "hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which must stay "
+       "inside float32) to 100, got 1e-50"},
+      {R"("tau": null)",
+       "hard.tau: must be a number from 1e-30 (1/tau scales the gradient, which must stay "
+       "inside float32) to 100, got null"},
       {R"("seed": -1)", "hard.seed: is -1, must be at least 0"},
       {R"("seed": 1.5)", "hard.seed: must be an integer, got 1.5"},
       {R"("seed": 1e300)", "hard.seed: is 1e+300, must be at most 9007199254740992"},
