@@ -41,12 +41,13 @@ const std::vector<TaskInfo>& task_list() {
     return t;
   };
   static const std::vector<TaskInfo> tasks = {
-      with("previous_token", {"previous token", "前一个词"},
+      with("previous_token", {"previous token", "前一个词元"},
            {"Each output is the token before it: a previous-token head, row i's weight on "
             "key i − 1.",
-            "每个输出是它前面的那个词：一个“看前一个词”的头，第 i 行的权重落在第 i − 1 个键上。"},
+            "每个输出是它前面的那个词元：一个“看前一个词元”的头，第 i 行的权重落在第 i − 1 "
+            "个键上。"},
            {"Head 1 puts %.2f of each row's weight on the token before.",
-            "头 1 把每行 %.2f 的权重放在前一个词上。"},
+            "头 1 把每行 %.2f 的权重放在前一个词元上。"},
            0.05, 400, 0.01, 0.9),
       with("reverse", {"reverse the sequence", "倒序"},
            {"Output i is the token at the mirrored position: the weights become the "

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -1581,4 +1582,46 @@ TEST_CASE("format_float: the fast path writes what printf's shortest round trip 
   CHECK(scenario::format_float(1.5e20f) == "1.5e+20");
   CHECK(scenario::format_float(3.4028235e38f) == "3.4028235e+38");
   CHECK(scenario::format_float(1e-45f) == "1e-45");  // subnormal: printf decides
+}
+
+// One term per concept, one notation, across every lesson (description, notes, questions and
+// explanations, in both languages) and every toy task's words: "token" is 词元 (前一个词元,
+// never 前一个词, which is a word's), an induction head is 归纳头, and indices are subscripts
+// (h₁…h₆, sₜ₋₁), never raw markup (h_1..h_6, s_{t−1}).
+TEST_CASE("the lessons' glossary: one Chinese term per concept, subscripts, no raw markup",
+          "[scenario][presets]") {
+  std::vector<std::pair<std::string, std::pair<std::string, std::string>>> texts;  // where, en, zh
+  const auto walk = [&texts](const nlohmann::json& j, const std::string& where,
+                             auto&& self) -> void {
+    if (j.is_object()) {
+      if (j.contains("en") && j.contains("zh") && j["en"].is_string() && j["zh"].is_string())
+        texts.push_back({where, {j["en"].get<std::string>(), j["zh"].get<std::string>()}});
+      for (const auto& [k, v] : j.items()) self(v, where + "." + k, self);
+    } else if (j.is_array()) {
+      for (size_t i = 0; i < j.size(); ++i) self(j[i], where + "[" + std::to_string(i) + "]", self);
+    }
+  };
+  for (const char* name : kLessonNames)
+    walk(nlohmann::json::parse(read_file(std::string(AP_PRESETS_DIR) + "/" + name + ".json")), name,
+         walk);
+  for (const char* name : {"previous_token", "reverse", "sort", "recall", "translate",
+                           "kernel_regression", "induction"}) {
+    const scenario::TaskInfo* t = scenario::find_task(name);
+    REQUIRE(t);
+    for (const scenario::LocalText* l : {&t->title, &t->goal, &t->check})
+      texts.push_back({std::string("task ") + name, {l->en, l->zh}});
+  }
+  REQUIRE(texts.size() > 200);
+  const std::regex token(R"(\btokens?\b|previous-token)", std::regex::icase);
+  const std::regex word_not_token("前一个词(?!元)");
+  const std::regex markup(R"([A-Za-z]_\{|\b[hsc]_([0-9]|i\b|t\b)|\.\.[hsc]_)");
+  for (const auto& [where, pair] : texts) {
+    const auto& [en, zh] = pair;
+    INFO(where << "\nen: " << en << "\nzh: " << zh);
+    if (std::regex_search(en, token)) CHECK_FALSE(std::regex_search(zh, word_not_token));
+    if (en.find("induction head") != std::string::npos)
+      CHECK(zh.find("归纳头") != std::string::npos);
+    CHECK_FALSE(std::regex_search(en, markup));
+    CHECK_FALSE(std::regex_search(zh, markup));
+  }
 }

@@ -138,7 +138,6 @@ extern const std::pair<const char*, const char*> kZhTeaching[] = {
     {"%d questions on this step wait on layer %d.", "这一步还有 %d 个问题在第 %d 层等你。"},
     {"Layer %d of %d", "第 %d 层（共 %d 层）"},
     {"Layer %d adds", "第 %d 层加上的"},
-    {"The stream h%d = h%d + what layer %d adds", "残差流 h%d = h%d + 第 %d 层加上的"},
     {"The stream h\xe2\x82\x80: the inputs (with their positions)",
      "残差流 h\xe2\x82\x80：输入（含位置信息）"},
     {"next token", "下一个词元"},
@@ -191,11 +190,11 @@ extern const std::pair<const char*, const char*> kZhTeaching[] = {
      "into a sum.)",
      "（键如何读取下面各层写下的内容，只对点积评分显示：它的分数可以拆成两项之和。）"},
     {"How layer %d reads what the layers below wrote: each head's scaled scores split in two. "
-     "A key is h%d \xc2\xb7 W_k and h%d = h\xe2\x82\x80 + what the layers below added, so "
+     "A key is h%s \xc2\xb7 W_k and h%s = h\xe2\x82\x80 + what the layers below added, so "
      "each score is a sum: the part from the inputs' own rows (left) and the part from what the "
      "layers below added (right).",
-     "第 %d 层如何读取下面各层写下的内容：把每个头缩放后的分数拆成两部分。键是 h%d \xc2\xb7 W_k，"
-     "而 h%d = h\xe2\x82\x80 + "
+     "第 %d 层如何读取下面各层写下的内容：把每个头缩放后的分数拆成两部分。键是 h%s \xc2\xb7 W_k，"
+     "而 h%s = h\xe2\x82\x80 + "
      "下面各层加上的内容，所以每个分数都是两项之和：来自输入本身各行的部分（左），"
      "和来自下面各层所加内容的部分（右）。"},
     {"head %d: scores from h\xe2\x82\x80", "头 %d：来自 h\xe2\x82\x80 的分数"},

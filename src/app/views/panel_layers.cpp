@@ -83,10 +83,10 @@ void draw_composition(AppState& s, Heatmaps& h, int l, int b, float w,
   // Measured, never cut (a char[256] cut "(right)" off, and Chinese inside a character).
   text_wrapped(
       printf_text(T("How layer %d reads what the layers below wrote: each head's scaled scores "
-                    "split in two. A key is h%d \xc2\xb7 W_k and h%d = h\xe2\x82\x80 + what the "
+                    "split in two. A key is h%s \xc2\xb7 W_k and h%s = h\xe2\x82\x80 + what the "
                     "layers below added, so each score is a sum: the part from the inputs' own "
                     "rows (left) and the part from what the layers below added (right)."),
-                  l + 1, l, l));
+                  l + 1, sub(l - 1).c_str(), sub(l - 1).c_str()));
   const std::vector<uint8_t> mask = attn::mask_cells(
       s.stack.base.mask, b, static_cast<int>(tokens.size()), static_cast<int>(tokens.size()));
   char id[48];
@@ -223,7 +223,8 @@ void draw_layers(AppState& s, Heatmaps& h) {
     stream_map(id, t.output[b], caption.c_str());
     if ((H + 1) % per_row) ImGui::SameLine();
     std::snprintf(id, sizeof id, "layers_h%d", l + 1);
-    caption = printf_text(T("The stream h%d = h%d + what layer %d adds"), l + 1, l, l + 1);
+    caption = printf_text(T("The stream h%s = h%s + what layer %d adds"), sub(l).c_str(),
+                          sub(l - 1).c_str(), l + 1);
     stream_map(id, s.stack_trace.stream[l + 1][b], caption.c_str());
     if (l >= 1) draw_composition(s, h, l, b, w, tokens, per_row);
   }
