@@ -60,21 +60,33 @@ export function startSiteServer(root, { isolate = false } = {}) {
 // equal, arrays of the same length and objects with the same keys. Returns
 // {problem, worst, path, numbers}: `problem` is "" or one line naming the path and both values
 // ("trace.heads[0].weights[0][1][2]: 0.25, the CLI has 0.2500024 (difference 2.4e-6)"), and
-// `worst` the largest scaled difference seen, at `path`.
+// `worst` the largest scaled difference seen, at `path`. A stack's layers above the first and its
+// logits are compared relative to the largest magnitude of their matrix (at least 1), not the
+// cell's: they read a stream the float32 core rounded, and their scores are sums of terms far
+// larger than themselves (learned_induction's layer 2: -0.5609 from terms of ~30, 1.3e-5 apart
+// between the SIMD page and the native CLI), as tests/scenario/export_check.py does.
 export function compareJson(got, ref, { tolerance = 1e-5, path = "", refName = "the reference" } = {}) {
   const out = { problem: "", worst: 0, path, numbers: 0 };
   const show = (v) => {
     const s = JSON.stringify(v) ?? String(v);
     return s.length > 80 ? `${s.slice(0, 80)}…` : s;
   };
+  const scales = new Map();  // a matrix's path → its largest magnitude
+  const scaleOf = (p) => {
+    const m = /^(.*(?:\.layers\[[1-9]\d*\]\..*|\.logits)\[\d+\])\[\d+\]\[\d+\]$/.exec(p);
+    return m ? scales.get(m[1]) ?? 1 : 1;
+  };
   const walk = (g, r, p) => {
     if (out.problem) return;
+    if (Array.isArray(r) && r.length && Array.isArray(r[0]) && typeof r[0][0] === "number") {
+      scales.set(p, Math.max(1, ...r.flat().filter(Number.isFinite).map(Math.abs)));
+    }
     if (typeof r === "number") {
       if (typeof g !== "number") {
         out.problem = `${p}: ${show(g)}, ${refName} has ${r}`;
         return;
       }
-      const diff = Math.abs(g - r) / Math.max(1, Math.abs(r));
+      const diff = Math.abs(g - r) / Math.max(1, Math.abs(r), scaleOf(p));
       ++out.numbers;
       if (!(diff <= tolerance)) out.problem = `${p}: ${g}, ${refName} has ${r} (difference ${diff})`;
       else if (diff > out.worst) Object.assign(out, { worst: diff, path: p });
