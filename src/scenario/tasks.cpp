@@ -110,6 +110,7 @@ const std::vector<TaskInfo>& task_list() {
              "字母上。"},
             0.01, 600, 0.6, 0.6);
         t.layered = true;
+        t.phase_change = true;
         return t;
       }(),
   };

@@ -78,6 +78,9 @@ struct TaskInfo {
   // fresh batch each step (task_batch): check_stack_task checks it. The page does not train
   // these yet (its Train menu leaves them out).
   bool layered = false;
+  // Its loss stays high, then falls steeply (the induction task): induction_phase_change reads
+  // the curve, and the Train section and the table view say where it fell.
+  bool phase_change = false;
 };
 
 // Every task, in the order the menus show them.

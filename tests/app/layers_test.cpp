@@ -343,6 +343,11 @@ TEST_CASE("Play in the learned induction lesson pauses by itself at the lesson's
   CHECK(p.plateau_until >= 150);
   CHECK(p.drop > p.plateau_until);
   CHECK(p.drop - p.plateau_until <= 100);
+  // The page's copy of it (kept as the steps are taken, not recomputed per frame): the same
+  // step in AppState, in getTraining()'s `drop`, and before any step none.
+  CHECK(app.training.phase.drop == p.drop);
+  CHECK(app.training.phase.plateau_until == p.plateau_until);
+  CHECK(t["drop"] == p.drop);
   // Train again: it goes on past the goal, and does not stop there a second time.
   app.training.playing = true;
   for (int frame = 0; frame < 20; ++frame) app.play_training(0.016, 50.0);
@@ -353,6 +358,14 @@ TEST_CASE("Play in the learned induction lesson pauses by itself at the lesson's
   // The same task outside its lesson has no goal: Play goes on.
   REQUIRE(app.load_task("induction", 1).ok());
   CHECK(app.training_goal() == 0);
+  CHECK(app.training.phase.drop == -1);
+  CHECK(nlohmann::json::parse(ui::api::training(app))["drop"].is_null());
+  // A task without a phase change never has a drop, however its loss falls.
+  REQUIRE(app.load_task("previous_token", 1).ok());
+  CHECK(app.train(400, 1e9) == 400);
+  CHECK(app.training.losses.back() < 1.6f);
+  CHECK(app.training.phase.drop == -1);
+  CHECK(nlohmann::json::parse(ui::api::training(app))["drop"].is_null());
 }
 
 TEST_CASE("a stack too large to keep every layer's trace is refused by its sizes, changing nothing",

@@ -170,15 +170,19 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     return typeof t.loss === "number" ? printf(texts.step_loss, t.step, t.loss) : printf(texts.step_only, t.step);
   }
   // The sentence for the training as it is now: playing, or paused (by the learner or,
-  // converged, by itself); then the task's check sentence ("Head 1 puts 0.97 of each row's
+  // converged, by itself); the step where the loss fell, for a task with a phase change; then
+  // the task's check sentence ("Head 1 puts 0.97 of each row's
   // weight on the token before.") when `withCheck`.
   function trainingSentence(t, texts, withCheck) {
     const format = t.playing ? texts.training_progress
       : t.converged ? texts.training_converged
       : t.finished ? texts.training_finished : texts.training_paused;
+    // A task whose loss stays high and then falls (induction): the step where it fell, as the
+    // loss plot marks it ("the drop: step 240").
+    const drop = Number.isInteger(t.drop) && t.drop > 0 && texts.training_drop ? ` ${printf(texts.training_drop, t.drop)}` : "";
     const check = withCheck && t.check?.text ? ` ${t.check.text}` : "";
     const error = !t.playing && t.error ? ` ${t.error}` : "";  // why it stopped, when it could not go on
-    return printf(format, trainingWhere(t, texts)) + check + error;
+    return printf(format, trainingWhere(t, texts)) + drop + check + error;
   }
 
   // The table view's training paragraph, while training plays and once it has taken steps.

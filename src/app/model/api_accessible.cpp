@@ -71,7 +71,8 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
                 {"training_converged", T("Training converged and paused by itself: %s.")},
                 {"training_finished",
                  T("Training paused by itself at the steps the lesson's weights were trained "
-                   "for: %s.")}};
+                   "for: %s.")},
+                {"training_drop", T("The loss fell steeply at step %d.")}};
   j["formula"] = s.trace.heads.empty() ? "" : step_formula(s.step, s.problem, s.transpose);
   j["explanation"] =
       s.trace.heads.empty() ? "" : T(step_explanation(s.step, s.problem, s.transpose));

@@ -157,6 +157,7 @@ nlohmann::json decoder_training(const AppState& s) {
                       {"converged", false},
                       {"finished", false},
                       {"goal", 0},
+                      {"drop", nullptr},
                       {"error", dt.error.empty() ? s.decoder_untrainable() : dt.error},
                       {"check", nullptr},
                       {"share", nullptr}};
@@ -180,6 +181,8 @@ std::string training(AppState& s) {
                       {"converged", tr.converged},
                       {"finished", tr.finished},
                       {"goal", s.training_goal()},
+                      {"drop", tr.phase.drop > 0 ? nlohmann::json(tr.phase.drop)
+                                                 : nlohmann::json(nullptr)},
                       {"error", tr.error}};
   j["loss"] = tr.losses.empty() ? nlohmann::json(nullptr) : nlohmann::json(tr.losses.back());
   const scenario::TaskCheck* check = s.task_check();

@@ -419,6 +419,9 @@ struct AppState : AppStateJobs {
     bool adam = true;
     attn::Optimizer optimizer;
     std::vector<float> losses;  // the loss before each step taken
+    // Where the loss of a task with a phase change (TaskInfo::phase_change) stayed high and
+    // fell, read from `losses` after each call of train(); -1s otherwise.
+    scenario::PhaseChange phase;
     std::string error;          // why the last step could not be taken
     scenario::TaskCheck check;  // a task's check, for the scenario's revision check_revision
     uint64_t check_revision = ~uint64_t{0};
@@ -430,6 +433,10 @@ struct AppState : AppStateJobs {
     bool converged = false;  // play paused itself: the loss fell below kConvergedLoss
     bool finished = false;   // play paused itself at the lesson's steps (training_goal)
   } training;
+  // The loss plot drawn across the middle of the screen, 14 lines high, instead of in the Train
+  // section (the "large loss plot" control): its steps and the drop can be read off, or shown
+  // to a class.
+  bool large_loss_plot = false;
   static constexpr int kSlowSteps = 10, kSteadySteps = 60;
   // Below this loss the weights are trained: play pauses (Adam at a task's rate only wanders
   // off such weights, and at the translate task's 0.2 it throws them away after ~2000 steps).

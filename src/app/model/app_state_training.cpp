@@ -51,6 +51,7 @@ void AppState::reset_training() {
   } else if (training.task.empty()) {
     training.optimizer = attn::Optimizer{};
     training.losses.clear();
+    training.phase = scenario::PhaseChange{};
     training.error.clear();
   }
   training.playing = keep_playing;
@@ -210,6 +211,9 @@ int AppState::take_steps(int steps, double budget_ms, bool stop_when_converged,
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (ms >= budget_ms) break;
   }
+  const scenario::TaskInfo* info = scenario::find_task(training.task);
+  if (taken > 0 && info && info->phase_change)
+    training.phase = scenario::induction_phase_change(training.losses);
   return taken;
 }
 

@@ -113,6 +113,17 @@ void add_train_controls(std::vector<Control>& t) {
   };
   seed.help = N_("Another seed: other sequences and other starting weights, the same task.");
   t.push_back(seed);
+
+  Control large = make("loss_plot_large", N_("large loss plot"), ControlKind::kCheckbox, "train");
+  large.available = [](const AppState& s) { return !s.training.losses.empty(); };
+  large.read = [](const AppState& s) { return json(s.large_loss_plot); };
+  large.apply = [](AppState& s, const json& v) {
+    s.large_loss_plot = v.get<bool>();
+    return std::string();
+  };
+  large.help = N_("Draws the loss plot across the middle of the screen and taller, to read off "
+                  "its steps or to show a class.");
+  t.push_back(large);
 }
 
 }  // namespace ui::detail

@@ -112,6 +112,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"the drop: step %d", "骤降：第 %d 步"},
     {"Training paused by itself at the steps the lesson's weights were trained for: %s.",
      "训练到了本课权重当初训练的步数，自动暂停：%s。"},
+    {"The loss fell steeply at step %d.", "损失在第 %d 步骤降。"},
     {"Paused by itself at step %d: the lesson's weights were trained for as many. Train goes "
      "on from here.",
      "已在第 %d 步自动暂停：本课的权重当初就训练了这么多步。再按“训练”会从这里继续。"},
@@ -120,6 +121,12 @@ const std::pair<const char*, const char*> kZh[] = {
     {"%d of %d", "第 %d 个，共 %d 个"},
     {"Step##train", "单步##train"},
     {"Reset##train", "重置##train"},
+    {"smaller##loss_plot", "缩小##loss_plot"},
+    {"large loss plot", "放大损失曲线"},
+    {"Draws the loss plot across the middle of the screen and taller, to read off its steps or "
+     "to show a class.",
+     "把损失曲线画在屏幕中间，更宽更高，便于读出步数，也便于给全班看。"},
+    {"The loss plot is drawn large in the middle.", "损失曲线已放大，画在中间。"},
     {"learning rate", "学习率"},
     {"this scenario's target", "这个场景的目标"},
     {"toy task", "玩具任务"},

@@ -356,6 +356,8 @@ void App::frame() {
     text_wrapped(overflow_text(*state.overflow, state.problem));
     ImGui::PopStyleColor();
   }
+  // The loss plot made large (the Train section's "large loss plot"), above the views.
+  if (state.large_loss_plot) draw_large_loss_plot(state);
   const bool tabs = state.visible(Panel::kHeads) || state.visible(Panel::kPositional) ||
                     state.visible(Panel::kPlane) || controls_tab;
   // Narrow: the tabs keep their names and scroll instead of shrinking to "Ste…".

@@ -130,6 +130,10 @@ void text_wrapped(const std::string& text, bool disabled = false, float width = 
 // mark_step > 0: a vertical line at that step (1-based), labelled mark_label.
 void loss_chart(const std::vector<float>& losses, float height_lines = 6.0f,
                 bool explain_spikes = true, int mark_step = -1, const char* mark_label = nullptr);
+// The Train section's loss plot drawn large across the middle panel (AppState::large_loss_plot),
+// with the step, the loss and the drop as the Train section shows them; nothing when the
+// scenario's training has taken no step.
+void draw_large_loss_plot(AppState& s);
 // In the monospaced font; last_apart makes the last line an item of its own, so that an item
 // put on the same line (a "(?)") follows the last line, not the first.
 void text_wrapped_mono(const std::string& text, float width = 0.0f, bool last_apart = false);

@@ -486,6 +486,20 @@ void loss_chart(const std::vector<float>& losses, float height_lines, bool expla
 
 namespace {
 
+// The step and loss, and the loss plot `lines` font sizes high, with the drop marked for a task
+// with a phase change (AppState::Training::phase).
+void training_plot(AppState& s, float lines) {
+  const AppState::Training& tr = s.training;
+  const scenario::TaskInfo* task = scenario::find_task(tr.task);
+  const std::string where = printf_text(T("step %d, loss %.3g"), static_cast<int>(tr.losses.size()),
+                                        static_cast<double>(tr.losses.back()));
+  ImGui::TextUnformatted(where.c_str());
+  const std::string drop = printf_text(T("the drop: step %d"), tr.phase.drop);
+  // A task of fresh batches (scenario::task_batch) jumps from step to step because each
+  // step's sequences differ, not because an update overshot: no spike to explain there.
+  loss_chart(tr.losses, lines, !(task && task->layered), tr.phase.drop, drop.c_str());
+}
+
 void section_train(AppState& s) {
   AppState::Training& tr = s.training;
   const char* lang = s.lang == Lang::kZh ? "zh" : "en";
@@ -527,18 +541,12 @@ void section_train(AppState& s) {
     control_combo(s, "train_speed", T(AppState::speed_name(tr.speed)));  // "slow" when closed
   }
   if (!tr.losses.empty()) {
-    const std::string where =
-        printf_text(T("step %d, loss %.3g"), static_cast<int>(tr.losses.size()),
-                    static_cast<double>(tr.losses.back()));
-    ImGui::TextUnformatted(where.c_str());
-    // The induction task: its phase change marked where the loss falls (scenario/tasks.h).
-    const scenario::PhaseChange phase = tr.task == "induction"
-                                            ? scenario::induction_phase_change(tr.losses)
-                                            : scenario::PhaseChange{};
-    const std::string drop = printf_text(T("the drop: step %d"), phase.drop);
-    // A task of fresh batches (scenario::task_batch) jumps from step to step because each
-    // step's sequences differ, not because an update overshot: no spike to explain there.
-    loss_chart(tr.losses, 6.0f, !(task && task->layered), phase.drop, drop.c_str());
+    if (s.large_loss_plot) {
+      text_wrapped(T("The loss plot is drawn large in the middle."), true);
+    } else {
+      training_plot(s, 6.0f);
+    }
+    control_checkbox(s, "loss_plot_large");
     if (const scenario::TaskCheck* check = s.task_check()) text_wrapped(check->text.in(lang), true);
     if (tr.finished && !tr.playing)
       text_wrapped(printf_text(T("Paused by itself at step %d: the lesson's weights were trained "
@@ -560,6 +568,20 @@ void section_train(AppState& s) {
 }
 
 }  // namespace
+
+void draw_large_loss_plot(AppState& s) {
+  if (s.training.losses.empty() || s.decoder_trains()) return;
+  const scenario::TaskInfo* task = scenario::find_task(s.training.task);
+  const char* lang = s.lang == Lang::kZh ? "zh" : "en";
+  const std::string title = std::string(T("Train")) + ": " +
+                            (task ? task->title.in(lang) : T("this scenario's target"));
+  ImGui::TextUnformatted(title.c_str());
+  ImGui::SameLine();
+  // Back to the Train section's small plot: the same control as its checkbox.
+  if (small_button(T("smaller##loss_plot"))) control_apply(s, "loss_plot_large", false);
+  training_plot(s, 14.0f);
+  ImGui::Separator();
+}
 
 void draw_controls(AppState& s) {
   section_scenario(s);
