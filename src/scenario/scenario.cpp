@@ -172,7 +172,7 @@ std::string check_target_shape(const Scenario& s, const attn::Problem& p) {
 
 }  // namespace
 
-void fit_to_shapes(Scenario* s) {
+std::vector<std::string> fit_to_shapes(Scenario* s) {
   const auto fit = [](std::vector<std::vector<std::string>>* names,
                       std::vector<std::vector<std::string>>* zh, int cols) {
     if (!names->empty() && static_cast<int>((*names)[0].size()) != cols) {
@@ -187,7 +187,8 @@ void fit_to_shapes(Scenario* s) {
     s->feature_names_zh.clear();
   }
   fit(&s->value_names, &s->value_names_zh, attn::batch_cols(s->values));
-  if (s->quiz.empty() && s->target.empty() && s->output_names.empty()) return;
+  std::vector<std::string> why(s->quiz.size());
+  if (s->quiz.empty() && s->target.empty() && s->output_names.empty()) return why;
   const attn::Problem p = to_problem(*s);
   if (!check_output_names(*s, p).empty()) {
     s->output_names.clear();
@@ -197,9 +198,12 @@ void fit_to_shapes(Scenario* s) {
   // edited scenario is a new problem, and Train says it has no target.
   if (!check_target_shape(*s, p).empty()) s->target.clear();
   std::vector<QuizQuestion> kept;
-  for (size_t i = 0; i < s->quiz.size(); ++i)
-    if (check_quiz_question(*s, p, i).empty()) kept.push_back(s->quiz[i]);
+  for (size_t i = 0; i < s->quiz.size(); ++i) {
+    why[i] = check_quiz_question(*s, p, i);
+    if (why[i].empty()) kept.push_back(s->quiz[i]);
+  }
   s->quiz = std::move(kept);
+  return why;
 }
 
 // A question names the head's steps as the trace does, but "output" is the layer's output and

@@ -383,7 +383,9 @@ const attn::Matrix& quiz_matrix(const QuizAnswer& a, const attn::HeadTrace& head
 int argmax_in_row(const attn::Matrix& m, int row);
 // Drops the questions whose cells an edit has taken away (fewer rows, keys or heads), the
 // column names whose columns an edit has changed, and a target the output's shape has left.
-void fit_to_shapes(Scenario* s);
+// Returns, for each question s->quiz had, "" when it was kept, else why it was dropped (as
+// check_quiz_question says it).
+std::vector<std::string> fit_to_shapes(Scenario* s);
 int quiz_argmax(const QuizAnswer& a, const attn::Trace& t);
 float quiz_value(const QuizAnswer& a, const attn::Trace& t);
 // "" when the answer key agrees with the core's numbers, else what the core says instead.

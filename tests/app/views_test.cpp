@@ -418,3 +418,80 @@ TEST_CASE(
     ui::set_language(ui::Lang::kEn);
   }
 }
+
+// Its questions keep their places, one that cannot be asked says why, and progress is kept.
+TEST_CASE("learned_bahdanau stays whole through Random start and Train",
+          "[views][training][quiz]") {
+  ui::set_language(ui::Lang::kEn);
+  ui::AppState s;
+  REQUIRE(ui::api::load_preset(s, "learned_bahdanau"));
+  REQUIRE(s.quiz().size() == 2);
+  const int last_row = s.quiz()[1].answer.row;  // <eos>, the 7th word
+  REQUIRE(last_row == 6);
+  // The second question answered first (at its step): its mark is the second of two.
+  s.set_step(s.quiz()[1].step);
+  REQUIRE(s.answer_quiz(1, s.quiz_truth_key(1), 0.0f));
+  CHECK(s.progress["learned_bahdanau"] == "-r");
+
+  REQUIRE(s.decoder_random_start());
+  CHECK(s.quiz().size() == 2);
+  // On the way (seed 2), the decoder writes fewer than 7 words for a while (it has learned to
+  // end early before it has learned the whole translation): row 7 is gone then.
+  int words = s.scenario.n_queries();
+  while (words > last_row && s.decoder_training.losses.size() < 1500) {
+    s.train_decoder(10, 1e9);
+    s.recompute_if_needed();  // as the next frame does
+    words = s.scenario.n_queries();
+  }
+  INFO("steps " << s.decoder_training.losses.size());
+  REQUIRE(words <= last_row);
+  CHECK(s.quiz().size() == 2);  // still the lesson's two questions, in their places
+  CHECK(s.quiz_fits(0));
+  CHECK_FALSE(s.quiz_fits(1));
+  CHECK(s.scenario.quiz.size() == 1);  // the scenario (link, exports) holds what fits
+  const std::string why = s.quiz_unfit_text(1);
+  CHECK(why.find("row 7") != std::string::npos);
+  CHECK(why.find("has " + std::to_string(words) + " words") != std::string::npos);
+  CHECK(why.find("Train on") != std::string::npos);
+  CHECK_FALSE(s.answer_quiz(1, 0, 0.0f));  // nothing to answer with
+  const nlohmann::json refused =
+      nlohmann::json::parse(ui::api::answer_quiz(s, 1, "{\"key\": 0}"));
+  CHECK(refused["error"].get<std::string>().find("cannot be answered on the numbers shown now") !=
+        std::string::npos);
+  const nlohmann::json listed = nlohmann::json::parse(ui::api::quiz(s));
+  CHECK(listed[0]["fits"] == true);
+  CHECK(listed[1]["fits"] == false);
+  CHECK(listed[1]["unfit"] == why);
+  // The table view asks it and says why, with nothing to press; the step's note still waits.
+  s.replies[1] = ui::AppState::QuizReply{};  // as "Ask me again" leaves it
+  s.set_step(s.quiz()[1].step);
+  CHECK(s.question_waiting());
+  CHECK(s.open_question() == -1);
+  const nlohmann::json view = nlohmann::json::parse(ui::api::accessible(s, std::nullopt));
+  REQUIRE(view["quiz"].size() == 1);
+  CHECK(view["quiz"][0]["question"] == 1);
+  CHECK(view["quiz"][0]["unfit"] == why);
+  CHECK_FALSE(view["quiz"][0].contains("keys"));
+  CHECK(view["note"] == "");
+
+  // The first question, answered now, takes the first mark; the second's stays.
+  s.set_step(s.quiz()[0].step);
+  REQUIRE(s.answer_quiz(0, 0, 0.0f));
+  CHECK(s.progress["learned_bahdanau"].size() == 2);
+  CHECK(s.progress["learned_bahdanau"][1] == 'r');
+  CHECK(s.lesson_done("learned_bahdanau"));
+
+  // Train as the lesson's recipe does: the decoder writes 7 words again and the question is
+  // back, answerable.
+  for (int k = 0; k < 30 && s.decoder_training.losses.size() < 1500; ++k)
+    s.train_decoder(1500 - static_cast<int>(s.decoder_training.losses.size()), 1e9);
+  REQUIRE(s.decoder_training.losses.size() == 1500);
+  s.recompute_if_needed();
+  CHECK(s.scenario.n_queries() == 7);
+  CHECK(s.quiz_fits(1));
+  CHECK(s.scenario.quiz.size() == 2);
+  s.set_step(s.quiz()[1].step);
+  CHECK(s.open_question() == 1);
+  CHECK(s.answer_quiz(1, s.quiz_truth_key(1), 0.0f));
+  CHECK(s.replies[1].correct);
+}

@@ -145,7 +145,7 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     const lesson = d.lesson !== lastLesson && d.lesson_place ? `${d.lesson_place}: ${d.lesson}. ` : "";
     const open = (d.quiz ?? []).find((q) => !q.answered);
     const colon = d.lang === "zh" ? "：" : ": ";
-    const extra = open ? ` ${d.texts.predict}${colon}${open.ask}` : d.note ? ` ${d.note}` : "";
+    const extra = open ? ` ${d.texts.predict}${colon}${open.ask}${open.unfit ? ` ${open.unfit}` : ""}` : d.note ? ` ${d.note}` : "";
     // (A view says what it shows now, its word, question or query, in "now".)
     const line = d.view ? `${lesson}${viewHeading(d)}. ${d.view.now ?? d.view.sections[0]?.text?.find((t) => t) ?? ""}${extra}`
       : `${lesson}${d.heading}. ${d.explanation}${extra}`;
@@ -354,6 +354,10 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
       });
       box.append(element("p", { className: "verdict", tabindex: "-1", "data-key": `q${n} verdict` }, q.verdict),
                  element("p", {}, q.why), element("p", {}, again));
+    } else if (q.unfit) {
+      // Its cell is not there now (the decoder writes fewer words after Random start): why,
+      // and what brings it back; nothing to answer with.
+      box.append(element("p", { className: "quiz-unfit" }, q.unfit));
     } else if (q.kind === "key") {
       const row = element("p", {});
       q.keys.forEach((label, j) => {

@@ -93,6 +93,14 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
     if (qq.step != static_cast<int>(s.step)) continue;
     nlohmann::json e = {
         {"question", q}, {"ask", qq.ask.in(lang)}, {"kind", qq.answer.argmax ? "key" : "value"}};
+    // A question whose cell is not there now (learned_bahdanau's decoder writing fewer words
+    // after Random start): asked, with why it cannot be answered yet, and nothing to press.
+    if (!s.quiz_fits(static_cast<int>(q))) {
+      e["unfit"] = s.quiz_unfit_text(static_cast<int>(q));
+      e["answered"] = false;
+      quiz.push_back(e);
+      continue;
+    }
     if (qq.answer.argmax) e["keys"] = s.quiz_key_labels(static_cast<int>(q));
     const bool answered = q < s.replies.size() && s.replies[q].answered;
     e["answered"] = answered;

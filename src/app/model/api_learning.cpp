@@ -60,6 +60,12 @@ std::string answer_quiz(AppState& s, int question, const std::string& answer_jso
                    ")";
     return out.dump();
   }
+  if (!s.quiz_fits(question)) {
+    out["error"] = "question: " + std::to_string(question) +
+                   " cannot be answered on the numbers shown now: " +
+                   s.quiz_unfit_text(question);
+    return out.dump();
+  }
   const bool argmax = s.quiz()[question].answer.argmax;
   const char* field = argmax ? "key" : "value";
   if (!a.is_discarded() && a.is_object() && a.contains("show")) {  // {"show": true}: give up
@@ -121,6 +127,9 @@ std::string quiz(const AppState& s) {
                         {"kind", qq.answer.argmax ? "key" : "value"},
                         {"matrix", qq.answer.argmax ? "weights" : qq.answer.matrix}};
     if (s.layered()) e["layer"] = qq.answer.layer;  // the layer whose numbers answer it
+    // Whether it can be answered on the numbers shown, and if not, why.
+    e["fits"] = s.quiz_fits(static_cast<int>(q));
+    if (!s.quiz_fits(static_cast<int>(q))) e["unfit"] = s.quiz_unfit_text(static_cast<int>(q));
     if (q < s.replies.size() && s.replies[q].answered) {
       const AppState::QuizReply& r = s.replies[q];
       e["answered"] = true;

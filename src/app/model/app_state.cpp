@@ -133,6 +133,8 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
   decoder_playing = false;
   decoder_clock = 0.0;
   decoder_training = DecoderTraining{};
+  questions_ = scenario.quiz;  // a valid scenario's: every one fits
+  question_unfit_.assign(questions_.size(), std::string());
   replies.assign(quiz().size(), QuizReply{});
   ++loads;
   recompute(std::move(p), slice_ms);
@@ -179,7 +181,7 @@ void AppState::recompute_if_needed() {
 
 void AppState::recompute_edited(double budget_ms) {
   dirty_ = false;
-  scenario::fit_to_shapes(&scenario);  // an edit may have taken a question's cell away
+  fit_questions();  // an edit may have taken a question's cell away, or given it back
   if (layered()) merge_layer_edit();   // into the stack, which runs again (layer_view)
   scenario::Resolved r = scenario::resolve(scenario);
   error = r.ok() ? within_budget(r.problem).error : r.error;

@@ -362,8 +362,22 @@ struct AppState : AppStateJobs {
   // scenario::ViewState::progress). The page keeps them in localStorage and the link;
   // nothing sends them anywhere.
   std::map<std::string, std::string> progress;
-  // The questions: the scenario's, or a stack's (each names its layer, answer.layer).
-  const std::vector<scenario::QuizQuestion>& quiz() const { return document().quiz; }
+  // The questions: the lesson's as it was set or loaded (a stack's name their layer,
+  // answer.layer). Their indexes stay as edits and training change the numbers: a question
+  // whose cell is gone now (the decoder of learned_bahdanau writing fewer words after Random
+  // start, a token removed) stays in the lesson, out of the scenario's own "quiz" (which its
+  // link and exports carry, and must fit), and comes back when the cell does.
+  const std::vector<scenario::QuizQuestion>& quiz() const {
+    return layered() ? whole.quiz : questions_;
+  }
+  // Question q can be asked on the numbers shown (its head, item, row and key exist now).
+  bool quiz_fits(int q) const {
+    return q >= 0 && static_cast<size_t>(q) < quiz().size() &&
+           (static_cast<size_t>(q) >= question_unfit_.size() || question_unfit_[q].empty());
+  }
+  // Why question q cannot be asked now, in the learner's words (and what brings it back);
+  // "" when it can.
+  std::string quiz_unfit_text(int q) const;
   // The lesson the shown questions belong to: the loaded preset's id, or "" (then answers are
   // checked but not recorded).
   std::string lesson_id() const { return preset >= 0 ? presets[preset].name : std::string(); }
@@ -382,6 +396,14 @@ struct AppState : AppStateJobs {
     float value = 0.0f;  // the value given (value questions)
   };
   std::vector<QuizReply> replies;
+
+ private:
+  std::vector<scenario::QuizQuestion> questions_;  // quiz(), for a scenario without layers
+  std::vector<std::string> question_unfit_;        // per question: "" or why it does not fit
+  // Puts the questions that fit into scenario.quiz (fit_to_shapes) and notes the others.
+  void fit_questions();
+
+ public:
   // Checks an answer to question q against the core's numbers (the key with the largest weight
   // of the row, or the cell within the question's tolerance), shows it, records the first
   // answer of each question in `progress` and emits "quiz|q|1" (or 0). False: no question q.

@@ -102,9 +102,43 @@ bool AppState::quiz_key_holds(int q) {
                   : std::fabs(quiz_truth_value(q) - a.value) <= a.tolerance;
 }
 
+void AppState::fit_questions() {
+  if (layered()) {  // the layer shown; the stack's questions (whole.quiz) name their layers
+    scenario::fit_to_shapes(&scenario);
+    return;
+  }
+  scenario.quiz = questions_;
+  question_unfit_ = scenario::fit_to_shapes(&scenario);
+}
+
+std::string AppState::quiz_unfit_text(int q) const {
+  if (q < 0 || static_cast<size_t>(q) >= quiz().size() || quiz_fits(q)) return "";
+  const scenario::QuizAnswer& a = quiz()[q].answer;
+  const scenario::Scenario& sc = scenario;
+  const bool decoder = !sc.seq2seq.empty();
+  std::string what;
+  if (a.head >= sc.heads)
+    what = printf_text(T("This question is about head %d, and there are %d heads now."),
+                       a.head + 1, sc.heads);
+  else if (a.batch >= sc.batch())
+    what = printf_text(T("This question is about example %d, and there are %d examples now."),
+                       a.batch + 1, sc.batch());
+  else if (a.row >= sc.n_queries())
+    what = decoder ? printf_text(T("This question is about row %d, the decoder's word %d, and "
+                                   "its translation has %d words now."),
+                                 a.row + 1, a.row + 1, sc.n_queries())
+                   : printf_text(T("This question is about row %d, and there are %d rows now."),
+                                 a.row + 1, sc.n_queries());
+  else
+    what = printf_text(T("This question is about column %d, which is not there now."), a.col + 1);
+  return what + " " +
+         (decoder ? T("Train on until the decoder writes it, or Reset the lesson, to answer it.")
+                  : T("It comes back with its cell; Reset brings the lesson back."));
+}
+
 bool AppState::answer_quiz(int q, int key, float value) {
   recompute_if_needed();
-  if (q < 0 || q >= static_cast<int>(quiz().size()) || !runs()) return false;
+  if (q < 0 || q >= static_cast<int>(quiz().size()) || !runs() || !quiz_fits(q)) return false;
   replies.resize(quiz().size());
   QuizReply& r = replies[q];
   const scenario::QuizAnswer& a = quiz()[q].answer;
@@ -139,7 +173,7 @@ bool AppState::show_quiz_answer(int q) {
 
 int AppState::open_question() const {
   for (size_t q = 0; q < quiz().size(); ++q)
-    if (quiz()[q].step == static_cast<int>(step) &&
+    if (quiz()[q].step == static_cast<int>(step) && quiz_fits(static_cast<int>(q)) &&
         (!layered() || quiz()[q].answer.layer == layer) &&  // a stack: on the layer shown
         (q >= replies.size() || !replies[q].answered))
       return static_cast<int>(q);

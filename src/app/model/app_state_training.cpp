@@ -80,7 +80,8 @@ bool AppState::reset_lesson_weights() {
   };
   keep_lesson(&scenario);
   if (layered()) keep_lesson(&whole);  // a stack's lesson: the texts the layers show
-  scenario::fit_to_shapes(&scenario);
+  questions_ = lesson.quiz;
+  fit_questions();
   replies.assign(quiz().size(), QuizReply{});
   preset = was_preset;
   edited = true;  // its notes speak of the learned weights

@@ -492,6 +492,7 @@ std::string cell_text(float v, bool hidden, bool masked) {
 
 bool weights_question_waits(const AppState& s, size_t q) {
   if (q >= s.quiz().size() || (q < s.replies.size() && s.replies[q].answered)) return false;
+  if (!s.quiz_fits(static_cast<int>(q))) return false;  // its cell is not there to hide
   const scenario::QuizQuestion& question = s.quiz()[q];
   const scenario::QuizAnswer& a = question.answer;
   const bool about_weights = a.argmax || a.matrix == "weights" || a.matrix == "scores" ||

@@ -444,7 +444,9 @@ bool curve_hidden(const AppState& s) {
   if (answer_hidden(s, MatrixKind::kWeights) || answer_hidden(s, MatrixKind::kOutput)) return true;
   for (size_t q = 0; q < s.quiz().size(); ++q) {
     const bool answered = q < s.replies.size() && s.replies[q].answered;
-    if (!answered && s.quiz()[q].step >= static_cast<int>(s.step)) return true;
+    if (!answered && s.quiz_fits(static_cast<int>(q)) &&
+        s.quiz()[q].step >= static_cast<int>(s.step))
+      return true;
   }
   return false;
 }

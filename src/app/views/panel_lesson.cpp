@@ -103,7 +103,13 @@ void draw_questions(AppState& s) {
     text_wrapped(qq.ask.in(lang), false, room());
     AppState::QuizReply& r = s.replies[q];
     const scenario::QuizAnswer& a = qq.answer;
-    if (!r.answered) {
+    if (!s.quiz_fits(static_cast<int>(q))) {
+      // Its cell is not there now (training changed how many words the decoder writes, or an
+      // edit took a row away): why, and what brings it back; nothing to answer with.
+      const std::string unfit = s.quiz_unfit_text(static_cast<int>(q));
+      text_wrapped(unfit, true, room());
+      item_text("quiz.unfit", unfit);
+    } else if (!r.answered) {
       if (a.argmax) {
         const std::vector<std::string> keys = s.quiz_key_labels(static_cast<int>(q));
         for (size_t j = 0; j < keys.size(); ++j) {
