@@ -365,9 +365,9 @@ attn::Problem to_problem(const Scenario& s);
 // the stream's width d.
 attn::Stack to_stack(const Scenario& s);
 
-// check_magnitudes for a stack: each layer's problem over a bound of the stream it reads
-// (h_0 exactly; after it, rows as long as |h_l| + |the layer's output| can be), and the
-// stream's every state. Errors name the layer ("layers[1].W_q: values too large: ...").
+// check_magnitudes for a stack: each layer's problem over the stream it reads, as computed
+// (h_0, then each layer run with outputs only and added), and the stream's every number.
+// Errors name the layer ("layers[1].W_q: values too large: ...").
 std::string check_magnitudes(const attn::Stack& st);
 
 // The quiz: which matrices a value question may name, and what the core says. For an argmax

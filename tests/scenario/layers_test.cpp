@@ -351,32 +351,73 @@ TEST_CASE("layers: the gradients of the file's stack agree with the float64 refe
         Approx(g.layers[1].W_q(3, 1)).epsilon(1e-8));
 }
 
+TEST_CASE("layers: 16 layers of ordinary values are accepted: each layer is bounded over the "
+          "stream as computed",
+          "[scenario][layers]") {
+  // The playground's own init, x of 8 × 128 in [-1, 1], 16 layers of 2 heads: a bound carried
+  // from layer to layer refused these from layer 8 (d_model 128), 9 (64), 11 (32) or 14 (16).
+  std::string x = "[";
+  for (int i = 0; i < 8; ++i) {
+    x += i ? ", [" : "[";
+    for (int j = 0; j < 128; ++j) {
+      char v[32];
+      std::snprintf(v, sizeof v, "%s%.3f", j ? ", " : "",
+                    2.0 * attn::uniform01(7, static_cast<uint64_t>(i * 128 + j)) - 1.0);
+      x += v;
+    }
+    x += "]";
+  }
+  x += "]";
+  for (const int d : {16, 32, 64, 128}) {
+    INFO("d_model " << d);
+    std::string layers = "[";
+    for (int l = 0; l < 16; ++l) layers += std::string(l ? ", " : "") + R"({"heads": 2})";
+    layers += "]";
+    const scenario::ParseResult r = scenario::parse(
+        R"({"version": 1, "scoring": "scaled_dot", "x": )" + x + R"(, "init": {"seed": 1, "d_model": )" +
+        std::to_string(d) + R"(}, "layers": )" + layers + "}");
+    REQUIRE(r.error == "");
+    const attn::StackTrace t = attn::run(r.stack);
+    REQUIRE(t.layers.size() == 16);
+    double largest = 0.0;
+    for (const attn::Trace& layer : t.layers)
+      for (const attn::HeadTrace& head : layer.heads)
+        for (const attn::Matrix& m : head.scores)
+          largest = std::max(largest, static_cast<double>(m.cwiseAbs().maxCoeff()));
+    CHECK(std::isfinite(largest));
+    CHECK(largest < 1e6);  // ordinary numbers, nowhere near float32's range
+    for (const attn::Batch& h : t.stream) CHECK(all_finite(h));
+  }
+}
+
 TEST_CASE("layers: check_magnitudes bounds the stream, and names the layer",
           "[scenario][layers][bad]") {
   // A layer whose output is large makes the next layer's scores overflow.
   CHECK(error_of(with(R"("layers": [{"W_v": )" + matrix4(1e18) + R"(, "W_o": )" + matrix4(1e17) +
                       R"(}, {}])")) ==
         "layers[1]: values too large: the score of query 0 and key 0 (|q|·|k|) can overflow "
-        "float32 (up to 9.6e+71; at most 1.7e+38 is safe) (over the stream h_1, bounded from x "
+        "float32 (up to 1.2e+70; at most 1.7e+38 is safe) (over the stream h_1, computed from x "
         "and the layers before)");
   // A layer's own weights are named with it.
   CHECK(error_of(with(R"("layers": [{}, {"W_v": )" + matrix4(1e38) + "}]")) ==
-        "layers[1].W_v: values too large: value 0 times W_v can overflow float32 (up to 3e+38; "
+        "layers[1].W_v: values too large: value 2 times W_v can overflow float32 (up to 4.7e+38; "
         "at most 1.7e+38 is safe)");
   // A layer's output alone, as for one layer.
   CHECK(error_of(with(R"("layers": [{"W_o": )" + matrix4(1e38) + "}]")) ==
         "layers[0].W_o: values too large: the heads' outputs times W_o can overflow float32 (up "
         "to 4e+38; at most 1.7e+38 is safe)");
-  // The stream itself: the layer's output added to it (cosine scoring's unit rows keep the
-  // scores small).
-  const std::string big_x =
-      R"({"version": 1, "scoring": "cosine", "x": [[1e37, 1e37, 1e37, 1e37], [1e37, -1e37, 1e37, 0]],
-          "layers": [{"W_v": )" +
-      matrix4(0.01) + R"(, "W_o": )";
-  CHECK(error_of(big_x + matrix4(200) + "}]}") ==
-        "layers[0].W_o: values too large: row 0 of the stream after layers[0] (|h| + |its "
-        "output|) can overflow float32 (up to 1.8e+38; at most 1.7e+38 is safe)");
-  CHECK(error_of(big_x + matrix4(100) + "}]}") == "");
+  // The stream itself: the layer's output added to it, as computed (cosine scoring's unit rows
+  // keep the scores small): 1.6e38 + 0.1 · 1.6e38 is past the limit, 1.5e38 + 0.1 · 1.5e38
+  // is not. A bound of it (|h| + |its output| over the whole row) refused both.
+  const auto stream_of = [](const char* v) {
+    return std::string(R"({"version": 1, "scoring": "cosine", "x": [[)") + v + ", 0, 0, 0], [" + v +
+           R"(, 0, 0, 0]], "layers": [{"W_v": [[0.1, 0, 0, 0], [0, 0.1, 0, 0], [0, 0, 0.1, 0], )" +
+           R"([0, 0, 0, 0.1]], "W_o": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]}]})";
+  };
+  CHECK(error_of(stream_of("1.6e38")) ==
+        "layers[0].W_o: values too large: row 0 of the stream after layers[0] (h + its output) "
+        "can overflow float32 (up to 1.8e+38; at most 1.7e+38 is safe)");
+  CHECK(error_of(stream_of("1.5e38")) == "");
 
   // Whatever it accepts runs finite: every layer's weights scaled up until refused.
   const scenario::ParseResult r = scenario::parse(two_layers_text());

@@ -880,11 +880,38 @@ async function checkLayers({ browser, url }) {
   });
   if (!/drop: step \d+/.test(read)) fail(`induction: the loss plot's mark not read (read: ${read.slice(0, 300)})`);
   if (!/Paused by itself at step 600/.test(read)) fail(`induction: "Paused by itself at step 600" not read (read: ${read.slice(0, 300)})`);
+  // "large loss plot", clicked where drawn: the plot moves to the middle, several times wider,
+  // and its mark reads the same step there (OCR); "smaller" puts it back in the Train section.
+  const small = (await itemsNow(page)).find((i) => i.id === "loss_plot");
+  const large = await itemWhen(page, (i) => i.label === "large loss plot" && i.checkable, 5000);
+  if (!small || !large) fail(`induction: the plot (${JSON.stringify(small)}) or "large loss plot" (${JSON.stringify(large)}) not on screen`);
+  await clickItem(page, large);
+  await settle(page);
+  const big = (await itemsNow(page)).find((i) => i.id === "loss_plot");
+  if (!big || !/center/.test(big.window) || big.x1 - big.x0 < 2 * (small.x1 - small.x0) || big.y1 - big.y0 < 2 * (small.y1 - small.y0)) {
+    fail(`induction: after "large loss plot" the plot is ${JSON.stringify(big)} (it was ${small.x1 - small.x0} × ${small.y1 - small.y0} px)`);
+  }
+  const bigRead = (await find(page, "drop:", "en", { x: big.x0, y: big.y0, width: big.x1 - big.x0, height: big.y1 - big.y0 })).all.map((w) => w.text).join(" ");
+  const mark = read.match(/drop: step (\d+)/)[1];
+  if (!new RegExp(`drop: step ${mark}\\b`).test(bigRead)) fail(`induction: the large plot reads "${bigRead.slice(0, 200)}", not "drop: step ${mark}"`);
+  await page.screenshot({ path: `${process.env.AP_SHOTS ?? "/tmp"}/induction-large-plot.png` }).catch(() => {});
+  const smaller = await itemWhen(page, (i) => i.label === "smaller" && /center/.test(i.window), 5000);
+  if (!smaller) fail(`induction: no "smaller" button over the large plot`);
+  await clickItem(page, smaller);
+  await settle(page);
+  const afterItems = await itemsNow(page);
+  const back = afterItems.find((i) => i.id === "loss_plot");
+  const box = afterItems.find((i) => i.label === "large loss plot" && i.checkable);
+  if (!back || /center/.test(back.window) || !box || box.checked) {
+    fail(`induction: after "smaller" the plot is ${JSON.stringify(back)} and the box ${JSON.stringify(box)}`);
+  }
   if (page.problems.length) fail(`induction: ${page.problems.join("; ")}`);
   await page.context().close();
   ok(`layers: ${seen.join("; ")}; learned_induction: Reset and Train clicked where drawn; loss ${samples[1]?.loss?.toFixed(2)} at ` +
      `step ${samples[1]?.step}, below 1.6 at step ${drop.step} after ${drop.s.toFixed(1)} s of Play, paused by itself at ` +
-     `step ${tr.step} (loss ${tr.loss.toFixed(3)}); "${read.match(/drop: step \d+/)[0]}" read on the plot`);
+     `step ${tr.step} (loss ${tr.loss.toFixed(3)}); "${read.match(/drop: step \d+/)[0]}" read on the plot; "large loss plot" ` +
+     `clicked: ${Math.round(big.x1 - big.x0)} × ${Math.round(big.y1 - big.y0)} px in the middle (was ${Math.round(small.x1 - small.x0)} × ` +
+     `${Math.round(small.y1 - small.y0)}), the same mark read there; "smaller" puts it back`);
 }
 
 // A lesson opened at `size` in `lang`, its tab `tabWord` clicked where the canvas draws it
@@ -1473,8 +1500,8 @@ async function checkHierarchy({ browser, url }) {
 // longer the lesson's); "Train", clicked, turns into "Pause training" and learns the toy
 // language in the page, pausing by itself at step 1500; then the screen shows the lesson's
 // translation again and, read from a screenshot of the alignment, each row's largest weight is
-// the source word that row's word translates (the adjective–noun swaps included). The page
-// is idle afterwards.
+// the source word that row's word translates (the adjective–noun swaps included); the lesson's
+// two questions are still listed and its progress kept. The page is idle afterwards.
 async function checkDecoderTrain({ browser, url }) {
   const seen = [];
   const size = { width: 800, height: 600 };
@@ -1553,6 +1580,16 @@ async function checkDecoderTrain({ browser, url }) {
     cells.forEach((c, r) => {  // 0.70 in viridis is a light green, lightness about 150
       if (c.col !== aligned[r] || c.light < 120) fail(`${lang}: row ${r + 1} ("${learned[r]}") is lightest at column ${c.col + 1} (lightness ${c.light.toFixed(0)}); expected ${aligned[r] + 1}`);
     });
+    // The lesson is still whole: on the way the decoder wrote fewer than 7 words for a while
+    // (3 at step 10), and the question about the 7th row stayed the lesson's, to come back with
+    // it (it was dropped for good before). Both questions listed on screen, both answerable,
+    // and the answers given before Random start kept: the lesson is done.
+    const steps = (await itemsNow(page)).filter((i) => /^[0-9]\?$/.test(i.label)).map((i) => i.label).sort();
+    if (steps.join(" ") !== "3? 5?") fail(`${lang}: after training, the lesson's "Questions on steps" read "${steps.join(" ")}", not "3? 5?"`);
+    const quiz = await ap(() => window.attentionPlayground.getQuiz());
+    if (quiz.length !== 2 || quiz.some((q) => q.fits !== true)) fail(`${lang}: after training getQuiz() is ${JSON.stringify(quiz.map((q) => [q.step, q.fits]))}`);
+    const progress = (await ap(() => window.attentionPlayground.getProgress())).lessons.find((l) => l.id === "learned_bahdanau");
+    if (!(progress?.questions === 2 && progress.answered === 2 && progress.done)) fail(`${lang}: after Random start and Train the lesson's progress is ${JSON.stringify(progress)}`);
     const again = await itemWhen(page, (i) => i.id.endsWith("###decoder_train"), 5000);
     if (again?.label !== words.train) fail(`${lang}: paused at step 1500, the button reads "${again?.label}"`);
     if (pausing?.label !== words.pause && took > 3000) fail(`${lang}: while training the button read "${pausing?.label}", not "${words.pause}"`);

@@ -13,6 +13,7 @@
 #include "app/model/edits.h"
 #include "app/text/explain.h"
 #include "app/text/i18n.h"
+#include "app/widgets/item_log.h"
 #include "app/views/app.h"
 #include "misc/cpp/imgui_stdlib.h"
 
@@ -423,6 +424,7 @@ void loss_chart(const std::vector<float>& losses, float height_lines, bool expla
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const ImVec2 g0(p0.x + label_w, p0.y + line_h * 0.5f), g1(p0.x + w - 4.0f, g0.y + h);
   ImGui::Dummy(ImVec2(w, h + line_h * 2.0f));
+  item_text("loss_plot", T("loss, on a log scale"));  // where it is drawn, for the checks
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   dl->AddRectFilled(g0, g1, IM_COL32(255, 255, 255, 255));
