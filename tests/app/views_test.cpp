@@ -495,3 +495,36 @@ TEST_CASE("learned_bahdanau stays whole through Random start and Train",
   CHECK(s.answer_quiz(1, s.quiz_truth_key(1), 0.0f));
   CHECK(s.replies[1].correct);
 }
+
+TEST_CASE("the Picture tab gives the verdict of the question a click there answered, and says "
+          "which question keeps its weights back",
+          "[views][quiz]") {
+  ui::set_language(ui::Lang::kEn);
+  ui::AppState s;
+  REQUIRE(ui::api::load_preset(s, "where_the_eye_goes"));
+  REQUIRE(ui::api::set_control(s, "view", "\"picture\"") == "");
+  s.set_step(s.quiz()[0].step);
+  s.recompute_if_needed();
+  REQUIRE(ui::picture_hidden(s));
+  // Before an answer: which question the weights wait for, by its step and words.
+  const std::string waits = ui::waiting_question(s);
+  CHECK(waits.rfind("It waits for the question on step 3: Before you look: which patch", 0) == 0);
+  nlohmann::json d = ui::describe_view(s, "picture");
+  CHECK(d.dump().find("It waits for the question on step 3: Before you look") != std::string::npos);
+  CHECK(ui::step_verdicts(s).empty());
+  // A wrong patch for the first question: its verdict on the tab, and the second question
+  // now named as the one the weights wait for.
+  REQUIRE(s.answer_quiz(0, 0, 0.0f));
+  const std::vector<std::string> verdicts = ui::step_verdicts(s);
+  REQUIRE(verdicts.size() == 1);
+  CHECK(verdicts[0].rfind("Not quite. ", 0) == 0);
+  CHECK(verdicts[0].find(s.quiz_verdict(0)) != std::string::npos);
+  CHECK(ui::waiting_question(s).rfind("It waits for the question on step 3: And \"just red\"", 0) ==
+        0);
+  d = ui::describe_view(s, "picture");
+  CHECK(d.dump().find("And \\\"just red\\\"") != std::string::npos);
+  // In Chinese too.
+  ui::set_language(ui::Lang::kZh);
+  CHECK(ui::waiting_question(s).rfind("它在等第 3 步的问题：", 0) == 0);
+  ui::set_language(ui::Lang::kEn);
+}

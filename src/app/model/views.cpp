@@ -68,6 +68,12 @@ using views_detail::fixed2;
 using views_detail::joined;
 using views_detail::json;
 using views_detail::section;
+
+// "The weights show … answered." and which question they wait for.
+std::string held_back(const char* sentence, const AppState& s, bool any_matrix = false) {
+  const std::string which = waiting_question(s, any_matrix);
+  return which.empty() ? std::string(sentence) : std::string(sentence) + " " + which;
+}
 using views_detail::table;
 using views_detail::two_sentences;
 
@@ -201,8 +207,9 @@ void describe_picture(AppState& s, json* out) {
   const bool hidden = picture_hidden(s);
   const std::string place = std::string(T("Query:")) + " " + queries[q];
   const std::string summary =
-      hidden ? std::string(T("The weights show over the picture once the lesson's questions "
-                             "up to here are answered."))
+      hidden ? held_back(T("The weights show over the picture once the lesson's questions "
+                           "up to here are answered."),
+                         s)
              : picture_summary(s);
   json sec = first_section(
       T("Each patch of the picture is a key, described by four numbers: how red, green and blue "
@@ -255,8 +262,9 @@ void describe_curve(AppState& s, json* out) {
   const std::vector<std::string> keys = axis_labels(s, Axis::kKeyTokens, b, n_k);
   const std::string place = std::string(T("query")) + ": " + queries[q];
   const std::string summary =
-      hidden ? std::string(T("The predictions and weights show here once the lesson's questions "
-                             "up to here are answered."))
+      hidden ? held_back(T("The predictions and weights show here once the lesson's questions "
+                           "up to here are answered."),
+                         s, true)
              : curve_summary(s);
   json sec = first_section(
       T("Each key is a point: its first number across, its value up. Each query predicts a "
@@ -311,9 +319,9 @@ void describe_layers(AppState& s, json* out) {
                  "stream: the next layer reads the sum. Rows are layers, one heatmap per "
                  "head (its attention weights); click a head to open it step by step.")});
   if (hidden)
-    first["text"].push_back(
-        T("The heads' weights show once the lesson's questions about "
-          "weights up to here are answered."));
+    first["text"].push_back(held_back(T("The heads' weights show once the lesson's questions "
+                                        "about weights up to here are answered."),
+                                      s));
   first["tables"].push_back(
       stream_table(T("The stream h\xe2\x82\x80: the inputs (with their positions)"), h0));
   out->push_back(std::move(first));
@@ -428,6 +436,32 @@ nlohmann::json describe_view(AppState& s, const std::string& id) {
 // -------------------------------------------------------------------------------------------
 // What each view holds back
 // -------------------------------------------------------------------------------------------
+
+std::string waiting_question(const AppState& s, bool any_matrix) {
+  for (size_t q = 0; q < s.quiz().size(); ++q) {
+    const bool answered = q < s.replies.size() && s.replies[q].answered;
+    const bool waits = any_matrix ? !answered && s.quiz_fits(static_cast<int>(q)) &&
+                                        s.quiz()[q].step >= static_cast<int>(s.step)
+                                  : weights_question_waits(s, q);
+    if (waits)
+      return printf_text(T("It waits for the question on step %d: %s"), s.quiz()[q].step + 1,
+                         s.quiz()[q].ask.in(language() == Lang::kZh ? "zh" : "en").c_str());
+  }
+  return "";
+}
+
+std::vector<std::string> step_verdicts(AppState& s) {
+  std::vector<std::string> out;
+  for (size_t q = 0; q < s.quiz().size() && q < s.replies.size(); ++q) {
+    const AppState::QuizReply& r = s.replies[q];
+    if (!r.answered || s.quiz()[q].step != static_cast<int>(s.step) ||
+        !s.quiz_fits(static_cast<int>(q)))
+      continue;
+    out.push_back(std::string(r.correct ? T("Right.") : r.shown ? T("Here it is.") : T("Not quite.")) +
+                  " " + s.quiz_verdict(static_cast<int>(q)));
+  }
+  return out;
+}
 
 bool picture_hidden(const AppState& s) {
   if (answer_hidden(s, MatrixKind::kWeights)) return true;

@@ -52,6 +52,14 @@ bool document_row_hidden(const AppState& s, int row);
 int decoder_rows_allowed(const AppState& s, int words);
 
 bool plane_hidden(const AppState& s);
+// Which question keeps a view's numbers back: the first open one about weights up to this step
+// (weights_question_waits), or with any_matrix the first open one up to here (as curve_hidden
+// counts them), "It waits for the question on step 3: Which patch …?"; "" when none.
+std::string waiting_question(const AppState& s, bool any_matrix = false);
+// This step's answered questions, each "Right. The query … looks most at r3c3 (0.41)." as the
+// lesson's box says it: a tab that takes an answer (the Picture's click on a patch) gives its
+// verdict there too.
+std::vector<std::string> step_verdicts(AppState& s);
 
 // What the All heads, positional-encoding and 2-D views compute, which their panels draw and
 // their descriptions read (views_matrices.cpp).

@@ -122,6 +122,7 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Step##train", "单步##train"},
     {"Reset##train", "重置##train"},
     {"smaller##loss_plot", "缩小##loss_plot"},
+    {"It waits for the question on step %d: %s", "它在等第 %d 步的问题：%s"},
     {"This question is about head %d, and there are %d heads now.",
      "这道题问的是第 %d 个头，现在只有 %d 个头。"},
     {"This question is about example %d, and there are %d examples now.",

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/model/matrices.h"
+#include "app/model/views.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 
@@ -130,9 +131,10 @@ void draw_curve(AppState& s, Heatmaps& h) {
   ImGui::SliderInt(slider.c_str(), &q, 0, n_q - 1, "");
   const std::vector<std::string> names = axis_labels(s, Axis::kQueryTokens, b, n_q);
   if (hidden) {
-    text_wrapped(
-        T("The predictions and weights show here once the lesson's questions up to "
-          "here are answered."));
+    text_wrapped(T("The predictions and weights show here once the lesson's questions up to "
+                   "here are answered."));
+    // Which one: the lesson's box is on another tab.
+    if (const std::string which = waiting_question(s, true); !which.empty()) text_wrapped(which, true);
     return;
   }
   // In words: what the chosen query averages (as the table view says it).

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/model/views.h"
 #include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
@@ -184,10 +185,12 @@ void draw_layers(AppState& s, Heatmaps& h) {
   };
 
   const bool weights_hidden = layers_hidden(s);
-  if (weights_hidden)
+  if (weights_hidden) {
     text_wrapped(
         T("The heads' weights show once the lesson's questions about weights up to here "
           "are answered."));
+    if (const std::string which = waiting_question(s); !which.empty()) text_wrapped(which, true);
+  }
   stream_map("layers_h0", s.stack_trace.stream.front()[b],
              T("The stream h\xe2\x82\x80: the inputs (with their positions)"));
   char id[48];

@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "app/model/matrices.h"
+#include "app/model/views.h"
 #include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
+#include "app/widgets/item_log.h"
 #include "scenario/image.h"
 
 namespace ui {
@@ -147,6 +149,16 @@ void draw_picture(AppState& s, Heatmaps& h) {
   GridInfo& g = h.record_grid("picture", p0, end, p0, end, im.rows(), cols, hidden);
   g.cell = g.cell_w = patch_px;
 
+  // A click that answered a question gets its verdict here, where it was given, as the
+  // lesson's box gives it (green when right).
+  for (const std::string& verdict : step_verdicts(s)) {
+    const bool right = verdict.rfind(T("Right."), 0) == 0;
+    ImGui::PushStyleColor(ImGuiCol_Text, right ? ImVec4(0.05f, 0.45f, 0.2f, 1.0f)
+                                               : ImVec4(0.7f, 0.15f, 0.1f, 1.0f));
+    text_wrapped(verdict);
+    item_text("picture.verdict", verdict);
+    ImGui::PopStyleColor();
+  }
   // In words: where the chosen query looks.
   if (hidden) {
     text_wrapped(asks_patch ? T("Click the patch you predict (or its button in the lesson). The "
@@ -154,6 +166,9 @@ void draw_picture(AppState& s, Heatmaps& h) {
                                 "to here are answered.")
                             : T("The weights show over the picture once the lesson's questions "
                                 "up to here are answered."));
+    // Which question they wait for, when it is not the one a click here answers.
+    if (const std::string which = waiting_question(s); !which.empty() && !asks_patch)
+      text_wrapped(which, true);
     return;
   }
   const std::string text = picture_summary(s);  // as the table view says it
