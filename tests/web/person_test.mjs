@@ -883,25 +883,33 @@ async function checkLayers({ browser, url }) {
   // "large loss plot", clicked where drawn: the plot moves to the middle, several times wider,
   // and its mark reads the same step there (OCR); "smaller" puts it back in the Train section.
   const small = (await itemsNow(page)).find((i) => i.id === "loss_plot");
-  const large = await itemWhen(page, (i) => i.label === "large loss plot" && i.checkable, 5000);
-  if (!small || !large) fail(`induction: the plot (${JSON.stringify(small)}) or "large loss plot" (${JSON.stringify(large)}) not on screen`);
+  const large = await itemWhen(page, (i) => i.label === "large loss plot" && "checked" in i, 5000);
+  if (!small || !large) {
+    const near = (await itemsNow(page)).filter((i) => i.y0 > (small?.y0 ?? 0) - 40).slice(0, 12).map((i) => `${i.label}@${Math.round(i.y0)}`);
+    fail(`induction: the plot (${JSON.stringify(small)}) or "large loss plot" (${JSON.stringify(large)}) not on screen (after the plot: ${near.join(", ")})`);
+  }
   await clickItem(page, large);
   await settle(page);
   const big = (await itemsNow(page)).find((i) => i.id === "loss_plot");
   if (!big || !/center/.test(big.window) || big.x1 - big.x0 < 2 * (small.x1 - small.x0) || big.y1 - big.y0 < 2 * (small.y1 - small.y0)) {
     fail(`induction: after "large loss plot" the plot is ${JSON.stringify(big)} (it was ${small.x1 - small.x0} × ${small.y1 - small.y0} px)`);
   }
-  const bigRead = (await find(page, "drop:", "en", { x: big.x0, y: big.y0, width: big.x1 - big.x0, height: big.y1 - big.y0 })).all.map((w) => w.text).join(" ");
-  const mark = read.match(/drop: step (\d+)/)[1];
-  if (!new RegExp(`drop: step ${mark}\\b`).test(bigRead)) fail(`induction: the large plot reads "${bigRead.slice(0, 200)}", not "drop: step ${mark}"`);
   await page.screenshot({ path: `${process.env.AP_SHOTS ?? "/tmp"}/induction-large-plot.png` }).catch(() => {});
+  // (Read off the whole screen, tesseract finding the plot's lines as a page; the word is
+  // taken where the plot is drawn.)
+  const { all: screen, hits: drops } = await find(page, "drop:", "en");
+  const inPlot = drops.find((w) => w.x0 >= big.x0 - 2 && w.x1 <= big.x1 + 2 && w.y0 >= big.y0 - 2 && w.y1 <= big.y1 + 2);
+  const bigRead = inPlot ? screen.filter((w) => Math.abs(w.y0 - inPlot.y0) < 6 && w.x0 >= inPlot.x0 - 60 && w.x1 <= big.x1)
+    .sort((a, b) => a.x0 - b.x0).map((w) => w.text).join(" ") : "";
+  const mark = read.match(/drop: step (\d+)/)[1];
+  if (!new RegExp(`drop: step ${mark}\\b`).test(bigRead)) fail(`induction: the large plot reads "${bigRead.slice(0, 200)}", not "drop: step ${mark}" (plot at ${JSON.stringify(big)}; "drop:" read at ${JSON.stringify(drops)})`);
   const smaller = await itemWhen(page, (i) => i.label === "smaller" && /center/.test(i.window), 5000);
   if (!smaller) fail(`induction: no "smaller" button over the large plot`);
   await clickItem(page, smaller);
   await settle(page);
   const afterItems = await itemsNow(page);
   const back = afterItems.find((i) => i.id === "loss_plot");
-  const box = afterItems.find((i) => i.label === "large loss plot" && i.checkable);
+  const box = afterItems.find((i) => i.label === "large loss plot" && "checked" in i);
   if (!back || /center/.test(back.window) || !box || box.checked) {
     fail(`induction: after "smaller" the plot is ${JSON.stringify(back)} and the box ${JSON.stringify(box)}`);
   }
@@ -965,6 +973,17 @@ async function checkPicture({ browser, url }) {
     await settle(page);
     const quiz1 = await ap(() => window.attentionPlayground.getQuiz());
     if (!quiz1[0].answered || !quiz1[0].correct) fail(`${lang}: a click on r3c3 did not answer the first question right: ${JSON.stringify(quiz1[0]).slice(0, 200)}`);
+    // The verdict on the tab where the click was (it was only in the lesson's box), on screen,
+    // and the next question named as the one the weights now wait for.
+    const shown = await itemsNow(page);
+    const verdict = shown.find((i) => i.id === "picture.verdict");
+    const right = lang === "en" ? "Right." : "答对了。";
+    if (!verdict || !verdict.label.startsWith(right) || verdict.y0 < 0 || verdict.y1 > size.height) {
+      fail(`${lang}: after the click on r3c3 the Picture tab shows no verdict (${JSON.stringify(verdict)})`);
+    }
+    const view1 = await ap(() => window.attentionPlayground.getView());
+    const waits = lang === "en" ? "It waits for the question on step 3:" : "它在等第 3 步的问题：";
+    if (!JSON.stringify(view1.view ?? {}).includes(waits)) fail(`${lang}: the Picture's description does not say which question the weights wait for`);
     // The other two, through the API (the lesson walk clicks its buttons), then the weights.
     await ap(() => { const a = window.attentionPlayground; a.answerQuiz(1, { key: 19 }); a.answerQuiz(2, { value: 0.051 }); });
     await settle(page);

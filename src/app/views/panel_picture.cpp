@@ -58,6 +58,16 @@ void draw_picture(AppState& s, Heatmaps& h) {
   const int q = s.picture_query;
   const bool hidden = picture_hidden(s);
 
+  // A click that answered a question gets its verdict here, where it was given, as the
+  // lesson's box gives it (green when right): above the picture, on screen with it.
+  for (const std::string& verdict : step_verdicts(s)) {
+    const bool right = verdict.rfind(T("Right."), 0) == 0;
+    ImGui::PushStyleColor(ImGuiCol_Text, right ? ImVec4(0.05f, 0.45f, 0.2f, 1.0f)
+                                               : ImVec4(0.7f, 0.15f, 0.1f, 1.0f));
+    text_wrapped(verdict);
+    item_text("picture.verdict", verdict);
+    ImGui::PopStyleColor();
+  }
   // The picture, as large as the panel allows (whole pixels of the screen per pixel of it).
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::clamp(std::floor(std::min(avail.x, 760.0f) / im.width), 1.0f, 16.0f);
@@ -149,16 +159,6 @@ void draw_picture(AppState& s, Heatmaps& h) {
   GridInfo& g = h.record_grid("picture", p0, end, p0, end, im.rows(), cols, hidden);
   g.cell = g.cell_w = patch_px;
 
-  // A click that answered a question gets its verdict here, where it was given, as the
-  // lesson's box gives it (green when right).
-  for (const std::string& verdict : step_verdicts(s)) {
-    const bool right = verdict.rfind(T("Right."), 0) == 0;
-    ImGui::PushStyleColor(ImGuiCol_Text, right ? ImVec4(0.05f, 0.45f, 0.2f, 1.0f)
-                                               : ImVec4(0.7f, 0.15f, 0.1f, 1.0f));
-    text_wrapped(verdict);
-    item_text("picture.verdict", verdict);
-    ImGui::PopStyleColor();
-  }
   // In words: where the chosen query looks.
   if (hidden) {
     text_wrapped(asks_patch ? T("Click the patch you predict (or its button in the lesson). The "
