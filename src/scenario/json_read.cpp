@@ -132,7 +132,7 @@ Scenario read_scenario(const json& j) {
               "feature_names", "key_feature_names",           "value_names", "output_names",
               "target",        "trained_from",                "layers",      "tokens",
               "next",          "embed",       "unembed",      "vocab",       "batches",
-              "image",         "sigma",       "seq2seq",      "hierarchy"});
+              "image",         "sigma",       "seq2seq",      "hierarchy",   "true_curve"});
   // clang-format on
   if (!j.contains("version")) fail("version", "missing; expected 1");
   if (read_int(j["version"], "version", 0, 1 << 30) != 1)
@@ -315,6 +315,19 @@ Scenario read_scenario(const json& j) {
   if (j.contains("target")) {
     bool two_d = false;
     s.target = read_batch(j["target"], "target", &two_d);
+  }
+  if (j.contains("true_curve")) {  // the function a regression's points were drawn from
+    const json& v = j["true_curve"];
+    if (!v.is_array() || v.size() < 2 || v.size() > static_cast<size_t>(kMaxTrueCurve))
+      fail("true_curve", "must be 2 to " + std::to_string(kMaxTrueCurve) + " pairs [x, y]");
+    s.true_curve = json_read_internal::read_matrix(v, "true_curve");
+    if (s.true_curve.cols() != 2) fail("true_curve", "must be pairs [x, y]");
+    if (!s.true_curve.allFinite()) fail("true_curve", "must hold finite numbers");
+    for (Eigen::Index i = 1; i < s.true_curve.rows(); ++i)
+      if (!(s.true_curve(i, 0) > s.true_curve(i - 1, 0)))
+        fail("true_curve[" + std::to_string(i) + "][0]",
+             "x must increase from pair to pair (" + v[i][0].dump() + " after " +
+                 v[i - 1][0].dump() + ")");
   }
   using Names = std::vector<std::vector<std::string>>;
   const struct {

@@ -229,6 +229,7 @@ std::string to_json(const Scenario& s) {
     append_key(&o, "target");
     append_batch(&o, s.target, s.batch_of_one);
   }
+  if (s.true_curve.size()) append_key(&o, "true_curve"), append_matrix(&o, s.true_curve);
   if (!s.trained_from_task.empty()) {
     append_key(&o, "trained_from");
     o += "{\"task\":\"" + s.trained_from_task +

@@ -89,6 +89,7 @@ struct QuizQuestion {
   QuizAnswer answer;
 };
 constexpr int kMaxQuizQuestions = 8;
+constexpr int kMaxTrueCurve = 1000;
 constexpr int kMaxTourStops = 16;
 // The pipeline's steps, inputs (0) to output (kStepCount − 1): what a tour note or a question
 // is placed on (the app's ui::Step names them).
@@ -112,6 +113,10 @@ struct Scenario {
   // Optional: what the output should be, shaped like it ([batch][n_q][output columns]); the
   // loss is mean((output − target)²) (attention-cli grad). Empty: none.
   attn::Batch target;
+  // Optional: the function a regression's points were drawn from, as (x, y) pairs with x
+  // increasing (2 to kMaxTrueCurve of them): the Curve view draws it beside the estimate.
+  // JSON: "true_curve": [[0, 0], [0.05, 0.14], ...]. Empty: none.
+  attn::Matrix true_curve;
   // Optional: the textbook section the lesson follows, a plain https link per language.
   // JSON: "read": {"title": {"en": ..., "zh": ...}, "url": {"en": "https://...", "zh": ...}}
   LocalText read_title, read_url;

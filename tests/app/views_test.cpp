@@ -528,3 +528,47 @@ TEST_CASE("the Picture tab gives the verdict of the question a click there answe
   CHECK(ui::waiting_question(s).rfind("它在等第 3 步的问题：", 0) == 0);
   ui::set_language(ui::Lang::kEn);
 }
+
+TEST_CASE("the Curve's error follows σ as the lesson's note says, and its estimate over every x "
+          "is the core's Nadaraya-Watson average of all the points",
+          "[views][curve]") {
+  ui::set_language(ui::Lang::kEn);
+  ui::AppState s;
+  REQUIRE(ui::api::load_preset(s, "nadaraya_watson"));
+  // The note of step 8: "the mean squared error over the 20 points is 0.668 … at 0.3 the error
+  // is 0.477 …; at 2 it is 0.943".
+  for (const auto& [sigma, error] :
+       std::vector<std::pair<double, double>>{{1.0, 0.668}, {0.3, 0.477}, {2.0, 0.943}}) {
+    INFO("sigma " << sigma);
+    REQUIRE(ui::api::set_control(s, "sigma", std::to_string(sigma)) == "");
+    s.recompute_if_needed();
+    CHECK(ui::curve_error(s) == Approx(error).margin(0.0005));
+  }
+  REQUIRE(ui::api::set_control(s, "sigma", "1") == "");
+  s.recompute_if_needed();
+  // The estimate at 0, 2.5 and 5, against the average computed here in double.
+  const std::vector<float> ys = ui::curve_estimate(s, 0.0f, 5.0f, 3);
+  REQUIRE(ys.size() == 3);
+  const attn::Matrix& xk = s.scenario.keys[0];
+  const attn::Matrix& yk = s.scenario.values[0];
+  for (int i = 0; i < 3; ++i) {
+    const double x = 2.5 * i;
+    double num = 0.0, den = 0.0;
+    for (Eigen::Index j = 0; j < xk.rows(); ++j) {
+      const double d = x - xk(j, 0);
+      const double e = std::exp(-d * d / 2.0);
+      num += e * yk(j, 0);
+      den += e;
+    }
+    CHECK(ys[i] == Approx(num / den).epsilon(1e-5));
+  }
+  // The true function the points were drawn from, 2 sin x + x^0.8, is the lesson's.
+  const attn::Matrix& truth = s.scenario.true_curve;
+  REQUIRE(truth.rows() == 101);
+  CHECK(truth(30, 0) == Approx(1.5));
+  CHECK(truth(30, 1) == Approx(2.0 * std::sin(1.5) + std::pow(1.5, 0.8)).epsilon(1e-4));
+  // The table view says the error with the summary, once the questions are answered.
+  for (size_t q = 0; q < s.quiz().size(); ++q) s.show_quiz_answer(static_cast<int>(q));
+  CHECK(ui::curve_summary(s).find("The mean squared error of the 20 predictions is 0.668 (σ = 1).") !=
+        std::string::npos);
+}

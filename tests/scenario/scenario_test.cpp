@@ -1625,3 +1625,30 @@ TEST_CASE("the lessons' glossary: one Chinese term per concept, subscripts, no r
     CHECK_FALSE(std::regex_search(zh, markup));
   }
 }
+
+TEST_CASE("true_curve: pairs with x increasing, or a clear error naming the field",
+          "[scenario][bad]") {
+  CHECK(error_of(with(R"("true_curve": [[0, 1], [0.5, 2], [1, 0]])")) == "");
+  CHECK(error_of(with(R"("true_curve": [[0, 1]])")) ==
+        "true_curve: must be 2 to 1000 pairs [x, y]");
+  CHECK(error_of(with(R"("true_curve": {"x": [0, 1]})")) ==
+        "true_curve: must be 2 to 1000 pairs [x, y]");
+  CHECK(error_of(with(R"("true_curve": [[0, 1, 2], [1, 2, 3]])")) == "true_curve: must be pairs [x, y]");
+  CHECK(error_of(with(R"("true_curve": [[0, 1], [0, 2]])")) ==
+        "true_curve[1][0]: x must increase from pair to pair (0 after 0)");
+  CHECK(error_of(with(R"("true_curve": [[1, 1], [0.5, 2]])")) ==
+        "true_curve[1][0]: x must increase from pair to pair (0.5 after 1)");
+  CHECK(error_of(with(R"("true_curve": [[0, 1], [1, "2"]])")).rfind("true_curve[1]", 0) == 0);
+  CHECK(error_of(with(R"("true_curve": [[0, 1], [1, 1e39]])")).rfind("true_curve[1]", 0) == 0);
+  std::string many = "[";
+  for (int i = 0; i < 1001; ++i) many += (i ? ", [" : "[") + std::to_string(i) + ", 0]";
+  CHECK(error_of(with(R"("true_curve": )" + many + "]")) ==
+        "true_curve: must be 2 to 1000 pairs [x, y]");
+  // Written back as read.
+  const scenario::ParseResult r = scenario::parse(with(R"("true_curve": [[0, 1], [0.5, 2.25]])"));
+  REQUIRE(r.error == "");
+  const scenario::ParseResult again = scenario::parse(scenario::to_json(r.scenario));
+  REQUIRE(again.error == "");
+  CHECK(again.scenario.true_curve.rows() == 2);
+  CHECK(again.scenario.true_curve(1, 1) == 2.25f);
+}

@@ -620,6 +620,49 @@ std::string picture_summary(AppState& s) {
                      line.c_str());
 }
 
+double curve_error(const AppState& s) {
+  if (!curve_ready(s)) return -1.0;
+  const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.output.size()) - 1);
+  const attn::Batch& target = s.scenario.target;
+  if (static_cast<int>(target.size()) <= b) return -1.0;
+  const attn::Matrix& out = s.trace.output[b];
+  const attn::Matrix& t = target[b];
+  if (t.rows() != out.rows() || t.cols() != out.cols() || out.rows() == 0) return -1.0;
+  double sum = 0.0;
+  for (Eigen::Index i = 0; i < out.rows(); ++i) {
+    const double d = static_cast<double>(out(i, 0)) - static_cast<double>(t(i, 0));
+    sum += d * d;
+  }
+  return sum / static_cast<double>(out.rows());
+}
+
+std::vector<float> curve_estimate(const AppState& s, float lo, float hi, int n) {
+  if (!curve_ready(s) || n < 2 || !(hi > lo) || s.problem.keys.size() == 0) return {};
+  const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.output.size()) - 1);
+  attn::Problem p = s.problem;  // its scoring, σ, temperature and weights
+  attn::Matrix xs(n, s.problem.queries[b].cols());
+  xs.setZero();
+  for (int i = 0; i < n; ++i)
+    xs(i, 0) = lo + (hi - lo) * static_cast<float>(i) / static_cast<float>(n - 1);
+  attn::Batch q(1), k(1), v(1);
+  q.mut(0) = xs;
+  k.mut(0) = s.problem.keys[b];
+  v.mut(0) = s.problem.values[b];
+  p.queries = std::move(q);
+  p.keys = std::move(k);
+  p.values = std::move(v);
+  p.mask = attn::MaskSpec{};
+  p.dropout_p = 0.0f;
+  if (!attn::validate(p).ok()) return {};
+  attn::RunOptions outputs_only;
+  outputs_only.keep_head_matrices = false;
+  const attn::Trace t = attn::run(p, outputs_only);
+  if (t.output.size() != 1 || t.output[0].cols() != 1) return {};
+  std::vector<float> ys(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) ys[i] = t.output[0](i, 0);
+  return ys;
+}
+
 std::string curve_summary(const AppState& s) {
   if (!curve_ready(s) || curve_hidden(s)) return "";
   const int b = std::clamp(s.batch, 0, static_cast<int>(s.trace.output.size()) - 1);
@@ -632,11 +675,16 @@ std::string curve_summary(const AppState& s) {
   int most = 0;
   for (int j = 1; j < w.cols(); ++j)
     if (w(q, j) > w(q, most)) most = j;
-  return printf_text(T("Query %s (x = %.2f) predicts %.2f; its largest weight, %.2f, is on the "
-                       "point at x = %.2f."),
-                     names[q].c_str(), static_cast<double>(xq(q, 0)),
-                     static_cast<double>(s.trace.output[b](q, 0)), static_cast<double>(w(q, most)),
-                     static_cast<double>(xk(most, 0)));
+  std::string text = printf_text(
+      T("Query %s (x = %.2f) predicts %.2f; its largest weight, %.2f, is on the point at x = "
+        "%.2f."),
+      names[q].c_str(), static_cast<double>(xq(q, 0)), static_cast<double>(s.trace.output[b](q, 0)),
+      static_cast<double>(w(q, most)), static_cast<double>(xk(most, 0)));
+  // How good the predictions are together, for this σ (the lesson's note quotes it).
+  if (const double e = curve_error(s); e >= 0.0)
+    text += " " + printf_text(T("The mean squared error of the %d predictions is %.3f (σ = %.3g)."),
+                              n_q, e, static_cast<double>(s.scenario.sigma));
+  return text;
 }
 
 }  // namespace ui

@@ -99,6 +99,14 @@ std::string decoder_training_status(const AppState& s);
 std::string document_summary(const AppState& s);
 std::string picture_summary(AppState& s);
 std::string curve_summary(const AppState& s);
+// The mean squared error of the Curve's predictions (each point's, from the others when its own
+// cell is masked) against the scenario's target, for the batch item shown; -1 without a target
+// of the output's shape.
+double curve_error(const AppState& s);
+// The estimate at n xs evenly from lo to hi (n >= 2), over every point of the batch item shown,
+// none masked: the core run on those xs as queries with the scenario's scoring and σ. Empty
+// when it cannot run.
+std::vector<float> curve_estimate(const AppState& s, float lo, float hi, int n);
 // The words of a hierarchy scenario's sentence k in the UI's language ("w1", … without names).
 std::vector<std::string> hierarchy_sentence_words(const scenario::Hierarchy& h, int k);
 

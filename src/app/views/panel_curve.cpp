@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/model/controls.h"
 #include "app/model/matrices.h"
 #include "app/model/views.h"
 #include "app/text/i18n.h"
@@ -35,15 +36,42 @@ void draw_curve(AppState& s, Heatmaps& h) {
   q = std::clamp(q, 0, n_q - 1);
   const bool hidden = curve_hidden(s);
 
-  // The ranges: every point and every prediction, with a margin.
+  // σ, here as in Scoring (the same control): the estimate, the predictions and their error
+  // follow it as it moves.
+  if (control_shown(s, "sigma")) {
+    const Control& c = *find_control("sigma");
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(T(c.label));
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, 320.0f));
+    float sigma = s.scenario.sigma;
+    if (ImGui::SliderFloat("##curve_sigma", &sigma, static_cast<float>(c.min),
+                           static_cast<float>(c.max), "%.3f", ImGuiSliderFlags_Logarithmic))
+      control_apply(s, "sigma", std::clamp(static_cast<double>(sigma), c.min, c.max));
+    help_marker(c.help);
+  }
+  const attn::Matrix& truth = s.scenario.true_curve;
+
+  // The ranges: every point, the true function and (shown) the predictions, with a margin.
   float x_lo = std::min(xk.col(0).minCoeff(), xq.col(0).minCoeff());
   float x_hi = std::max(xk.col(0).maxCoeff(), xq.col(0).maxCoeff());
   float y_lo = y.minCoeff(), y_hi = y.maxCoeff();
+  if (truth.rows() >= 2) {
+    x_lo = std::min(x_lo, truth.col(0).minCoeff());
+    x_hi = std::max(x_hi, truth.col(0).maxCoeff());
+    y_lo = std::min(y_lo, truth.col(1).minCoeff());
+    y_hi = std::max(y_hi, truth.col(1).maxCoeff());
+  }
+  if (!(x_hi > x_lo)) x_hi = x_lo + 1.0f;
+  // The estimate at every x of the plot (from all the points, none masked), by the core.
+  constexpr int kDense = 161;
+  const std::vector<float> dense = hidden ? std::vector<float>{}
+                                          : curve_estimate(s, x_lo, x_hi, kDense);
   if (!hidden) {
     y_lo = std::min(y_lo, out.minCoeff());
     y_hi = std::max(y_hi, out.maxCoeff());
+    for (const float v : dense) y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
   }
-  if (!(x_hi > x_lo)) x_hi = x_lo + 1.0f;
   if (!(y_hi > y_lo)) y_hi = y_lo + 1.0f;
   const float x_pad = 0.04f * (x_hi - x_lo), y_pad = 0.08f * (y_hi - y_lo);
   x_lo -= x_pad;
@@ -90,17 +118,25 @@ void draw_curve(AppState& s, Heatmaps& h) {
     q = best;
   }
 
-  // The predictions, joined in the order of their x.
+  // The true function, grey; the estimate over every x, orange.
   const ImU32 line = IM_COL32(214, 96, 20, 255), point = IM_COL32(40, 90, 170, 255);
-  if (!hidden) {
-    std::vector<int> order(n_q);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int c) { return xq(a, 0) < xq(c, 0); });
+  const ImU32 true_colour = IM_COL32(96, 96, 96, 220);
+  dl->PushClipRect(g0, g1, true);
+  if (truth.rows() >= 2) {
     std::vector<ImVec2> pts;
-    for (int i : order)
-      if (std::isfinite(out(i, 0))) pts.push_back(ImVec2(X(xq(i, 0)), Y(out(i, 0))));
+    for (Eigen::Index i = 0; i < truth.rows(); ++i)
+      pts.push_back(ImVec2(X(truth(i, 0)), Y(truth(i, 1))));
+    dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), true_colour, 0, 1.5f);
+  }
+  if (!dense.empty()) {
+    std::vector<ImVec2> pts;
+    for (int i = 0; i < kDense; ++i) {
+      const float x = (x_lo + x_pad) + (x_hi - x_lo - 2.0f * x_pad) * i / (kDense - 1.0f);
+      if (std::isfinite(dense[i])) pts.push_back(ImVec2(X(x), Y(dense[i])));
+    }
     dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), line, 0, 2.5f);
   }
+  dl->PopClipRect();
   // The points, each as large as the chosen query's weight on it makes it.
   const float top = hidden ? 1.0f : std::max(w.row(q).maxCoeff(), 1e-12f);
   for (int j = 0; j < n_k; ++j) {
@@ -111,11 +147,41 @@ void draw_curve(AppState& s, Heatmaps& h) {
       dl->AddRectFilled(ImVec2(X(xk(j, 0)) - 2.0f, s1.y - (s1.y - s0.y) * w(q, j) / top),
                         ImVec2(X(xk(j, 0)) + 2.0f, s1.y), IM_COL32(40, 90, 170, 200));
   }
+  // Each query's own prediction (from the other points when its cell is masked): a ring.
+  if (!hidden)
+    for (int i = 0; i < n_q; ++i)
+      if (std::isfinite(out(i, 0)))
+        dl->AddCircle(ImVec2(X(xq(i, 0)), Y(out(i, 0))), 4.5f, line, 0, 1.5f);
   dl->AddLine(ImVec2(s0.x, s1.y), ImVec2(s1.x, s1.y), frame);
   if (!hidden) {
     const float xi = X(xq(q, 0));
     dl->AddLine(ImVec2(xi, g0.y), ImVec2(xi, s1.y), IM_COL32(214, 96, 20, 110), 1.5f);
     dl->AddCircleFilled(ImVec2(xi, Y(out(q, 0))), 7.0f, line);
+  }
+  // What each mark is: a swatch and its words, on as few lines as the width allows.
+  const auto legend = [&](int kind, ImU32 colour, const char* words) {
+    const float sw = ImGui::GetFontSize() * 1.6f;
+    same_line_if_fits(sw + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(words).x);
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(ImVec2(sw, ImGui::GetTextLineHeight()));
+    const float my = at.y + ImGui::GetTextLineHeight() * 0.5f;
+    if (kind == 0)
+      dl->AddLine(ImVec2(at.x, my), ImVec2(at.x + sw, my), colour, kind == 0 ? 2.5f : 1.5f);
+    else if (kind == 1)
+      dl->AddLine(ImVec2(at.x, my), ImVec2(at.x + sw, my), colour, 1.5f);
+    else if (kind == 2)
+      dl->AddCircle(ImVec2(at.x + sw * 0.5f, my), 4.5f, colour, 0, 1.5f);
+    else
+      dl->AddCircleFilled(ImVec2(at.x + sw * 0.5f, my), 4.0f, colour);
+    ImGui::SameLine(0.0f, ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextUnformatted(words);
+  };
+  ImGui::Dummy(ImVec2(0.0f, 0.0f));
+  legend(3, point, T("the points"));
+  if (truth.rows() >= 2) legend(1, true_colour, T("the true function"));
+  if (!hidden) {
+    legend(0, line, T("the estimate from all the points"));
+    legend(2, line, T("each point predicted from the others"));
   }
 
   // The plot's area, for tests: rows the queries, columns the keys.

@@ -166,9 +166,11 @@ void draw_picture(AppState& s, Heatmaps& h) {
                                 "to here are answered.")
                             : T("The weights show over the picture once the lesson's questions "
                                 "up to here are answered."));
-    // Which question they wait for, when it is not the one a click here answers.
-    if (const std::string which = waiting_question(s); !which.empty() && !asks_patch)
+    // Which question they wait for (the one a click here answers, or another).
+    if (const std::string which = waiting_question(s); !which.empty()) {
       text_wrapped(which, true);
+      item_text("picture.waiting", which);
+    }
     return;
   }
   const std::string text = picture_summary(s);  // as the table view says it
