@@ -1032,15 +1032,67 @@ async function checkCurve({ browser, url }) {
       }
       return n;
     };
+    // The true function, grey, is drawn from the start (it gives no answer away).
+    const grey = async () => {
+      const cur = (await ap(() => window.attentionPlayground.layout())).curve;
+      const png = decodePng(await page.screenshot({ clip: { x: cur.x0, y: cur.y0, width: cur.x1 - cur.x0, height: cur.y1 - cur.y0 } }));
+      let n = 0;
+      for (let i = 0; i < png.width * png.height; ++i) {
+        const [r, gg, b] = [png.pixels[4 * i], png.pixels[4 * i + 1], png.pixels[4 * i + 2]];
+        if (Math.abs(r - gg) < 12 && Math.abs(gg - b) < 12 && r > 70 && r < 150) ++n;
+      }
+      return n;
+    };
+    const greyBefore = await grey();
+    if (!(greyBefore > 150)) fail(`${lang}: the true function is not drawn (${greyBefore} grey pixels in the plot)`);
     const before = await orange();
     await ap(() => { const a = window.attentionPlayground; a.answerQuiz(0, { value: 0.1 }); a.answerQuiz(1, { value: 2.07 }); });
     await settle(page);
     g = (await ap(() => window.attentionPlayground.layout())).curve;
     if (g.hidden) fail(`${lang}: every question answered, the predictions are still not drawn`);
     const after = await orange();
-    if (!(after > before + 200)) fail(`${lang}: the predictions' line is not on screen (${before} orange pixels before, ${after} after)`);
-    // The pointer over x = 2.54: the plot spans the points' x with 4% margins each side.
-    const xs = (await ap(() => window.attentionPlayground.getScenario())).queries.map((r) => r[0]);
+    if (!(after > before + 200)) fail(`${lang}: the estimate's line is not on screen (${before} orange pixels before, ${after} after)`);
+    // The error as the screen writes it (the summary under the plot), against the leave-one-out
+    // error computed here from the points and σ.
+    const scenario = await ap(() => window.attentionPlayground.getScenario());
+    const pts = scenario.keys.map((r, i) => [r[0], scenario.values[i][0]]);
+    const looError = (sigma) => {
+      let sum = 0;
+      for (let i = 0; i < pts.length; ++i) {
+        let num = 0, den = 0;
+        for (let j = 0; j < pts.length; ++j) {
+          if (j === i) continue;
+          const e = Math.exp(-((pts[i][0] - pts[j][0]) ** 2) / (2 * sigma * sigma));
+          num += e * pts[j][1];
+          den += e;
+        }
+        sum += (num / den - pts[i][1]) ** 2;
+      }
+      return sum / pts.length;
+    };
+    const errorOnScreen = async () => {
+      const item = (await itemsNow(page)).find((i) => i.id === "curve.summary");
+      const m = /([0-9]+\.[0-9]{3})[^0-9]*σ = ([0-9.]+)/.exec(item?.label ?? "");
+      return m && item.y1 <= size.height + 600 ? { error: Number(m[1]), item } : null;
+    };
+    const e1 = await errorOnScreen();
+    if (!e1 || Math.abs(e1.error - looError(1)) > 0.0006) fail(`${lang}: at σ = 1 the Curve reads ${JSON.stringify(e1)}; the points give ${looError(1).toFixed(4)}`);
+    // σ on the Curve tab, clicked a third of the way along its (logarithmic) slider.
+    const slider = await itemWhen(page, (i) => i.id === "##curve_sigma", 5000);
+    if (!slider || slider.y1 > size.height) fail(`${lang}: no σ slider on screen on the Curve tab (${JSON.stringify(slider)})`);
+    await clickItem(page, { x0: slider.x0 + (slider.x1 - slider.x0) * 0.3, x1: slider.x0 + (slider.x1 - slider.x0) * 0.3 + 1, y0: slider.y0, y1: slider.y1 });
+    await settle(page);
+    const moved = (await ap(() => window.attentionPlayground.getScenario())).sigma;
+    const e2 = await errorOnScreen();
+    if (!(moved > 0.1 && moved < 0.6)) fail(`${lang}: a click a third along the σ slider set σ = ${moved}`);
+    if (!e2 || Math.abs(e2.error - looError(moved)) > 0.0006) fail(`${lang}: at σ = ${moved} the Curve reads ${JSON.stringify(e2)}; the points give ${looError(moved).toFixed(4)}`);
+    await page.screenshot({ path: `${process.env.AP_SHOTS ?? "/tmp"}/curve-${lang}-${size.width}.png` }).catch(() => {});
+    // Back to about 1 (the middle of the slider: 0.05 to 20 on a log scale), for Train below.
+    await clickItem(page, { x0: (slider.x0 + slider.x1) / 2, x1: (slider.x0 + slider.x1) / 2 + 1, y0: slider.y0, y1: slider.y1 });
+    await settle(page);
+    // The pointer over x = 2.54: the plot spans the points' and the true function's x with 4%
+    // margins each side.
+    const xs = [...scenario.queries.map((r) => r[0]), ...(scenario.true_curve ?? []).map((r) => r[0])];
     const lo = Math.min(...xs), hi = Math.max(...xs), pad = 0.04 * (hi - lo);
     const px = g.x0 + (2.54 - (lo - pad)) / (hi - lo + 2 * pad) * (g.x1 - g.x0);
     await page.mouse.move(px, (g.y0 + g.y1) / 2);
@@ -1066,7 +1118,8 @@ async function checkCurve({ browser, url }) {
     const sigma = (await ap(() => window.attentionPlayground.getScenario())).sigma;
     if (!(sigma < 0.6)) fail(`${lang}: after Train σ is ${sigma} (the lesson says it learns about 0.385)`);
     if (page.problems.length) fail(`${lang}: ${page.problems.join("; ")}`);
-    seen.push(`${lang} ${size.width}×${size.height}: ${before} → ${after} orange pixels once answered, "2.54" named under the pointer, ` +
+    seen.push(`${lang} ${size.width}×${size.height}: the true function drawn (${greyBefore} grey pixels), ${before} → ${after} orange pixels once answered, ` +
+              `error ${e1.error} at σ 1 and ${e2.error} at σ ${moved.toFixed(3)} (clicked on the tab's slider) as the points give, "2.54" named under the pointer, ` +
               `Train clicked: σ ${sigma.toFixed(3)}`);
     await page.context().close();
   }

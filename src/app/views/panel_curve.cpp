@@ -14,6 +14,7 @@
 #include "app/model/views.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
+#include "app/widgets/item_log.h"
 
 namespace ui {
 
@@ -203,8 +204,10 @@ void draw_curve(AppState& s, Heatmaps& h) {
     if (const std::string which = waiting_question(s, true); !which.empty()) text_wrapped(which, true);
     return;
   }
-  // In words: what the chosen query averages (as the table view says it).
-  text_wrapped(curve_summary(s));
+  // In words: what the chosen query averages, and the error (as the table view says it).
+  const std::string summary = curve_summary(s);
+  text_wrapped(summary);
+  item_text("curve.summary", summary);
 }
 
 }  // namespace ui
