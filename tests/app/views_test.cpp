@@ -572,3 +572,38 @@ TEST_CASE("the Curve's error follows σ as the lesson's note says, and its estim
   CHECK(ui::curve_summary(s).find("The mean squared error of the 20 predictions is 0.668 (σ = 1).") !=
         std::string::npos);
 }
+
+TEST_CASE("with transpose on, a lesson's notes and questions say the setting they were written "
+          "for, and hard attention's column formula takes no softmax",
+          "[views][transpose]") {
+  ui::set_language(ui::Lang::kEn);
+  ui::AppState s;
+  REQUIRE(ui::api::load_preset(s, "why_so_tall"));
+  // A step with a note, its questions answered so that the note shows.
+  for (size_t q = 0; q < s.quiz().size(); ++q) s.show_quiz_answer(static_cast<int>(q));
+  int noted = -1;
+  for (const scenario::TourStop& stop : s.scenario.tour) noted = stop.step;
+  REQUIRE(noted >= 0);
+  s.set_step(noted);
+  const std::string plain =
+      nlohmann::json::parse(ui::api::accessible(s, std::nullopt))["note"].get<std::string>();
+  REQUIRE(!plain.empty());
+  CHECK(plain.find("untransposed") == std::string::npos);
+  REQUIRE(ui::api::set_control(s, "transpose", "true") == "");
+  const std::string turned =
+      nlohmann::json::parse(ui::api::accessible(s, std::nullopt))["note"].get<std::string>();
+  CHECK(turned == plain + " (It reads the matrices untransposed: its rows are the columns here, "
+                          "with \"transpose matrices\" on.)");
+  ui::set_language(ui::Lang::kZh);
+  CHECK(ui::lesson_text_shown(s, "x").find("转置矩阵") != std::string::npos);
+  ui::set_language(ui::Lang::kEn);
+  // Hard attention in the column convention: one 1 in each column, no softmax.
+  attn::Problem p = s.problem;
+  p.hard = true;
+  const std::string hard = ui::step_formula(ui::Step::kWeights, p, true);
+  CHECK(hard.find("one-hot") != std::string::npos);
+  CHECK(hard.find("softmax") == std::string::npos);
+  p.hard = false;
+  CHECK(ui::step_formula(ui::Step::kWeights, p, true).find("softmax over each column") !=
+        std::string::npos);
+}

@@ -85,14 +85,16 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   // says it, and the event at its end redraws this, with the questions.
   const bool settled = !s.computing();
   if (settled) s.recompute_if_needed();
-  j["note"] = s.runs() && s.question_waiting() ? "" : note;
+  j["note"] = s.runs() && s.question_waiting() ? "" : lesson_text_shown(s, note);
   // The step's questions, answerable from the table view.
   nlohmann::json quiz = nlohmann::json::array();
   for (size_t q = 0; q < s.quiz().size() && s.runs() && settled; ++q) {
     const scenario::QuizQuestion& qq = s.quiz()[q];
     if (qq.step != static_cast<int>(s.step)) continue;
     nlohmann::json e = {
-        {"question", q}, {"ask", qq.ask.in(lang)}, {"kind", qq.answer.argmax ? "key" : "value"}};
+        {"question", q},
+        {"ask", lesson_text_shown(s, qq.ask.in(lang))},
+        {"kind", qq.answer.argmax ? "key" : "value"}};
     // A question whose cell is not there now (learned_bahdanau's decoder writing fewer words
     // after Random start): asked, with why it cannot be answered yet, and nothing to press.
     if (!s.quiz_fits(static_cast<int>(q))) {

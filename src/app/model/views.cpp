@@ -437,6 +437,13 @@ nlohmann::json describe_view(AppState& s, const std::string& id) {
 // What each view holds back
 // -------------------------------------------------------------------------------------------
 
+std::string lesson_text_shown(const AppState& s, const std::string& text) {
+  if (!s.transpose || text.empty()) return text;
+  return text + " " +
+         T("(It reads the matrices untransposed: its rows are the columns here, with "
+           "\"transpose matrices\" on.)");
+}
+
 std::string waiting_question(const AppState& s, bool any_matrix) {
   for (size_t q = 0; q < s.quiz().size(); ++q) {
     const bool answered = q < s.replies.size() && s.replies[q].answered;

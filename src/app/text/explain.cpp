@@ -378,7 +378,8 @@ std::string column_formula(Step s, const attn::Problem& p) {
       std::string f = p.hard ? "A[\xc2\xb7,i] = one-hot(argmax_j M[j,i])"
                              : "A[j,i] = exp(M[j,i] \xe2\x88\x92 max M[\xc2\xb7,i]) / "
                                "\xce\xa3_j exp(M[j,i] \xe2\x88\x92 max M[\xc2\xb7,i])";
-      f += T(",   softmax over each column");
+      // (Hard attention takes no softmax: one 1 in each column, the argmax's.)
+      if (!p.hard) f += T(",   softmax over each column");
       return f + dropout_formula(p);
     }
     case Step::kWeightedValues:

@@ -122,6 +122,9 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Step##train", "单步##train"},
     {"Reset##train", "重置##train"},
     {"smaller##loss_plot", "缩小##loss_plot"},
+    {"(It reads the matrices untransposed: its rows are the columns here, with \"transpose "
+     "matrices\" on.)",
+     "（这段话按未转置的矩阵来说：开着“转置矩阵”时，它说的行就是这里的列。）"},
     {"The mean squared error of the %d predictions is %.3f (σ = %.3g).",
      "这 %d 个预测的均方误差是 %.3f（σ = %.3g）。"},
     {"the points", "数据点"},

@@ -10,6 +10,7 @@
 #include "app/model/edits.h"
 #include "app/text/explain.h"
 #include "app/text/glossary.h"
+#include "app/model/views.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 #include "app/widgets/item_log.h"
@@ -100,7 +101,7 @@ void draw_questions(AppState& s) {
     item_text("quiz.header", T("Predict, then check"));
     ImGui::PopStyleColor();
     const auto room = [pad] { return ImGui::GetContentRegionAvail().x - pad; };
-    text_wrapped(qq.ask.in(lang), false, room());
+    text_wrapped(lesson_text_shown(s, qq.ask.in(lang)), false, room());
     AppState::QuizReply& r = s.replies[q];
     const scenario::QuizAnswer& a = qq.answer;
     if (!s.quiz_fits(static_cast<int>(q))) {

@@ -11,6 +11,7 @@
 
 #include "app/model/controls.h"
 #include "app/text/explain.h"
+#include "app/model/views.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 #include "app/views/panel_pipeline_internal.h"
@@ -333,7 +334,7 @@ void draw_pipeline(AppState& s, Heatmaps& h) {
   if (!s.question_waiting())
     for (const scenario::TourStop& stop : s.scenario.tour)
       if (stop.step == static_cast<int>(s.step) && s.note_shown(stop))
-        lesson_note(s, stop.text.in(language_code()));
+        lesson_note(s, lesson_text_shown(s, stop.text.in(language_code())));
   draw_questions(s);  // the lesson's questions on this step, before the matrices answer them
   if (!compact && mask_switch) {
     ImGui::Checkbox(T("Click a cell to mask it"), &s.mask_by_click);
