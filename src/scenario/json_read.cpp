@@ -325,9 +325,9 @@ Scenario read_scenario(const json& j) {
     if (!s.true_curve.allFinite()) fail("true_curve", "must hold finite numbers");
     for (Eigen::Index i = 1; i < s.true_curve.rows(); ++i)
       if (!(s.true_curve(i, 0) > s.true_curve(i - 1, 0)))
-        fail("true_curve[" + std::to_string(i) + "][0]",
-             "x must increase from pair to pair (" + v[i][0].dump() + " after " +
-                 v[i - 1][0].dump() + ")");
+        fail("true_curve[" + std::to_string(i) + "][0]", "x must increase from pair to pair (" +
+                                                             v[i][0].dump() + " after " +
+                                                             v[i - 1][0].dump() + ")");
   }
   using Names = std::vector<std::vector<std::string>>;
   const struct {

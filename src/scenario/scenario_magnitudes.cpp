@@ -272,8 +272,8 @@ std::string check_magnitudes(const attn::Stack& st) {
       for (Eigen::Index i = 0; i < m.rows(); ++i) {
         double largest = 0.0;
         for (Eigen::Index j = 0; j < m.cols(); ++j)
-          largest = std::max(largest, std::fabs(static_cast<double>(m(i, j)) +
-                                                static_cast<double>(out(i, j))));
+          largest = std::max(
+              largest, std::fabs(static_cast<double>(m(i, j)) + static_cast<double>(out(i, j))));
         if (!(largest <= kLimit)) {
           const char* by = w.W_o.size() ? ".W_o" : w.W_v.size() ? ".W_v" : "";
           return too_large(layer_name(l) + by,

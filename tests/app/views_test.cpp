@@ -454,8 +454,7 @@ TEST_CASE("learned_bahdanau stays whole through Random start and Train",
   CHECK(why.find("has " + std::to_string(words) + " words") != std::string::npos);
   CHECK(why.find("Train on") != std::string::npos);
   CHECK_FALSE(s.answer_quiz(1, 0, 0.0f));  // nothing to answer with
-  const nlohmann::json refused =
-      nlohmann::json::parse(ui::api::answer_quiz(s, 1, "{\"key\": 0}"));
+  const nlohmann::json refused = nlohmann::json::parse(ui::api::answer_quiz(s, 1, "{\"key\": 0}"));
   CHECK(refused["error"].get<std::string>().find("cannot be answered on the numbers shown now") !=
         std::string::npos);
   const nlohmann::json listed = nlohmann::json::parse(ui::api::quiz(s));
@@ -496,9 +495,10 @@ TEST_CASE("learned_bahdanau stays whole through Random start and Train",
   CHECK(s.replies[1].correct);
 }
 
-TEST_CASE("the Picture tab gives the verdict of the question a click there answered, and says "
-          "which question keeps its weights back",
-          "[views][quiz]") {
+TEST_CASE(
+    "the Picture tab gives the verdict of the question a click there answered, and says "
+    "which question keeps its weights back",
+    "[views][quiz]") {
   ui::set_language(ui::Lang::kEn);
   ui::AppState s;
   REQUIRE(ui::api::load_preset(s, "where_the_eye_goes"));
@@ -529,9 +529,10 @@ TEST_CASE("the Picture tab gives the verdict of the question a click there answe
   ui::set_language(ui::Lang::kEn);
 }
 
-TEST_CASE("the Curve's error follows σ as the lesson's note says, and its estimate over every x "
-          "is the core's Nadaraya-Watson average of all the points",
-          "[views][curve]") {
+TEST_CASE(
+    "the Curve's error follows σ as the lesson's note says, and its estimate over every x "
+    "is the core's Nadaraya-Watson average of all the points",
+    "[views][curve]") {
   ui::set_language(ui::Lang::kEn);
   ui::AppState s;
   REQUIRE(ui::api::load_preset(s, "nadaraya_watson"));
@@ -569,13 +570,14 @@ TEST_CASE("the Curve's error follows σ as the lesson's note says, and its estim
   CHECK(truth(30, 1) == Approx(2.0 * std::sin(1.5) + std::pow(1.5, 0.8)).epsilon(1e-4));
   // The table view says the error with the summary, once the questions are answered.
   for (size_t q = 0; q < s.quiz().size(); ++q) s.show_quiz_answer(static_cast<int>(q));
-  CHECK(ui::curve_summary(s).find("The mean squared error of the 20 predictions is 0.668 (σ = 1).") !=
-        std::string::npos);
+  CHECK(ui::curve_summary(s).find(
+            "The mean squared error of the 20 predictions is 0.668 (σ = 1).") != std::string::npos);
 }
 
-TEST_CASE("with transpose on, a lesson's notes and questions say the setting they were written "
-          "for, and hard attention's column formula takes no softmax",
-          "[views][transpose]") {
+TEST_CASE(
+    "with transpose on, a lesson's notes and questions say the setting they were written "
+    "for, and hard attention's column formula takes no softmax",
+    "[views][transpose]") {
   ui::set_language(ui::Lang::kEn);
   ui::AppState s;
   REQUIRE(ui::api::load_preset(s, "why_so_tall"));
@@ -592,8 +594,9 @@ TEST_CASE("with transpose on, a lesson's notes and questions say the setting the
   REQUIRE(ui::api::set_control(s, "transpose", "true") == "");
   const std::string turned =
       nlohmann::json::parse(ui::api::accessible(s, std::nullopt))["note"].get<std::string>();
-  CHECK(turned == plain + " (It reads the matrices untransposed: its rows are the columns here, "
-                          "with \"transpose matrices\" on.)");
+  CHECK(turned == plain +
+                      " (It reads the matrices untransposed: its rows are the columns here, "
+                      "with \"transpose matrices\" on.)");
   ui::set_language(ui::Lang::kZh);
   CHECK(ui::lesson_text_shown(s, "x").find("转置矩阵") != std::string::npos);
   ui::set_language(ui::Lang::kEn);

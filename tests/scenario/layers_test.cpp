@@ -351,9 +351,10 @@ TEST_CASE("layers: the gradients of the file's stack agree with the float64 refe
         Approx(g.layers[1].W_q(3, 1)).epsilon(1e-8));
 }
 
-TEST_CASE("layers: 16 layers of ordinary values are accepted: each layer is bounded over the "
-          "stream as computed",
-          "[scenario][layers]") {
+TEST_CASE(
+    "layers: 16 layers of ordinary values are accepted: each layer is bounded over the "
+    "stream as computed",
+    "[scenario][layers]") {
   // The playground's own init, x of 8 × 128 in [-1, 1], 16 layers of 2 heads: a bound carried
   // from layer to layer refused these from layer 8 (d_model 128), 9 (64), 11 (32) or 14 (16).
   std::string x = "[";
@@ -373,9 +374,10 @@ TEST_CASE("layers: 16 layers of ordinary values are accepted: each layer is boun
     std::string layers = "[";
     for (int l = 0; l < 16; ++l) layers += std::string(l ? ", " : "") + R"({"heads": 2})";
     layers += "]";
-    const scenario::ParseResult r = scenario::parse(
-        R"({"version": 1, "scoring": "scaled_dot", "x": )" + x + R"(, "init": {"seed": 1, "d_model": )" +
-        std::to_string(d) + R"(}, "layers": )" + layers + "}");
+    const scenario::ParseResult r =
+        scenario::parse(R"({"version": 1, "scoring": "scaled_dot", "x": )" + x +
+                        R"(, "init": {"seed": 1, "d_model": )" + std::to_string(d) +
+                        R"(}, "layers": )" + layers + "}");
     REQUIRE(r.error == "");
     const attn::StackTrace t = attn::run(r.stack);
     REQUIRE(t.layers.size() == 16);

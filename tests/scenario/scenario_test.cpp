@@ -1633,7 +1633,8 @@ TEST_CASE("true_curve: pairs with x increasing, or a clear error naming the fiel
         "true_curve: must be 2 to 1000 pairs [x, y]");
   CHECK(error_of(with(R"("true_curve": {"x": [0, 1]})")) ==
         "true_curve: must be 2 to 1000 pairs [x, y]");
-  CHECK(error_of(with(R"("true_curve": [[0, 1, 2], [1, 2, 3]])")) == "true_curve: must be pairs [x, y]");
+  CHECK(error_of(with(R"("true_curve": [[0, 1, 2], [1, 2, 3]])")) ==
+        "true_curve: must be pairs [x, y]");
   CHECK(error_of(with(R"("true_curve": [[0, 1], [0, 2]])")) ==
         "true_curve[1][0]: x must increase from pair to pair (0 after 0)");
   CHECK(error_of(with(R"("true_curve": [[1, 1], [0.5, 2]])")) ==

@@ -91,10 +91,9 @@ std::string accessible(AppState& s, const std::optional<CellRef>& cell) {
   for (size_t q = 0; q < s.quiz().size() && s.runs() && settled; ++q) {
     const scenario::QuizQuestion& qq = s.quiz()[q];
     if (qq.step != static_cast<int>(s.step)) continue;
-    nlohmann::json e = {
-        {"question", q},
-        {"ask", lesson_text_shown(s, qq.ask.in(lang))},
-        {"kind", qq.answer.argmax ? "key" : "value"}};
+    nlohmann::json e = {{"question", q},
+                        {"ask", lesson_text_shown(s, qq.ask.in(lang))},
+                        {"kind", qq.answer.argmax ? "key" : "value"}};
     // A question whose cell is not there now (learned_bahdanau's decoder writing fewer words
     // after Random start): asked, with why it cannot be answered yet, and nothing to press.
     if (!s.quiz_fits(static_cast<int>(q))) {

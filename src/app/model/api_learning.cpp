@@ -62,8 +62,7 @@ std::string answer_quiz(AppState& s, int question, const std::string& answer_jso
   }
   if (!s.quiz_fits(question)) {
     out["error"] = "question: " + std::to_string(question) +
-                   " cannot be answered on the numbers shown now: " +
-                   s.quiz_unfit_text(question);
+                   " cannot be answered on the numbers shown now: " + s.quiz_unfit_text(question);
     return out.dump();
   }
   const bool argmax = s.quiz()[question].answer.argmax;
@@ -179,20 +178,20 @@ nlohmann::json decoder_training(const AppState& s) {
 std::string training(AppState& s) {
   if (s.decoder_trains()) return decoder_training(s).dump();
   const AppState::Training& tr = s.training;
-  nlohmann::json j = {{"trainer", "weights"},
-                      {"task", tr.task},
-                      {"seed", tr.seed},
-                      {"step", tr.losses.size()},
-                      {"lr", tr.lr},
-                      {"optimizer", tr.adam ? "adam" : "sgd"},
-                      {"playing", tr.playing},
-                      {"speed", AppState::speed_name(tr.speed)},
-                      {"converged", tr.converged},
-                      {"finished", tr.finished},
-                      {"goal", s.training_goal()},
-                      {"drop", tr.phase.drop > 0 ? nlohmann::json(tr.phase.drop)
-                                                 : nlohmann::json(nullptr)},
-                      {"error", tr.error}};
+  nlohmann::json j = {
+      {"trainer", "weights"},
+      {"task", tr.task},
+      {"seed", tr.seed},
+      {"step", tr.losses.size()},
+      {"lr", tr.lr},
+      {"optimizer", tr.adam ? "adam" : "sgd"},
+      {"playing", tr.playing},
+      {"speed", AppState::speed_name(tr.speed)},
+      {"converged", tr.converged},
+      {"finished", tr.finished},
+      {"goal", s.training_goal()},
+      {"drop", tr.phase.drop > 0 ? nlohmann::json(tr.phase.drop) : nlohmann::json(nullptr)},
+      {"error", tr.error}};
   j["loss"] = tr.losses.empty() ? nlohmann::json(nullptr) : nlohmann::json(tr.losses.back());
   const scenario::TaskCheck* check = s.task_check();
   j["check"] = check ? nlohmann::json{{"loss", check->loss},

@@ -182,7 +182,7 @@ void AppState::recompute_if_needed() {
 void AppState::recompute_edited(double budget_ms) {
   dirty_ = false;
   fit_questions();  // an edit may have taken a question's cell away, or given it back
-  if (layered()) merge_layer_edit();   // into the stack, which runs again (layer_view)
+  if (layered()) merge_layer_edit();  // into the stack, which runs again (layer_view)
   scenario::Resolved r = scenario::resolve(scenario);
   error = r.ok() ? within_budget(r.problem).error : r.error;
   if (error.empty()) recompute(std::move(r.problem), budget_ms);

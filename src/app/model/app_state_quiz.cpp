@@ -118,8 +118,8 @@ std::string AppState::quiz_unfit_text(int q) const {
   const bool decoder = !sc.seq2seq.empty();
   std::string what;
   if (a.head >= sc.heads)
-    what = printf_text(T("This question is about head %d, and there are %d heads now."),
-                       a.head + 1, sc.heads);
+    what = printf_text(T("This question is about head %d, and there are %d heads now."), a.head + 1,
+                       sc.heads);
   else if (a.batch >= sc.batch())
     what = printf_text(T("This question is about example %d, and there are %d examples now."),
                        a.batch + 1, sc.batch());

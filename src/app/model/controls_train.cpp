@@ -121,8 +121,9 @@ void add_train_controls(std::vector<Control>& t) {
     s.large_loss_plot = v.get<bool>();
     return std::string();
   };
-  large.help = N_("Draws the loss plot across the middle of the screen and taller, to read off "
-                  "its steps or to show a class.");
+  large.help =
+      N_("Draws the loss plot across the middle of the screen and taller, to read off "
+         "its steps or to show a class.");
   t.push_back(large);
 }
 

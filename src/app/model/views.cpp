@@ -464,7 +464,9 @@ std::vector<std::string> step_verdicts(AppState& s) {
     if (!r.answered || s.quiz()[q].step != static_cast<int>(s.step) ||
         !s.quiz_fits(static_cast<int>(q)))
       continue;
-    out.push_back(std::string(r.correct ? T("Right.") : r.shown ? T("Here it is.") : T("Not quite.")) +
+    out.push_back(std::string(r.correct ? T("Right.")
+                              : r.shown ? T("Here it is.")
+                                        : T("Not quite.")) +
                   " " + s.quiz_verdict(static_cast<int>(q)));
   }
   return out;

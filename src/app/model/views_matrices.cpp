@@ -273,8 +273,9 @@ void describe_plane(AppState& s, json* out) {
   const bool hidden = plane_hidden(s);
   std::string finds;
   if (hidden) {
-    finds = T("The weights show here once the lesson's questions about weights up to here are "
-              "answered.");
+    finds =
+        T("The weights show here once the lesson's questions about weights up to here are "
+          "answered.");
     if (const std::string which = waiting_question(s); !which.empty()) finds += " " + which;
   } else if (k.rows() > 0) {
     int best = 0;

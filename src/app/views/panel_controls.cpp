@@ -13,8 +13,8 @@
 #include "app/model/edits.h"
 #include "app/text/explain.h"
 #include "app/text/i18n.h"
-#include "app/widgets/item_log.h"
 #include "app/views/app.h"
+#include "app/widgets/item_log.h"
 #include "misc/cpp/imgui_stdlib.h"
 
 namespace ui {
@@ -575,8 +575,8 @@ void draw_large_loss_plot(AppState& s) {
   if (s.training.losses.empty() || s.decoder_trains()) return;
   const scenario::TaskInfo* task = scenario::find_task(s.training.task);
   const char* lang = s.lang == Lang::kZh ? "zh" : "en";
-  const std::string title = std::string(T("Train")) + ": " +
-                            (task ? task->title.in(lang) : T("this scenario's target"));
+  const std::string title =
+      std::string(T("Train")) + ": " + (task ? task->title.in(lang) : T("this scenario's target"));
   ImGui::TextUnformatted(title.c_str());
   ImGui::SameLine();
   // Back to the Train section's small plot: the same control as its checkbox.

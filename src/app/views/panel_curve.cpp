@@ -66,8 +66,8 @@ void draw_curve(AppState& s, Heatmaps& h) {
   if (!(x_hi > x_lo)) x_hi = x_lo + 1.0f;
   // The estimate at every x of the plot (from all the points, none masked), by the core.
   constexpr int kDense = 161;
-  const std::vector<float> dense = hidden ? std::vector<float>{}
-                                          : curve_estimate(s, x_lo, x_hi, kDense);
+  const std::vector<float> dense =
+      hidden ? std::vector<float>{} : curve_estimate(s, x_lo, x_hi, kDense);
   if (!hidden) {
     y_lo = std::min(y_lo, out.minCoeff());
     y_hi = std::max(y_hi, out.maxCoeff());
@@ -198,10 +198,12 @@ void draw_curve(AppState& s, Heatmaps& h) {
   ImGui::SliderInt(slider.c_str(), &q, 0, n_q - 1, "");
   const std::vector<std::string> names = axis_labels(s, Axis::kQueryTokens, b, n_q);
   if (hidden) {
-    text_wrapped(T("The predictions and weights show here once the lesson's questions up to "
-                   "here are answered."));
+    text_wrapped(
+        T("The predictions and weights show here once the lesson's questions up to "
+          "here are answered."));
     // Which one: the lesson's box is on another tab.
-    if (const std::string which = waiting_question(s, true); !which.empty()) text_wrapped(which, true);
+    if (const std::string which = waiting_question(s, true); !which.empty())
+      text_wrapped(which, true);
     return;
   }
   // In words: what the chosen query averages, and the error (as the table view says it).

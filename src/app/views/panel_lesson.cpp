@@ -8,9 +8,9 @@
 #include <string>
 
 #include "app/model/edits.h"
+#include "app/model/views.h"
 #include "app/text/explain.h"
 #include "app/text/glossary.h"
-#include "app/model/views.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 #include "app/widgets/item_log.h"

@@ -62,8 +62,8 @@ void draw_picture(AppState& s, Heatmaps& h) {
   // lesson's box gives it (green when right): above the picture, on screen with it.
   for (const std::string& verdict : step_verdicts(s)) {
     const bool right = verdict.rfind(T("Right."), 0) == 0;
-    ImGui::PushStyleColor(ImGuiCol_Text, right ? ImVec4(0.05f, 0.45f, 0.2f, 1.0f)
-                                               : ImVec4(0.7f, 0.15f, 0.1f, 1.0f));
+    ImGui::PushStyleColor(
+        ImGuiCol_Text, right ? ImVec4(0.05f, 0.45f, 0.2f, 1.0f) : ImVec4(0.7f, 0.15f, 0.1f, 1.0f));
     text_wrapped(verdict);
     item_text("picture.verdict", verdict);
     ImGui::PopStyleColor();

@@ -10,8 +10,8 @@
 #include <cstdio>
 
 #include "app/model/controls.h"
-#include "app/text/explain.h"
 #include "app/model/views.h"
+#include "app/text/explain.h"
 #include "app/text/i18n.h"
 #include "app/views/app.h"
 #include "app/views/panel_pipeline_internal.h"
