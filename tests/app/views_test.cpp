@@ -594,11 +594,9 @@ TEST_CASE(
   REQUIRE(ui::api::set_control(s, "transpose", "true") == "");
   const std::string turned =
       nlohmann::json::parse(ui::api::accessible(s, std::nullopt))["note"].get<std::string>();
-  CHECK(turned == plain +
-                      " (It reads the matrices untransposed: its rows are the columns here, "
-                      "with \"transpose matrices\" on.)");
+  CHECK(turned == plain + " (Written for untransposed matrices: its rows are the columns here.)");
   ui::set_language(ui::Lang::kZh);
-  CHECK(ui::lesson_text_shown(s, "x").find("转置矩阵") != std::string::npos);
+  CHECK(ui::lesson_text_shown(s, "x").find("未转置") != std::string::npos);
   ui::set_language(ui::Lang::kEn);
   // Hard attention in the column convention: one 1 in each column, no softmax.
   attn::Problem p = s.problem;

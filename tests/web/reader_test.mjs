@@ -221,6 +221,48 @@ async function checkTraining({ browser, url }) {
   ok(`training: the live region said ${en}; ${zh}; the table view's paragraph the same`);
 }
 
+// induction: learned_induction reset and trained from the table view's own controls (Enter on
+// "reset training", Space on "train (play)"), fast; when it pauses by itself at the lesson's
+// 600 steps, the live region and the training paragraph say where the loss fell, as the
+// canvas's plot marks it ("The loss fell steeply at step 240.").
+async function checkInductionDrop({ browser, url }) {
+  const page = await openPage(browser, `${url}?preset=learned_induction&lang=en`);
+  const ap = (fn, arg) => page.evaluate(fn, arg);
+  const { texts } = await ap(() => window.attentionPlayground.getAccessible());
+  if (!texts.training_drop) fail("getAccessible().texts has no training_drop");
+  await tabTo(page, "#table-toggle", { max: 5 });
+  await press(page, "Enter", "#a11y");
+  await tabTo(page, "#a11y-control-train_speed");
+  await press(page, "ArrowDown", "#a11y-control-train_speed");  // fast
+  await tabTo(page, "#a11y-control-train_reset", { max: 8 });
+  await press(page, "Enter", "#a11y-control-train_reset");
+  const fresh = await ap(() => window.attentionPlayground.getTraining());
+  if (fresh.step !== 0 || fresh.drop !== null || fresh.speed !== "fast") fail(`after reset: ${JSON.stringify(fresh).slice(0, 200)}`);
+  await tabTo(page, "#a11y-control-train", { max: 8, back: true });
+  const t0 = await ap(() => performance.now());
+  await press(page, " ", "#a11y-control-train");
+  try {
+    await page.waitForFunction(() => window.attentionPlayground.getTraining().finished, null, { timeout: 60000, polling: 200 });
+  } catch {
+    fail(`training did not pause by itself within 60 s: ${JSON.stringify(await ap(() => window.attentionPlayground.getTraining())).slice(0, 200)}`);
+  }
+  const t = await ap(() => window.attentionPlayground.getTraining());
+  if (!(t.drop > 150 && t.drop <= 400)) fail(`getTraining().drop is ${t.drop}`);
+  const dropSentence = printf(texts.training_drop, t.drop);
+  try {
+    await page.waitForFunction((words) => window.heard.some((h) => h.text.includes(words)), dropSentence, { timeout: 3000, polling: 100 });
+  } catch {
+    fail(`the live region never said "${dropSentence}"; heard ${JSON.stringify((await heard(page)).filter((h) => h.t >= t0).map((h) => h.text))}`);
+  }
+  await settle(page);
+  const paragraph = await ap(() => document.querySelector("#a11y-body #a11y-training")?.textContent ?? null);
+  const expected = `${printf(texts.training_finished, printf(texts.step_loss, t.step, t.loss))} ${dropSentence} ${t.check.text}`;
+  if (paragraph !== expected) fail(`the training paragraph says ${JSON.stringify(paragraph)}, expected "${expected}"`);
+  checkNoProblems(page, "induction");
+  await page.close();
+  ok(`induction: reset and trained from the table view, paused by itself at step ${t.step}; heard and read "${dropSentence}"`);
+}
+
 // ---------------------------------------------------------------------------------------
 // quiz-readout: a step's question read out instead of its hidden note; the verdict; the note
 // ---------------------------------------------------------------------------------------
@@ -520,6 +562,7 @@ const CHECKS = {
   decoder: checkDecoder,
   lesson: checkLessonParts,
   training: checkTraining,
+  induction: checkInductionDrop,
   "quiz-readout": checkQuizReadout,
 };
 

@@ -145,7 +145,7 @@ export function createTableView({ canvas, call, getJson, api, isReady }) {
     const lesson = d.lesson !== lastLesson && d.lesson_place ? `${d.lesson_place}: ${d.lesson}. ` : "";
     const open = (d.quiz ?? []).find((q) => !q.answered);
     const colon = d.lang === "zh" ? "：" : ": ";
-    const extra = open ? ` ${d.texts.predict}${colon}${open.ask}${open.unfit ? ` ${open.unfit}` : ""}` : d.note ? ` ${d.note}` : "";
+    const extra = open ? ` ${d.texts.predict}${colon}${open.ask}${open.unfit ? `${d.lang === "zh" ? "" : " "}${open.unfit}` : ""}` : d.note ? ` ${d.note}` : "";
     // (A view says what it shows now, its word, question or query, in "now".)
     const line = d.view ? `${lesson}${viewHeading(d)}. ${d.view.now ?? d.view.sections[0]?.text?.find((t) => t) ?? ""}${extra}`
       : `${lesson}${d.heading}. ${d.explanation}${extra}`;

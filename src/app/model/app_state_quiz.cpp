@@ -9,6 +9,7 @@
 
 #include "app/model/edits.h"
 #include "app/model/matrices.h"
+#include "app/text/i18n.h"
 
 namespace ui {
 
@@ -131,7 +132,7 @@ std::string AppState::quiz_unfit_text(int q) const {
                                  a.row + 1, sc.n_queries());
   else
     what = printf_text(T("This question is about column %d, which is not there now."), a.col + 1);
-  return what + " " +
+  return what + (language() == Lang::kZh ? "" : " ") +
          (decoder ? T("Train on until the decoder writes it, or Reset the lesson, to answer it.")
                   : T("It comes back with its cell; Reset brings the lesson back."));
 }

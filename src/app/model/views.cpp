@@ -72,7 +72,8 @@ using views_detail::section;
 // "The weights show … answered." and which question they wait for.
 std::string held_back(const char* sentence, const AppState& s, bool any_matrix = false) {
   const std::string which = waiting_question(s, any_matrix);
-  return which.empty() ? std::string(sentence) : std::string(sentence) + " " + which;
+  const char* space = language() == Lang::kZh ? "" : " ";  // Chinese runs on after "。"
+  return which.empty() ? std::string(sentence) : std::string(sentence) + space + which;
 }
 using views_detail::table;
 using views_detail::two_sentences;
@@ -269,7 +270,8 @@ void describe_curve(AppState& s, json* out) {
   json sec = first_section(
       T("Each key is a point: its first number across, its value up. Each query predicts a "
         "value at its own first number: the weighted average of the points' values, with the "
-        "weights its scores give (the bars below the points). The line joins the predictions."),
+        "weights its scores give (the bars below the points). The rings are those predictions; "
+        "the orange line is the same average at every x, from all the points."),
       place, summary);
   json points =
       table(printf_text(T("The points (keys) and the weights of query %s"), queries[q].c_str()),
@@ -439,9 +441,8 @@ nlohmann::json describe_view(AppState& s, const std::string& id) {
 
 std::string lesson_text_shown(const AppState& s, const std::string& text) {
   if (!s.transpose || text.empty()) return text;
-  return text + " " +
-         T("(It reads the matrices untransposed: its rows are the columns here, with "
-           "\"transpose matrices\" on.)");
+  return text + (language() == Lang::kZh ? "" : " ") +
+         T("(Written for untransposed matrices: its rows are the columns here.)");
 }
 
 std::string waiting_question(const AppState& s, bool any_matrix) {
@@ -691,7 +692,7 @@ std::string curve_summary(const AppState& s) {
       static_cast<double>(w(q, most)), static_cast<double>(xk(most, 0)));
   // How good the predictions are together, for this σ (the lesson's note quotes it).
   if (const double e = curve_error(s); e >= 0.0)
-    text += " " + printf_text(T("The mean squared error of the %d predictions is %.3f (σ = %.3g)."),
+    text += (language() == Lang::kZh ? "" : " ") + printf_text(T("The mean squared error of the %d predictions is %.3f (σ = %.3g)."),
                               n_q, e, static_cast<double>(s.scenario.sigma));
   return text;
 }

@@ -57,8 +57,8 @@ bool plane_hidden(const AppState& s);
 // counts them), "It waits for the question on step 3: Which patch …?"; "" when none.
 std::string waiting_question(const AppState& s, bool any_matrix = false);
 // A lesson's note or question as the screen shows it: with "transpose matrices" on, followed by
-// the setting it was written for ("It reads the matrices untransposed: its rows are the
-// columns here."), since the lessons speak of rows as queries.
+// the setting it was written for ("(Written for untransposed matrices: its rows are the
+// columns here.)"), since the lessons speak of rows as queries.
 std::string lesson_text_shown(const AppState& s, const std::string& text);
 // This step's answered questions, each "Right. The query … looks most at r3c3 (0.41)." as the
 // lesson's box says it: a tab that takes an answer (the Picture's click on a patch) gives its

@@ -276,7 +276,8 @@ void describe_plane(AppState& s, json* out) {
     finds =
         T("The weights show here once the lesson's questions about weights up to here are "
           "answered.");
-    if (const std::string which = waiting_question(s); !which.empty()) finds += " " + which;
+    if (const std::string which = waiting_question(s); !which.empty())
+      finds += (language() == Lang::kZh ? "" : " ") + which;
   } else if (k.rows() > 0) {
     int best = 0;
     for (int j = 1; j < k.rows(); ++j)

@@ -122,9 +122,8 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Step##train", "单步##train"},
     {"Reset##train", "重置##train"},
     {"smaller##loss_plot", "缩小##loss_plot"},
-    {"(It reads the matrices untransposed: its rows are the columns here, with \"transpose "
-     "matrices\" on.)",
-     "（这段话按未转置的矩阵来说：开着“转置矩阵”时，它说的行就是这里的列。）"},
+    {"(Written for untransposed matrices: its rows are the columns here.)",
+     "（按未转置的矩阵写：它说的行，这里是列。）"},
     {"The mean squared error of the %d predictions is %.3f (σ = %.3g).",
      "这 %d 个预测的均方误差是 %.3f（σ = %.3g）。"},
     {"the points", "数据点"},
@@ -433,10 +432,12 @@ const std::pair<const char*, const char*> kZh[] = {
     {"Curve", "曲线"},
     {"Each key is a point: its first number across, its value up. Each query predicts a value "
      "at its own first number: the weighted average of the points' values, with the weights "
-     "its scores give (the bars below the points). The line joins the predictions.",
+     "its scores give (the bars below the points). The rings are those predictions; the "
+     "orange line is the same average at every x, from all the points.",
      "每个键是一个点：横坐标是它的第一个数，纵坐标是它的值。每个查询在它自己的第一个数处预测一个值"
      "："
-     "各点的值按它的分数给出的权重求加权平均（点下方的竖条就是权重）。折线把这些预测连起来。"},
+     "各点的值按它的分数给出的权重求加权平均（点下方的竖条就是权重）。圆环就是这些预测；"
+     "橙线是在每个 x 处用全部数据点求的同样的平均。"},
     {"The predictions and weights show here once the lesson's questions up to here are "
      "answered.",
      "回答完到这里为止的问题后，这里会显示预测和权重。"},

@@ -31,7 +31,8 @@ void draw_curve(AppState& s, Heatmaps& h) {
   text_wrapped(
       T("Each key is a point: its first number across, its value up. Each query predicts a "
         "value at its own first number: the weighted average of the points' values, with the "
-        "weights its scores give (the bars below the points). The line joins the predictions."));
+        "weights its scores give (the bars below the points). The rings are those predictions; "
+        "the orange line is the same average at every x, from all the points."));
   batch_selector(s);
   int& q = s.curve_query;
   q = std::clamp(q, 0, n_q - 1);
