@@ -1022,27 +1022,19 @@ async function checkCurve({ browser, url }) {
     let g = (await ap(() => window.attentionPlayground.layout())).curve;
     if (!g || g.cols !== 20) fail(`${lang}: the curve is not drawn with its 20 points: ${JSON.stringify(g)}`);
     if (!g.hidden) fail(`${lang}: the predictions are drawn while the lesson's questions are ahead`);
-    const orange = async () => {
+    // The plot's pixels of a colour, counted in a screenshot of it.
+    const pixels = async (wanted) => {
       const cur = (await ap(() => window.attentionPlayground.layout())).curve;
       const png = decodePng(await page.screenshot({ clip: { x: cur.x0, y: cur.y0, width: cur.x1 - cur.x0, height: cur.y1 - cur.y0 } }));
       let n = 0;
       for (let i = 0; i < png.width * png.height; ++i) {
-        const [r, gg, b] = [png.pixels[4 * i], png.pixels[4 * i + 1], png.pixels[4 * i + 2]];
-        if (r > 180 && gg > 60 && gg < 140 && b < 80) ++n;
+        if (wanted(png.pixels[4 * i], png.pixels[4 * i + 1], png.pixels[4 * i + 2])) ++n;
       }
       return n;
     };
+    const orange = () => pixels((r, gg, b) => r > 180 && gg > 60 && gg < 140 && b < 80);
     // The true function, grey, is drawn from the start (it gives no answer away).
-    const grey = async () => {
-      const cur = (await ap(() => window.attentionPlayground.layout())).curve;
-      const png = decodePng(await page.screenshot({ clip: { x: cur.x0, y: cur.y0, width: cur.x1 - cur.x0, height: cur.y1 - cur.y0 } }));
-      let n = 0;
-      for (let i = 0; i < png.width * png.height; ++i) {
-        const [r, gg, b] = [png.pixels[4 * i], png.pixels[4 * i + 1], png.pixels[4 * i + 2]];
-        if (Math.abs(r - gg) < 12 && Math.abs(gg - b) < 12 && r > 70 && r < 150) ++n;
-      }
-      return n;
-    };
+    const grey = () => pixels((r, gg, b) => Math.abs(r - gg) < 12 && Math.abs(gg - b) < 12 && r > 70 && r < 150);
     const greyBefore = await grey();
     if (!(greyBefore > 150)) fail(`${lang}: the true function is not drawn (${greyBefore} grey pixels in the plot)`);
     const before = await orange();
