@@ -583,9 +583,15 @@ TEST_CASE(
   REQUIRE(ui::api::load_preset(s, "why_so_tall"));
   // A step with a note, its questions answered so that the note shows.
   for (size_t q = 0; q < s.quiz().size(); ++q) s.show_quiz_answer(static_cast<int>(q));
-  int noted = -1;
-  for (const scenario::TourStop& stop : s.scenario.tour) noted = stop.step;
-  REQUIRE(noted >= 0);
+  // Step 4's note speaks of "the first row"; step 6's (after the softmax) of no row.
+  s.set_step(5);
+  REQUIRE(ui::api::set_control(s, "transpose", "true") == "");
+  const std::string rowless =
+      nlohmann::json::parse(ui::api::accessible(s, std::nullopt))["note"].get<std::string>();
+  REQUIRE(rowless.rfind("After the softmax", 0) == 0);
+  CHECK(rowless.find("untransposed") == std::string::npos);
+  REQUIRE(ui::api::set_control(s, "transpose", "false") == "");
+  const int noted = 3;
   s.set_step(noted);
   const std::string plain =
       nlohmann::json::parse(ui::api::accessible(s, std::nullopt))["note"].get<std::string>();
@@ -596,7 +602,8 @@ TEST_CASE(
       nlohmann::json::parse(ui::api::accessible(s, std::nullopt))["note"].get<std::string>();
   CHECK(turned == plain + " (Written for untransposed matrices: its rows are the columns here.)");
   ui::set_language(ui::Lang::kZh);
-  CHECK(ui::lesson_text_shown(s, "x").find("未转置") != std::string::npos);
+  CHECK(ui::lesson_text_shown(s, "第一行").find("未转置") != std::string::npos);
+  CHECK(ui::lesson_text_shown(s, "权重") == "权重");
   ui::set_language(ui::Lang::kEn);
   // Hard attention in the column convention: one 1 in each column, no softmax.
   attn::Problem p = s.problem;

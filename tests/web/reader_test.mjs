@@ -237,7 +237,7 @@ async function checkInductionDrop({ browser, url }) {
   await tabTo(page, "#a11y-control-train_reset", { max: 8 });
   await press(page, "Enter", "#a11y-control-train_reset");
   const fresh = await ap(() => window.attentionPlayground.getTraining());
-  if (fresh.step !== 0 || fresh.drop !== null || fresh.speed !== "fast") fail(`after reset: ${JSON.stringify(fresh).slice(0, 200)}`);
+  if (fresh.step !== 0 || fresh.drop !== null || fresh.speed !== "fast") fail(`after reset: step ${fresh.step}, drop ${fresh.drop}, speed ${fresh.speed}`);
   await tabTo(page, "#a11y-control-train", { max: 8, back: true });
   const t0 = await ap(() => performance.now());
   await press(page, " ", "#a11y-control-train");

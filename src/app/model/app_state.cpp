@@ -114,9 +114,10 @@ attn::Status AppState::set_parsed(scenario::Scenario s, attn::Problem p) {
   scenario = std::move(s);
   preset = -1;
   edited = false;
-  Training fresh;  // a new start, with the learner's rate and optimizer
+  Training fresh;  // a new start, with the learner's rate, optimizer and speed
   fresh.lr = training.lr;
   fresh.adam = training.adam;
+  fresh.speed = training.speed;
   if (const scenario::TaskInfo* t = scenario::find_task(scenario.trained_from_task)) {
     // A learned lesson: its task, so that Train goes on from it and Reset starts it over.
     fresh.task = t->name;

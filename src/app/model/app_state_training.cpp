@@ -36,8 +36,10 @@ attn::Status AppState::load_task(const std::string& name, uint64_t seed) {
   if (!t.ok()) return attn::Status{t.error};
   const attn::Status st = set_scenario(t.scenario);
   if (!st.ok()) return st;
-  // The task's recipe: Adam at its rate (scenario/tasks.h).
+  // The task's recipe: Adam at its rate (scenario/tasks.h); the learner's speed stays.
+  const int speed = training.speed;
   training = Training{};
+  training.speed = speed;
   training.task = info->name;
   training.seed = seed;
   training.lr = static_cast<float>(info->lr);

@@ -441,6 +441,11 @@ nlohmann::json describe_view(AppState& s, const std::string& id) {
 
 std::string lesson_text_shown(const AppState& s, const std::string& text) {
   if (!s.transpose || text.empty()) return text;
+  // Only a text that speaks of rows or columns.
+  const auto has = [&text](const char* word) { return text.find(word) != std::string::npos; };
+  if (!has("row") && !has("Row") && !has("column") && !has("Column") && !has("\xe8\xa1\x8c") &&
+      !has("\xe5\x88\x97"))  // 行, 列
+    return text;
   return text + (language() == Lang::kZh ? "" : " ") +
          T("(Written for untransposed matrices: its rows are the columns here.)");
 }

@@ -56,7 +56,8 @@ bool plane_hidden(const AppState& s);
 // (weights_question_waits), or with any_matrix the first open one up to here (as curve_hidden
 // counts them), "It waits for the question on step 3: Which patch …?"; "" when none.
 std::string waiting_question(const AppState& s, bool any_matrix = false);
-// A lesson's note or question as the screen shows it: with "transpose matrices" on, followed by
+// A lesson's note or question as the screen shows it: with "transpose matrices" on and a text
+// that speaks of rows or columns (行, 列), followed by
 // the setting it was written for ("(Written for untransposed matrices: its rows are the
 // columns here.)"), since the lessons speak of rows as queries.
 std::string lesson_text_shown(const AppState& s, const std::string& text);
