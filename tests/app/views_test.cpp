@@ -166,6 +166,16 @@ TEST_CASE(
   CHECK(std::count(s.events.begin(), s.events.end(), "view") == 1);
   d = ui::describe_view(s, "decoder");
   CHECK(d["now"].get<std::string>().rfind("Word 3 of 7. ", 0) == 0);
+  // The query s₂ and the context c₃, with subscripts as the lesson writes them (was s_2, c_3),
+  // once the questions that hold the rows back are answered.
+  ui::AppState answered;
+  REQUIRE(ui::api::load_preset(answered, "learned_bahdanau"));
+  for (size_t q = 0; q < answered.quiz().size(); ++q)
+    answered.show_quiz_answer(static_cast<int>(q));
+  CHECK(ui::decoder_word_sentence(answered, 3).find("the query s\u2082 put") != std::string::npos);
+  CHECK(ui::decoder_word_sentence(answered, 3).find("the context c\u2083 and") !=
+        std::string::npos);
+  CHECK(ui::decoder_word_sentence(answered, 1).find("the query s\u2080 put") != std::string::npos);
   // Nothing changed: no event.
   s.events.clear();
   s.note_view_choice();

@@ -537,16 +537,16 @@ std::string decoder_word_sentence(const AppState& s, int step) {
       model.target_word(step == 1 ? attn::seq2seq::kBos : model.produced[step - 2]);
   const double p = f.probs(step - 1, chosen), w = f.weights(step - 1, best);
   const char* format =
-      model.greedy()
-          ? T("Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d "
-              "and the previous word \"%s\" went into the GRU, which wrote \"%s\" "
-              "(probability %.2f).")
-          : T("Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d "
-              "and the previous word \"%s\" went into the GRU; the given word is \"%s\" "
-              "(the model's probability %.2f).");
-  std::string text =
-      printf_text(format, step, step - 1, w, model.source_word(model.source[best]).c_str(), step,
-                  previous.c_str(), word.c_str(), p);
+      model.greedy() ? T("Word %d: the query s%s put %.2f of its weight on \"%s\"; the context c%s "
+                         "and the previous word \"%s\" went into the GRU, which wrote \"%s\" "
+                         "(probability %.2f).")
+                     : T("Word %d: the query s%s put %.2f of its weight on \"%s\"; the context c%s "
+                         "and the previous word \"%s\" went into the GRU; the given word is \"%s\" "
+                         "(the model's probability %.2f).");
+  // sₜ₋₁ and cₜ with subscripts, as the lesson writes them (sub(k) is k + 1's).
+  std::string text = printf_text(format, step, sub(step - 2).c_str(), w,
+                                 model.source_word(model.source[best]).c_str(),
+                                 sub(step - 1).c_str(), previous.c_str(), word.c_str(), p);
   if (f.probs.cols() > 1) {
     int other = chosen == 0 ? 1 : 0;
     for (int k = 0; k < f.probs.cols(); ++k)
@@ -697,8 +697,9 @@ std::string curve_summary(const AppState& s) {
       static_cast<double>(w(q, most)), static_cast<double>(xk(most, 0)));
   // How good the predictions are together, for this σ (the lesson's note quotes it).
   if (const double e = curve_error(s); e >= 0.0)
-    text += (language() == Lang::kZh ? "" : " ") + printf_text(T("The mean squared error of the %d predictions is %.3f (σ = %.3g)."),
-                              n_q, e, static_cast<double>(s.scenario.sigma));
+    text += (language() == Lang::kZh ? "" : " ") +
+            printf_text(T("The mean squared error of the %d predictions is %.3f (σ = %.3g)."), n_q,
+                        e, static_cast<double>(s.scenario.sigma));
   return text;
 }
 

@@ -59,14 +59,14 @@ const std::pair<const char*, const char*> kZh[] = {
      "然后它的 GRU 写出这个词。"},
     {"Word %d: its row of the alignment shows once the lesson's question about it is answered.",
      "第 %d 个词：回答了课程中关于它的问题之后，才显示它那一行对齐权重。"},
-    {"Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d and the "
+    {"Word %d: the query s%s put %.2f of its weight on \"%s\"; the context c%s and the "
      "previous word \"%s\" went into the GRU, which wrote \"%s\" (probability %.2f).",
-     "第 %d 个词：查询 s_%d 把 %.2f 的权重放在“%s”上；上下文 c_%d 和上一个词“%s”送入 GRU，"
+     "第 %d 个词：查询 s%s 把 %.2f 的权重放在“%s”上；上下文 c%s 和上一个词“%s”送入 GRU，"
      "它写出了“%s”（概率 %.2f）。"},
-    {"Word %d: the query s_%d put %.2f of its weight on \"%s\"; the context c_%d and the "
+    {"Word %d: the query s%s put %.2f of its weight on \"%s\"; the context c%s and the "
      "previous word \"%s\" went into the GRU; the given word is \"%s\" (the model's "
      "probability %.2f).",
-     "第 %d 个词：查询 s_%d 把 %.2f 的权重放在“%s”上；上下文 c_%d 和上一个词“%s”送入 GRU；"
+     "第 %d 个词：查询 s%s 把 %.2f 的权重放在“%s”上；上下文 c%s 和上一个词“%s”送入 GRU；"
      "给定的词是“%s”（模型给它的概率是 %.2f）。"},
     {" The next most likely word: \"%s\" (%.2f).", "可能性第二的词：“%s”（%.2f）。"},
     // The Document tab of a hierarchy scenario (panel_hierarchy.cpp) and its control.
